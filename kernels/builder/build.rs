@@ -1,0 +1,36 @@
+//! Compiles `kernels/` to PTX with cuda_builder, at build time as rust-cuda's examples do,
+//! and hands the versions of the tools that did it to `main.rs`.
+
+use cuda_builder::{CudaBuilder, NvvmArch};
+use std::path::PathBuf;
+use std::process::Command;
+
+fn main() {
+    let manifest_dir = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());
+    let kernels_dir = manifest_dir.parent().unwrap().to_path_buf();
+    let out_dir = PathBuf::from(std::env::var("OUT_DIR").unwrap());
+
+    for input in ["src", "Cargo.toml", "Cargo.lock"] {
+        println!("cargo::rerun-if-changed={}", kernels_dir.join(input).display());
+    }
+
+    // compute_75 (Turing) is the oldest architecture the project supports; the driver
+    // JIT-compiles this PTX for whatever newer GPU it runs on. Release build with libNVVM's
+    // optimisations and its default FMA contraction, as nvcc -O3 would do.
+    CudaBuilder::new(&kernels_dir)
+        .arch(NvvmArch::Compute75)
+        .release(true)
+        .copy_to(out_dir.join("grayscale.ptx"))
+        .build()
+        .expect("cuda_builder failed to compile kernels/ (see the errors above)");
+
+    let (nvvm_major, nvvm_minor) = cuda_builder::nvvm_version();
+    let (ir_major, ir_minor) = cuda_builder::ir_version();
+    println!("cargo::rustc-env=PTX_BUILDER_LIBNVVM={nvvm_major}.{nvvm_minor}");
+    println!("cargo::rustc-env=PTX_BUILDER_NVVM_IR={ir_major}.{ir_minor}");
+
+    let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
+    let version = Command::new(rustc).arg("-V").output().expect("rustc -V runs");
+    let version = String::from_utf8(version.stdout).expect("rustc -V prints UTF-8");
+    println!("cargo::rustc-env=PTX_BUILDER_RUSTC={}", version.trim());
+}
