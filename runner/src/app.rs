@@ -1,0 +1,90 @@
+/*!
+The sweep as a program: open the device, validate the request against it, run, print, and
+choose the exit status. Used by the `block-size-cuda` binary, which `block-size` starts once
+it has found a driver.
+*/
+
+use crate::backend::{Gpu, Timing};
+use crate::cli::{self, CliError, Options};
+use crate::cuda::{CudaGpu, OpenError};
+use crate::frame::Frame;
+use crate::provenance::{self, Environment};
+use crate::{report, sweep};
+use std::ffi::OsString;
+use std::io::Write as _;
+
+/// Exit status for each way a run ends; `--help` documents the same numbers.
+pub mod exit {
+    /// Every check held.
+    pub const SUCCESS: i32 = 0;
+    /// A check failed, or the driver failed mid-run: the table is not a measurement.
+    pub const FAILED: i32 = 1;
+    /// Bad input: an option out of range, a block size the device cannot launch, a frame
+    /// larger than the device's free memory.
+    pub const USAGE: i32 = 2;
+    /// No NVIDIA driver, no GPU, or no device at the requested index.
+    pub const NO_DEVICE: i32 = 3;
+}
+
+/// Why a run stopped before its verdict.
+#[derive(Debug)]
+pub struct Stop {
+    pub code: i32,
+    pub message: String,
+}
+
+impl Stop {
+    fn new(code: i32, message: impl Into<String>) -> Self {
+        Self { code, message: message.into() }
+    }
+}
+
+/// Parses the command line, or says how to stop: help and version print and exit 0,
+/// anything else is a one-line usage error.
+pub fn parse_or_stop(args: &[OsString]) -> Result<Options, Stop> {
+    cli::parse(args).map_err(|error| match error {
+        CliError::Info(info) => {
+            let _ = info.print();
+            Stop::new(exit::SUCCESS, String::new())
+        }
+        CliError::Usage(message) => Stop::new(exit::USAGE, message),
+    })
+}
+
+/// Runs the whole sweep; `Ok` carries the exit status of a run that reached its table.
+pub fn run(args: &[OsString]) -> Result<i32, Stop> {
+    let options = parse_or_stop(args)?;
+    let failed = |error: anyhow::Error| Stop::new(exit::FAILED, format!("{error:#}"));
+
+    let mut gpu = CudaGpu::open(options.device).map_err(|error| match error {
+        OpenError::NoDevice(error) => Stop::new(exit::NO_DEVICE, format!("{error:#}")),
+        OpenError::Setup(error) => failed(error),
+    })?;
+    cli::check_block_sizes(&options, gpu.limits()).map_err(|m| Stop::new(exit::USAGE, m))?;
+    let free = gpu.free_memory().map_err(failed)?;
+    cli::check_frame_fits(&options, free).map_err(|m| Stop::new(exit::USAGE, m))?;
+
+    let timing = Timing { warmups: options.warmups, runs: options.runs };
+    let mut stdout = std::io::stdout().lock();
+    if options.provenance {
+        let environment = Environment {
+            driver_release: provenance::driver_release(),
+            driver_api_version: gpu.driver_api_version(),
+            registers_per_thread: gpu.registers_per_thread().ok(),
+        };
+        let command: Vec<String> = args.iter().map(|arg| arg.to_string_lossy().into_owned()).collect();
+        let date = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
+        let _ = write!(stdout, "{}", provenance::lines(gpu.limits(), &environment, &command.join(" "), &date));
+    }
+    let _ = write!(stdout, "{}", report::header(gpu.limits(), options.width, options.height, timing));
+    let _ = stdout.flush();
+
+    let frame = Frame::synthetic(options.width, options.height).map_err(failed)?;
+    gpu.upload(&frame).map_err(failed)?;
+    let result = sweep::run(&mut gpu, &frame, &options.block_sizes, timing, options.corrupt_pixel).map_err(failed)?;
+
+    let _ = write!(stdout, "{}", report::body(&result));
+    let _ = stdout.flush();
+    eprint!("{}", report::stderr(&result));
+    Ok(if result.failures.is_empty() { exit::SUCCESS } else { exit::FAILED })
+}

@@ -1,0 +1,190 @@
+/*!
+The measuring backend: what the sweep needs from a GPU, behind one trait.
+
+[`crate::cuda::CudaGpu`] implements it with cust and the real driver; [`MockGpu`] implements
+it on the CPU with scripted answers, so the whole pipeline (sweep, checks, table, exit
+status) runs in tests on a machine with no GPU.
+*/
+
+use crate::frame::{Frame, luma};
+use anyhow::{Result, bail};
+
+/// What the driver reports about one device.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeviceLimits {
+    pub ordinal: u32,
+    pub name: String,
+    pub compute_capability: (u32, u32),
+    pub multiprocessors: u32,
+    pub max_threads_per_sm: u32,
+    pub warp_size: u32,
+    /// Resident-block cap per SM (device attribute 106).
+    pub max_blocks_per_sm: u32,
+    pub max_threads_per_block: u32,
+}
+
+impl DeviceLimits {
+    /// Resident warps per SM. The driver reports threads per SM, not warps.
+    pub fn max_warps_per_sm(&self) -> u32 {
+        self.max_threads_per_sm / self.warp_size.max(1)
+    }
+}
+
+/// `cuOccupancyMaxPotentialBlockSize`'s answer: the block size that reaches the highest
+/// occupancy and the smallest grid that fills the device at that size.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Suggestion {
+    pub threads_per_block: u32,
+    pub grid_blocks: u32,
+}
+
+/// Launch counts around each measurement.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Timing {
+    /// Untimed launches first, so the row does not pay for lazy module loading or clocks.
+    pub warmups: u32,
+    /// Launches between the two events; the row reports their mean.
+    pub runs: u32,
+}
+
+/// One loaded kernel on one device, with the frame's buffers allocated.
+pub trait Gpu {
+    fn limits(&self) -> &DeviceLimits;
+
+    /// Copies the three input planes to the device and allocates the output.
+    fn upload(&mut self, frame: &Frame) -> Result<()>;
+
+    /// Blocks of `threads_per_block` threads that fit on one SM for this kernel, from the driver.
+    fn blocks_per_sm(&self, threads_per_block: u32) -> Result<u32>;
+
+    /// The driver's own block size and grid for this kernel.
+    fn suggestion(&self) -> Result<Suggestion>;
+
+    /// Sets every output value to 0.0, so a launch that misses pixels is caught.
+    fn zero_output(&mut self) -> Result<()>;
+
+    /// Runs the warm-ups, then the timed launches between two events on one stream, and
+    /// returns the mean milliseconds per launch.
+    fn time_launches(&mut self, grid_blocks: u32, threads_per_block: u32, timing: Timing) -> Result<f32>;
+
+    /// Copies the output back into `out`, which has one value per pixel.
+    fn download(&mut self, out: &mut [f32]) -> Result<()>;
+
+    /// Writes `value` into output pixel `index` on the device: the fault that
+    /// `--corrupt-pixel` injects to show the reference check catching it.
+    fn overwrite_output(&mut self, index: usize, value: f32) -> Result<()>;
+}
+
+/// A CPU stand-in for a GPU, for tests: scripted occupancy and times, outputs computed on
+/// the CPU, and an optional failing launch.
+#[derive(Debug, Clone)]
+pub struct MockGpu {
+    pub limits: DeviceLimits,
+    /// Blocks/SM answered for a block size; sizes not listed get `default_blocks_per_sm`.
+    pub blocks_per_sm: Vec<(u32, u32)>,
+    pub default_blocks_per_sm: u32,
+    pub suggestion: Suggestion,
+    /// Milliseconds answered for a block size; sizes not listed get 1.0.
+    pub milliseconds: Vec<(u32, f32)>,
+    /// Fail `time_launches` at this block size with a driver-like error.
+    pub fail_launch_at: Option<u32>,
+    inputs: Option<Frame>,
+    output: Vec<f32>,
+    /// Every (grid, block) launched, in order, warm-ups included.
+    pub launches: Vec<(u32, u32)>,
+}
+
+impl MockGpu {
+    /// A device shaped like the H200 measured for this project: 132 SMs, 64 warps/SM,
+    /// 32 blocks/SM, 1024 threads per block.
+    pub fn h200_like() -> Self {
+        let sizes = [16, 32, 64, 96, 100, 128, 160, 192, 256, 384, 512, 768, 1024];
+        let residency = [32, 32, 32, 21, 16, 16, 12, 10, 8, 5, 4, 2, 2];
+        Self {
+            limits: DeviceLimits {
+                ordinal: 0,
+                name: "Mock H200".into(),
+                compute_capability: (9, 0),
+                multiprocessors: 132,
+                max_threads_per_sm: 2048,
+                warp_size: 32,
+                max_blocks_per_sm: 32,
+                max_threads_per_block: 1024,
+            },
+            blocks_per_sm: sizes.into_iter().zip(residency).collect(),
+            default_blocks_per_sm: 1,
+            suggestion: Suggestion { threads_per_block: 1024, grid_blocks: 264 },
+            milliseconds: Vec::new(),
+            fail_launch_at: None,
+            inputs: None,
+            output: Vec::new(),
+            launches: Vec::new(),
+        }
+    }
+
+    /// One "launch": a grid-stride loop of any grid covers every pixel, so the mock
+    /// computes them all.
+    fn launch(&mut self, grid_blocks: u32, threads_per_block: u32) {
+        self.launches.push((grid_blocks, threads_per_block));
+        let frame = self.inputs.as_ref().expect("upload before launch");
+        for (i, out) in self.output.iter_mut().enumerate() {
+            *out = luma::luma(frame.red[i], frame.green[i], frame.blue[i]);
+        }
+    }
+}
+
+impl Gpu for MockGpu {
+    fn limits(&self) -> &DeviceLimits {
+        &self.limits
+    }
+
+    fn upload(&mut self, frame: &Frame) -> Result<()> {
+        self.output = vec![f32::NAN; frame.pixels()];
+        self.inputs = Some(frame.clone());
+        Ok(())
+    }
+
+    fn blocks_per_sm(&self, threads_per_block: u32) -> Result<u32> {
+        Ok(self
+            .blocks_per_sm
+            .iter()
+            .find(|(threads, _)| *threads == threads_per_block)
+            .map_or(self.default_blocks_per_sm, |(_, blocks)| *blocks))
+    }
+
+    fn suggestion(&self) -> Result<Suggestion> {
+        Ok(self.suggestion)
+    }
+
+    fn zero_output(&mut self) -> Result<()> {
+        self.output.fill(0.0);
+        Ok(())
+    }
+
+    fn time_launches(&mut self, grid_blocks: u32, threads_per_block: u32, timing: Timing) -> Result<f32> {
+        if self.fail_launch_at == Some(threads_per_block) {
+            bail!("launch failed: mock driver error at {threads_per_block} threads per block");
+        }
+        for _ in 0..timing.warmups + timing.runs {
+            self.launch(grid_blocks, threads_per_block);
+        }
+        Ok(self
+            .milliseconds
+            .iter()
+            .find(|(threads, _)| *threads == threads_per_block)
+            .map_or(1.0, |(_, ms)| *ms))
+    }
+
+    fn download(&mut self, out: &mut [f32]) -> Result<()> {
+        out.copy_from_slice(&self.output);
+        Ok(())
+    }
+
+    fn overwrite_output(&mut self, index: usize, value: f32) -> Result<()> {
+        match self.output.get_mut(index) {
+            Some(pixel) => *pixel = value,
+            None => bail!("pixel {index} is outside the output"),
+        }
+        Ok(())
+    }
+}

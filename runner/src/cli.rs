@@ -1,0 +1,308 @@
+/*!
+Command line: the clap definition and its validation into [`Options`].
+
+Defaults are `block_size.cu`'s constants, so a bare run is the seed's run. Checks that need
+the device (a block size above its limit, a frame larger than its free memory) are here
+too, as pure functions of the device's numbers; `main` calls them once the device is open.
+*/
+
+use crate::backend::DeviceLimits;
+use crate::frame::bytes_moved_per_pass;
+use clap::{Arg, ArgAction, ArgMatches, Command, value_parser};
+use std::ffi::OsString;
+
+/// The seed's sweep. Below a warp (16); where the per-SM block cap binds first on small
+/// cards (32, 64); sizes that do not divide a 32- or 64-warp SM evenly (96, 160, 192, 384,
+/// 768); not a multiple of 32 at all (100); and the 128-1024 range the Best Practices Guide
+/// suggests.
+pub const DEFAULT_BLOCK_SIZES: [u32; 13] = [16, 32, 64, 96, 100, 128, 160, 192, 256, 384, 512, 768, 1024];
+/// One 4K frame, 8,294,400 pixels.
+pub const DEFAULT_WIDTH: u32 = 3840;
+pub const DEFAULT_HEIGHT: u32 = 2160;
+pub const DEFAULT_WARMUPS: u32 = 3;
+pub const DEFAULT_RUNS: u32 = 10;
+
+/// A validated command line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Options {
+    pub device: u32,
+    pub width: u32,
+    pub height: u32,
+    pub block_sizes: Vec<u32>,
+    pub warmups: u32,
+    pub runs: u32,
+    /// Print the provenance lines (PTX hash, toolchain, driver, command, date) first.
+    pub provenance: bool,
+    /// Overwrite this output pixel after every row's launches (a self-test of the check).
+    pub corrupt_pixel: Option<usize>,
+}
+
+impl Options {
+    pub fn pixels(&self) -> u64 {
+        u64::from(self.width) * u64::from(self.height)
+    }
+}
+
+/// Why the command line was not run.
+#[derive(Debug)]
+pub enum CliError {
+    /// `--help` or `--version`: print it and exit 0.
+    Info(clap::Error),
+    /// Bad input, as one line: exit 2.
+    Usage(String),
+}
+
+pub fn build() -> Command {
+    let count = |name: &'static str, min: i64, default: u32| {
+        Arg::new(name).long(name).value_parser(value_parser!(u32).range(min..)).default_value(default.to_string())
+    };
+    Command::new("block-size")
+        .version(env!("CARGO_PKG_VERSION"))
+        .about("How many threads per block? Sweeps block sizes for a Rust (rust-cuda) grayscale kernel.")
+        .long_about(
+            "How many threads per block? For each block size, asks the driver how many blocks of \
+             the Rust grayscale kernel fit on one SM, launches exactly one full wave of them over a \
+             synthetic frame, times the launches with CUDA events, checks the output against a CPU \
+             reference, and prints the table of block_size.cu.",
+        )
+        .after_help(
+            "Exit status: 0 every check held; 1 a check failed or the driver failed mid-run (the \
+             table is then not a measurement); 2 bad input; 3 no NVIDIA driver, no GPU, or no such device.",
+        )
+        .arg(count("device", 0, 0).value_name("INDEX").help("CUDA device ordinal"))
+        .arg(count("width", 1, DEFAULT_WIDTH).value_name("PIXELS").help("Frame width"))
+        .arg(count("height", 1, DEFAULT_HEIGHT).value_name("PIXELS").help("Frame height"))
+        .arg(
+            Arg::new("block-sizes")
+                .long("block-sizes")
+                .value_name("LIST")
+                .value_delimiter(',')
+                .value_parser(value_parser!(u32).range(1..))
+                .default_values(DEFAULT_BLOCK_SIZES.map(|size| size.to_string()))
+                .help("Threads per block to sweep, comma-separated, each 1 to the device's maximum"),
+        )
+        .arg(count("warmups", 0, DEFAULT_WARMUPS).value_name("N").help("Untimed launches before each row"))
+        .arg(count("runs", 1, DEFAULT_RUNS).value_name("N").help("Timed launches averaged per row"))
+        .arg(
+            Arg::new("corrupt-pixel")
+                .long("corrupt-pixel")
+                .value_name("INDEX")
+                .value_parser(value_parser!(usize))
+                .help(
+                    "Self-test: overwrite this output pixel on the device after every row's launches, \
+                     so every row must fail its reference check at INDEX and the run must exit 1",
+                ),
+        )
+        .arg(
+            Arg::new("provenance")
+                .long("provenance")
+                .action(ArgAction::SetTrue)
+                .help("Print what was measured with what (PTX sha256, toolchain, driver, command, date) first"),
+        )
+}
+
+/// Parses and validates a command line (program name first).
+pub fn parse<I, T>(args: I) -> Result<Options, CliError>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    let matches = build().try_get_matches_from(args).map_err(|error| match error.kind() {
+        clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion => CliError::Info(error),
+        _ => CliError::Usage(one_line(&error)),
+    })?;
+    from_matches(&matches).map_err(CliError::Usage)
+}
+
+fn from_matches(matches: &ArgMatches) -> Result<Options, String> {
+    let number = |name: &str| *matches.get_one::<u32>(name).expect("every count has a default");
+    let block_sizes: Vec<u32> = matches.get_many::<u32>("block-sizes").expect("has a default").copied().collect();
+    for (index, size) in block_sizes.iter().enumerate() {
+        if block_sizes[..index].contains(size) {
+            return Err(format!("block size {size} is listed twice in --block-sizes"));
+        }
+    }
+    let options = Options {
+        device: number("device"),
+        width: number("width"),
+        height: number("height"),
+        block_sizes,
+        warmups: number("warmups"),
+        runs: number("runs"),
+        provenance: matches.get_flag("provenance"),
+        corrupt_pixel: matches.get_one::<usize>("corrupt-pixel").copied(),
+    };
+    if let Some(index) = options.corrupt_pixel
+        && index as u64 >= options.pixels()
+    {
+        return Err(format!("--corrupt-pixel {index} is outside the {}-pixel frame", options.pixels()));
+    }
+    Ok(options)
+}
+
+/// clap's message without its "error: " prefix, usage block and hint: the first line.
+fn one_line(error: &clap::Error) -> String {
+    let rendered = error.render().to_string();
+    let first = rendered.lines().next().unwrap_or("invalid command line");
+    first.strip_prefix("error: ").unwrap_or(first).to_string()
+}
+
+/// Every block size must be launchable on this device.
+pub fn check_block_sizes(options: &Options, limits: &DeviceLimits) -> Result<(), String> {
+    match options.block_sizes.iter().find(|&&size| size > limits.max_threads_per_block) {
+        Some(size) => Err(format!(
+            "block size {size} is above {}'s limit of {} threads per block",
+            limits.name, limits.max_threads_per_block
+        )),
+        None => Ok(()),
+    }
+}
+
+/// The four planes must fit in the device memory that is free now.
+pub fn check_frame_fits(options: &Options, free_bytes: u64) -> Result<(), String> {
+    let needed = bytes_moved_per_pass(options.pixels());
+    if needed > free_bytes {
+        let mib = |bytes: u64| bytes as f64 / (1024.0 * 1024.0);
+        return Err(format!(
+            "a {} x {} frame needs {:.1} MiB of device memory for its four planes, but only {:.1} MiB is free",
+            options.width,
+            options.height,
+            mib(needed),
+            mib(free_bytes)
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backend::MockGpu;
+
+    fn parse_ok(args: &[&str]) -> Options {
+        let mut all = vec!["block-size"];
+        all.extend_from_slice(args);
+        match parse(all) {
+            Ok(options) => options,
+            Err(error) => panic!("{args:?} should parse: {error:?}"),
+        }
+    }
+
+    fn usage_error(args: &[&str]) -> String {
+        let mut all = vec!["block-size"];
+        all.extend_from_slice(args);
+        match parse(all) {
+            Err(CliError::Usage(message)) => message,
+            other => panic!("{args:?} should be a usage error, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn clap_definition_is_consistent() {
+        build().debug_assert();
+    }
+
+    #[test]
+    fn defaults_are_the_seed_constants() {
+        let options = parse_ok(&[]);
+        assert_eq!(
+            options,
+            Options {
+                device: 0,
+                width: DEFAULT_WIDTH,
+                height: DEFAULT_HEIGHT,
+                block_sizes: DEFAULT_BLOCK_SIZES.to_vec(),
+                warmups: DEFAULT_WARMUPS,
+                runs: DEFAULT_RUNS,
+                provenance: false,
+                corrupt_pixel: None,
+            }
+        );
+        assert_eq!(options.pixels(), 8_294_400);
+    }
+
+    #[test]
+    fn every_option_is_read() {
+        let options = parse_ok(&[
+            "--device", "1", "--width", "7", "--height", "13", "--block-sizes", "256,32", "--warmups", "0",
+            "--runs", "2", "--provenance", "--corrupt-pixel", "90",
+        ]);
+        assert_eq!(
+            options,
+            Options {
+                device: 1,
+                width: 7,
+                height: 13,
+                block_sizes: vec![256, 32],
+                warmups: 0,
+                runs: 2,
+                provenance: true,
+                corrupt_pixel: Some(90),
+            }
+        );
+    }
+
+    #[test]
+    fn zero_sizes_and_counts_are_rejected_in_one_line() {
+        for args in [
+            &["--width", "0"][..],
+            &["--height", "0"],
+            &["--runs", "0"],
+            &["--block-sizes", "0"],
+            &["--block-sizes", "64,0,128"],
+        ] {
+            let message = usage_error(args);
+            assert!(message.contains("is not in 1.."), "{args:?}: {message}");
+            assert!(!message.contains('\n'), "{args:?}: {message}");
+        }
+    }
+
+    #[test]
+    fn malformed_values_are_rejected() {
+        assert!(usage_error(&["--width", "wide"]).contains("invalid value 'wide' for '--width <PIXELS>'"));
+        assert!(usage_error(&["--block-sizes", "64,,128"]).contains("--block-sizes"));
+        assert!(usage_error(&["--runs=-3"]).contains("--runs"));
+        assert!(usage_error(&["--frobnicate"]).contains("unexpected argument '--frobnicate'"));
+    }
+
+    #[test]
+    fn corrupt_pixel_must_be_inside_the_frame() {
+        assert_eq!(
+            usage_error(&["--width", "7", "--height", "13", "--corrupt-pixel", "91"]),
+            "--corrupt-pixel 91 is outside the 91-pixel frame"
+        );
+    }
+
+    #[test]
+    fn duplicate_block_sizes_are_rejected() {
+        assert_eq!(usage_error(&["--block-sizes", "64,128,64"]), "block size 64 is listed twice in --block-sizes");
+    }
+
+    #[test]
+    fn help_is_information_not_an_error() {
+        assert!(matches!(parse(["block-size", "--help"]), Err(CliError::Info(_))));
+        assert!(matches!(parse(["block-size", "--version"]), Err(CliError::Info(_))));
+    }
+
+    #[test]
+    fn block_sizes_above_the_device_limit_are_rejected() {
+        let limits = MockGpu::h200_like().limits;
+        let fine = parse_ok(&["--block-sizes", "1,1024"]);
+        assert_eq!(check_block_sizes(&fine, &limits), Ok(()));
+        let too_big = parse_ok(&["--block-sizes", "256,1025"]);
+        assert_eq!(
+            check_block_sizes(&too_big, &limits).unwrap_err(),
+            "block size 1025 is above Mock H200's limit of 1024 threads per block"
+        );
+    }
+
+    #[test]
+    fn frame_must_fit_in_free_memory() {
+        let options = parse_ok(&[]);
+        assert_eq!(check_frame_fits(&options, 132_710_400), Ok(()));
+        assert_eq!(
+            check_frame_fits(&options, 132_710_399).unwrap_err(),
+            "a 3840 x 2160 frame needs 126.6 MiB of device memory for its four planes, but only 126.6 MiB is free"
+        );
+    }
+}

@@ -1,0 +1,240 @@
+/*!
+The real backend: cust 0.3.2 over the CUDA driver API, with the committed PTX.
+
+Errors are sorted by who must act: [`OpenError::NoDevice`] when there is no usable driver or
+GPU, or no device at the requested index (exit 3); anything after that is the run failing
+(exit 1).
+*/
+
+use crate::backend::{DeviceLimits, Gpu, Suggestion, Timing};
+use crate::frame::{Frame, luma::KERNEL_NAME};
+use crate::ptx;
+use anyhow::{Context as _, Result, anyhow};
+use cust::context::Context;
+use cust::device::{Device, DeviceAttribute};
+use cust::event::{Event, EventFlags};
+use cust::function::{BlockSize, FunctionAttribute};
+use cust::memory::{CopyDestination, DeviceBuffer};
+use cust::module::Module;
+use cust::stream::{Stream, StreamFlags};
+use std::ffi::c_void;
+
+/// Why a device could not be opened.
+#[derive(Debug)]
+pub enum OpenError {
+    /// No driver, no GPU, or no device with that ordinal.
+    NoDevice(anyhow::Error),
+    /// The device is there but the kernel could not be loaded or set up.
+    Setup(anyhow::Error),
+}
+
+struct Buffers {
+    red: DeviceBuffer<f32>,
+    green: DeviceBuffer<f32>,
+    blue: DeviceBuffer<f32>,
+    out: DeviceBuffer<f32>,
+    pixels: usize,
+}
+
+/// One device with the grayscale module loaded. Fields drop in order, so buffers, events,
+/// stream and module are released before the context they live in.
+pub struct CudaGpu {
+    buffers: Option<Buffers>,
+    start: Event,
+    stop: Event,
+    stream: Stream,
+    module: Module,
+    limits: DeviceLimits,
+    driver_version: i32,
+    _context: Context,
+}
+
+/// Resident-block cap per SM. cust 0.3.2's `DeviceAttribute` predates it, so it is read
+/// through the raw driver API.
+fn max_blocks_per_sm(device: &Device) -> Result<u32> {
+    use cust::sys::{CUdevice_attribute, CUresult, cuDeviceGetAttribute};
+    let mut value = 0;
+    // SAFETY: a valid device handle and a pointer to one writable int.
+    let status = unsafe {
+        cuDeviceGetAttribute(
+            &mut value,
+            CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR,
+            device.as_raw(),
+        )
+    };
+    if status != CUresult::CUDA_SUCCESS {
+        return Err(anyhow!("reading the block cap per SM: {status:?}"));
+    }
+    u32::try_from(value).map_err(|_| anyhow!("the driver reported a block cap of {value} per SM"))
+}
+
+fn attribute(device: &Device, attribute: DeviceAttribute) -> Result<u32> {
+    let value = device.get_attribute(attribute).with_context(|| format!("reading {attribute:?}"))?;
+    u32::try_from(value).map_err(|_| anyhow!("the driver reported {attribute:?} = {value}"))
+}
+
+impl CudaGpu {
+    /// Initialises the driver, opens device `ordinal` and loads the embedded PTX.
+    pub fn open(ordinal: u32) -> Result<Self, OpenError> {
+        let no_device = |error: anyhow::Error| OpenError::NoDevice(error);
+        cust::init(cust::CudaFlags::empty()).map_err(|e| {
+            no_device(anyhow!("the CUDA driver found no usable GPU: {}", e.to_string().trim_matches('"')))
+        })?;
+        let count = Device::num_devices().map_err(|e| no_device(anyhow!("cannot count CUDA devices: {e}")))?;
+        if count == 0 {
+            return Err(no_device(anyhow!("the CUDA driver reports no GPU")));
+        }
+        if ordinal >= count {
+            return Err(no_device(anyhow!(
+                "there is no CUDA device {ordinal}: this machine has {count} (ordinals 0 to {})",
+                count - 1
+            )));
+        }
+        let device = Device::get_device(ordinal).map_err(|e| no_device(anyhow!("opening device {ordinal}: {e}")))?;
+        let context = Context::new(device).map_err(|e| no_device(anyhow!("creating a context on device {ordinal}: {e}")))?;
+
+        let setup = |error: anyhow::Error| OpenError::Setup(error);
+        let limits = (|| -> Result<DeviceLimits> {
+            Ok(DeviceLimits {
+                ordinal,
+                name: device.name().context("reading the device name")?,
+                compute_capability: (
+                    attribute(&device, DeviceAttribute::ComputeCapabilityMajor)?,
+                    attribute(&device, DeviceAttribute::ComputeCapabilityMinor)?,
+                ),
+                multiprocessors: attribute(&device, DeviceAttribute::MultiprocessorCount)?,
+                max_threads_per_sm: attribute(&device, DeviceAttribute::MaxThreadsPerMultiprocessor)?,
+                warp_size: attribute(&device, DeviceAttribute::WarpSize)?,
+                max_blocks_per_sm: max_blocks_per_sm(&device)?,
+                max_threads_per_block: attribute(&device, DeviceAttribute::MaxThreadsPerBlock)?,
+            })
+        })()
+        .map_err(setup)?;
+        let driver_version = cust::CudaApiVersion::get().map(|v| v.major() * 1000 + v.minor() * 10).unwrap_or(0);
+
+        let module = Module::from_ptx(ptx::GRAYSCALE_PTX, &[])
+            .map_err(|e| setup(anyhow!("the driver could not load the grayscale PTX ({e}); PTX ISA too new for this driver?")))?;
+        module.get_function(KERNEL_NAME).map_err(|e| setup(anyhow!("the PTX has no kernel `{KERNEL_NAME}` ({e})")))?;
+        let stream = Stream::new(StreamFlags::DEFAULT, None).map_err(|e| setup(anyhow!("creating a stream: {e}")))?;
+        let start = Event::new(EventFlags::DEFAULT).map_err(|e| setup(anyhow!("creating an event: {e}")))?;
+        let stop = Event::new(EventFlags::DEFAULT).map_err(|e| setup(anyhow!("creating an event: {e}")))?;
+
+        Ok(Self { buffers: None, start, stop, stream, module, limits, driver_version, _context: context })
+    }
+
+    /// Device memory free now, in bytes.
+    pub fn free_memory(&self) -> Result<u64> {
+        let (free, _total) = cust::memory::mem_get_info().context("asking the driver for free memory")?;
+        Ok(free as u64)
+    }
+
+    /// The CUDA version the driver supports, as the driver API encodes it (13000 for 13.0).
+    pub fn driver_api_version(&self) -> i32 {
+        self.driver_version
+    }
+
+    /// Registers per thread of the loaded kernel, after the driver's JIT for this GPU.
+    pub fn registers_per_thread(&self) -> Result<i32> {
+        let function = self.module.get_function(KERNEL_NAME)?;
+        Ok(function.get_attribute(FunctionAttribute::NumRegisters)?)
+    }
+
+    fn buffers(&self) -> Result<&Buffers> {
+        self.buffers.as_ref().ok_or_else(|| anyhow!("no frame uploaded"))
+    }
+
+    fn launch(&self, grid_blocks: u32, threads_per_block: u32) -> Result<()> {
+        let buffers = self.buffers()?;
+        let function = self.module.get_function(KERNEL_NAME)?;
+        let red = buffers.red.as_device_ptr().as_raw();
+        let green = buffers.green.as_device_ptr().as_raw();
+        let blue = buffers.blue.as_device_ptr().as_raw();
+        let out = buffers.out.as_device_ptr().as_raw();
+        let pixels = buffers.pixels;
+        // Parameter order and types are the kernel's: four pointers and a usize count.
+        let args = [
+            &red as *const u64 as *mut c_void,
+            &green as *const u64 as *mut c_void,
+            &blue as *const u64 as *mut c_void,
+            &out as *const u64 as *mut c_void,
+            &pixels as *const usize as *mut c_void,
+        ];
+        // SAFETY: the arguments match the kernel's signature, every buffer holds `pixels`
+        // floats, and the kernel touches no index at or past `pixels`.
+        unsafe { self.stream.launch(&function, grid_blocks, threads_per_block, 0, &args) }
+            .context("cuLaunchKernel")
+    }
+}
+
+impl Gpu for CudaGpu {
+    fn limits(&self) -> &DeviceLimits {
+        &self.limits
+    }
+
+    fn upload(&mut self, frame: &Frame) -> Result<()> {
+        self.buffers = None;
+        let copy = |plane: &[f32], name: &str| {
+            DeviceBuffer::from_slice(plane).with_context(|| format!("copying the {name} plane to the device"))
+        };
+        self.buffers = Some(Buffers {
+            red: copy(&frame.red, "red")?,
+            green: copy(&frame.green, "green")?,
+            blue: copy(&frame.blue, "blue")?,
+            out: DeviceBuffer::zeroed(frame.pixels()).context("allocating the output plane")?,
+            pixels: frame.pixels(),
+        });
+        Ok(())
+    }
+
+    fn blocks_per_sm(&self, threads_per_block: u32) -> Result<u32> {
+        let function = self.module.get_function(KERNEL_NAME)?;
+        Ok(function.max_active_blocks_per_multiprocessor(BlockSize::x(threads_per_block), 0)?)
+    }
+
+    fn suggestion(&self) -> Result<Suggestion> {
+        let function = self.module.get_function(KERNEL_NAME)?;
+        let (grid_blocks, threads_per_block) = function.suggested_launch_configuration(0, BlockSize::x(0))?;
+        Ok(Suggestion { threads_per_block, grid_blocks })
+    }
+
+    fn zero_output(&mut self) -> Result<()> {
+        let buffers = self.buffers.as_mut().ok_or_else(|| anyhow!("no frame uploaded"))?;
+        buffers.out.set_zero().context("zeroing the output plane")?;
+        Ok(())
+    }
+
+    fn time_launches(&mut self, grid_blocks: u32, threads_per_block: u32, timing: Timing) -> Result<f32> {
+        // Warm up this configuration, not just the module: the first launches pay for
+        // lazy loading and for clocks that have not ramped yet.
+        for _ in 0..timing.warmups {
+            self.launch(grid_blocks, threads_per_block)?;
+        }
+        self.stream.synchronize().context("a warm-up launch failed")?;
+
+        self.start.record(&self.stream)?;
+        for _ in 0..timing.runs {
+            self.launch(grid_blocks, threads_per_block)?;
+        }
+        self.stop.record(&self.stream)?;
+        self.stop.synchronize().context("a timed launch failed")?;
+        let total = self.stop.elapsed_time_f32(&self.start)?;
+        Ok(total / timing.runs as f32)
+    }
+
+    fn download(&mut self, out: &mut [f32]) -> Result<()> {
+        self.stream.synchronize()?;
+        self.buffers()?.out.copy_to(out).context("copying the output plane back")?;
+        Ok(())
+    }
+
+    fn overwrite_output(&mut self, index: usize, value: f32) -> Result<()> {
+        self.stream.synchronize()?;
+        let buffers = self.buffers.as_mut().ok_or_else(|| anyhow!("no frame uploaded"))?;
+        if index >= buffers.pixels {
+            return Err(anyhow!("pixel {index} is outside the {}-pixel output", buffers.pixels));
+        }
+        let mut pixel = buffers.out.index(index..index + 1);
+        pixel.copy_from(&[value]).context("overwriting one output pixel")?;
+        Ok(())
+    }
+}

@@ -1,0 +1,19 @@
+/*!
+Host side of the Rust block-size sweep.
+
+The pipeline is [`cli`] (what to sweep) → [`backend::Gpu`] (the driver: occupancy, launches,
+events; [`cuda`] for real, [`backend::MockGpu`] in tests) → [`sweep`] (one full wave per block
+size, every row checked against [`frame`]'s CPU reference) → [`report`] (the table of
+`block_size.cu`). [`app`] wires them together for the `block-size-cuda` binary.
+*/
+
+pub mod app;
+pub mod backend;
+pub mod cli;
+pub mod cuda;
+pub mod frame;
+pub mod occupancy;
+pub mod provenance;
+pub mod ptx;
+pub mod report;
+pub mod sweep;

@@ -1,0 +1,116 @@
+/*!
+The printed report, line for line the shape of `block_size.cu`'s output: device, image and
+timing lines, the ten-column table, the driver's suggestion, the fastest row and the count
+of rows near it. Failed checks and the closing verdict go to standard error.
+*/
+
+use crate::backend::{DeviceLimits, Timing};
+use crate::frame::bytes_moved_per_pass;
+use crate::sweep::Sweep;
+use tabled::builder::Builder;
+use tabled::settings::object::Columns;
+use tabled::settings::{Alignment, Padding, Style};
+
+/// Column headings and the width `block_size.cu` prints each one in, so that the two
+/// programs' tables line up character for character.
+const COLUMNS: [(&str, usize); 10] = [
+    ("thr/blk", 8),
+    ("warps", 6),
+    ("idle", 5),
+    ("blk/SM", 7),
+    ("warps/SM", 9),
+    ("occ", 6),
+    ("grid", 7),
+    ("ms", 9),
+    ("GB/s", 8),
+    ("of best", 8),
+];
+
+/// The lines printed before the sweep starts.
+pub fn header(limits: &DeviceLimits, width: u32, height: u32, timing: Timing) -> String {
+    let pixels = u64::from(width) * u64::from(height);
+    let mebibytes = bytes_moved_per_pass(pixels) as f64 / (1024.0 * 1024.0);
+    format!(
+        "GPU: {} (compute capability {}.{})\n  SMs {}, resident warps/SM {}, resident blocks/SM {}\n\
+         Image: {width} x {height}, {pixels} pixels, {mebibytes:.1} MiB moved per pass\n\
+         Timing: mean of {} runs after {} warm-ups, CUDA events\n",
+        limits.name,
+        limits.compute_capability.0,
+        limits.compute_capability.1,
+        limits.multiprocessors,
+        limits.max_warps_per_sm(),
+        limits.max_blocks_per_sm,
+        timing.runs,
+        timing.warmups,
+    )
+}
+
+/// The ten-column table, one row per block size.
+pub fn table(sweep: &Sweep) -> String {
+    let mut records = vec![COLUMNS.map(|(name, _)| name.to_string())];
+    for row in &sweep.rows {
+        records.push([
+            row.threads_per_block.to_string(),
+            row.warps_per_block.to_string(),
+            row.idle_lanes.to_string(),
+            row.blocks_per_sm.to_string(),
+            row.resident_warps.to_string(),
+            format!("{:.0}%", sweep.occupancy_percent(row)),
+            row.grid_blocks.to_string(),
+            format!("{:.3}", row.milliseconds),
+            format!("{:.1}", sweep.gigabytes_per_second(row)),
+            format!("{:.2}", sweep.fraction_of_best(row)),
+        ]);
+    }
+    let mut table = Builder::from_iter(records.iter().cloned()).build();
+    table.with(Style::blank()).with(Padding::zero()).with(Alignment::right());
+    // Widen each column to block_size.cu's printf width with left padding, so the cells
+    // stay right-aligned; a wider value simply widens its column, as printf would.
+    for (index, (_, width)) in COLUMNS.iter().enumerate() {
+        let natural = records.iter().map(|record| record[index].chars().count()).max().unwrap_or(0);
+        table.modify(Columns::one(index), Padding::new(width.saturating_sub(natural), 0, 0, 0));
+    }
+    let mut text = table.to_string();
+    text.push('\n');
+    text
+}
+
+/// The lines after the table: the driver's suggestion, the fastest row, the near-best count.
+pub fn summary(sweep: &Sweep) -> String {
+    let mut text = format!(
+        "cuOccupancyMaxPotentialBlockSize suggests {} threads per block and a grid of {} blocks.\n",
+        sweep.suggestion.threads_per_block, sweep.suggestion.grid_blocks
+    );
+    if let Some(best) = sweep.best() {
+        text += &format!(
+            "Fastest measured: {} threads per block at {:.3} ms.\n",
+            best.threads_per_block, best.milliseconds
+        );
+    }
+    text += &format!(
+        "{} of {} configurations reach at least 95 percent of that row.\n",
+        sweep.rows_near_best(),
+        sweep.rows.len()
+    );
+    text
+}
+
+/// What follows the header once the sweep is done: a blank line, the table, a blank line,
+/// the summary.
+pub fn body(sweep: &Sweep) -> String {
+    format!("\n{}\n{}", table(sweep), summary(sweep))
+}
+
+/// Everything for standard error: one line per failed check, then the verdict. Empty when
+/// every check held.
+pub fn stderr(sweep: &Sweep) -> String {
+    if sweep.failures.is_empty() {
+        return String::new();
+    }
+    let mut text: String = sweep.failures.iter().map(|failure| format!("check failed: {failure}\n")).collect();
+    text += &format!(
+        "\n{} check(s) failed: the table above is not a measurement of this kernel.\n",
+        sweep.failures.len()
+    );
+    text
+}

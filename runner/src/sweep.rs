@@ -1,0 +1,310 @@
+/*!
+The sweep: for each block size, ask the driver for residency, launch one full wave, time it,
+check it. Every check that fails is recorded and the sweep goes on, so one bad row still lets
+every other row report; the caller turns any failure into exit status 1.
+*/
+
+use crate::backend::{DeviceLimits, Gpu, Suggestion, Timing};
+use crate::frame::{Frame, Mismatch, RELATIVE_TOLERANCE, bytes_moved_per_pass, first_mismatch, host_vec};
+use crate::occupancy::{WARP_SIZE, idle_lanes, occupancy_percent, one_wave_grid, warps_per_block};
+use anyhow::{Context as _, Result};
+
+/// Rows within this fraction of the fastest row count as "reaching" it in the summary.
+pub const NEAR_BEST_FRACTION: f64 = 0.95;
+
+/// One measured block size.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Row {
+    pub threads_per_block: u32,
+    pub warps_per_block: u32,
+    pub idle_lanes: u32,
+    pub blocks_per_sm: u32,
+    pub resident_warps: u32,
+    pub grid_blocks: u32,
+    /// Mean milliseconds per launch.
+    pub milliseconds: f32,
+}
+
+/// A check that did not hold. Each variant says why its row, or the run, measures nothing.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CheckFailure {
+    /// The driver fits no block of this size on an SM.
+    NoResidency { threads_per_block: u32 },
+    /// The driver's blocks/SM is above the device's resident-block cap.
+    BlockCapExceeded { threads_per_block: u32, blocks_per_sm: u32, cap: u32 },
+    /// blocks/SM x warps/block is above the device's resident-warp cap.
+    WarpCapExceeded { threads_per_block: u32, resident_warps: u32, cap: u32 },
+    /// The output differs from the CPU reference.
+    WrongOutput { threads_per_block: u32, mismatch: Mismatch },
+    /// The device's warp size is not the one the warps and idle columns assume.
+    WarpSize { reported: u32 },
+}
+
+impl std::fmt::Display for CheckFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match *self {
+            Self::NoResidency { threads_per_block } => write!(
+                f,
+                "the driver fits no {threads_per_block}-thread block of this kernel on an SM; that row measured a single block, not a wave"
+            ),
+            Self::BlockCapExceeded { threads_per_block, blocks_per_sm, cap } => write!(
+                f,
+                "at {threads_per_block} threads per block the driver reports {blocks_per_sm} blocks/SM, above the device's cap of {cap}"
+            ),
+            Self::WarpCapExceeded { threads_per_block, resident_warps, cap } => write!(
+                f,
+                "at {threads_per_block} threads per block {resident_warps} warps would be resident per SM, above the device's cap of {cap}"
+            ),
+            Self::WrongOutput { threads_per_block, mismatch } => write!(
+                f,
+                "wrong output at {threads_per_block} threads per block: pixel {} is {}, the CPU reference says {}",
+                mismatch.index, mismatch.got, mismatch.want
+            ),
+            Self::WarpSize { reported } => write!(
+                f,
+                "the device reports a warp size of {reported}; the warps and idle columns assume {WARP_SIZE}"
+            ),
+        }
+    }
+}
+
+/// Everything one sweep measured, ready to print.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Sweep {
+    pub limits: DeviceLimits,
+    pub width: u32,
+    pub height: u32,
+    pub timing: Timing,
+    pub rows: Vec<Row>,
+    pub suggestion: Suggestion,
+    pub failures: Vec<CheckFailure>,
+}
+
+impl Sweep {
+    pub fn pixels(&self) -> u64 {
+        u64::from(self.width) * u64::from(self.height)
+    }
+
+    /// The fastest row (the first of equals).
+    pub fn best(&self) -> Option<&Row> {
+        self.rows.iter().reduce(|best, row| if row.milliseconds < best.milliseconds { row } else { best })
+    }
+
+    /// The best row's time over this row's: 1.00 for the best row, smaller for slower ones.
+    pub fn fraction_of_best(&self, row: &Row) -> f64 {
+        let best = self.best().map_or(row.milliseconds, |best| best.milliseconds);
+        f64::from(best) / f64::from(row.milliseconds)
+    }
+
+    /// Rows that reach at least [`NEAR_BEST_FRACTION`] of the best row.
+    pub fn rows_near_best(&self) -> usize {
+        self.rows.iter().filter(|row| self.fraction_of_best(row) >= NEAR_BEST_FRACTION).count()
+    }
+
+    pub fn occupancy_percent(&self, row: &Row) -> f64 {
+        occupancy_percent(row.resident_warps, self.limits.max_warps_per_sm())
+    }
+
+    /// Effective bandwidth of a row: the bytes one pass moves over its mean time.
+    pub fn gigabytes_per_second(&self, row: &Row) -> f64 {
+        bytes_moved_per_pass(self.pixels()) as f64 / (f64::from(row.milliseconds) * 1e-3) / 1e9
+    }
+}
+
+/// Value `--corrupt-pixel` writes: luma of inputs in [0, 1] is never negative.
+pub const CORRUPT_VALUE: f32 = -1.0;
+
+/// Runs the sweep over `block_sizes` on a GPU whose frame is already uploaded. With
+/// `corrupt_pixel`, that output pixel is overwritten on the device after every row's
+/// launches, and every row must then fail its reference check at that index.
+///
+/// Returns `Err` only when the driver itself fails (a launch, a copy); failed checks are
+/// collected in [`Sweep::failures`].
+pub fn run(
+    gpu: &mut dyn Gpu,
+    frame: &Frame,
+    block_sizes: &[u32],
+    timing: Timing,
+    corrupt_pixel: Option<usize>,
+) -> Result<Sweep> {
+    let limits = gpu.limits().clone();
+    let reference = frame.reference()?;
+    let mut output = host_vec(frame.pixels())?;
+    output.resize(frame.pixels(), 0.0);
+    let pixels = frame.pixels() as u64;
+    let mut rows = Vec::with_capacity(block_sizes.len());
+    let mut failures = Vec::new();
+
+    for &threads_per_block in block_sizes {
+        let warps = warps_per_block(threads_per_block);
+        let blocks_per_sm = gpu
+            .blocks_per_sm(threads_per_block)
+            .with_context(|| format!("occupancy query at {threads_per_block} threads per block"))?;
+        let grid_blocks = one_wave_grid(blocks_per_sm, limits.multiprocessors, pixels, threads_per_block);
+        let resident_warps = blocks_per_sm * warps;
+
+        if blocks_per_sm == 0 {
+            failures.push(CheckFailure::NoResidency { threads_per_block });
+        }
+        if blocks_per_sm > limits.max_blocks_per_sm {
+            failures.push(CheckFailure::BlockCapExceeded {
+                threads_per_block,
+                blocks_per_sm,
+                cap: limits.max_blocks_per_sm,
+            });
+        }
+        if resident_warps > limits.max_warps_per_sm() {
+            failures.push(CheckFailure::WarpCapExceeded {
+                threads_per_block,
+                resident_warps,
+                cap: limits.max_warps_per_sm(),
+            });
+        }
+
+        gpu.zero_output()?;
+        let milliseconds = gpu
+            .time_launches(grid_blocks, threads_per_block, timing)
+            .with_context(|| format!("launching {grid_blocks} blocks of {threads_per_block} threads"))?;
+        if let Some(index) = corrupt_pixel {
+            gpu.overwrite_output(index, CORRUPT_VALUE)?;
+        }
+        gpu.download(&mut output)?;
+        if let Some(mismatch) = first_mismatch(&output, &reference, RELATIVE_TOLERANCE) {
+            failures.push(CheckFailure::WrongOutput { threads_per_block, mismatch });
+        }
+
+        rows.push(Row {
+            threads_per_block,
+            warps_per_block: warps,
+            idle_lanes: idle_lanes(threads_per_block),
+            blocks_per_sm,
+            resident_warps,
+            grid_blocks,
+            milliseconds,
+        });
+    }
+
+    let suggestion = gpu.suggestion()?;
+    if limits.warp_size != WARP_SIZE {
+        failures.push(CheckFailure::WarpSize { reported: limits.warp_size });
+    }
+
+    Ok(Sweep { limits, width: frame.width, height: frame.height, timing, rows, suggestion, failures })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backend::MockGpu;
+
+    const TIMING: Timing = Timing { warmups: 3, runs: 10 };
+
+    fn sweep(gpu: &mut MockGpu, width: u32, height: u32, sizes: &[u32]) -> Sweep {
+        let frame = Frame::synthetic(width, height).unwrap();
+        gpu.upload(&frame).unwrap();
+        run(gpu, &frame, sizes, TIMING, None).unwrap()
+    }
+
+    #[test]
+    fn clean_sweep_has_one_row_per_size_and_no_failures() {
+        let mut gpu = MockGpu::h200_like();
+        let result = sweep(&mut gpu, 64, 64, &[32, 100, 256]);
+        assert!(result.failures.is_empty(), "{:?}", result.failures);
+        let threads: Vec<u32> = result.rows.iter().map(|r| r.threads_per_block).collect();
+        assert_eq!(threads, [32, 100, 256]);
+        let row = &result.rows[1];
+        assert_eq!((row.warps_per_block, row.idle_lanes, row.blocks_per_sm, row.resident_warps), (4, 28, 16, 64));
+    }
+
+    #[test]
+    fn every_row_launches_warmups_then_timed_runs_with_its_grid() {
+        let mut gpu = MockGpu::h200_like();
+        // 4096 pixels at 256 threads need 16 blocks, fewer than one wave of 8 x 132.
+        sweep(&mut gpu, 64, 64, &[256, 1024]);
+        assert_eq!(gpu.launches.len(), 2 * 13);
+        assert!(gpu.launches[..13].iter().all(|&launch| launch == (16, 256)));
+        assert!(gpu.launches[13..].iter().all(|&launch| launch == (4, 1024)));
+    }
+
+    #[test]
+    fn corrupted_output_is_reported_at_its_index() {
+        let mut gpu = MockGpu::h200_like();
+        let frame = Frame::synthetic(256, 256).unwrap();
+        gpu.upload(&frame).unwrap();
+        let result = run(&mut gpu, &frame, &[128, 256], TIMING, Some(40_960)).unwrap();
+        let want = frame.reference().unwrap()[40_960];
+        let expected = |threads_per_block| CheckFailure::WrongOutput {
+            threads_per_block,
+            mismatch: Mismatch { index: 40_960, got: CORRUPT_VALUE, want },
+        };
+        assert_eq!(result.failures, [expected(128), expected(256)]);
+    }
+
+    #[test]
+    fn residency_above_the_caps_is_a_failure() {
+        let mut gpu = MockGpu::h200_like();
+        gpu.blocks_per_sm = vec![(64, 33), (512, 5)];
+        let result = sweep(&mut gpu, 32, 32, &[64, 512]);
+        assert_eq!(
+            result.failures,
+            [
+                CheckFailure::BlockCapExceeded { threads_per_block: 64, blocks_per_sm: 33, cap: 32 },
+                CheckFailure::WarpCapExceeded { threads_per_block: 64, resident_warps: 66, cap: 64 },
+                CheckFailure::WarpCapExceeded { threads_per_block: 512, resident_warps: 80, cap: 64 },
+            ]
+        );
+    }
+
+    #[test]
+    fn zero_residency_fails_but_still_launches_one_block() {
+        let mut gpu = MockGpu::h200_like();
+        gpu.blocks_per_sm = vec![(1024, 0)];
+        let result = sweep(&mut gpu, 32, 32, &[1024]);
+        assert_eq!(result.rows[0].grid_blocks, 1);
+        assert_eq!(result.failures, [CheckFailure::NoResidency { threads_per_block: 1024 }]);
+    }
+
+    #[test]
+    fn a_warp_size_other_than_32_fails_the_run() {
+        let mut gpu = MockGpu::h200_like();
+        gpu.limits.warp_size = 64;
+        gpu.limits.max_threads_per_sm = 4096;
+        let result = sweep(&mut gpu, 8, 8, &[64]);
+        assert_eq!(result.failures, [CheckFailure::WarpSize { reported: 64 }]);
+    }
+
+    #[test]
+    fn driver_errors_abort_the_sweep() {
+        let mut gpu = MockGpu::h200_like();
+        gpu.fail_launch_at = Some(64);
+        let frame = Frame::synthetic(8, 8).unwrap();
+        gpu.upload(&frame).unwrap();
+        let error = run(&mut gpu, &frame, &[32, 64], TIMING, None).unwrap_err();
+        assert_eq!(
+            format!("{error:#}"),
+            "launching 1 blocks of 64 threads: launch failed: mock driver error at 64 threads per block"
+        );
+    }
+
+    #[test]
+    fn best_fraction_and_near_best_count_use_mean_times() {
+        let mut gpu = MockGpu::h200_like();
+        gpu.milliseconds = vec![(32, 0.200), (64, 0.104), (128, 0.100), (256, 0.106)];
+        let result = sweep(&mut gpu, 64, 64, &[32, 64, 128, 256]);
+        assert_eq!(result.best().unwrap().threads_per_block, 128);
+        assert_eq!(result.fraction_of_best(&result.rows[0]), f64::from(0.1f32) / f64::from(0.2f32));
+        // 0.100/0.104 = 0.96 and 0.100/0.106 = 0.943: two rows besides the best are
+        // checked, and only one of them reaches 95 percent.
+        assert_eq!(result.rows_near_best(), 2);
+    }
+
+    #[test]
+    fn bandwidth_is_bytes_moved_over_time() {
+        let mut gpu = MockGpu::h200_like();
+        gpu.milliseconds = vec![(256, 0.5)];
+        let mut result = sweep(&mut gpu, 8, 8, &[256]);
+        // Bandwidth depends on the frame's size alone: a 4K frame moves 132,710,400 bytes.
+        (result.width, result.height) = (3840, 2160);
+        assert!((result.gigabytes_per_second(&result.rows[0]) - 265.4208).abs() < 1e-9);
+    }
+}

@@ -1,0 +1,78 @@
+//! The `block-size` command on a machine without a GPU: bad input is exit 2 with one line,
+//! a missing driver or GPU is exit 3 with one line, and nothing reaches stdout.
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+
+fn block_size() -> Command {
+    let mut command = Command::cargo_bin("block-size").unwrap();
+    // Make sure the driver check sees this machine's real state, not a test harness's.
+    command.env_remove("LD_LIBRARY_PATH");
+    command
+}
+
+fn one_error_line(code: i32, fragment: &'static str) -> impl Fn(&[&str]) {
+    move |args: &[&str]| {
+        let assert = block_size().args(args).assert().code(code).stdout("");
+        let stderr = String::from_utf8(assert.get_output().stderr.clone()).unwrap();
+        assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+        assert!(stderr.starts_with("Error: ") && stderr.contains(fragment), "{args:?}: {stderr}");
+    }
+}
+
+#[test]
+fn bad_input_is_exit_2_before_any_gpu_work() {
+    let check = one_error_line(2, "");
+    check(&["--width", "0"]);
+    check(&["--height", "-1"]);
+    check(&["--block-sizes", "32,zero"]);
+    check(&["--block-sizes", "0"]);
+    check(&["--runs", "0"]);
+    check(&["--warmups", "many"]);
+    check(&["--block-sizes", "64,64"]);
+    check(&["--width", "4", "--height", "4", "--corrupt-pixel", "16"]);
+    check(&["--no-such-option"]);
+}
+
+#[test]
+fn help_and_version_exit_0() {
+    block_size()
+        .arg("--help")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("--block-sizes").and(predicate::str::contains("Exit status")));
+    block_size().arg("--version").assert().success().stdout(predicate::str::starts_with("block-size "));
+}
+
+/// Where this machine has an NVIDIA driver, the no-driver path cannot be observed.
+fn has_driver() -> bool {
+    unsafe { libloading::Library::new("libcuda.so.1") }.is_ok()
+}
+
+#[test]
+fn no_driver_is_exit_3() {
+    if has_driver() {
+        eprintln!("SKIPPED no_driver_is_exit_3: this machine has libcuda.so.1");
+        return;
+    }
+    one_error_line(3, "no NVIDIA driver")(&[]);
+}
+
+/// A real libcuda.so (Debian's libcuda1, which scripts/setup links as .cuda/lib64) with no
+/// kernel module and no GPU behind it: the driver initialises and finds nothing.
+#[test]
+fn driver_without_gpu_is_exit_3() {
+    if has_driver() {
+        eprintln!("SKIPPED driver_without_gpu_is_exit_3: this machine has a real driver");
+        return;
+    }
+    let stub = concat!(env!("CARGO_MANIFEST_DIR"), "/../.cuda/lib64");
+    assert!(
+        std::path::Path::new(stub).join("libcuda.so.1").exists(),
+        "{stub}/libcuda.so.1 is missing: run scripts/setup"
+    );
+    let assert = block_size().env("LD_LIBRARY_PATH", stub).assert().code(3).stdout("");
+    let stderr = String::from_utf8(assert.get_output().stderr.clone()).unwrap();
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.starts_with("Error: the CUDA driver found no usable GPU"), "{stderr}");
+}

@@ -1,0 +1,134 @@
+//! End-to-end runs of `block-size` on a real GPU. Each test first asks the program itself
+//! whether a GPU is usable here (a one-pixel sweep); where none is, it prints SKIPPED with
+//! the reason and passes, so a CPU-only CI run says plainly what it did not test.
+
+use assert_cmd::Command;
+use std::process::Output;
+
+fn block_size(args: &[&str]) -> Output {
+    Command::cargo_bin("block-size").unwrap().args(args).output().unwrap()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// `None` where a GPU is usable, else why not.
+fn no_gpu_reason() -> Option<String> {
+    let probe = block_size(&["--width", "1", "--height", "1", "--block-sizes", "32", "--warmups", "0", "--runs", "1"]);
+    match probe.status.code() {
+        Some(0) => None,
+        Some(3) => Some(text(&probe.stderr).trim().to_string()),
+        _ => panic!("the GPU probe failed in an unexpected way:\n{}{}", text(&probe.stdout), text(&probe.stderr)),
+    }
+}
+
+macro_rules! require_gpu {
+    () => {
+        if let Some(reason) = no_gpu_reason() {
+            eprintln!("SKIPPED {} (no GPU here): {reason}", module_path!());
+            return;
+        }
+    };
+}
+
+/// Table rows: lines of stdout that start with a block size.
+fn table_rows(stdout: &str) -> Vec<Vec<String>> {
+    stdout
+        .lines()
+        .map(|line| line.split_whitespace().map(str::to_string).collect::<Vec<_>>())
+        .filter(|words| words.len() == 10 && words[0].parse::<u32>().is_ok())
+        .collect()
+}
+
+#[test]
+fn default_sweep_passes_every_check() {
+    require_gpu!();
+    let output = block_size(&[]);
+    let stdout = text(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{stdout}{}", text(&output.stderr));
+    assert_eq!(text(&output.stderr), "");
+    let rows = table_rows(&stdout);
+    let sizes: Vec<&str> = rows.iter().map(|row| row[0].as_str()).collect();
+    assert_eq!(sizes, ["16", "32", "64", "96", "100", "128", "160", "192", "256", "384", "512", "768", "1024"]);
+    assert!(stdout.contains("Image: 3840 x 2160, 8294400 pixels, 126.6 MiB moved per pass"));
+    assert!(stdout.contains("of 13 configurations reach at least 95 percent of that row."));
+    for row in &rows {
+        let blocks_per_sm: u32 = row[3].parse().unwrap();
+        assert!(blocks_per_sm >= 1, "{row:?}");
+    }
+}
+
+#[test]
+fn corrupted_output_is_caught_at_its_index() {
+    require_gpu!();
+    let output = block_size(&["--width", "1000", "--height", "100", "--block-sizes", "128,1024", "--corrupt-pixel", "40960"]);
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    for threads in [128, 1024] {
+        let expected = format!("check failed: wrong output at {threads} threads per block: pixel 40960 is -1, ");
+        assert!(stderr.contains(&expected), "{stderr}");
+    }
+    assert!(stderr.contains("2 check(s) failed: the table above is not a measurement"), "{stderr}");
+}
+
+#[test]
+fn odd_frame_sizes_pass() {
+    require_gpu!();
+    // One pixel; a prime count (1,000,003); a frame whose size is no multiple of any block.
+    for (width, height) in [("1", "1"), ("1000003", "1"), ("641", "479")] {
+        let output = block_size(&["--width", width, "--height", height, "--runs", "3", "--warmups", "1"]);
+        assert_eq!(output.status.code(), Some(0), "{width} x {height}: {}", text(&output.stderr));
+        assert_eq!(table_rows(&text(&output.stdout)).len(), 13);
+    }
+}
+
+#[test]
+fn inputs_only_the_device_can_judge_are_rejected() {
+    require_gpu!();
+    let too_big_block = block_size(&["--block-sizes", "32,2048"]);
+    assert_eq!(too_big_block.status.code(), Some(2), "{}", text(&too_big_block.stderr));
+    assert!(text(&too_big_block.stderr).contains("block size 2048 is above"));
+
+    let too_big_frame = block_size(&["--width", "4294967295", "--height", "4294967295"]);
+    assert_eq!(too_big_frame.status.code(), Some(2), "{}", text(&too_big_frame.stderr));
+    assert!(text(&too_big_frame.stderr).contains("of device memory for its four planes"));
+
+    let no_such_device = block_size(&["--device", "4096"]);
+    assert_eq!(no_such_device.status.code(), Some(3), "{}", text(&no_such_device.stderr));
+    assert!(text(&no_such_device.stderr).contains("there is no CUDA device 4096"));
+    for output in [&too_big_block, &too_big_frame, &no_such_device] {
+        assert_eq!(text(&output.stdout), "", "no table on bad input");
+        assert_eq!(text(&output.stderr).lines().count(), 1);
+    }
+}
+
+/// `compute-sanitizer` from the CUDA toolkit: on PATH, or under /usr/local/cuda.
+fn compute_sanitizer() -> Option<std::path::PathBuf> {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .chain([std::path::PathBuf::from("/usr/local/cuda/bin")])
+        .map(|dir| dir.join("compute-sanitizer"))
+        .find(|candidate| candidate.is_file())
+}
+
+#[test]
+fn memcheck_reports_no_errors_on_a_sweep() {
+    require_gpu!();
+    let Some(sanitizer) = compute_sanitizer() else {
+        eprintln!("SKIPPED memcheck_reports_no_errors_on_a_sweep: compute-sanitizer not found");
+        return;
+    };
+    // A frame that is no multiple of any block size, so every row has a ragged last wave.
+    let worker = Command::cargo_bin("block-size-cuda").unwrap().get_program().to_owned();
+    let output = std::process::Command::new(sanitizer)
+        .args(["--tool", "memcheck", "--leak-check", "full", "--error-exitcode", "99"])
+        .arg(worker)
+        .args(["--width", "1021", "--height", "997", "--warmups", "1", "--runs", "2"])
+        .output()
+        .unwrap();
+    let stdout = text(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{stdout}{}", text(&output.stderr));
+    assert!(stdout.contains("ERROR SUMMARY: 0 errors"), "{stdout}");
+    println!("{stdout}");
+}

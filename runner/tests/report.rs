@@ -1,0 +1,74 @@
+//! The printed report, end to end through the mock backend: header, table, summary and
+//! stderr verdict, pinned by snapshots; and the table's layout against block_size.cu's.
+
+use block_size_runner::backend::{Gpu, MockGpu, Timing};
+use block_size_runner::cli::DEFAULT_BLOCK_SIZES;
+use block_size_runner::frame::Frame;
+use block_size_runner::{report, sweep};
+
+const TIMING: Timing = Timing { warmups: 3, runs: 10 };
+
+/// Times shaped like a memory-bound kernel: slow at the smallest blocks and at 100
+/// threads, flat elsewhere.
+fn scripted_gpu() -> MockGpu {
+    let mut gpu = MockGpu::h200_like();
+    let times = [0.155, 0.080, 0.041, 0.0405, 0.046, 0.0402, 0.0407, 0.0404, 0.0401, 0.0409, 0.0403, 0.0431, 0.0412];
+    gpu.milliseconds = DEFAULT_BLOCK_SIZES.into_iter().zip(times).collect();
+    gpu
+}
+
+fn printed(gpu: &mut MockGpu, width: u32, height: u32, corrupt_pixel: Option<usize>) -> (String, String) {
+    let frame = Frame::synthetic(width, height).unwrap();
+    gpu.upload(&frame).unwrap();
+    let result = sweep::run(gpu, &frame, &DEFAULT_BLOCK_SIZES, TIMING, corrupt_pixel).unwrap();
+    let stdout = report::header(&result.limits, width, height, TIMING) + &report::body(&result);
+    (stdout, report::stderr(&result))
+}
+
+#[test]
+fn clean_run_prints_header_table_and_summary() {
+    let (stdout, stderr) = printed(&mut scripted_gpu(), 640, 480, None);
+    insta::assert_snapshot!("clean_run_stdout", stdout);
+    assert_eq!(stderr, "", "a clean run prints nothing on stderr");
+}
+
+#[test]
+fn corrupted_run_names_every_failed_row_and_disowns_the_table() {
+    let (_, stderr) = printed(&mut scripted_gpu(), 640, 480, Some(307_199));
+    insta::assert_snapshot!("corrupted_run_stderr", stderr);
+}
+
+/// block_size.cu prints its table with printf("%8s %6s %5s %7s %9s %6s %7s %9s %8s %8s")
+/// and "%8d %6d %5d %7d %9d %5.0f%% %7d %9.3f %8.1f %8.2f"; the same widths here mean the
+/// two programs' tables can be diffed column for column.
+#[test]
+fn table_layout_matches_block_size_cu() {
+    let mut gpu = scripted_gpu();
+    let frame = Frame::synthetic(64, 64).unwrap();
+    gpu.upload(&frame).unwrap();
+    let result = sweep::run(&mut gpu, &frame, &DEFAULT_BLOCK_SIZES, TIMING, None).unwrap();
+    let table = report::table(&result);
+    let mut lines = table.lines();
+    let heading = format!(
+        "{:>8} {:>6} {:>5} {:>7} {:>9} {:>6} {:>7} {:>9} {:>8} {:>8}",
+        "thr/blk", "warps", "idle", "blk/SM", "warps/SM", "occ", "grid", "ms", "GB/s", "of best"
+    );
+    assert_eq!(lines.next(), Some(heading.as_str()));
+    for row in &result.rows {
+        let expected = format!(
+            "{:>8} {:>6} {:>5} {:>7} {:>9} {:>5.0}% {:>7} {:>9.3} {:>8.1} {:>8.2}",
+            row.threads_per_block,
+            row.warps_per_block,
+            row.idle_lanes,
+            row.blocks_per_sm,
+            row.resident_warps,
+            result.occupancy_percent(row),
+            row.grid_blocks,
+            row.milliseconds,
+            result.gigabytes_per_second(row),
+            result.fraction_of_best(row),
+        );
+        assert_eq!(lines.next(), Some(expected.as_str()));
+    }
+    assert_eq!(lines.next(), None);
+}
