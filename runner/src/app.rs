@@ -5,7 +5,7 @@ it has found a driver.
 */
 
 use crate::backend::{Gpu, Timing};
-use crate::cli::{self, CliError, Options};
+use crate::cli::{self, CliError, Request};
 use crate::cuda::{CudaGpu, OpenError};
 use crate::frame::Frame;
 use crate::provenance::{self, Environment};
@@ -41,7 +41,7 @@ impl Stop {
 
 /// Parses the command line, or says how to stop: help and version print and exit 0,
 /// anything else is a one-line usage error.
-pub fn parse_or_stop(args: &[OsString]) -> Result<Options, Stop> {
+pub fn parse_or_stop(args: &[OsString]) -> Result<Request, Stop> {
     cli::parse(args).map_err(|error| match error {
         CliError::Info(info) => {
             let _ = info.print();
@@ -51,9 +51,16 @@ pub fn parse_or_stop(args: &[OsString]) -> Result<Options, Stop> {
     })
 }
 
-/// Runs the whole sweep; `Ok` carries the exit status of a run that reached its table.
+/// Runs what the command line asks; `Ok` carries the exit status of a run that reached its
+/// table.
 pub fn run(args: &[OsString]) -> Result<i32, Stop> {
-    let options = parse_or_stop(args)?;
+    let options = match parse_or_stop(args)? {
+        Request::Occupancy(options) => {
+            print!("{}", report::occupancy(&options));
+            return Ok(exit::SUCCESS);
+        }
+        Request::Sweep(options) => options,
+    };
     let failed = |error: anyhow::Error| Stop::new(exit::FAILED, format!("{error:#}"));
 
     let mut gpu = CudaGpu::open(options.device).map_err(|error| match error {
@@ -70,18 +77,20 @@ pub fn run(args: &[OsString]) -> Result<i32, Stop> {
         let environment = Environment {
             driver_release: provenance::driver_release(),
             driver_api_version: gpu.driver_api_version(),
-            registers_per_thread: gpu.registers_per_thread().ok(),
+            registers_per_thread: gpu.kernel_resources().ok().map(|r| r.registers_per_thread),
         };
         let command: Vec<String> = args.iter().map(|arg| arg.to_string_lossy().into_owned()).collect();
         let date = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
-        let _ = write!(stdout, "{}", provenance::lines(gpu.limits(), &environment, &command.join(" "), &date));
+        let _ =
+            write!(stdout, "{}", provenance::lines(gpu.limits(), &environment, &command.join(" "), &date));
     }
     let _ = write!(stdout, "{}", report::header(gpu.limits(), options.width, options.height, timing));
     let _ = stdout.flush();
 
     let frame = Frame::synthetic(options.width, options.height).map_err(failed)?;
     gpu.upload(&frame).map_err(failed)?;
-    let result = sweep::run(&mut gpu, &frame, &options.block_sizes, timing, options.corrupt_pixel).map_err(failed)?;
+    let result =
+        sweep::run(&mut gpu, &frame, &options.block_sizes, timing, options.corrupt_pixel).map_err(failed)?;
 
     let _ = write!(stdout, "{}", report::body(&result));
     let _ = stdout.flush();

@@ -21,6 +21,21 @@ pub struct DeviceLimits {
     /// Resident-block cap per SM (device attribute 106).
     pub max_blocks_per_sm: u32,
     pub max_threads_per_block: u32,
+    /// 32-bit registers per SM, and per block.
+    pub registers_per_sm: u32,
+    pub max_registers_per_block: u32,
+    /// Shared memory per SM, the most one block may opt in to, and the driver's reserve
+    /// per block, in bytes.
+    pub shared_memory_per_sm: u32,
+    pub max_shared_memory_per_block: u32,
+    pub reserved_shared_memory_per_block: u32,
+}
+
+/// What the compiled kernel asks of an SM, as the driver reports it after its JIT.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KernelResources {
+    pub registers_per_thread: u32,
+    pub static_shared_memory: u32,
 }
 
 impl DeviceLimits {
@@ -54,6 +69,9 @@ pub trait Gpu {
     /// Copies the three input planes to the device and allocates the output.
     fn upload(&mut self, frame: &Frame) -> Result<()>;
 
+    /// Registers and static shared memory of the loaded kernel.
+    fn kernel_resources(&self) -> Result<KernelResources>;
+
     /// Blocks of `threads_per_block` threads that fit on one SM for this kernel, from the driver.
     fn blocks_per_sm(&self, threads_per_block: u32) -> Result<u32>;
 
@@ -80,6 +98,7 @@ pub trait Gpu {
 #[derive(Debug, Clone)]
 pub struct MockGpu {
     pub limits: DeviceLimits,
+    pub resources: KernelResources,
     /// Blocks/SM answered for a block size; sizes not listed get `default_blocks_per_sm`.
     pub blocks_per_sm: Vec<(u32, u32)>,
     pub default_blocks_per_sm: u32,
@@ -110,7 +129,13 @@ impl MockGpu {
                 warp_size: 32,
                 max_blocks_per_sm: 32,
                 max_threads_per_block: 1024,
+                registers_per_sm: 65536,
+                max_registers_per_block: 65536,
+                shared_memory_per_sm: 233_472,
+                max_shared_memory_per_block: 232_448,
+                reserved_shared_memory_per_block: 1024,
             },
+            resources: KernelResources { registers_per_thread: 16, static_shared_memory: 0 },
             blocks_per_sm: sizes.into_iter().zip(residency).collect(),
             default_blocks_per_sm: 1,
             suggestion: Suggestion { threads_per_block: 1024, grid_blocks: 264 },
@@ -142,6 +167,10 @@ impl Gpu for MockGpu {
         self.output = vec![f32::NAN; frame.pixels()];
         self.inputs = Some(frame.clone());
         Ok(())
+    }
+
+    fn kernel_resources(&self) -> Result<KernelResources> {
+        Ok(self.resources)
     }
 
     fn blocks_per_sm(&self, threads_per_block: u32) -> Result<u32> {

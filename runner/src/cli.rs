@@ -43,6 +43,27 @@ impl Options {
     }
 }
 
+/// What `block-size occupancy` was asked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OccupancyOptions {
+    /// Preset keys, one (`--gpu`) or several (`--compare-gpus`).
+    pub gpus: Vec<String>,
+    pub registers_per_thread: u32,
+    pub shared_memory_per_block: u32,
+    pub block_sizes: Vec<u32>,
+}
+
+/// A validated command line: the sweep, or the GPU-free occupancy calculator.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Request {
+    Sweep(Options),
+    Occupancy(OccupancyOptions),
+}
+
+/// Registers per thread `occupancy` assumes without `--regs`: the grayscale kernel's count
+/// on sm_90 (ptxas -v on the committed PTX).
+pub const DEFAULT_REGISTERS: u32 = 16;
+
 /// Why the command line was not run.
 #[derive(Debug)]
 pub enum CliError {
@@ -54,7 +75,10 @@ pub enum CliError {
 
 pub fn build() -> Command {
     let count = |name: &'static str, min: i64, default: u32| {
-        Arg::new(name).long(name).value_parser(value_parser!(u32).range(min..)).default_value(default.to_string())
+        Arg::new(name)
+            .long(name)
+            .value_parser(value_parser!(u32).range(min..))
+            .default_value(default.to_string())
     };
     Command::new("block-size")
         .version(env!("CARGO_PKG_VERSION"))
@@ -69,16 +93,13 @@ pub fn build() -> Command {
             "Exit status: 0 every check held; 1 a check failed or the driver failed mid-run (the \
              table is then not a measurement); 2 bad input; 3 no NVIDIA driver, no GPU, or no such device.",
         )
+        .args_conflicts_with_subcommands(true)
+        .subcommand(occupancy_command())
         .arg(count("device", 0, 0).value_name("INDEX").help("CUDA device ordinal"))
         .arg(count("width", 1, DEFAULT_WIDTH).value_name("PIXELS").help("Frame width"))
         .arg(count("height", 1, DEFAULT_HEIGHT).value_name("PIXELS").help("Frame height"))
         .arg(
-            Arg::new("block-sizes")
-                .long("block-sizes")
-                .value_name("LIST")
-                .value_delimiter(',')
-                .value_parser(value_parser!(u32).range(1..))
-                .default_values(DEFAULT_BLOCK_SIZES.map(|size| size.to_string()))
+            block_sizes_arg()
                 .help("Threads per block to sweep, comma-separated, each 1 to the device's maximum"),
         )
         .arg(count("warmups", 0, DEFAULT_WARMUPS).value_name("N").help("Untimed launches before each row"))
@@ -94,15 +115,69 @@ pub fn build() -> Command {
                 ),
         )
         .arg(
-            Arg::new("provenance")
-                .long("provenance")
-                .action(ArgAction::SetTrue)
-                .help("Print what was measured with what (PTX sha256, toolchain, driver, command, date) first"),
+            Arg::new("provenance").long("provenance").action(ArgAction::SetTrue).help(
+                "Print what was measured with what (PTX sha256, toolchain, driver, command, date) first",
+            ),
+        )
+}
+
+fn block_sizes_arg() -> Arg {
+    Arg::new("block-sizes")
+        .long("block-sizes")
+        .value_name("LIST")
+        .value_delimiter(',')
+        .value_parser(value_parser!(u32).range(1..))
+        .default_values(DEFAULT_BLOCK_SIZES.map(|size| size.to_string()))
+}
+
+fn occupancy_command() -> Command {
+    let presets: Vec<&str> = crate::model::PRESETS.iter().map(|preset| preset.key).collect();
+    Command::new("occupancy")
+        .about("Blocks per SM, occupancy and the binding limit for a preset GPU, from a model; no GPU needed")
+        .arg(
+            Arg::new("gpu")
+                .long("gpu")
+                .value_name("PRESET")
+                .value_parser(presets.clone())
+                .ignore_case(true)
+                .help("The GPU to model"),
+        )
+        .arg(
+            Arg::new("compare-gpus")
+                .long("compare-gpus")
+                .value_name("LIST")
+                .value_delimiter(',')
+                .value_parser(presets)
+                .ignore_case(true)
+                .conflicts_with("gpu")
+                .help("Several presets side by side, comma-separated"),
+        )
+        .group(clap::ArgGroup::new("which").args(["gpu", "compare-gpus"]).required(true))
+        .arg(
+            Arg::new("regs")
+                .long("regs")
+                .value_name("N")
+                .value_parser(value_parser!(u32).range(0..=255))
+                .default_value(DEFAULT_REGISTERS.to_string())
+                .help("Registers per thread (ptxas -v, or the driver's NUM_REGS)"),
+        )
+        .arg(
+            Arg::new("smem")
+                .long("smem")
+                .value_name("BYTES")
+                .value_parser(value_parser!(u32))
+                .default_value("0")
+                .help("Shared memory per block, static plus dynamic, in bytes"),
+        )
+        .arg(
+            block_sizes_arg()
+                .value_parser(value_parser!(u32).range(1..=1024))
+                .help("Threads per block, 1 to 1024"),
         )
 }
 
 /// Parses and validates a command line (program name first).
-pub fn parse<I, T>(args: I) -> Result<Options, CliError>
+pub fn parse<I, T>(args: I) -> Result<Request, CliError>
 where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
@@ -111,12 +186,45 @@ where
         clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion => CliError::Info(error),
         _ => CliError::Usage(one_line(&error)),
     })?;
-    from_matches(&matches).map_err(CliError::Usage)
+    match matches.subcommand() {
+        Some(("occupancy", sub)) => occupancy_from_matches(sub).map(Request::Occupancy),
+        _ => from_matches(&matches).map(Request::Sweep),
+    }
+    .map_err(CliError::Usage)
+}
+
+fn unique_block_sizes(matches: &ArgMatches) -> Result<Vec<u32>, String> {
+    let block_sizes: Vec<u32> =
+        matches.get_many::<u32>("block-sizes").expect("has a default").copied().collect();
+    for (index, size) in block_sizes.iter().enumerate() {
+        if block_sizes[..index].contains(size) {
+            return Err(format!("block size {size} is listed twice in --block-sizes"));
+        }
+    }
+    Ok(block_sizes)
+}
+
+fn occupancy_from_matches(matches: &ArgMatches) -> Result<OccupancyOptions, String> {
+    let gpus: Vec<String> = match matches.get_one::<String>("gpu") {
+        Some(gpu) => vec![gpu.to_ascii_lowercase()],
+        None => matches
+            .get_many::<String>("compare-gpus")
+            .expect("group is required")
+            .map(|g| g.to_ascii_lowercase())
+            .collect(),
+    };
+    Ok(OccupancyOptions {
+        gpus,
+        registers_per_thread: *matches.get_one::<u32>("regs").expect("has a default"),
+        shared_memory_per_block: *matches.get_one::<u32>("smem").expect("has a default"),
+        block_sizes: unique_block_sizes(matches)?,
+    })
 }
 
 fn from_matches(matches: &ArgMatches) -> Result<Options, String> {
     let number = |name: &str| *matches.get_one::<u32>(name).expect("every count has a default");
-    let block_sizes: Vec<u32> = matches.get_many::<u32>("block-sizes").expect("has a default").copied().collect();
+    let block_sizes: Vec<u32> =
+        matches.get_many::<u32>("block-sizes").expect("has a default").copied().collect();
     for (index, size) in block_sizes.iter().enumerate() {
         if block_sizes[..index].contains(size) {
             return Err(format!("block size {size} is listed twice in --block-sizes"));
@@ -183,9 +291,55 @@ mod tests {
         let mut all = vec!["block-size"];
         all.extend_from_slice(args);
         match parse(all) {
-            Ok(options) => options,
-            Err(error) => panic!("{args:?} should parse: {error:?}"),
+            Ok(Request::Sweep(options)) => options,
+            other => panic!("{args:?} should parse as a sweep: {other:?}"),
         }
+    }
+
+    fn parse_occupancy(args: &[&str]) -> OccupancyOptions {
+        let mut all = vec!["block-size", "occupancy"];
+        all.extend_from_slice(args);
+        match parse(all) {
+            Ok(Request::Occupancy(options)) => options,
+            other => panic!("{args:?} should parse as occupancy: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn occupancy_takes_one_gpu_or_a_comparison() {
+        let one =
+            parse_occupancy(&["--gpu", "H200", "--regs", "128", "--smem", "49152", "--block-sizes", "256"]);
+        assert_eq!(
+            one,
+            OccupancyOptions {
+                gpus: vec!["h200".into()],
+                registers_per_thread: 128,
+                shared_memory_per_block: 49152,
+                block_sizes: vec![256]
+            }
+        );
+        let several = parse_occupancy(&["--compare-gpus", "t4,rtx5090,h100"]);
+        assert_eq!(several.gpus, ["t4", "rtx5090", "h100"]);
+        assert_eq!((several.registers_per_thread, several.shared_memory_per_block), (DEFAULT_REGISTERS, 0));
+        assert_eq!(several.block_sizes, DEFAULT_BLOCK_SIZES);
+    }
+
+    #[test]
+    fn occupancy_rejects_unknown_gpus_and_impossible_kernels() {
+        let error = |args: &[&str]| {
+            let mut all = vec!["block-size", "occupancy"];
+            all.extend_from_slice(args);
+            match parse(all) {
+                Err(CliError::Usage(message)) => message,
+                other => panic!("{args:?} should be a usage error, got {other:?}"),
+            }
+        };
+        assert!(error(&["--gpu", "v100"]).contains("invalid value 'v100' for '--gpu <PRESET>'"));
+        assert!(error(&[]).contains("required"));
+        assert!(error(&["--gpu", "t4", "--compare-gpus", "h100"]).contains("cannot be used with"));
+        assert!(error(&["--gpu", "t4", "--regs", "256"]).contains("--regs"));
+        assert!(error(&["--gpu", "t4", "--block-sizes", "2048"]).contains("--block-sizes"));
+        assert!(error(&["--gpu", "t4", "--width", "5"]).contains("--width"));
     }
 
     fn usage_error(args: &[&str]) -> String {
@@ -224,8 +378,21 @@ mod tests {
     #[test]
     fn every_option_is_read() {
         let options = parse_ok(&[
-            "--device", "1", "--width", "7", "--height", "13", "--block-sizes", "256,32", "--warmups", "0",
-            "--runs", "2", "--provenance", "--corrupt-pixel", "90",
+            "--device",
+            "1",
+            "--width",
+            "7",
+            "--height",
+            "13",
+            "--block-sizes",
+            "256,32",
+            "--warmups",
+            "0",
+            "--runs",
+            "2",
+            "--provenance",
+            "--corrupt-pixel",
+            "90",
         ]);
         assert_eq!(
             options,
@@ -275,12 +442,16 @@ mod tests {
 
     #[test]
     fn duplicate_block_sizes_are_rejected() {
-        assert_eq!(usage_error(&["--block-sizes", "64,128,64"]), "block size 64 is listed twice in --block-sizes");
+        assert_eq!(
+            usage_error(&["--block-sizes", "64,128,64"]),
+            "block size 64 is listed twice in --block-sizes"
+        );
     }
 
     #[test]
     fn help_is_information_not_an_error() {
         assert!(matches!(parse(["block-size", "--help"]), Err(CliError::Info(_))));
+        assert!(matches!(parse(["block-size", "occupancy", "--help"]), Err(CliError::Info(_))));
         assert!(matches!(parse(["block-size", "--version"]), Err(CliError::Info(_))));
     }
 

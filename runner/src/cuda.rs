@@ -6,7 +6,7 @@ GPU, or no device at the requested index (exit 3); anything after that is the ru
 (exit 1).
 */
 
-use crate::backend::{DeviceLimits, Gpu, Suggestion, Timing};
+use crate::backend::{DeviceLimits, Gpu, KernelResources, Suggestion, Timing};
 use crate::frame::{Frame, luma::KERNEL_NAME};
 use crate::ptx;
 use anyhow::{Context as _, Result, anyhow};
@@ -17,6 +17,7 @@ use cust::function::{BlockSize, FunctionAttribute};
 use cust::memory::{CopyDestination, DeviceBuffer};
 use cust::module::Module;
 use cust::stream::{Stream, StreamFlags};
+use cust::sys::CUdevice_attribute as RawAttribute;
 use std::ffi::c_void;
 
 /// Why a device could not be opened.
@@ -49,23 +50,17 @@ pub struct CudaGpu {
     _context: Context,
 }
 
-/// Resident-block cap per SM. cust 0.3.2's `DeviceAttribute` predates it, so it is read
-/// through the raw driver API.
-fn max_blocks_per_sm(device: &Device) -> Result<u32> {
-    use cust::sys::{CUdevice_attribute, CUresult, cuDeviceGetAttribute};
+/// A device attribute cust 0.3.2's `DeviceAttribute` predates (the resident-block cap, the
+/// shared-memory opt-in and reserve), read through the raw driver API.
+fn raw_attribute(device: &Device, attribute: cust::sys::CUdevice_attribute) -> Result<u32> {
+    use cust::sys::{CUresult, cuDeviceGetAttribute};
     let mut value = 0;
     // SAFETY: a valid device handle and a pointer to one writable int.
-    let status = unsafe {
-        cuDeviceGetAttribute(
-            &mut value,
-            CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR,
-            device.as_raw(),
-        )
-    };
+    let status = unsafe { cuDeviceGetAttribute(&mut value, attribute, device.as_raw()) };
     if status != CUresult::CUDA_SUCCESS {
-        return Err(anyhow!("reading the block cap per SM: {status:?}"));
+        return Err(anyhow!("reading {attribute:?}: {status:?}"));
     }
-    u32::try_from(value).map_err(|_| anyhow!("the driver reported a block cap of {value} per SM"))
+    u32::try_from(value).map_err(|_| anyhow!("the driver reported {attribute:?} = {value}"))
 }
 
 fn attribute(device: &Device, attribute: DeviceAttribute) -> Result<u32> {
@@ -80,7 +75,8 @@ impl CudaGpu {
         cust::init(cust::CudaFlags::empty()).map_err(|e| {
             no_device(anyhow!("the CUDA driver found no usable GPU: {}", e.to_string().trim_matches('"')))
         })?;
-        let count = Device::num_devices().map_err(|e| no_device(anyhow!("cannot count CUDA devices: {e}")))?;
+        let count =
+            Device::num_devices().map_err(|e| no_device(anyhow!("cannot count CUDA devices: {e}")))?;
         if count == 0 {
             return Err(no_device(anyhow!("the CUDA driver reports no GPU")));
         }
@@ -90,8 +86,10 @@ impl CudaGpu {
                 count - 1
             )));
         }
-        let device = Device::get_device(ordinal).map_err(|e| no_device(anyhow!("opening device {ordinal}: {e}")))?;
-        let context = Context::new(device).map_err(|e| no_device(anyhow!("creating a context on device {ordinal}: {e}")))?;
+        let device =
+            Device::get_device(ordinal).map_err(|e| no_device(anyhow!("opening device {ordinal}: {e}")))?;
+        let context = Context::new(device)
+            .map_err(|e| no_device(anyhow!("creating a context on device {ordinal}: {e}")))?;
 
         let setup = |error: anyhow::Error| OpenError::Setup(error);
         let limits = (|| -> Result<DeviceLimits> {
@@ -105,17 +103,38 @@ impl CudaGpu {
                 multiprocessors: attribute(&device, DeviceAttribute::MultiprocessorCount)?,
                 max_threads_per_sm: attribute(&device, DeviceAttribute::MaxThreadsPerMultiprocessor)?,
                 warp_size: attribute(&device, DeviceAttribute::WarpSize)?,
-                max_blocks_per_sm: max_blocks_per_sm(&device)?,
+                max_blocks_per_sm: raw_attribute(
+                    &device,
+                    RawAttribute::CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR,
+                )?,
                 max_threads_per_block: attribute(&device, DeviceAttribute::MaxThreadsPerBlock)?,
+                registers_per_sm: attribute(&device, DeviceAttribute::MaxRegistersPerMultiprocessor)?,
+                max_registers_per_block: attribute(&device, DeviceAttribute::MaxRegistersPerBlock)?,
+                shared_memory_per_sm: attribute(&device, DeviceAttribute::MaxSharedMemoryPerMultiprocessor)?,
+                max_shared_memory_per_block: raw_attribute(
+                    &device,
+                    RawAttribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+                )?,
+                reserved_shared_memory_per_block: raw_attribute(
+                    &device,
+                    RawAttribute::CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK,
+                )?,
             })
         })()
         .map_err(setup)?;
-        let driver_version = cust::CudaApiVersion::get().map(|v| v.major() * 1000 + v.minor() * 10).unwrap_or(0);
+        let driver_version =
+            cust::CudaApiVersion::get().map(|v| v.major() * 1000 + v.minor() * 10).unwrap_or(0);
 
-        let module = Module::from_ptx(ptx::GRAYSCALE_PTX, &[])
-            .map_err(|e| setup(anyhow!("the driver could not load the grayscale PTX ({e}); PTX ISA too new for this driver?")))?;
-        module.get_function(KERNEL_NAME).map_err(|e| setup(anyhow!("the PTX has no kernel `{KERNEL_NAME}` ({e})")))?;
-        let stream = Stream::new(StreamFlags::DEFAULT, None).map_err(|e| setup(anyhow!("creating a stream: {e}")))?;
+        let module = Module::from_ptx(ptx::GRAYSCALE_PTX, &[]).map_err(|e| {
+            setup(anyhow!(
+                "the driver could not load the grayscale PTX ({e}); PTX ISA too new for this driver?"
+            ))
+        })?;
+        module
+            .get_function(KERNEL_NAME)
+            .map_err(|e| setup(anyhow!("the PTX has no kernel `{KERNEL_NAME}` ({e})")))?;
+        let stream =
+            Stream::new(StreamFlags::DEFAULT, None).map_err(|e| setup(anyhow!("creating a stream: {e}")))?;
         let start = Event::new(EventFlags::DEFAULT).map_err(|e| setup(anyhow!("creating an event: {e}")))?;
         let stop = Event::new(EventFlags::DEFAULT).map_err(|e| setup(anyhow!("creating an event: {e}")))?;
 
@@ -131,12 +150,6 @@ impl CudaGpu {
     /// The CUDA version the driver supports, as the driver API encodes it (13000 for 13.0).
     pub fn driver_api_version(&self) -> i32 {
         self.driver_version
-    }
-
-    /// Registers per thread of the loaded kernel, after the driver's JIT for this GPU.
-    pub fn registers_per_thread(&self) -> Result<i32> {
-        let function = self.module.get_function(KERNEL_NAME)?;
-        Ok(function.get_attribute(FunctionAttribute::NumRegisters)?)
     }
 
     fn buffers(&self) -> Result<&Buffers> {
@@ -184,6 +197,19 @@ impl Gpu for CudaGpu {
             pixels: frame.pixels(),
         });
         Ok(())
+    }
+
+    fn kernel_resources(&self) -> Result<KernelResources> {
+        let function = self.module.get_function(KERNEL_NAME)?;
+        let read = |attribute| -> Result<u32> {
+            let value =
+                function.get_attribute(attribute).with_context(|| format!("reading {attribute:?}"))?;
+            u32::try_from(value).map_err(|_| anyhow!("the driver reported {attribute:?} = {value}"))
+        };
+        Ok(KernelResources {
+            registers_per_thread: read(FunctionAttribute::NumRegisters)?,
+            static_shared_memory: read(FunctionAttribute::SharedMemorySizeBytes)?,
+        })
     }
 
     fn blocks_per_sm(&self, threads_per_block: u32) -> Result<u32> {

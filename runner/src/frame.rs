@@ -53,11 +53,7 @@ impl Frame {
     pub fn reference(&self) -> Result<Vec<f32>> {
         let mut out = host_vec(self.pixels())?;
         out.extend(
-            self.red
-                .iter()
-                .zip(&self.green)
-                .zip(&self.blue)
-                .map(|((&r, &g), &b)| luma::luma(r, g, b)),
+            self.red.iter().zip(&self.green).zip(&self.blue).map(|((&r, &g), &b)| luma::luma(r, g, b)),
         );
         Ok(out)
     }

@@ -12,6 +12,7 @@ pub mod backend;
 pub mod cli;
 pub mod cuda;
 pub mod frame;
+pub mod model;
 pub mod occupancy;
 pub mod provenance;
 pub mod ptx;

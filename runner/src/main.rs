@@ -1,10 +1,13 @@
-//! `block-size`: validates the command line, makes sure an NVIDIA driver is there, then
-//! hands over to `block-size-cuda`, which links the driver.
+//! `block-size`: validates the command line, answers `occupancy` itself (no GPU needed),
+//! and for a sweep makes sure an NVIDIA driver is there, then hands over to
+//! `block-size-cuda`, which links the driver.
 //!
 //! Two binaries because cust links `libcuda.so.1` directly: a program that links it cannot
 //! even start on a machine without the driver, where it should instead say so and exit 3.
 
 use block_size_runner::app::{self, exit};
+use block_size_runner::cli::Request;
+use block_size_runner::report;
 use std::ffi::OsString;
 use std::os::unix::process::CommandExt as _;
 
@@ -25,7 +28,11 @@ fn main() {
 }
 
 fn run(args: &[OsString]) -> Result<(), app::Stop> {
-    app::parse_or_stop(args)?;
+    // The occupancy calculator needs no GPU: answer it here, driver or not.
+    if let Request::Occupancy(options) = app::parse_or_stop(args)? {
+        print!("{}", report::occupancy(&options));
+        return Ok(());
+    }
     // SAFETY: loading the driver library runs its initialisers, as starting the worker would.
     if let Err(error) = unsafe { libloading::Library::new("libcuda.so.1") } {
         return Err(app::Stop {
@@ -33,9 +40,9 @@ fn run(args: &[OsString]) -> Result<(), app::Stop> {
             message: format!("no NVIDIA driver: {error}; this program needs an NVIDIA GPU and its driver"),
         });
     }
-    let worker = std::env::current_exe()
-        .map(|exe| exe.with_file_name(WORKER))
-        .map_err(|error| app::Stop { code: exit::FAILED, message: format!("cannot locate {WORKER}: {error}") })?;
+    let worker = std::env::current_exe().map(|exe| exe.with_file_name(WORKER)).map_err(|error| {
+        app::Stop { code: exit::FAILED, message: format!("cannot locate {WORKER}: {error}") }
+    })?;
     let error = std::process::Command::new(&worker).arg0(&args[0]).args(&args[1..]).exec();
     Err(app::Stop { code: exit::FAILED, message: format!("cannot start {}: {error}", worker.display()) })
 }

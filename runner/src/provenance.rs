@@ -13,7 +13,7 @@ pub struct Environment {
     /// The CUDA version the driver supports, as the driver API encodes it (13000 for 13.0).
     pub driver_api_version: i32,
     /// Registers per thread of the loaded kernel after the driver's JIT.
-    pub registers_per_thread: Option<i32>,
+    pub registers_per_thread: Option<u32>,
 }
 
 /// The driver release from `/proc/driver/nvidia/version` (Linux), if readable.

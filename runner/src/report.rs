@@ -5,8 +5,10 @@ of rows near it. Failed checks and the closing verdict go to standard error.
 */
 
 use crate::backend::{DeviceLimits, Timing};
+use crate::cli::OccupancyOptions;
 use crate::frame::bytes_moved_per_pass;
-use crate::sweep::Sweep;
+use crate::model::{self, Preset};
+use crate::sweep::{ModelCheck, Sweep};
 use tabled::builder::Builder;
 use tabled::settings::object::Columns;
 use tabled::settings::{Alignment, Padding, Style};
@@ -92,6 +94,18 @@ pub fn summary(sweep: &Sweep) -> String {
         sweep.rows_near_best(),
         sweep.rows.len()
     );
+    text += &match &sweep.model_check {
+        ModelCheck::Ran { resources, agreeing_rows } => format!(
+            "Occupancy model ({} registers/thread, {} B static shared memory) agrees with the driver's blk/SM at {} of {} block sizes.\n",
+            resources.registers_per_thread,
+            resources.static_shared_memory,
+            agreeing_rows,
+            sweep.rows.len()
+        ),
+        ModelCheck::Unavailable { compute_capability: (major, minor) } => {
+            format!("Occupancy model not checked: no model for compute capability {major}.{minor}.\n")
+        }
+    };
     text
 }
 
@@ -107,10 +121,84 @@ pub fn stderr(sweep: &Sweep) -> String {
     if sweep.failures.is_empty() {
         return String::new();
     }
-    let mut text: String = sweep.failures.iter().map(|failure| format!("check failed: {failure}\n")).collect();
+    let mut text: String =
+        sweep.failures.iter().map(|failure| format!("check failed: {failure}\n")).collect();
     text += &format!(
         "\n{} check(s) failed: the table above is not a measurement of this kernel.\n",
         sweep.failures.len()
     );
+    text
+}
+
+/// Renders right-aligned columns, two spaces apart, headings first.
+fn render_columns(records: Vec<Vec<String>>) -> String {
+    let mut table = Builder::from_iter(records).build();
+    table.with(Style::blank()).with(Padding::new(1, 0, 0, 0)).with(Alignment::right());
+    let mut text = table.to_string();
+    text.push('\n');
+    text
+}
+
+/// `block-size occupancy`: the model's table for one preset, or several side by side.
+pub fn occupancy(options: &OccupancyOptions) -> String {
+    let presets: Vec<&Preset> =
+        options.gpus.iter().map(|key| model::preset(key).expect("the CLI accepts presets only")).collect();
+    let (registers, shared) = (options.registers_per_thread, options.shared_memory_per_block);
+    let mut text = String::new();
+    for preset in &presets {
+        let sm = preset.model();
+        text += &format!(
+            "{}: compute capability {}.{}, {} SMs; per SM {} warps, {} blocks, {} registers, {} KiB shared memory{}\n",
+            preset.name,
+            preset.compute_capability.0,
+            preset.compute_capability.1,
+            preset.multiprocessors,
+            sm.max_warps_per_sm,
+            sm.max_blocks_per_sm,
+            sm.registers_per_sm,
+            sm.shared_memory_per_sm / 1024,
+            if sm.reserved_shared_memory_per_block > 0 {
+                format!(" ({} B of it reserved per block)", sm.reserved_shared_memory_per_block)
+            } else {
+                String::new()
+            },
+        );
+    }
+    text += &format!("Kernel: {registers} registers/thread, {shared} B shared memory/block\n\n");
+
+    let mut records = Vec::new();
+    if let [preset] = presets.as_slice() {
+        records.push(["thr/blk", "warps", "blk/SM", "warps/SM", "occ", "limiter"].map(String::from).to_vec());
+        let sm = preset.model();
+        for &threads in &options.block_sizes {
+            let occupancy = sm.occupancy(threads, registers, shared);
+            records.push(vec![
+                threads.to_string(),
+                crate::occupancy::warps_per_block(threads).to_string(),
+                occupancy.blocks_per_sm.to_string(),
+                occupancy.warps_per_sm.to_string(),
+                format!("{:.0}%", occupancy.occupancy_percent),
+                occupancy.limiter_names(),
+            ]);
+        }
+    } else {
+        // Two columns per GPU: its blocks per SM, and the occupancy they reach.
+        let mut heading = vec!["thr/blk".to_string()];
+        for preset in &presets {
+            heading.push(format!("{} blk/SM", preset.key));
+            heading.push("occ".to_string());
+        }
+        records.push(heading);
+        for &threads in &options.block_sizes {
+            let mut record = vec![threads.to_string()];
+            for preset in &presets {
+                let occupancy = preset.model().occupancy(threads, registers, shared);
+                record.push(occupancy.blocks_per_sm.to_string());
+                record.push(format!("{:.0}%", occupancy.occupancy_percent));
+            }
+            records.push(record);
+        }
+    }
+    text += &render_columns(records);
     text
 }

@@ -4,8 +4,9 @@ check it. Every check that fails is recorded and the sweep goes on, so one bad r
 every other row report; the caller turns any failure into exit status 1.
 */
 
-use crate::backend::{DeviceLimits, Gpu, Suggestion, Timing};
+use crate::backend::{DeviceLimits, Gpu, KernelResources, Suggestion, Timing};
 use crate::frame::{Frame, Mismatch, RELATIVE_TOLERANCE, bytes_moved_per_pass, first_mismatch, host_vec};
+use crate::model::SmModel;
 use crate::occupancy::{WARP_SIZE, idle_lanes, occupancy_percent, one_wave_grid, warps_per_block};
 use anyhow::{Context as _, Result};
 
@@ -38,6 +39,8 @@ pub enum CheckFailure {
     WrongOutput { threads_per_block: u32, mismatch: Mismatch },
     /// The device's warp size is not the one the warps and idle columns assume.
     WarpSize { reported: u32 },
+    /// The occupancy model and the driver disagree about blocks/SM.
+    ModelDisagrees { threads_per_block: u32, model: u32, driver: u32 },
 }
 
 impl std::fmt::Display for CheckFailure {
@@ -64,8 +67,26 @@ impl std::fmt::Display for CheckFailure {
                 f,
                 "the device reports a warp size of {reported}; the warps and idle columns assume {WARP_SIZE}"
             ),
+            Self::ModelDisagrees { threads_per_block, model, driver } => write!(
+                f,
+                "at {threads_per_block} threads per block the occupancy model predicts {model} blocks/SM, the driver says {driver}"
+            ),
         }
     }
+}
+
+/// The occupancy model run beside the driver: the kernel's resources it was given, and at
+/// how many rows it agreed (disagreements are [`CheckFailure::ModelDisagrees`]).
+#[derive(Debug, Clone, PartialEq)]
+pub enum ModelCheck {
+    Ran {
+        resources: KernelResources,
+        agreeing_rows: usize,
+    },
+    /// No model for this compute capability.
+    Unavailable {
+        compute_capability: (u32, u32),
+    },
 }
 
 /// Everything one sweep measured, ready to print.
@@ -77,6 +98,7 @@ pub struct Sweep {
     pub timing: Timing,
     pub rows: Vec<Row>,
     pub suggestion: Suggestion,
+    pub model_check: ModelCheck,
     pub failures: Vec<CheckFailure>,
 }
 
@@ -134,6 +156,9 @@ pub fn run(
     let pixels = frame.pixels() as u64;
     let mut rows = Vec::with_capacity(block_sizes.len());
     let mut failures = Vec::new();
+    let resources = gpu.kernel_resources().context("reading the kernel's registers and shared memory")?;
+    let model = SmModel::from_device(&limits);
+    let mut agreeing_rows = 0;
 
     for &threads_per_block in block_sizes {
         let warps = warps_per_block(threads_per_block);
@@ -159,6 +184,21 @@ pub fn run(
                 resident_warps,
                 cap: limits.max_warps_per_sm(),
             });
+        }
+
+        if let Some(model) = &model {
+            let predicted = model
+                .occupancy(threads_per_block, resources.registers_per_thread, resources.static_shared_memory)
+                .blocks_per_sm;
+            if predicted == blocks_per_sm {
+                agreeing_rows += 1;
+            } else {
+                failures.push(CheckFailure::ModelDisagrees {
+                    threads_per_block,
+                    model: predicted,
+                    driver: blocks_per_sm,
+                });
+            }
         }
 
         gpu.zero_output()?;
@@ -189,7 +229,20 @@ pub fn run(
         failures.push(CheckFailure::WarpSize { reported: limits.warp_size });
     }
 
-    Ok(Sweep { limits, width: frame.width, height: frame.height, timing, rows, suggestion, failures })
+    let model_check = match model {
+        Some(_) => ModelCheck::Ran { resources, agreeing_rows },
+        None => ModelCheck::Unavailable { compute_capability: limits.compute_capability },
+    };
+    Ok(Sweep {
+        limits,
+        width: frame.width,
+        height: frame.height,
+        timing,
+        rows,
+        suggestion,
+        model_check,
+        failures,
+    })
 }
 
 #[cfg(test)]
@@ -213,7 +266,10 @@ mod tests {
         let threads: Vec<u32> = result.rows.iter().map(|r| r.threads_per_block).collect();
         assert_eq!(threads, [32, 100, 256]);
         let row = &result.rows[1];
-        assert_eq!((row.warps_per_block, row.idle_lanes, row.blocks_per_sm, row.resident_warps), (4, 28, 16, 64));
+        assert_eq!(
+            (row.warps_per_block, row.idle_lanes, row.blocks_per_sm, row.resident_warps),
+            (4, 28, 16, 64)
+        );
     }
 
     #[test]
@@ -250,7 +306,9 @@ mod tests {
             [
                 CheckFailure::BlockCapExceeded { threads_per_block: 64, blocks_per_sm: 33, cap: 32 },
                 CheckFailure::WarpCapExceeded { threads_per_block: 64, resident_warps: 66, cap: 64 },
+                CheckFailure::ModelDisagrees { threads_per_block: 64, model: 32, driver: 33 },
                 CheckFailure::WarpCapExceeded { threads_per_block: 512, resident_warps: 80, cap: 64 },
+                CheckFailure::ModelDisagrees { threads_per_block: 512, model: 4, driver: 5 },
             ]
         );
     }
@@ -259,9 +317,50 @@ mod tests {
     fn zero_residency_fails_but_still_launches_one_block() {
         let mut gpu = MockGpu::h200_like();
         gpu.blocks_per_sm = vec![(1024, 0)];
+        // 128 registers per thread: no 1024-thread block fits, as the model agrees.
+        gpu.resources.registers_per_thread = 128;
         let result = sweep(&mut gpu, 32, 32, &[1024]);
         assert_eq!(result.rows[0].grid_blocks, 1);
         assert_eq!(result.failures, [CheckFailure::NoResidency { threads_per_block: 1024 }]);
+    }
+
+    #[test]
+    fn model_and_driver_agree_on_every_row_of_an_h200() {
+        let mut gpu = MockGpu::h200_like();
+        let result = sweep(&mut gpu, 16, 16, &crate::cli::DEFAULT_BLOCK_SIZES);
+        assert_eq!(result.failures, []);
+        assert_eq!(
+            result.model_check,
+            ModelCheck::Ran {
+                resources: KernelResources { registers_per_thread: 16, static_shared_memory: 0 },
+                agreeing_rows: 13
+            }
+        );
+    }
+
+    #[test]
+    fn a_disagreement_with_the_model_names_the_row() {
+        let mut gpu = MockGpu::h200_like();
+        // Within every cap, but one block fewer than the model predicts.
+        gpu.blocks_per_sm = vec![(64, 32), (96, 20)];
+        let result = sweep(&mut gpu, 16, 16, &[64, 96]);
+        assert_eq!(
+            result.failures,
+            [CheckFailure::ModelDisagrees { threads_per_block: 96, model: 21, driver: 20 }]
+        );
+        assert_eq!(
+            result.failures[0].to_string(),
+            "at 96 threads per block the occupancy model predicts 21 blocks/SM, the driver says 20"
+        );
+    }
+
+    #[test]
+    fn no_model_before_volta_is_reported_not_failed() {
+        let mut gpu = MockGpu::h200_like();
+        gpu.limits.compute_capability = (6, 1);
+        let result = sweep(&mut gpu, 8, 8, &[64]);
+        assert_eq!(result.failures, []);
+        assert_eq!(result.model_check, ModelCheck::Unavailable { compute_capability: (6, 1) });
     }
 
     #[test]

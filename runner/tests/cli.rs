@@ -2,6 +2,15 @@
 //! a missing driver or GPU is exit 3 with one line, and nothing reaches stdout.
 
 use assert_cmd::Command;
+
+/// Says SKIPPED on the terminal even when the test harness captures output (it captures
+/// `eprintln!`, not writes to the stderr handle), so a run without a GPU says what it left out.
+macro_rules! skipped {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
 use predicates::prelude::*;
 
 fn block_size() -> Command {
@@ -52,7 +61,7 @@ fn has_driver() -> bool {
 #[test]
 fn no_driver_is_exit_3() {
     if has_driver() {
-        eprintln!("SKIPPED no_driver_is_exit_3: this machine has libcuda.so.1");
+        skipped!("SKIPPED no_driver_is_exit_3: this machine has libcuda.so.1");
         return;
     }
     one_error_line(3, "no NVIDIA driver")(&[]);
@@ -63,7 +72,7 @@ fn no_driver_is_exit_3() {
 #[test]
 fn driver_without_gpu_is_exit_3() {
     if has_driver() {
-        eprintln!("SKIPPED driver_without_gpu_is_exit_3: this machine has a real driver");
+        skipped!("SKIPPED driver_without_gpu_is_exit_3: this machine has a real driver");
         return;
     }
     let stub = concat!(env!("CARGO_MANIFEST_DIR"), "/../.cuda/lib64");
@@ -75,4 +84,32 @@ fn driver_without_gpu_is_exit_3() {
     let stderr = String::from_utf8(assert.get_output().stderr.clone()).unwrap();
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
     assert!(stderr.starts_with("Error: the CUDA driver found no usable GPU"), "{stderr}");
+}
+
+#[test]
+fn occupancy_needs_no_gpu_and_compares_presets() {
+    let output =
+        block_size().args(["occupancy", "--compare-gpus", "t4,a100,rtx4090,h100,rtx5090"]).output().unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    insta::assert_snapshot!("occupancy_compare_gpus", String::from_utf8(output.stdout).unwrap());
+}
+
+#[test]
+fn occupancy_names_the_binding_limit() {
+    let output = block_size()
+        .args([
+            "occupancy",
+            "--gpu",
+            "h200",
+            "--regs",
+            "128",
+            "--smem",
+            "49152",
+            "--block-sizes",
+            "64,256,1024",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    insta::assert_snapshot!("occupancy_h200_limited", String::from_utf8(output.stdout).unwrap());
 }

@@ -3,6 +3,15 @@
 //! the reason and passes, so a CPU-only CI run says plainly what it did not test.
 
 use assert_cmd::Command;
+
+/// Says SKIPPED on the terminal even when the test harness captures output (it captures
+/// `eprintln!`, not writes to the stderr handle), so a run without a GPU says what it left out.
+macro_rules! skipped {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
 use std::process::Output;
 
 fn block_size(args: &[&str]) -> Output {
@@ -15,18 +24,36 @@ fn text(bytes: &[u8]) -> String {
 
 /// `None` where a GPU is usable, else why not.
 fn no_gpu_reason() -> Option<String> {
-    let probe = block_size(&["--width", "1", "--height", "1", "--block-sizes", "32", "--warmups", "0", "--runs", "1"]);
+    let probe = block_size(&[
+        "--width",
+        "1",
+        "--height",
+        "1",
+        "--block-sizes",
+        "32",
+        "--warmups",
+        "0",
+        "--runs",
+        "1",
+    ]);
     match probe.status.code() {
         Some(0) => None,
         Some(3) => Some(text(&probe.stderr).trim().to_string()),
-        _ => panic!("the GPU probe failed in an unexpected way:\n{}{}", text(&probe.stdout), text(&probe.stderr)),
+        _ => panic!(
+            "the GPU probe failed in an unexpected way:\n{}{}",
+            text(&probe.stdout),
+            text(&probe.stderr)
+        ),
     }
 }
 
 macro_rules! require_gpu {
     () => {
         if let Some(reason) = no_gpu_reason() {
-            eprintln!("SKIPPED {} (no GPU here): {reason}", module_path!());
+            skipped!(
+                "SKIPPED {} (no GPU here): {reason}",
+                std::thread::current().name().unwrap_or("gpu test")
+            );
             return;
         }
     };
@@ -50,7 +77,10 @@ fn default_sweep_passes_every_check() {
     assert_eq!(text(&output.stderr), "");
     let rows = table_rows(&stdout);
     let sizes: Vec<&str> = rows.iter().map(|row| row[0].as_str()).collect();
-    assert_eq!(sizes, ["16", "32", "64", "96", "100", "128", "160", "192", "256", "384", "512", "768", "1024"]);
+    assert_eq!(
+        sizes,
+        ["16", "32", "64", "96", "100", "128", "160", "192", "256", "384", "512", "768", "1024"]
+    );
     assert!(stdout.contains("Image: 3840 x 2160, 8294400 pixels, 126.6 MiB moved per pass"));
     assert!(stdout.contains("of 13 configurations reach at least 95 percent of that row."));
     for row in &rows {
@@ -62,11 +92,21 @@ fn default_sweep_passes_every_check() {
 #[test]
 fn corrupted_output_is_caught_at_its_index() {
     require_gpu!();
-    let output = block_size(&["--width", "1000", "--height", "100", "--block-sizes", "128,1024", "--corrupt-pixel", "40960"]);
+    let output = block_size(&[
+        "--width",
+        "1000",
+        "--height",
+        "100",
+        "--block-sizes",
+        "128,1024",
+        "--corrupt-pixel",
+        "40960",
+    ]);
     let stderr = text(&output.stderr);
     assert_eq!(output.status.code(), Some(1), "{stderr}");
     for threads in [128, 1024] {
-        let expected = format!("check failed: wrong output at {threads} threads per block: pixel 40960 is -1, ");
+        let expected =
+            format!("check failed: wrong output at {threads} threads per block: pixel 40960 is -1, ");
         assert!(stderr.contains(&expected), "{stderr}");
     }
     assert!(stderr.contains("2 check(s) failed: the table above is not a measurement"), "{stderr}");
@@ -116,7 +156,7 @@ fn compute_sanitizer() -> Option<std::path::PathBuf> {
 fn memcheck_reports_no_errors_on_a_sweep() {
     require_gpu!();
     let Some(sanitizer) = compute_sanitizer() else {
-        eprintln!("SKIPPED memcheck_reports_no_errors_on_a_sweep: compute-sanitizer not found");
+        skipped!("SKIPPED memcheck_reports_no_errors_on_a_sweep: compute-sanitizer not found");
         return;
     };
     // A frame that is no multiple of any block size, so every row has a ragged last wave.

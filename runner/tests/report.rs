@@ -12,7 +12,8 @@ const TIMING: Timing = Timing { warmups: 3, runs: 10 };
 /// threads, flat elsewhere.
 fn scripted_gpu() -> MockGpu {
     let mut gpu = MockGpu::h200_like();
-    let times = [0.155, 0.080, 0.041, 0.0405, 0.046, 0.0402, 0.0407, 0.0404, 0.0401, 0.0409, 0.0403, 0.0431, 0.0412];
+    let times =
+        [0.155, 0.080, 0.041, 0.0405, 0.046, 0.0402, 0.0407, 0.0404, 0.0401, 0.0409, 0.0403, 0.0431, 0.0412];
     gpu.milliseconds = DEFAULT_BLOCK_SIZES.into_iter().zip(times).collect();
     gpu
 }

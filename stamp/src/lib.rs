@@ -84,14 +84,10 @@ pub fn kernel_sources_sha256(kernels_dir: &Path) -> std::io::Result<String> {
     for entry in walker {
         let entry = entry.map_err(std::io::Error::other)?;
         if entry.file_type().is_file() {
-            let relative = entry
-                .path()
-                .strip_prefix(kernels_dir)
-                .expect("walkdir yields paths below its root");
-            let name: Vec<String> = relative
-                .components()
-                .map(|part| part.as_os_str().to_string_lossy().into_owned())
-                .collect();
+            let relative =
+                entry.path().strip_prefix(kernels_dir).expect("walkdir yields paths below its root");
+            let name: Vec<String> =
+                relative.components().map(|part| part.as_os_str().to_string_lossy().into_owned()).collect();
             files.push((name.join("/"), entry.into_path()));
         }
     }
@@ -141,10 +137,7 @@ mod tests {
 
     #[test]
     fn sha256_of_empty_input_is_the_published_value() {
-        assert_eq!(
-            sha256_hex(b""),
-            "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
-        );
+        assert_eq!(sha256_hex(b""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
     }
 
     fn scratch_tree(tag: &str) -> std::path::PathBuf {

@@ -24,7 +24,11 @@ fn stamp_matches_the_kernel_sources() {
 fn stamp_matches_the_committed_ptx() {
     let on_disk = read_repo_file("kernels/ptx/grayscale.ptx");
     assert_eq!(on_disk, GRAYSCALE_PTX, "the runner embeds the committed file");
-    assert_eq!(stamp().ptx_sha256, sha256_hex(on_disk.as_bytes()), "the PTX was edited by hand: {REGENERATE}");
+    assert_eq!(
+        stamp().ptx_sha256,
+        sha256_hex(on_disk.as_bytes()),
+        "the PTX was edited by hand: {REGENERATE}"
+    );
 }
 
 #[test]
@@ -35,7 +39,10 @@ fn stamp_names_the_pinned_rust_cuda_and_toolchain() {
         .expect("kernels/Cargo.toml pins cuda_std by rev");
     assert_eq!(stamp.rust_cuda_rev, pinned, "kernels/Cargo.toml pins another rust-cuda: {REGENERATE}");
     let lock = read_repo_file("kernels/Cargo.lock");
-    assert!(lock.contains(&format!("rust-cuda?rev={pinned}#{pinned}")), "kernels/Cargo.lock is not at the pin");
+    assert!(
+        lock.contains(&format!("rust-cuda?rev={pinned}#{pinned}")),
+        "kernels/Cargo.lock is not at the pin"
+    );
 
     let channel = quoted_value(&read_repo_file("rust-toolchain.toml"), "channel").unwrap().to_string();
     assert_eq!(stamp.toolchain, channel, "rust-toolchain.toml moved: {REGENERATE}");
@@ -64,7 +71,8 @@ fn ptx_uses_the_weights_of_the_cpu_reference() {
 }
 
 fn assemble(arch: &str) -> u32 {
-    let ptxas = ptxas().expect("ptxas not found: run scripts/setup, which unpacks it from PyPI nvidia-cuda-nvcc-cu12");
+    let ptxas = ptxas()
+        .expect("ptxas not found: run scripts/setup, which unpacks it from PyPI nvidia-cuda-nvcc-cu12");
     let dir = std::env::temp_dir().join(format!("block-size-ptxas-{}-{arch}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let input = dir.join("grayscale.ptx");
