@@ -10,7 +10,7 @@ fn main() {
     let kernels_dir = manifest_dir.parent().unwrap().to_path_buf();
     let out_dir = PathBuf::from(std::env::var("OUT_DIR").unwrap());
 
-    for input in ["src", "Cargo.toml", "Cargo.lock"] {
+    for input in ["src", "Cargo.toml", "Cargo.lock", "builder/build.rs"] {
         println!("cargo::rerun-if-changed={}", kernels_dir.join(input).display());
     }
 

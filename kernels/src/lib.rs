@@ -5,6 +5,7 @@
 
 use cuda_std::prelude::*;
 
+pub mod grid_stride;
 pub mod luma;
 
 /// Converts three planar float channels to grayscale: `out[i] = luma(r[i], g[i], b[i])`.
@@ -34,13 +35,8 @@ pub mod luma;
 #[allow(improper_ctypes_definitions)]
 pub unsafe fn grayscale(r: *const f32, g: *const f32, b: *const f32, out: *mut f32, n: usize) {
     let block_dim = thread::block_dim_x() as usize;
+    let first = thread::block_idx_x() as usize * block_dim + thread::thread_idx_x() as usize;
     let step = thread::grid_dim_x() as usize * block_dim;
-    let mut i = thread::block_idx_x() as usize * block_dim + thread::thread_idx_x() as usize;
-    while i < n {
-        // SAFETY: i < n, and the caller guarantees n elements behind every pointer.
-        unsafe {
-            *out.add(i) = luma::luma(*r.add(i), *g.add(i), *b.add(i));
-        }
-        i += step;
-    }
+    // SAFETY: forwarded from this kernel's contract; step >= 1 since both dimensions are.
+    unsafe { grid_stride::grayscale(r, g, b, out, n, first, step) }
 }

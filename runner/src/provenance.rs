@@ -43,7 +43,7 @@ pub fn lines(limits: &DeviceLimits, environment: &Environment, command: &str, da
          # date: {date}\n\
          # gpu {}: {}, compute capability {}.{}, driver {}, CUDA {}.{} (driver API)\n\
          # kernel: {} from Rust via rust-cuda cuda_builder, PTX sha256 {} ({}), {registers} registers/thread on this GPU\n\
-         # built with: rust-cuda {}, {} ({}), libNVVM {} (NVVM IR {}), kernel sources sha256 {}\n\
+         # built with: rust-cuda {}, {} ({}), libNVVM {} (NVVM IR {}), kernel inputs sha256 {}\n\
          # runner: block-size {}\n",
         limits.ordinal,
         limits.name,
@@ -55,14 +55,18 @@ pub fn lines(limits: &DeviceLimits, environment: &Environment, command: &str, da
         stamp.kernels.join(", "),
         ptx::sha256(),
         stamp.arch,
-        stamp.rust_cuda_rev,
-        stamp.toolchain,
-        stamp.rustc,
-        stamp.libnvvm,
-        stamp.nvvm_ir,
-        stamp.kernel_sources_sha256,
+        known(&stamp.rust_cuda_rev),
+        known(&stamp.toolchain),
+        known(&stamp.rustc),
+        known(&stamp.libnvvm),
+        known(&stamp.nvvm_ir),
+        stamp.inputs_sha256,
         env!("CARGO_PKG_VERSION"),
     )
+}
+
+fn known(value: &Option<String>) -> &str {
+    value.as_deref().unwrap_or("unknown")
 }
 
 #[cfg(test)]

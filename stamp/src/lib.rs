@@ -1,15 +1,14 @@
 /*!
 The provenance stamp that travels beside each committed PTX file.
 
-The PTX in `kernels/ptx/` is produced by rust-cuda's `cuda_builder`, which needs LLVM 7 and
-rust-cuda's git source. Neither is available where this repository is usually built, so the
-PTX is committed, and this stamp records what it was built from: a SHA-256 over every input
-file of the `kernels/` workspace, the SHA-256 of the PTX itself, the rust-cuda revision, the
-toolchain and the libNVVM version.
+The PTX in `kernels/ptx/` is committed: rust-cuda's `cuda_builder` needs LLVM 7 and rust-cuda's
+git source, which no package registry carries. Each PTX file has a stamp beside it recording
+what it was built from: its input files and a SHA-256 over them, the SHA-256 of the PTX itself,
+and the compiler's versions (for cuda_builder: the rust-cuda revision, the nightly, libNVVM).
 
-Two programs use this crate: `kernels/builder` writes the stamp when it regenerates the PTX,
-and the CPU tests recompute the hashes to prove that the committed PTX still belongs to the
-committed sources. Both sides hash with [`kernel_sources_sha256`], so they cannot drift.
+Two programs use this crate: the builder writes the stamp when it regenerates the PTX, and
+the CPU tests recompute the hashes to prove that the committed PTX still belongs to the
+committed sources. Both hash with [`inputs_sha256`], so they cannot drift.
 */
 
 use serde::{Deserialize, Serialize};
@@ -17,30 +16,46 @@ use sha2::{Digest, Sha256};
 use std::fmt::Write as _;
 use std::path::Path;
 
-/// Folders under `kernels/` that are outputs, not inputs, and are left out of the hash.
-const EXCLUDED_DIRS: &[&str] = &["target", "ptx"];
+/// Inputs of the cuda_builder PTX, relative to the repository root: the GPU crate's
+/// manifest, lock file (which pins rust-cuda) and sources, and the builder, which sets the
+/// libNVVM options.
+pub const CUDA_BUILDER_INPUTS: &[&str] =
+    &["kernels/Cargo.toml", "kernels/Cargo.lock", "kernels/src", "kernels/builder"];
 
-/// Everything the builder knew about one PTX file when it wrote it.
+/// Everything a builder knew about one PTX file when it wrote it. Fields that only one
+/// compiler has are optional and left out of the file when empty.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Stamp {
     /// Kernel entry points the PTX defines, in source order.
     pub kernels: Vec<String>,
-    /// Virtual architecture passed to libNVVM, e.g. `compute_75`.
+    /// Virtual architecture the PTX targets, e.g. `compute_75`.
     pub arch: String,
-    /// [`kernel_sources_sha256`] of the `kernels/` workspace that produced the PTX.
-    pub kernel_sources_sha256: String,
+    /// What compiled it: `cuda_builder` (rust-cuda with libNVVM), `nvcc`, `rustc-nvptx`.
+    pub compiler: String,
+    /// Files and folders, relative to the repository root, that the PTX was built from.
+    pub inputs: Vec<String>,
+    /// [`inputs_sha256`] of those inputs.
+    pub inputs_sha256: String,
     /// SHA-256 of the PTX file's bytes.
     pub ptx_sha256: String,
-    /// The rust-cuda git revision `cuda_std` and `cuda_builder` were built from.
-    pub rust_cuda_rev: String,
     /// The rustup channel from `rust-toolchain.toml`.
-    pub toolchain: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub toolchain: Option<String>,
     /// `rustc -V` of that channel.
-    pub rustc: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rustc: Option<String>,
+    /// The rust-cuda git revision `cuda_std` and `cuda_builder` were built from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rust_cuda_rev: Option<String>,
     /// `nvvmVersion()` of the libNVVM that compiled the module, as `major.minor`.
-    pub libnvvm: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub libnvvm: Option<String>,
     /// `nvvmIRVersion()` of that libNVVM, as `major.minor`.
-    pub nvvm_ir: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nvvm_ir: Option<String>,
+    /// `nvcc --version`'s release line.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nvcc: Option<String>,
     /// The command that regenerates this PTX and this stamp.
     pub regenerate: String,
 }
@@ -54,7 +69,10 @@ impl Stamp {
     /// Renders the stamp as the TOML the builder commits.
     pub fn render(&self) -> String {
         let body = toml::to_string(self).expect("a Stamp always serialises");
-        format!("# Written by the PTX builder; edits are overwritten and fail the freshness test.\n{body}")
+        format!(
+            "# Written by {}; edits are overwritten and fail the freshness test.\n{body}",
+            self.regenerate
+        )
     }
 }
 
@@ -68,30 +86,36 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
     hex
 }
 
-/// SHA-256 over every file below `kernels_dir` except the `target/` and `ptx/` folders.
+/// SHA-256 over `inputs` (files, or folders taken whole except any `target/` inside),
+/// relative to `root`.
 ///
-/// Files are taken in sorted order of their `/`-separated relative paths, and each one
-/// contributes its path, its length and its bytes, so a rename or a moved byte changes
-/// the hash. The manifest, the lock file (which pins the rust-cuda revision), the kernel
-/// source and the builder (which sets the libNVVM options) are all inputs to the PTX,
-/// and all are hashed.
-pub fn kernel_sources_sha256(kernels_dir: &Path) -> std::io::Result<String> {
+/// Files are taken in sorted order of their `/`-separated paths, and each contributes its
+/// path, its length and its bytes, so a rename or a moved byte changes the hash. A missing
+/// input is an error, not an empty contribution.
+pub fn inputs_sha256(root: &Path, inputs: &[impl AsRef<str>]) -> std::io::Result<String> {
     let mut files = Vec::new();
-    let walker = walkdir::WalkDir::new(kernels_dir).into_iter().filter_entry(|entry| {
-        let top_level = entry.depth() == 1 && entry.file_type().is_dir();
-        !(top_level && EXCLUDED_DIRS.iter().any(|dir| entry.file_name() == *dir))
-    });
-    for entry in walker {
-        let entry = entry.map_err(std::io::Error::other)?;
-        if entry.file_type().is_file() {
-            let relative =
-                entry.path().strip_prefix(kernels_dir).expect("walkdir yields paths below its root");
-            let name: Vec<String> =
-                relative.components().map(|part| part.as_os_str().to_string_lossy().into_owned()).collect();
-            files.push((name.join("/"), entry.into_path()));
+    for input in inputs {
+        let top = root.join(input.as_ref());
+        if !top.exists() {
+            return Err(std::io::Error::new(std::io::ErrorKind::NotFound, format!("{}", top.display())));
+        }
+        let walker = walkdir::WalkDir::new(&top)
+            .into_iter()
+            .filter_entry(|entry| !(entry.file_type().is_dir() && entry.file_name() == "target"));
+        for entry in walker {
+            let entry = entry.map_err(std::io::Error::other)?;
+            if entry.file_type().is_file() {
+                let relative = entry.path().strip_prefix(root).expect("walkdir yields paths below its root");
+                let name: Vec<String> = relative
+                    .components()
+                    .map(|part| part.as_os_str().to_string_lossy().into_owned())
+                    .collect();
+                files.push((name.join("/"), entry.into_path()));
+            }
         }
     }
     files.sort();
+    files.dedup();
 
     let mut hasher = Sha256::new();
     for (name, path) in &files {
@@ -112,14 +136,17 @@ mod tests {
         Stamp {
             kernels: vec!["grayscale".into()],
             arch: "compute_75".into(),
-            kernel_sources_sha256: "a".repeat(64),
+            compiler: "cuda_builder".into(),
+            inputs: CUDA_BUILDER_INPUTS.iter().map(|input| input.to_string()).collect(),
+            inputs_sha256: "a".repeat(64),
             ptx_sha256: "b".repeat(64),
-            rust_cuda_rev: "946c91f080770f30d42d7c706ac8185969274073".into(),
-            toolchain: "nightly-2026-04-02".into(),
-            rustc: "rustc 1.96.0-nightly".into(),
-            libnvvm: "2.0".into(),
-            nvvm_ir: "2.0".into(),
-            regenerate: "cargo run".into(),
+            toolchain: Some("nightly-2026-04-02".into()),
+            rustc: Some("rustc 1.96.0-nightly".into()),
+            rust_cuda_rev: Some("946c91f080770f30d42d7c706ac8185969274073".into()),
+            libnvvm: Some("2.0".into()),
+            nvvm_ir: Some("2.0".into()),
+            nvcc: None,
+            regenerate: "scripts/regenerate-ptx".into(),
         }
     }
 
@@ -127,6 +154,7 @@ mod tests {
     fn render_then_parse_round_trips() {
         let stamp = sample();
         assert_eq!(Stamp::parse(&stamp.render()).unwrap(), stamp);
+        assert!(!stamp.render().contains("nvcc"), "empty optional fields are left out");
     }
 
     #[test]
@@ -143,34 +171,46 @@ mod tests {
     fn scratch_tree(tag: &str) -> std::path::PathBuf {
         let dir = std::env::temp_dir().join(format!("ptx-stamp-{tag}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(dir.join("src")).unwrap();
-        std::fs::create_dir_all(dir.join("ptx")).unwrap();
-        std::fs::create_dir_all(dir.join("target")).unwrap();
-        std::fs::write(dir.join("Cargo.toml"), "[package]\n").unwrap();
-        std::fs::write(dir.join("src/lib.rs"), "fn kernel() {}\n").unwrap();
+        std::fs::create_dir_all(dir.join("k/src")).unwrap();
+        std::fs::create_dir_all(dir.join("k/ptx")).unwrap();
+        std::fs::create_dir_all(dir.join("k/src/target")).unwrap();
+        std::fs::write(dir.join("k/Cargo.toml"), "[package]\n").unwrap();
+        std::fs::write(dir.join("k/src/lib.rs"), "fn kernel() {}\n").unwrap();
         dir
     }
 
+    const INPUTS: &[&str] = &["k/Cargo.toml", "k/src"];
+
     #[test]
-    fn source_hash_follows_sources_and_ignores_outputs() {
+    fn hash_follows_the_inputs_and_nothing_else() {
         let dir = scratch_tree("follows");
-        let before = kernel_sources_sha256(&dir).unwrap();
+        let before = inputs_sha256(&dir, INPUTS).unwrap();
 
-        std::fs::write(dir.join("ptx/grayscale.ptx"), "output").unwrap();
-        std::fs::write(dir.join("target/junk"), "build output").unwrap();
-        assert_eq!(kernel_sources_sha256(&dir).unwrap(), before, "outputs must not count");
+        std::fs::write(dir.join("k/ptx/grayscale.ptx"), "output").unwrap();
+        std::fs::write(dir.join("k/src/target/junk"), "build output").unwrap();
+        assert_eq!(inputs_sha256(&dir, INPUTS).unwrap(), before, "outputs must not count");
 
-        std::fs::write(dir.join("src/lib.rs"), "fn kernel() { }\n").unwrap();
-        assert_ne!(kernel_sources_sha256(&dir).unwrap(), before, "a source edit must count");
+        std::fs::write(dir.join("k/src/lib.rs"), "fn kernel() { }\n").unwrap();
+        assert_ne!(inputs_sha256(&dir, INPUTS).unwrap(), before, "a source edit must count");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
-    fn source_hash_sees_a_rename() {
+    fn hash_sees_a_rename_and_a_new_file() {
         let dir = scratch_tree("rename");
-        let before = kernel_sources_sha256(&dir).unwrap();
-        std::fs::rename(dir.join("src/lib.rs"), dir.join("src/main.rs")).unwrap();
-        assert_ne!(kernel_sources_sha256(&dir).unwrap(), before);
+        let before = inputs_sha256(&dir, INPUTS).unwrap();
+        std::fs::rename(dir.join("k/src/lib.rs"), dir.join("k/src/main.rs")).unwrap();
+        let renamed = inputs_sha256(&dir, INPUTS).unwrap();
+        assert_ne!(renamed, before);
+        std::fs::write(dir.join("k/src/extra.rs"), "").unwrap();
+        assert_ne!(inputs_sha256(&dir, INPUTS).unwrap(), renamed);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_missing_input_is_an_error() {
+        let dir = scratch_tree("missing");
+        assert!(inputs_sha256(&dir, &["k/Cargo.lock"]).is_err());
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -5,17 +5,19 @@
 use block_size_runner::frame::luma::{BLUE_WEIGHT, GREEN_WEIGHT, KERNEL_NAME, RED_WEIGHT};
 use block_size_runner::ptx::{GRAYSCALE_PTX, stamp};
 use block_size_tests::{ptxas, quoted_value, read_repo_file, repo_root};
-use ptx_stamp::{kernel_sources_sha256, sha256_hex};
+use ptx_stamp::{CUDA_BUILDER_INPUTS, inputs_sha256, sha256_hex};
 use std::process::Command;
 
 const REGENERATE: &str = "regenerate it with scripts/regenerate-ptx (README: Regenerating the PTX)";
 
 #[test]
 fn stamp_matches_the_kernel_sources() {
-    let actual = kernel_sources_sha256(&repo_root().join("kernels")).unwrap();
+    let stamp = stamp();
+    assert_eq!(stamp.compiler, "cuda_builder");
+    assert_eq!(stamp.inputs, CUDA_BUILDER_INPUTS, "the stamp must cover every input of the build");
+    let actual = inputs_sha256(&repo_root(), &stamp.inputs).unwrap();
     assert_eq!(
-        stamp().kernel_sources_sha256,
-        actual,
+        stamp.inputs_sha256, actual,
         "kernels/ changed since kernels/ptx/grayscale.ptx was built: {REGENERATE}"
     );
 }
@@ -37,7 +39,11 @@ fn stamp_names_the_pinned_rust_cuda_and_toolchain() {
     let manifest = read_repo_file("kernels/Cargo.toml");
     let pinned = quoted_value(&manifest, "cuda_std = { git = \"https://github.com/Rust-GPU/rust-cuda\", rev")
         .expect("kernels/Cargo.toml pins cuda_std by rev");
-    assert_eq!(stamp.rust_cuda_rev, pinned, "kernels/Cargo.toml pins another rust-cuda: {REGENERATE}");
+    assert_eq!(
+        stamp.rust_cuda_rev.as_deref(),
+        Some(pinned),
+        "kernels/Cargo.toml pins another rust-cuda: {REGENERATE}"
+    );
     let lock = read_repo_file("kernels/Cargo.lock");
     assert!(
         lock.contains(&format!("rust-cuda?rev={pinned}#{pinned}")),
@@ -45,10 +51,10 @@ fn stamp_names_the_pinned_rust_cuda_and_toolchain() {
     );
 
     let channel = quoted_value(&read_repo_file("rust-toolchain.toml"), "channel").unwrap().to_string();
-    assert_eq!(stamp.toolchain, channel, "rust-toolchain.toml moved: {REGENERATE}");
-    assert!(stamp.rustc.starts_with("rustc 1."), "{}", stamp.rustc);
+    assert_eq!(stamp.toolchain, Some(channel), "rust-toolchain.toml moved: {REGENERATE}");
+    assert!(stamp.rustc.as_deref().is_some_and(|rustc| rustc.starts_with("rustc 1.")), "{:?}", stamp.rustc);
     assert_eq!(stamp.arch, "compute_75");
-    assert!(!stamp.libnvvm.is_empty() && !stamp.nvvm_ir.is_empty());
+    assert!(stamp.libnvvm.is_some() && stamp.nvvm_ir.is_some());
 }
 
 #[test]

@@ -2,7 +2,7 @@
 //!
 //! Deterministic: on an unchanged tree it rewrites the same bytes, so `git status` stays clean.
 
-use ptx_stamp::{Stamp, kernel_sources_sha256, sha256_hex};
+use ptx_stamp::{CUDA_BUILDER_INPUTS, Stamp, inputs_sha256, sha256_hex};
 use std::path::Path;
 
 const PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/grayscale.ptx"));
@@ -46,13 +46,16 @@ fn run() -> Result<(), String> {
     let stamp = Stamp {
         kernels,
         arch: "compute_75".into(),
-        kernel_sources_sha256: kernel_sources_sha256(kernels_dir).map_err(|e| e.to_string())?,
+        compiler: "cuda_builder".into(),
+        inputs: CUDA_BUILDER_INPUTS.iter().map(|input| input.to_string()).collect(),
+        inputs_sha256: inputs_sha256(repo_dir, CUDA_BUILDER_INPUTS).map_err(|e| e.to_string())?,
         ptx_sha256: sha256_hex(PTX.as_bytes()),
-        rust_cuda_rev,
-        toolchain,
-        rustc: env!("PTX_BUILDER_RUSTC").into(),
-        libnvvm: env!("PTX_BUILDER_LIBNVVM").into(),
-        nvvm_ir: env!("PTX_BUILDER_NVVM_IR").into(),
+        toolchain: Some(toolchain),
+        rustc: Some(env!("PTX_BUILDER_RUSTC").into()),
+        rust_cuda_rev: Some(rust_cuda_rev),
+        libnvvm: Some(env!("PTX_BUILDER_LIBNVVM").into()),
+        nvvm_ir: Some(env!("PTX_BUILDER_NVVM_IR").into()),
+        nvcc: None,
         regenerate: "scripts/regenerate-ptx".into(),
     };
 
