@@ -125,7 +125,7 @@ impl CudaGpu {
         let driver_version =
             cust::CudaApiVersion::get().map(|v| v.major() * 1000 + v.minor() * 10).unwrap_or(0);
 
-        let module = Module::from_ptx(ptx::GRAYSCALE_PTX, &[]).map_err(|e| {
+        let module = Module::from_ptx(ptx::RUST_CUDA.ptx, &[]).map_err(|e| {
             setup(anyhow!(
                 "the driver could not load the grayscale PTX ({e}); PTX ISA too new for this driver?"
             ))

@@ -33,7 +33,7 @@ pub fn parse_driver_release(text: &str) -> Option<String> {
 
 /// The `# `-prefixed lines.
 pub fn lines(limits: &DeviceLimits, environment: &Environment, command: &str, date: &str) -> String {
-    let stamp = ptx::stamp();
+    let stamp = ptx::RUST_CUDA.stamp();
     let api = environment.driver_api_version;
     let registers = environment
         .registers_per_thread
@@ -53,7 +53,7 @@ pub fn lines(limits: &DeviceLimits, environment: &Environment, command: &str, da
         api / 1000,
         (api % 1000) / 10,
         stamp.kernels.join(", "),
-        ptx::sha256(),
+        ptx::RUST_CUDA.sha256(),
         stamp.arch,
         known(&stamp.rust_cuda_rev),
         known(&stamp.toolchain),

@@ -1,32 +1,72 @@
 /*!
-The committed PTX and its provenance stamp, embedded at compile time.
+The committed PTX files and their provenance stamps, embedded at compile time.
 
-`kernels/ptx/grayscale.ptx` is rust-cuda's `cuda_builder` output for `kernels/`; the tests
-in `tests/` prove it still matches the kernel sources and assembles with `ptxas`.
+Three compilers' builds of the same grayscale kernel, all for `compute_75`/`sm_75` (the driver
+JIT-compiles them for newer GPUs):
+
+- [`RUST_CUDA`]: `kernels/` through rust-cuda's `cuda_builder` (rustc_codegen_nvvm + libNVVM),
+  the kernel the sweep measures;
+- [`NVCC`]: `kernels/cuda/grayscale.cu` through nvcc, the CUDA C++ baseline;
+- [`RUSTC_NVPTX`]: `kernels/nvptx` through rustc's own NVPTX backend.
+
+The tests in `tests/` prove each still matches its sources and assembles with `ptxas`.
 */
 
 use ptx_stamp::Stamp;
 
-/// The grayscale kernel, compiled for `compute_75`; the driver JIT-compiles it for newer GPUs.
-pub const GRAYSCALE_PTX: &str = include_str!("../../kernels/ptx/grayscale.ptx");
-
-/// The stamp written beside that PTX.
-pub const GRAYSCALE_STAMP: &str = include_str!("../../kernels/ptx/grayscale.stamp.toml");
-
-/// The parsed stamp.
-pub fn stamp() -> Stamp {
-    Stamp::parse(GRAYSCALE_STAMP).expect("the committed stamp parses (checked by the tests)")
+/// One embedded PTX module.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EmbeddedPtx {
+    /// Short name used in tables and on the command line.
+    pub label: &'static str,
+    /// Its file under `kernels/ptx/`, without the extension.
+    pub file: &'static str,
+    pub ptx: &'static str,
+    pub stamp_text: &'static str,
 }
 
-/// SHA-256 of the embedded PTX, as the stamp and the evidence files record it.
-pub fn sha256() -> String {
-    ptx_stamp::sha256_hex(GRAYSCALE_PTX.as_bytes())
+impl EmbeddedPtx {
+    /// The parsed stamp.
+    pub fn stamp(&self) -> Stamp {
+        Stamp::parse(self.stamp_text).expect("the committed stamps parse (checked by the tests)")
+    }
+
+    /// SHA-256 of the embedded PTX, as stamps and evidence files record it.
+    pub fn sha256(&self) -> String {
+        ptx_stamp::sha256_hex(self.ptx.as_bytes())
+    }
 }
+
+pub const RUST_CUDA: EmbeddedPtx = EmbeddedPtx {
+    label: "cuda_builder",
+    file: "grayscale",
+    ptx: include_str!("../../kernels/ptx/grayscale.ptx"),
+    stamp_text: include_str!("../../kernels/ptx/grayscale.stamp.toml"),
+};
+
+pub const NVCC: EmbeddedPtx = EmbeddedPtx {
+    label: "nvcc",
+    file: "grayscale-nvcc",
+    ptx: include_str!("../../kernels/ptx/grayscale-nvcc.ptx"),
+    stamp_text: include_str!("../../kernels/ptx/grayscale-nvcc.stamp.toml"),
+};
+
+pub const RUSTC_NVPTX: EmbeddedPtx = EmbeddedPtx {
+    label: "rustc-nvptx",
+    file: "grayscale-nvptx",
+    ptx: include_str!("../../kernels/ptx/grayscale-nvptx.ptx"),
+    stamp_text: include_str!("../../kernels/ptx/grayscale-nvptx.stamp.toml"),
+};
+
+/// Every embedded module, the sweep's own first.
+pub const ALL: [EmbeddedPtx; 3] = [RUST_CUDA, NVCC, RUSTC_NVPTX];
 
 #[cfg(test)]
 mod tests {
     #[test]
-    fn embedded_ptx_is_the_one_the_stamp_describes() {
-        assert_eq!(super::stamp().ptx_sha256, super::sha256());
+    fn every_embedded_ptx_is_the_one_its_stamp_describes() {
+        for module in super::ALL {
+            assert_eq!(module.stamp().ptx_sha256, module.sha256(), "{}", module.file);
+        }
     }
 }

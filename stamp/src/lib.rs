@@ -22,6 +22,18 @@ use std::path::Path;
 pub const CUDA_BUILDER_INPUTS: &[&str] =
     &["kernels/Cargo.toml", "kernels/Cargo.lock", "kernels/src", "kernels/builder"];
 
+/// Inputs of the rustc-NVPTX PTX: its crate, and the loop and arithmetic it includes.
+pub const NVPTX_INPUTS: &[&str] = &[
+    "kernels/nvptx/Cargo.toml",
+    "kernels/nvptx/Cargo.lock",
+    "kernels/nvptx/src",
+    "kernels/src/grid_stride.rs",
+    "kernels/src/luma.rs",
+];
+
+/// Inputs of the nvcc PTX.
+pub const NVCC_INPUTS: &[&str] = &["kernels/cuda/grayscale.cu"];
+
 /// Everything a builder knew about one PTX file when it wrote it. Fields that only one
 /// compiler has are optional and left out of the file when empty.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -1,0 +1,152 @@
+//! `cargo xtask ptx <nvptx|nvcc> [--check]`: builds one of the two PTX files that need no
+//! LLVM 7 and writes it with its stamp into `kernels/ptx/`; with `--check`, builds it into a
+//! scratch folder instead and fails unless it equals the committed file byte for byte.
+//!
+//! - `nvptx`: `kernels/nvptx` through rustc's own NVPTX backend (the pinned nightly's
+//!   `nvptx64-nvidia-cuda` target), `-C target-cpu=sm_75`.
+//! - `nvcc`: `kernels/cuda/grayscale.cu` through `nvcc -O3 -arch=sm_75 -ptx`; nvcc is `$NVCC`,
+//!   else the CUDA 13.0 nvcc that `scripts/setup` unpacks from PyPI into `.cuda-nvcc/`, else
+//!   the first on `PATH`.
+//!
+//! The cuda_builder PTX needs LLVM 7: `scripts/regenerate-ptx`.
+
+use anyhow::{Context as _, Result, bail, ensure};
+use ptx_stamp::{NVCC_INPUTS, NVPTX_INPUTS, Stamp, inputs_sha256, sha256_hex};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn main() {
+    if let Err(error) = run() {
+        eprintln!("Error: {error:#}");
+        std::process::exit(1);
+    }
+}
+
+fn run() -> Result<()> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (which, check) = match args.as_slice() {
+        ["ptx", which] => (*which, false),
+        ["ptx", which, "--check"] => (*which, true),
+        _ => bail!("usage: cargo xtask ptx <nvptx|nvcc> [--check]"),
+    };
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask/ is in the repository root");
+    let scratch = repo.join("target/xtask");
+    std::fs::create_dir_all(&scratch)?;
+    let (name, ptx_path, stamp) = match which {
+        "nvptx" => ("grayscale-nvptx", scratch.join("grayscale-nvptx.ptx"), build_nvptx(repo, &scratch)?),
+        "nvcc" => ("grayscale-nvcc", scratch.join("grayscale-nvcc.ptx"), build_nvcc(repo, &scratch)?),
+        other => bail!("unknown PTX `{other}`: nvptx or nvcc"),
+    };
+    let ptx = std::fs::read_to_string(&ptx_path).with_context(|| ptx_path.display().to_string())?;
+    let stamp = Stamp { ptx_sha256: sha256_hex(ptx.as_bytes()), ..stamp };
+    let committed_ptx = repo.join(format!("kernels/ptx/{name}.ptx"));
+    let committed_stamp = repo.join(format!("kernels/ptx/{name}.stamp.toml"));
+    if check {
+        let same_ptx = std::fs::read_to_string(&committed_ptx).ok().as_deref() == Some(ptx.as_str());
+        let same_stamp = std::fs::read_to_string(&committed_stamp).ok() == Some(stamp.render());
+        ensure!(
+            same_ptx && same_stamp,
+            "kernels/ptx/{name}.{} differs from a fresh build: run `cargo xtask ptx {which}` and commit",
+            if same_ptx { "stamp.toml" } else { "ptx" }
+        );
+        println!("kernels/ptx/{name}.ptx and its stamp match a fresh build");
+    } else {
+        std::fs::write(&committed_ptx, &ptx)?;
+        std::fs::write(&committed_stamp, stamp.render())?;
+        println!("wrote kernels/ptx/{name}.ptx (sha256 {})", stamp.ptx_sha256);
+    }
+    Ok(())
+}
+
+fn output(command: &mut Command) -> Result<String> {
+    let shown = format!("{command:?}");
+    let output = command.output().with_context(|| format!("running {shown}"))?;
+    ensure!(output.status.success(), "{shown} failed:\n{}", String::from_utf8_lossy(&output.stderr));
+    Ok(String::from_utf8(output.stdout)?)
+}
+
+fn toolchain(repo: &Path) -> Result<String> {
+    let text = std::fs::read_to_string(repo.join("rust-toolchain.toml"))?;
+    text.lines()
+        .filter_map(|line| line.trim().strip_prefix("channel"))
+        .find_map(|rest| rest.split('"').nth(1).map(str::to_string))
+        .context("rust-toolchain.toml names no channel")
+}
+
+fn build_nvptx(repo: &Path, scratch: &Path) -> Result<Stamp> {
+    let out = scratch.join("grayscale-nvptx.ptx");
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    output(
+        Command::new(&cargo)
+            .current_dir(repo.join("kernels/nvptx"))
+            .args([
+                "rustc",
+                "--release",
+                "--locked",
+                "--quiet",
+                "--target",
+                "nvptx64-nvidia-cuda",
+                "--target-dir",
+            ])
+            .arg(scratch.join("nvptx-target"))
+            .args(["--", "-C", "target-cpu=sm_75"])
+            .arg(format!("--emit=asm={}", out.display())),
+    )?;
+    let rustc = output(Command::new("rustc").current_dir(repo).arg("-V"))?;
+    Ok(Stamp {
+        kernels: vec!["grayscale".into()],
+        arch: "sm_75".into(),
+        compiler: "rustc-nvptx".into(),
+        inputs: NVPTX_INPUTS.iter().map(|input| input.to_string()).collect(),
+        inputs_sha256: inputs_sha256(repo, NVPTX_INPUTS)?,
+        ptx_sha256: String::new(),
+        toolchain: Some(toolchain(repo)?),
+        rustc: Some(rustc.trim().to_string()),
+        rust_cuda_rev: None,
+        libnvvm: None,
+        nvvm_ir: None,
+        nvcc: None,
+        regenerate: "cargo xtask ptx nvptx".into(),
+    })
+}
+
+fn nvcc(repo: &Path) -> PathBuf {
+    if let Some(path) = std::env::var_os("NVCC") {
+        return path.into();
+    }
+    let unpacked = repo.join(".cuda-nvcc/bin/nvcc");
+    if unpacked.is_file() { unpacked } else { PathBuf::from("nvcc") }
+}
+
+fn build_nvcc(repo: &Path, scratch: &Path) -> Result<Stamp> {
+    let nvcc = nvcc(repo);
+    let version = output(Command::new(&nvcc).arg("--version"))?;
+    let release = version
+        .lines()
+        .find(|line| line.contains("release"))
+        .context("nvcc --version printed no release line")?
+        .trim()
+        .to_string();
+    output(
+        Command::new(&nvcc)
+            .current_dir(repo)
+            .args(["-O3", "-arch=sm_75", "-ptx", "kernels/cuda/grayscale.cu", "-o"])
+            .arg(scratch.join("grayscale-nvcc.ptx")),
+    )?;
+    Ok(Stamp {
+        kernels: vec!["grayscale".into()],
+        arch: "compute_75".into(),
+        compiler: "nvcc".into(),
+        inputs: NVCC_INPUTS.iter().map(|input| input.to_string()).collect(),
+        inputs_sha256: inputs_sha256(repo, NVCC_INPUTS)?,
+        ptx_sha256: String::new(),
+        toolchain: None,
+        rustc: None,
+        rust_cuda_rev: None,
+        libnvvm: None,
+        nvvm_ir: None,
+        nvcc: Some(release),
+        regenerate: "cargo xtask ptx nvcc".into(),
+    })
+}
