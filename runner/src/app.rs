@@ -5,11 +5,11 @@ it has found a driver.
 */
 
 use crate::backend::{Gpu, Timing};
-use crate::cli::{self, CliError, Request};
+use crate::cli::{self, CliError, CompareOptions, Request};
 use crate::cuda::{CudaGpu, OpenError};
 use crate::frame::Frame;
 use crate::provenance::{self, Environment};
-use crate::{report, sweep};
+use crate::{compare, ptx, report, sweep};
 use std::ffi::OsString;
 use std::io::Write as _;
 
@@ -39,6 +39,53 @@ impl Stop {
     }
 }
 
+fn failed(error: anyhow::Error) -> Stop {
+    Stop::new(exit::FAILED, format!("{error:#}"))
+}
+
+/// Opens the device with `modules` and checks the request against it: every block size
+/// launchable, the frame within free memory.
+fn open_checked(
+    device: u32,
+    modules: &[ptx::EmbeddedPtx],
+    block_sizes: &[u32],
+    width: u32,
+    height: u32,
+) -> Result<CudaGpu, Stop> {
+    let gpu = CudaGpu::open(device, modules).map_err(|error| match error {
+        OpenError::NoDevice(error) => Stop::new(exit::NO_DEVICE, format!("{error:#}")),
+        OpenError::Setup(error) => failed(error),
+    })?;
+    cli::check_block_sizes(block_sizes, gpu.limits()).map_err(|m| Stop::new(exit::USAGE, m))?;
+    let free = gpu.free_memory().map_err(failed)?;
+    cli::check_frame_fits(width, height, free).map_err(|m| Stop::new(exit::USAGE, m))?;
+    Ok(gpu)
+}
+
+/// `block-size compare`: the three modules on the same buffers, nvcc as the baseline.
+fn run_compare(options: &CompareOptions) -> Result<i32, Stop> {
+    let modules = ptx::ALL;
+    let mut gpu =
+        open_checked(options.device, &modules, &options.block_sizes, options.width, options.height)?;
+    let frame = Frame::synthetic(options.width, options.height).map_err(failed)?;
+    gpu.upload(&frame).map_err(failed)?;
+    let labels: Vec<&str> = modules.iter().map(|module| module.label).collect();
+    let baseline = modules.iter().position(|module| *module == ptx::NVCC).expect("nvcc is loaded");
+    let result = compare::run(
+        &mut gpu,
+        &frame,
+        &labels,
+        baseline,
+        &options.block_sizes,
+        options.warmups,
+        options.rounds,
+    )
+    .map_err(failed)?;
+    print!("{}", report::comparison(&result));
+    eprint!("{}", report::comparison_stderr(&result));
+    Ok(if result.failures.is_empty() { exit::SUCCESS } else { exit::FAILED })
+}
+
 /// Parses the command line, or says how to stop: help and version print and exit 0,
 /// anything else is a one-line usage error.
 pub fn parse_or_stop(args: &[OsString]) -> Result<Request, Stop> {
@@ -59,17 +106,11 @@ pub fn run(args: &[OsString]) -> Result<i32, Stop> {
             print!("{}", report::occupancy(&options));
             return Ok(exit::SUCCESS);
         }
+        Request::Compare(options) => return run_compare(&options),
         Request::Sweep(options) => options,
     };
-    let failed = |error: anyhow::Error| Stop::new(exit::FAILED, format!("{error:#}"));
-
-    let mut gpu = CudaGpu::open(options.device).map_err(|error| match error {
-        OpenError::NoDevice(error) => Stop::new(exit::NO_DEVICE, format!("{error:#}")),
-        OpenError::Setup(error) => failed(error),
-    })?;
-    cli::check_block_sizes(&options, gpu.limits()).map_err(|m| Stop::new(exit::USAGE, m))?;
-    let free = gpu.free_memory().map_err(failed)?;
-    cli::check_frame_fits(&options, free).map_err(|m| Stop::new(exit::USAGE, m))?;
+    let mut gpu =
+        open_checked(options.device, &[ptx::RUST_CUDA], &options.block_sizes, options.width, options.height)?;
 
     let timing = Timing { warmups: options.warmups, runs: options.runs };
     let mut stdout = std::io::stdout().lock();

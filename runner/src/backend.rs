@@ -81,6 +81,12 @@ pub trait Gpu {
     /// Sets every output value to 0.0, so a launch that misses pixels is caught.
     fn zero_output(&mut self) -> Result<()>;
 
+    /// Makes loaded kernel `index` the one every other method uses (0 is loaded first).
+    fn select_kernel(&mut self, index: usize) -> Result<()>;
+
+    /// One launch between its own pair of events; its milliseconds.
+    fn time_one_launch(&mut self, grid_blocks: u32, threads_per_block: u32) -> Result<f32>;
+
     /// Runs the warm-ups, then the timed launches between two events on one stream, and
     /// returns the mean milliseconds per launch.
     fn time_launches(&mut self, grid_blocks: u32, threads_per_block: u32, timing: Timing) -> Result<f32>;
@@ -107,6 +113,14 @@ pub struct MockGpu {
     pub milliseconds: Vec<(u32, f32)>,
     /// Fail `time_launches` at this block size with a driver-like error.
     pub fail_launch_at: Option<u32>,
+    /// Per loaded kernel, a factor on the scripted times; its length is the number of
+    /// kernels `select_kernel` accepts.
+    pub kernel_time_factors: Vec<f32>,
+    /// Kernel whose launches write a wrong value into pixel 0.
+    pub wrong_kernel: Option<usize>,
+    pub active: usize,
+    /// Calls to `time_one_launch`, in order: (kernel, block size).
+    pub timed: Vec<(usize, u32)>,
     inputs: Option<Frame>,
     output: Vec<f32>,
     /// Every (grid, block) launched, in order, warm-ups included.
@@ -141,10 +155,18 @@ impl MockGpu {
             suggestion: Suggestion { threads_per_block: 1024, grid_blocks: 264 },
             milliseconds: Vec::new(),
             fail_launch_at: None,
+            kernel_time_factors: vec![1.0],
+            wrong_kernel: None,
+            active: 0,
+            timed: Vec::new(),
             inputs: None,
             output: Vec::new(),
             launches: Vec::new(),
         }
+    }
+
+    fn scripted_ms(&self, threads_per_block: u32) -> f32 {
+        self.milliseconds.iter().find(|(threads, _)| *threads == threads_per_block).map_or(1.0, |(_, ms)| *ms)
     }
 
     /// One "launch": a grid-stride loop of any grid covers every pixel, so the mock
@@ -154,6 +176,11 @@ impl MockGpu {
         let frame = self.inputs.as_ref().expect("upload before launch");
         for (i, out) in self.output.iter_mut().enumerate() {
             *out = luma::luma(frame.red[i], frame.green[i], frame.blue[i]);
+        }
+        if self.wrong_kernel == Some(self.active)
+            && let Some(first) = self.output.first_mut()
+        {
+            *first = 2.0;
         }
     }
 }
@@ -190,6 +217,20 @@ impl Gpu for MockGpu {
         Ok(())
     }
 
+    fn select_kernel(&mut self, index: usize) -> Result<()> {
+        if index >= self.kernel_time_factors.len() {
+            bail!("kernel {index} is not loaded");
+        }
+        self.active = index;
+        Ok(())
+    }
+
+    fn time_one_launch(&mut self, grid_blocks: u32, threads_per_block: u32) -> Result<f32> {
+        self.timed.push((self.active, threads_per_block));
+        self.launch(grid_blocks, threads_per_block);
+        Ok(self.scripted_ms(threads_per_block) * self.kernel_time_factors[self.active])
+    }
+
     fn time_launches(&mut self, grid_blocks: u32, threads_per_block: u32, timing: Timing) -> Result<f32> {
         if self.fail_launch_at == Some(threads_per_block) {
             bail!("launch failed: mock driver error at {threads_per_block} threads per block");
@@ -197,11 +238,7 @@ impl Gpu for MockGpu {
         for _ in 0..timing.warmups + timing.runs {
             self.launch(grid_blocks, threads_per_block);
         }
-        Ok(self
-            .milliseconds
-            .iter()
-            .find(|(threads, _)| *threads == threads_per_block)
-            .map_or(1.0, |(_, ms)| *ms))
+        Ok(self.scripted_ms(threads_per_block) * self.kernel_time_factors[self.active])
     }
 
     fn download(&mut self, out: &mut [f32]) -> Result<()> {

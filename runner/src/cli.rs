@@ -53,10 +53,32 @@ pub struct OccupancyOptions {
     pub block_sizes: Vec<u32>,
 }
 
-/// A validated command line: the sweep, or the GPU-free occupancy calculator.
+/// What `block-size compare` was asked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CompareOptions {
+    pub device: u32,
+    pub width: u32,
+    pub height: u32,
+    pub block_sizes: Vec<u32>,
+    pub warmups: u32,
+    pub rounds: u32,
+}
+
+impl CompareOptions {
+    pub fn pixels(&self) -> u64 {
+        u64::from(self.width) * u64::from(self.height)
+    }
+}
+
+/// Interleaved rounds `compare` times per block size unless told otherwise.
+pub const DEFAULT_ROUNDS: u32 = 30;
+
+/// A validated command line: the sweep, the three-compiler comparison, or the GPU-free
+/// occupancy calculator.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Request {
     Sweep(Options),
+    Compare(CompareOptions),
     Occupancy(OccupancyOptions),
 }
 
@@ -73,14 +95,28 @@ pub enum CliError {
     Usage(String),
 }
 
+fn count(name: &'static str, min: i64, default: u32) -> Arg {
+    Arg::new(name).long(name).value_parser(value_parser!(u32).range(min..)).default_value(default.to_string())
+}
+
+/// The options a sweep and a comparison share: which device, what frame, which block sizes.
+fn launch_args(command: Command) -> Command {
+    command
+        .arg(count("device", 0, 0).value_name("INDEX").help("CUDA device ordinal"))
+        .arg(count("width", 1, DEFAULT_WIDTH).value_name("PIXELS").help("Frame width"))
+        .arg(count("height", 1, DEFAULT_HEIGHT).value_name("PIXELS").help("Frame height"))
+        .arg(block_sizes_arg().help("Threads per block, comma-separated, each 1 to the device's maximum"))
+        .arg(count("warmups", 0, DEFAULT_WARMUPS).value_name("N").help("Untimed launches before each row"))
+}
+
+fn compare_command() -> Command {
+    launch_args(Command::new("compare"))
+        .about("The kernel from cuda_builder, nvcc and rustc's NVPTX backend, timed side by side in interleaved rounds")
+        .arg(count("rounds", 1, DEFAULT_ROUNDS).value_name("N").help("Interleaved rounds timed per block size"))
+}
+
 pub fn build() -> Command {
-    let count = |name: &'static str, min: i64, default: u32| {
-        Arg::new(name)
-            .long(name)
-            .value_parser(value_parser!(u32).range(min..))
-            .default_value(default.to_string())
-    };
-    Command::new("block-size")
+    let command = Command::new("block-size")
         .version(env!("CARGO_PKG_VERSION"))
         .about("How many threads per block? Sweeps block sizes for a Rust (rust-cuda) grayscale kernel.")
         .long_about(
@@ -95,14 +131,8 @@ pub fn build() -> Command {
         )
         .args_conflicts_with_subcommands(true)
         .subcommand(occupancy_command())
-        .arg(count("device", 0, 0).value_name("INDEX").help("CUDA device ordinal"))
-        .arg(count("width", 1, DEFAULT_WIDTH).value_name("PIXELS").help("Frame width"))
-        .arg(count("height", 1, DEFAULT_HEIGHT).value_name("PIXELS").help("Frame height"))
-        .arg(
-            block_sizes_arg()
-                .help("Threads per block to sweep, comma-separated, each 1 to the device's maximum"),
-        )
-        .arg(count("warmups", 0, DEFAULT_WARMUPS).value_name("N").help("Untimed launches before each row"))
+        .subcommand(compare_command());
+    launch_args(command)
         .arg(count("runs", 1, DEFAULT_RUNS).value_name("N").help("Timed launches averaged per row"))
         .arg(
             Arg::new("corrupt-pixel")
@@ -188,6 +218,7 @@ where
     })?;
     match matches.subcommand() {
         Some(("occupancy", sub)) => occupancy_from_matches(sub).map(Request::Occupancy),
+        Some(("compare", sub)) => compare_from_matches(sub).map(Request::Compare),
         _ => from_matches(&matches).map(Request::Sweep),
     }
     .map_err(CliError::Usage)
@@ -202,6 +233,18 @@ fn unique_block_sizes(matches: &ArgMatches) -> Result<Vec<u32>, String> {
         }
     }
     Ok(block_sizes)
+}
+
+fn compare_from_matches(matches: &ArgMatches) -> Result<CompareOptions, String> {
+    let number = |name: &str| *matches.get_one::<u32>(name).expect("every count has a default");
+    Ok(CompareOptions {
+        device: number("device"),
+        width: number("width"),
+        height: number("height"),
+        block_sizes: unique_block_sizes(matches)?,
+        warmups: number("warmups"),
+        rounds: number("rounds"),
+    })
 }
 
 fn occupancy_from_matches(matches: &ArgMatches) -> Result<OccupancyOptions, String> {
@@ -256,8 +299,8 @@ fn one_line(error: &clap::Error) -> String {
 }
 
 /// Every block size must be launchable on this device.
-pub fn check_block_sizes(options: &Options, limits: &DeviceLimits) -> Result<(), String> {
-    match options.block_sizes.iter().find(|&&size| size > limits.max_threads_per_block) {
+pub fn check_block_sizes(block_sizes: &[u32], limits: &DeviceLimits) -> Result<(), String> {
+    match block_sizes.iter().find(|&&size| size > limits.max_threads_per_block) {
         Some(size) => Err(format!(
             "block size {size} is above {}'s limit of {} threads per block",
             limits.name, limits.max_threads_per_block
@@ -267,14 +310,12 @@ pub fn check_block_sizes(options: &Options, limits: &DeviceLimits) -> Result<(),
 }
 
 /// The four planes must fit in the device memory that is free now.
-pub fn check_frame_fits(options: &Options, free_bytes: u64) -> Result<(), String> {
-    let needed = bytes_moved_per_pass(options.pixels());
+pub fn check_frame_fits(width: u32, height: u32, free_bytes: u64) -> Result<(), String> {
+    let needed = bytes_moved_per_pass(u64::from(width) * u64::from(height));
     if needed > free_bytes {
         let mib = |bytes: u64| bytes as f64 / (1024.0 * 1024.0);
         return Err(format!(
-            "a {} x {} frame needs {:.1} MiB of device memory for its four planes, but only {:.1} MiB is free",
-            options.width,
-            options.height,
+            "a {width} x {height} frame needs {:.1} MiB of device memory for its four planes, but only {:.1} MiB is free",
             mib(needed),
             mib(free_bytes)
         ));
@@ -303,6 +344,27 @@ mod tests {
             Ok(Request::Occupancy(options)) => options,
             other => panic!("{args:?} should parse as occupancy: {other:?}"),
         }
+    }
+
+    #[test]
+    fn compare_reads_its_own_options() {
+        let parsed = parse(["block-size", "compare", "--width", "8160", "--height", "8160", "--rounds", "5"]);
+        match parsed {
+            Ok(Request::Compare(options)) => assert_eq!(
+                options,
+                CompareOptions {
+                    device: 0,
+                    width: 8160,
+                    height: 8160,
+                    block_sizes: DEFAULT_BLOCK_SIZES.to_vec(),
+                    warmups: DEFAULT_WARMUPS,
+                    rounds: 5
+                }
+            ),
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(parse(["block-size", "compare", "--rounds", "0"]), Err(CliError::Usage(_))));
+        assert!(matches!(parse(["block-size", "compare", "--provenance"]), Err(CliError::Usage(_))));
     }
 
     #[test]
@@ -459,20 +521,19 @@ mod tests {
     fn block_sizes_above_the_device_limit_are_rejected() {
         let limits = MockGpu::h200_like().limits;
         let fine = parse_ok(&["--block-sizes", "1,1024"]);
-        assert_eq!(check_block_sizes(&fine, &limits), Ok(()));
+        assert_eq!(check_block_sizes(&fine.block_sizes, &limits), Ok(()));
         let too_big = parse_ok(&["--block-sizes", "256,1025"]);
         assert_eq!(
-            check_block_sizes(&too_big, &limits).unwrap_err(),
+            check_block_sizes(&too_big.block_sizes, &limits).unwrap_err(),
             "block size 1025 is above Mock H200's limit of 1024 threads per block"
         );
     }
 
     #[test]
     fn frame_must_fit_in_free_memory() {
-        let options = parse_ok(&[]);
-        assert_eq!(check_frame_fits(&options, 132_710_400), Ok(()));
+        assert_eq!(check_frame_fits(3840, 2160, 132_710_400), Ok(()));
         assert_eq!(
-            check_frame_fits(&options, 132_710_399).unwrap_err(),
+            check_frame_fits(3840, 2160, 132_710_399).unwrap_err(),
             "a 3840 x 2160 frame needs 126.6 MiB of device memory for its four planes, but only 126.6 MiB is free"
         );
     }

@@ -8,12 +8,12 @@ GPU, or no device at the requested index (exit 3); anything after that is the ru
 
 use crate::backend::{DeviceLimits, Gpu, KernelResources, Suggestion, Timing};
 use crate::frame::{Frame, luma::KERNEL_NAME};
-use crate::ptx;
+use crate::ptx::EmbeddedPtx;
 use anyhow::{Context as _, Result, anyhow};
 use cust::context::Context;
 use cust::device::{Device, DeviceAttribute};
 use cust::event::{Event, EventFlags};
-use cust::function::{BlockSize, FunctionAttribute};
+use cust::function::{BlockSize, Function, FunctionAttribute};
 use cust::memory::{CopyDestination, DeviceBuffer};
 use cust::module::Module;
 use cust::stream::{Stream, StreamFlags};
@@ -37,14 +37,15 @@ struct Buffers {
     pixels: usize,
 }
 
-/// One device with the grayscale module loaded. Fields drop in order, so buffers, events,
-/// stream and module are released before the context they live in.
+/// One device with one or more grayscale modules loaded, one of them active. Fields drop in
+/// order, so buffers, events, stream and modules are released before their context.
 pub struct CudaGpu {
     buffers: Option<Buffers>,
     start: Event,
     stop: Event,
     stream: Stream,
-    module: Module,
+    modules: Vec<Module>,
+    active: usize,
     limits: DeviceLimits,
     driver_version: i32,
     _context: Context,
@@ -63,14 +64,28 @@ fn raw_attribute(device: &Device, attribute: cust::sys::CUdevice_attribute) -> R
     u32::try_from(value).map_err(|_| anyhow!("the driver reported {attribute:?} = {value}"))
 }
 
+/// Loads one module and makes sure it has the kernel.
+fn load(embedded: &EmbeddedPtx) -> Result<Module> {
+    let module = Module::from_ptx(embedded.ptx, &[]).map_err(|e| {
+        anyhow!(
+            "the driver could not load the {} PTX ({e}); is its PTX ISA too new for this driver?",
+            embedded.label
+        )
+    })?;
+    module
+        .get_function(KERNEL_NAME)
+        .map_err(|e| anyhow!("the {} PTX has no kernel `{KERNEL_NAME}` ({e})", embedded.label))?;
+    Ok(module)
+}
+
 fn attribute(device: &Device, attribute: DeviceAttribute) -> Result<u32> {
     let value = device.get_attribute(attribute).with_context(|| format!("reading {attribute:?}"))?;
     u32::try_from(value).map_err(|_| anyhow!("the driver reported {attribute:?} = {value}"))
 }
 
 impl CudaGpu {
-    /// Initialises the driver, opens device `ordinal` and loads the embedded PTX.
-    pub fn open(ordinal: u32) -> Result<Self, OpenError> {
+    /// Initialises the driver, opens device `ordinal` and loads `modules`; the first is active.
+    pub fn open(ordinal: u32, modules: &[EmbeddedPtx]) -> Result<Self, OpenError> {
         let no_device = |error: anyhow::Error| OpenError::NoDevice(error);
         cust::init(cust::CudaFlags::empty()).map_err(|e| {
             no_device(anyhow!("the CUDA driver found no usable GPU: {}", e.to_string().trim_matches('"')))
@@ -125,20 +140,26 @@ impl CudaGpu {
         let driver_version =
             cust::CudaApiVersion::get().map(|v| v.major() * 1000 + v.minor() * 10).unwrap_or(0);
 
-        let module = Module::from_ptx(ptx::RUST_CUDA.ptx, &[]).map_err(|e| {
-            setup(anyhow!(
-                "the driver could not load the grayscale PTX ({e}); PTX ISA too new for this driver?"
-            ))
-        })?;
-        module
-            .get_function(KERNEL_NAME)
-            .map_err(|e| setup(anyhow!("the PTX has no kernel `{KERNEL_NAME}` ({e})")))?;
+        let mut loaded = Vec::with_capacity(modules.len());
+        for embedded in modules {
+            loaded.push(load(embedded).map_err(setup)?);
+        }
         let stream =
             Stream::new(StreamFlags::DEFAULT, None).map_err(|e| setup(anyhow!("creating a stream: {e}")))?;
         let start = Event::new(EventFlags::DEFAULT).map_err(|e| setup(anyhow!("creating an event: {e}")))?;
         let stop = Event::new(EventFlags::DEFAULT).map_err(|e| setup(anyhow!("creating an event: {e}")))?;
 
-        Ok(Self { buffers: None, start, stop, stream, module, limits, driver_version, _context: context })
+        Ok(Self {
+            buffers: None,
+            start,
+            stop,
+            stream,
+            modules: loaded,
+            active: 0,
+            limits,
+            driver_version,
+            _context: context,
+        })
     }
 
     /// Device memory free now, in bytes.
@@ -152,13 +173,17 @@ impl CudaGpu {
         self.driver_version
     }
 
+    fn function(&self) -> Result<Function<'_>> {
+        Ok(self.modules[self.active].get_function(KERNEL_NAME)?)
+    }
+
     fn buffers(&self) -> Result<&Buffers> {
         self.buffers.as_ref().ok_or_else(|| anyhow!("no frame uploaded"))
     }
 
     fn launch(&self, grid_blocks: u32, threads_per_block: u32) -> Result<()> {
         let buffers = self.buffers()?;
-        let function = self.module.get_function(KERNEL_NAME)?;
+        let function = self.function()?;
         let red = buffers.red.as_device_ptr().as_raw();
         let green = buffers.green.as_device_ptr().as_raw();
         let blue = buffers.blue.as_device_ptr().as_raw();
@@ -200,7 +225,7 @@ impl Gpu for CudaGpu {
     }
 
     fn kernel_resources(&self) -> Result<KernelResources> {
-        let function = self.module.get_function(KERNEL_NAME)?;
+        let function = self.function()?;
         let read = |attribute| -> Result<u32> {
             let value =
                 function.get_attribute(attribute).with_context(|| format!("reading {attribute:?}"))?;
@@ -213,12 +238,12 @@ impl Gpu for CudaGpu {
     }
 
     fn blocks_per_sm(&self, threads_per_block: u32) -> Result<u32> {
-        let function = self.module.get_function(KERNEL_NAME)?;
+        let function = self.function()?;
         Ok(function.max_active_blocks_per_multiprocessor(BlockSize::x(threads_per_block), 0)?)
     }
 
     fn suggestion(&self) -> Result<Suggestion> {
-        let function = self.module.get_function(KERNEL_NAME)?;
+        let function = self.function()?;
         let (grid_blocks, threads_per_block) = function.suggested_launch_configuration(0, BlockSize::x(0))?;
         Ok(Suggestion { threads_per_block, grid_blocks })
     }
@@ -227,6 +252,22 @@ impl Gpu for CudaGpu {
         let buffers = self.buffers.as_mut().ok_or_else(|| anyhow!("no frame uploaded"))?;
         buffers.out.set_zero().context("zeroing the output plane")?;
         Ok(())
+    }
+
+    fn select_kernel(&mut self, index: usize) -> Result<()> {
+        if index >= self.modules.len() {
+            return Err(anyhow!("kernel {index} is not loaded ({} are)", self.modules.len()));
+        }
+        self.active = index;
+        Ok(())
+    }
+
+    fn time_one_launch(&mut self, grid_blocks: u32, threads_per_block: u32) -> Result<f32> {
+        self.start.record(&self.stream)?;
+        self.launch(grid_blocks, threads_per_block)?;
+        self.stop.record(&self.stream)?;
+        self.stop.synchronize().context("a timed launch failed")?;
+        Ok(self.stop.elapsed_time_f32(&self.start)?)
     }
 
     fn time_launches(&mut self, grid_blocks: u32, threads_per_block: u32, timing: Timing) -> Result<f32> {

@@ -10,6 +10,7 @@ size, every row checked against [`frame`]'s CPU reference) → [`report`] (the t
 pub mod app;
 pub mod backend;
 pub mod cli;
+pub mod compare;
 pub mod cuda;
 pub mod frame;
 pub mod model;

@@ -6,6 +6,7 @@ of rows near it. Failed checks and the closing verdict go to standard error.
 
 use crate::backend::{DeviceLimits, Timing};
 use crate::cli::OccupancyOptions;
+use crate::compare::{Comparison, median, quantile, round_ratios};
 use crate::frame::bytes_moved_per_pass;
 use crate::model::{self, Preset};
 use crate::sweep::{ModelCheck, Sweep};
@@ -200,5 +201,112 @@ pub fn occupancy(options: &OccupancyOptions) -> String {
         }
     }
     text += &render_columns(records);
+    text
+}
+
+/// `block-size compare`: header, one row per block size, and the ratio summary.
+pub fn comparison(result: &Comparison) -> String {
+    let limits = &result.limits;
+    let pixels = result.pixels();
+    let mut text = format!(
+        "GPU: {} (compute capability {}.{})\n  SMs {}, resident warps/SM {}, resident blocks/SM {}\n\
+         Image: {} x {}, {pixels} pixels, {:.1} MiB moved per pass\n\
+         Timing: median of {} interleaved rounds after {} warm-ups per kernel; one launch per kernel per round, \
+         each between its own CUDA events; the order rotates every round\n",
+        limits.name,
+        limits.compute_capability.0,
+        limits.compute_capability.1,
+        limits.multiprocessors,
+        limits.max_warps_per_sm(),
+        limits.max_blocks_per_sm,
+        result.width,
+        result.height,
+        bytes_moved_per_pass(pixels) as f64 / (1024.0 * 1024.0),
+        result.rounds,
+        result.warmups,
+    );
+    let registers: Vec<String> = result
+        .kernels
+        .iter()
+        .zip(&result.resources)
+        .map(|(label, resources)| format!("{label} {}", resources.registers_per_thread))
+        .collect();
+    text += &format!("Registers/thread after the driver's JIT: {}\n\n", registers.join(", "));
+
+    let baseline = &result.kernels[result.baseline];
+    let others: Vec<usize> = (0..result.kernels.len()).filter(|&k| k != result.baseline).collect();
+    let mut heading = vec!["thr/blk".to_string()];
+    for label in &result.kernels {
+        heading.extend([format!("{label} blk/SM"), "ms".into(), "GB/s".into()]);
+    }
+    for &k in &others {
+        heading.push(format!("{}/{baseline} (p25-p75)", result.kernels[k]));
+    }
+    let mut records = vec![heading];
+    for row in &result.rows {
+        let mut record = vec![row.threads_per_block.to_string()];
+        for cell in &row.cells {
+            let ms = cell.median_ms();
+            record.extend([
+                cell.blocks_per_sm.to_string(),
+                format!("{ms:.4}"),
+                format!("{:.1}", result.gigabytes_per_second(ms)),
+            ]);
+        }
+        for &k in &others {
+            let ratios = round_ratios(row, k, result.baseline);
+            record.push(format!(
+                "{:.3} ({:.3}-{:.3})",
+                median(ratios.clone()),
+                quantile(ratios.clone(), 0.25),
+                quantile(ratios, 0.75)
+            ));
+        }
+        records.push(record);
+    }
+    text += &render_columns(records);
+    text.push('\n');
+
+    for (k, label) in result.kernels.iter().enumerate() {
+        if let Some((row, ms)) =
+            result.rows.iter().map(|row| (row, row.cells[k].median_ms())).min_by(|a, b| a.1.total_cmp(&b.1))
+        {
+            text += &format!(
+                "Fastest {label} row: {} threads per block at {ms:.4} ms ({:.1} GB/s).\n",
+                row.threads_per_block,
+                result.gigabytes_per_second(ms)
+            );
+        }
+    }
+    for &k in &others {
+        let per_row: Vec<f64> =
+            result.rows.iter().map(|row| median(round_ratios(row, k, result.baseline))).collect();
+        if per_row.is_empty() {
+            continue;
+        }
+        let slower = per_row.iter().filter(|&&ratio| ratio > 1.01).count();
+        text += &format!(
+            "{} / {baseline} time: row medians from {:.3} to {:.3}; {} of {} rows more than 1 percent slower.\n",
+            result.kernels[k],
+            per_row.iter().copied().fold(f64::INFINITY, f64::min),
+            per_row.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+            slower,
+            per_row.len()
+        );
+    }
+    text
+}
+
+/// Standard error of a comparison: one line per wrong kernel output, then the verdict.
+pub fn comparison_stderr(result: &Comparison) -> String {
+    if result.failures.is_empty() {
+        return String::new();
+    }
+    let mut text: String =
+        result.failures.iter().map(|failure| format!("check failed: {failure}\n")).collect();
+    text += &format!(
+        "\n{} check(s) failed: the comparison above is not a measurement of these kernels.\n",
+        result.failures.len()
+    );
     text
 }

@@ -172,3 +172,25 @@ fn memcheck_reports_no_errors_on_a_sweep() {
     assert!(stdout.contains("ERROR SUMMARY: 0 errors"), "{stdout}");
     println!("{stdout}");
 }
+
+#[test]
+fn compare_checks_and_times_all_three_kernels() {
+    require_gpu!();
+    let output = block_size(&[
+        "compare",
+        "--width",
+        "1021",
+        "--height",
+        "997",
+        "--block-sizes",
+        "100,256",
+        "--rounds",
+        "5",
+    ]);
+    let stdout = text(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{stdout}{}", text(&output.stderr));
+    for label in ["cuda_builder", "nvcc", "rustc-nvptx"] {
+        assert!(stdout.contains(&format!("Fastest {label} row: ")), "{stdout}");
+    }
+    assert!(stdout.contains("cuda_builder / nvcc time: row medians from "), "{stdout}");
+}

@@ -73,3 +73,16 @@ fn table_layout_matches_block_size_cu() {
     }
     assert_eq!(lines.next(), None);
 }
+
+#[test]
+fn comparison_prints_each_kernel_and_its_ratio_to_the_baseline() {
+    let mut gpu = scripted_gpu();
+    gpu.kernel_time_factors = vec![1.0, 1.0, 1.05];
+    let frame = Frame::synthetic(640, 480).unwrap();
+    gpu.upload(&frame).unwrap();
+    let labels = ["cuda_builder", "nvcc", "rustc-nvptx"];
+    let result =
+        block_size_runner::compare::run(&mut gpu, &frame, &labels, 1, &[64, 128, 256, 1024], 3, 5).unwrap();
+    insta::assert_snapshot!("comparison_stdout", report::comparison(&result));
+    assert_eq!(report::comparison_stderr(&result), "");
+}
