@@ -62,11 +62,36 @@ fn open_checked(
     Ok(gpu)
 }
 
+/// The `--provenance` lines for the loaded `modules`.
+fn provenance_lines(
+    gpu: &mut CudaGpu,
+    modules: &[ptx::EmbeddedPtx],
+    args: &[OsString],
+) -> anyhow::Result<String> {
+    let mut loaded = Vec::new();
+    for (index, module) in modules.iter().enumerate() {
+        gpu.select_kernel(index)?;
+        loaded.push((*module, gpu.kernel_resources().ok().map(|r| r.registers_per_thread)));
+    }
+    gpu.select_kernel(0)?;
+    let environment = Environment {
+        driver_release: provenance::driver_release(),
+        driver_api_version: gpu.driver_api_version(),
+        modules: loaded,
+    };
+    let command: Vec<String> = args.iter().map(|arg| arg.to_string_lossy().into_owned()).collect();
+    let date = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
+    Ok(provenance::lines(gpu.limits(), &environment, &command.join(" "), &date))
+}
+
 /// `block-size compare`: the three modules on the same buffers, nvcc as the baseline.
-fn run_compare(options: &CompareOptions) -> Result<i32, Stop> {
+fn run_compare(options: &CompareOptions, args: &[OsString]) -> Result<i32, Stop> {
     let modules = ptx::ALL;
     let mut gpu =
         open_checked(options.device, &modules, &options.block_sizes, options.width, options.height)?;
+    if options.provenance {
+        print!("{}", provenance_lines(&mut gpu, &modules, args).map_err(failed)?);
+    }
     let frame = Frame::synthetic(options.width, options.height).map_err(failed)?;
     gpu.upload(&frame).map_err(failed)?;
     let labels: Vec<&str> = modules.iter().map(|module| module.label).collect();
@@ -106,7 +131,7 @@ pub fn run(args: &[OsString]) -> Result<i32, Stop> {
             print!("{}", report::occupancy(&options));
             return Ok(exit::SUCCESS);
         }
-        Request::Compare(options) => return run_compare(&options),
+        Request::Compare(options) => return run_compare(&options, args),
         Request::Sweep(options) => options,
     };
     let mut gpu =
@@ -115,15 +140,7 @@ pub fn run(args: &[OsString]) -> Result<i32, Stop> {
     let timing = Timing { warmups: options.warmups, runs: options.runs };
     let mut stdout = std::io::stdout().lock();
     if options.provenance {
-        let environment = Environment {
-            driver_release: provenance::driver_release(),
-            driver_api_version: gpu.driver_api_version(),
-            registers_per_thread: gpu.kernel_resources().ok().map(|r| r.registers_per_thread),
-        };
-        let command: Vec<String> = args.iter().map(|arg| arg.to_string_lossy().into_owned()).collect();
-        let date = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
-        let _ =
-            write!(stdout, "{}", provenance::lines(gpu.limits(), &environment, &command.join(" "), &date));
+        let _ = write!(stdout, "{}", provenance_lines(&mut gpu, &[ptx::RUST_CUDA], args).map_err(failed)?);
     }
     let _ = write!(stdout, "{}", report::header(gpu.limits(), options.width, options.height, timing));
     let _ = stdout.flush();

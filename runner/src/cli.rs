@@ -62,6 +62,7 @@ pub struct CompareOptions {
     pub block_sizes: Vec<u32>,
     pub warmups: u32,
     pub rounds: u32,
+    pub provenance: bool,
 }
 
 impl CompareOptions {
@@ -113,6 +114,14 @@ fn compare_command() -> Command {
     launch_args(Command::new("compare"))
         .about("The kernel from cuda_builder, nvcc and rustc's NVPTX backend, timed side by side in interleaved rounds")
         .arg(count("rounds", 1, DEFAULT_ROUNDS).value_name("N").help("Interleaved rounds timed per block size"))
+        .arg(provenance_arg())
+}
+
+fn provenance_arg() -> Arg {
+    Arg::new("provenance")
+        .long("provenance")
+        .action(ArgAction::SetTrue)
+        .help("Print what was measured with what (PTX sha256, compilers, driver, command, date) first")
 }
 
 pub fn build() -> Command {
@@ -144,11 +153,7 @@ pub fn build() -> Command {
                      so every row must fail its reference check at INDEX and the run must exit 1",
                 ),
         )
-        .arg(
-            Arg::new("provenance").long("provenance").action(ArgAction::SetTrue).help(
-                "Print what was measured with what (PTX sha256, toolchain, driver, command, date) first",
-            ),
-        )
+        .arg(provenance_arg())
 }
 
 fn block_sizes_arg() -> Arg {
@@ -244,6 +249,7 @@ fn compare_from_matches(matches: &ArgMatches) -> Result<CompareOptions, String> 
         block_sizes: unique_block_sizes(matches)?,
         warmups: number("warmups"),
         rounds: number("rounds"),
+        provenance: matches.get_flag("provenance"),
     })
 }
 
@@ -358,13 +364,14 @@ mod tests {
                     height: 8160,
                     block_sizes: DEFAULT_BLOCK_SIZES.to_vec(),
                     warmups: DEFAULT_WARMUPS,
-                    rounds: 5
+                    rounds: 5,
+                    provenance: false,
                 }
             ),
             other => panic!("{other:?}"),
         }
         assert!(matches!(parse(["block-size", "compare", "--rounds", "0"]), Err(CliError::Usage(_))));
-        assert!(matches!(parse(["block-size", "compare", "--provenance"]), Err(CliError::Usage(_))));
+        assert!(matches!(parse(["block-size", "compare", "--runs", "3"]), Err(CliError::Usage(_))));
     }
 
     #[test]

@@ -4,7 +4,7 @@ with `--provenance`, so that a saved transcript is its own evidence file.
 */
 
 use crate::backend::DeviceLimits;
-use crate::ptx;
+use crate::ptx::EmbeddedPtx;
 
 /// What the running program knows about its GPU beyond [`DeviceLimits`].
 pub struct Environment {
@@ -12,8 +12,8 @@ pub struct Environment {
     pub driver_release: Option<String>,
     /// The CUDA version the driver supports, as the driver API encodes it (13000 for 13.0).
     pub driver_api_version: i32,
-    /// Registers per thread of the loaded kernel after the driver's JIT.
-    pub registers_per_thread: Option<u32>,
+    /// The loaded modules, each with its registers per thread after the driver's JIT.
+    pub modules: Vec<(EmbeddedPtx, Option<u32>)>,
 }
 
 /// The driver release from `/proc/driver/nvidia/version` (Linux), if readable.
@@ -31,20 +31,13 @@ pub fn parse_driver_release(text: &str) -> Option<String> {
         .map(str::to_string)
 }
 
-/// The `# `-prefixed lines.
+/// The `# `-prefixed lines: command, date, GPU and driver, then one line per kernel
+/// module with its PTX hash, registers on this GPU and the compiler versions of its stamp.
 pub fn lines(limits: &DeviceLimits, environment: &Environment, command: &str, date: &str) -> String {
-    let stamp = ptx::RUST_CUDA.stamp();
     let api = environment.driver_api_version;
-    let registers = environment
-        .registers_per_thread
-        .map_or_else(|| "unknown".to_string(), |registers| registers.to_string());
-    format!(
-        "# command: {command}\n\
-         # date: {date}\n\
-         # gpu {}: {}, compute capability {}.{}, driver {}, CUDA {}.{} (driver API)\n\
-         # kernel: {} from Rust via rust-cuda cuda_builder, PTX sha256 {} ({}), {registers} registers/thread on this GPU\n\
-         # built with: rust-cuda {}, {} ({}), libNVVM {} (NVVM IR {}), kernel inputs sha256 {}\n\
-         # runner: block-size {}\n",
+    let mut text = format!(
+        "# command: {command}\n# date: {date}\n\
+         # gpu {}: {}, compute capability {}.{}, driver {}, CUDA {}.{} (driver API)\n",
         limits.ordinal,
         limits.name,
         limits.compute_capability.0,
@@ -52,17 +45,32 @@ pub fn lines(limits: &DeviceLimits, environment: &Environment, command: &str, da
         environment.driver_release.as_deref().unwrap_or("release unknown"),
         api / 1000,
         (api % 1000) / 10,
-        stamp.kernels.join(", "),
-        ptx::RUST_CUDA.sha256(),
-        stamp.arch,
-        known(&stamp.rust_cuda_rev),
-        known(&stamp.toolchain),
-        known(&stamp.rustc),
-        known(&stamp.libnvvm),
-        known(&stamp.nvvm_ir),
-        stamp.inputs_sha256,
-        env!("CARGO_PKG_VERSION"),
-    )
+    );
+    for (module, registers) in &environment.modules {
+        let stamp = module.stamp();
+        let built_with = match stamp.compiler.as_str() {
+            "cuda_builder" => format!(
+                "rust-cuda cuda_builder {}, {} ({}), libNVVM {} (NVVM IR {})",
+                known(&stamp.rust_cuda_rev),
+                known(&stamp.toolchain),
+                known(&stamp.rustc),
+                known(&stamp.libnvvm),
+                known(&stamp.nvvm_ir)
+            ),
+            "nvcc" => format!("nvcc, {}", known(&stamp.nvcc)),
+            other => format!("{other}, {} ({})", known(&stamp.toolchain), known(&stamp.rustc)),
+        };
+        text += &format!(
+            "# kernel {}: PTX sha256 {} ({}), {} registers/thread on this GPU; built by {built_with}; inputs sha256 {}\n",
+            module.label,
+            module.sha256(),
+            stamp.arch,
+            registers.map_or_else(|| "unknown".to_string(), |registers| registers.to_string()),
+            stamp.inputs_sha256,
+        );
+    }
+    text += &format!("# runner: block-size {}\n", env!("CARGO_PKG_VERSION"));
+    text
 }
 
 fn known(value: &Option<String>) -> &str {
@@ -72,6 +80,33 @@ fn known(value: &Option<String>) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lines_name_the_gpu_and_every_module() {
+        let limits = crate::backend::MockGpu::h200_like().limits;
+        let environment = Environment {
+            driver_release: Some("580.95.05".into()),
+            driver_api_version: 13000,
+            modules: vec![(crate::ptx::RUST_CUDA, Some(16)), (crate::ptx::NVCC, None)],
+        };
+        let text = lines(&limits, &environment, "block-size --provenance", "2026-11-30T10:00:00Z");
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines[0], "# command: block-size --provenance");
+        assert_eq!(lines[1], "# date: 2026-11-30T10:00:00Z");
+        assert_eq!(
+            lines[2],
+            "# gpu 0: Mock H200, compute capability 9.0, driver 580.95.05, CUDA 13.0 (driver API)"
+        );
+        assert!(
+            lines[3].starts_with(&format!(
+                "# kernel cuda_builder: PTX sha256 {} (",
+                crate::ptx::RUST_CUDA.sha256()
+            ))
+        );
+        assert!(lines[3].contains("16 registers/thread on this GPU; built by rust-cuda cuda_builder "));
+        assert!(lines[4].contains("unknown registers/thread") && lines[4].contains("built by nvcc, "));
+        assert_eq!(lines.len(), 6);
+    }
 
     #[test]
     fn driver_release_is_read_from_the_kernel_module_line() {

@@ -31,20 +31,23 @@ const COLUMNS: [(&str, usize); 10] = [
 
 /// The lines printed before the sweep starts.
 pub fn header(limits: &DeviceLimits, width: u32, height: u32, timing: Timing) -> String {
+    device_and_image(limits, width, height)
+        + &format!("Timing: mean of {} runs after {} warm-ups, CUDA events\n", timing.runs, timing.warmups)
+}
+
+/// The device line pair and the image line, shared by the sweep and the comparison.
+fn device_and_image(limits: &DeviceLimits, width: u32, height: u32) -> String {
     let pixels = u64::from(width) * u64::from(height);
     let mebibytes = bytes_moved_per_pass(pixels) as f64 / (1024.0 * 1024.0);
     format!(
         "GPU: {} (compute capability {}.{})\n  SMs {}, resident warps/SM {}, resident blocks/SM {}\n\
-         Image: {width} x {height}, {pixels} pixels, {mebibytes:.1} MiB moved per pass\n\
-         Timing: mean of {} runs after {} warm-ups, CUDA events\n",
+         Image: {width} x {height}, {pixels} pixels, {mebibytes:.1} MiB moved per pass\n",
         limits.name,
         limits.compute_capability.0,
         limits.compute_capability.1,
         limits.multiprocessors,
         limits.max_warps_per_sm(),
         limits.max_blocks_per_sm,
-        timing.runs,
-        timing.warmups,
     )
 }
 
@@ -119,15 +122,16 @@ pub fn body(sweep: &Sweep) -> String {
 /// Everything for standard error: one line per failed check, then the verdict. Empty when
 /// every check held.
 pub fn stderr(sweep: &Sweep) -> String {
-    if sweep.failures.is_empty() {
+    failure_lines(&sweep.failures, "the table above is not a measurement of this kernel")
+}
+
+/// One `check failed:` line per failure, then how many failed and what that means.
+fn failure_lines<T: std::fmt::Display>(failures: &[T], verdict: &str) -> String {
+    if failures.is_empty() {
         return String::new();
     }
-    let mut text: String =
-        sweep.failures.iter().map(|failure| format!("check failed: {failure}\n")).collect();
-    text += &format!(
-        "\n{} check(s) failed: the table above is not a measurement of this kernel.\n",
-        sweep.failures.len()
-    );
+    let mut text: String = failures.iter().map(|failure| format!("check failed: {failure}\n")).collect();
+    text += &format!("\n{} check(s) failed: {verdict}.\n", failures.len());
     text
 }
 
@@ -206,24 +210,11 @@ pub fn occupancy(options: &OccupancyOptions) -> String {
 
 /// `block-size compare`: header, one row per block size, and the ratio summary.
 pub fn comparison(result: &Comparison) -> String {
-    let limits = &result.limits;
-    let pixels = result.pixels();
-    let mut text = format!(
-        "GPU: {} (compute capability {}.{})\n  SMs {}, resident warps/SM {}, resident blocks/SM {}\n\
-         Image: {} x {}, {pixels} pixels, {:.1} MiB moved per pass\n\
-         Timing: median of {} interleaved rounds after {} warm-ups per kernel; one launch per kernel per round, \
+    let mut text = device_and_image(&result.limits, result.width, result.height);
+    text += &format!(
+        "Timing: median of {} interleaved rounds after {} warm-ups per kernel; one launch per kernel per round, \
          each between its own CUDA events; the order rotates every round\n",
-        limits.name,
-        limits.compute_capability.0,
-        limits.compute_capability.1,
-        limits.multiprocessors,
-        limits.max_warps_per_sm(),
-        limits.max_blocks_per_sm,
-        result.width,
-        result.height,
-        bytes_moved_per_pass(pixels) as f64 / (1024.0 * 1024.0),
-        result.rounds,
-        result.warmups,
+        result.rounds, result.warmups,
     );
     let registers: Vec<String> = result
         .kernels
@@ -299,14 +290,5 @@ pub fn comparison(result: &Comparison) -> String {
 
 /// Standard error of a comparison: one line per wrong kernel output, then the verdict.
 pub fn comparison_stderr(result: &Comparison) -> String {
-    if result.failures.is_empty() {
-        return String::new();
-    }
-    let mut text: String =
-        result.failures.iter().map(|failure| format!("check failed: {failure}\n")).collect();
-    text += &format!(
-        "\n{} check(s) failed: the comparison above is not a measurement of these kernels.\n",
-        result.failures.len()
-    );
-    text
+    failure_lines(&result.failures, "the comparison above is not a measurement of these kernels")
 }
