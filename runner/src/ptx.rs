@@ -1,13 +1,15 @@
 /*!
 The committed PTX files and their provenance stamps, embedded at compile time.
 
-Three compilers' builds of the same grayscale kernel, all for `compute_75`/`sm_75` (the driver
+Four builds of the same grayscale kernel, all for `compute_75`/`sm_75` (the driver
 JIT-compiles them for newer GPUs):
 
 - [`RUST_CUDA`]: `kernels/` through rust-cuda's `cuda_builder` (rustc_codegen_nvvm + libNVVM),
   the kernel the sweep measures;
 - [`NVCC`]: `kernels/cuda/grayscale.cu` through nvcc, the CUDA C++ baseline;
-- [`RUSTC_NVPTX`]: `kernels/nvptx` through rustc's own NVPTX backend.
+- [`RUSTC_NVPTX`]: `kernels/nvptx` through rustc's own NVPTX backend;
+- [`RUSTC_NVPTX_FMA`]: the same with LLVM's FMA contraction switched on
+  (`-C llvm-args=--fp-contract=fast`), which rustc leaves off and nvcc and libNVVM apply.
 
 The tests in `tests/` prove each still matches its sources and assembles with `ptxas`.
 */
@@ -58,8 +60,15 @@ pub const RUSTC_NVPTX: EmbeddedPtx = EmbeddedPtx {
     stamp_text: include_str!("../../kernels/ptx/grayscale-nvptx.stamp.toml"),
 };
 
+pub const RUSTC_NVPTX_FMA: EmbeddedPtx = EmbeddedPtx {
+    label: "rustc-nvptx-fma",
+    file: "grayscale-nvptx-fma",
+    ptx: include_str!("../../kernels/ptx/grayscale-nvptx-fma.ptx"),
+    stamp_text: include_str!("../../kernels/ptx/grayscale-nvptx-fma.stamp.toml"),
+};
+
 /// Every embedded module, the sweep's own first.
-pub const ALL: [EmbeddedPtx; 3] = [RUST_CUDA, NVCC, RUSTC_NVPTX];
+pub const ALL: [EmbeddedPtx; 4] = [RUST_CUDA, NVCC, RUSTC_NVPTX, RUSTC_NVPTX_FMA];
 
 #[cfg(test)]
 mod tests {

@@ -68,6 +68,9 @@ pub struct Stamp {
     /// `nvcc --version`'s release line.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nvcc: Option<String>,
+    /// Compiler flags beyond the builder's defaults, where a variant adds some.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flags: Option<String>,
     /// The command that regenerates this PTX and this stamp.
     pub regenerate: String,
 }
@@ -158,6 +161,7 @@ mod tests {
             libnvvm: Some("2.0".into()),
             nvvm_ir: Some("2.0".into()),
             nvcc: None,
+            flags: None,
             regenerate: "scripts/regenerate-ptx".into(),
         }
     }

@@ -3,7 +3,7 @@
 //! runner launches, and using the weights of the host's CPU reference.
 
 use block_size_runner::frame::luma::{BLUE_WEIGHT, GREEN_WEIGHT, KERNEL_NAME, RED_WEIGHT};
-use block_size_runner::ptx::{ALL, EmbeddedPtx, NVCC, RUST_CUDA, RUSTC_NVPTX};
+use block_size_runner::ptx::{ALL, EmbeddedPtx, NVCC, RUST_CUDA, RUSTC_NVPTX, RUSTC_NVPTX_FMA};
 use block_size_tests::{ptxas, quoted_value, read_repo_file, repo_root};
 use ptx_stamp::{CUDA_BUILDER_INPUTS, NVCC_INPUTS, NVPTX_INPUTS, inputs_sha256, sha256_hex};
 use std::process::Command;
@@ -86,6 +86,14 @@ fn every_ptx_defines_the_kernel_the_runner_launches() {
         // Four pointers and a usize, all 64-bit: the argument list cuda.rs passes.
         assert_eq!(params.matches(".param .u64").count(), 5, "{}: {params}", module.file);
         assert!(module.ptx.contains(".target sm_75"), "{}: built for sm_75", module.file);
+    }
+}
+
+#[test]
+fn contraction_is_what_the_stamps_say() {
+    // nvcc and libNVVM fuse by default; rustc's backend only with --fp-contract=fast.
+    for (module, fused) in [(RUST_CUDA, true), (NVCC, true), (RUSTC_NVPTX, false), (RUSTC_NVPTX_FMA, true)] {
+        assert_eq!(module.ptx.contains("fma.rn.f32"), fused, "{}", module.file);
     }
 }
 

@@ -1,9 +1,11 @@
-//! `cargo xtask ptx <nvptx|nvcc> [--check]`: builds one of the two PTX files that need no
+//! `cargo xtask ptx <nvptx|nvptx-fma|nvcc> [--check]`: builds one of the two PTX files that need no
 //! LLVM 7 and writes it with its stamp into `kernels/ptx/`; with `--check`, builds it into a
 //! scratch folder instead and fails unless it equals the committed file byte for byte.
 //!
 //! - `nvptx`: `kernels/nvptx` through rustc's own NVPTX backend (the pinned nightly's
 //!   `nvptx64-nvidia-cuda` target), `-C target-cpu=sm_75`.
+//! - `nvptx-fma`: the same with `-C llvm-args=--fp-contract=fast`, the option that lets the
+//!   backend fuse multiply-adds as nvcc does.
 //! - `nvcc`: `kernels/cuda/grayscale.cu` through `nvcc -O3 -arch=sm_75 -ptx`; nvcc is `$NVCC`,
 //!   else the CUDA 13.0 nvcc that `scripts/setup` unpacks from PyPI into `.cuda-nvcc/`, else
 //!   the first on `PATH`.
@@ -28,15 +30,22 @@ fn run() -> Result<()> {
     let (which, check) = match args.as_slice() {
         ["ptx", which] => (*which, false),
         ["ptx", which, "--check"] => (*which, true),
-        _ => bail!("usage: cargo xtask ptx <nvptx|nvcc> [--check]"),
+        _ => bail!("usage: cargo xtask ptx <nvptx|nvptx-fma|nvcc> [--check]"),
     };
     let repo = Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask/ is in the repository root");
     let scratch = repo.join("target/xtask");
     std::fs::create_dir_all(&scratch)?;
     let (name, ptx_path, stamp) = match which {
-        "nvptx" => ("grayscale-nvptx", scratch.join("grayscale-nvptx.ptx"), build_nvptx(repo, &scratch)?),
+        "nvptx" => {
+            ("grayscale-nvptx", scratch.join("grayscale-nvptx.ptx"), build_nvptx(repo, &scratch, None)?)
+        }
+        "nvptx-fma" => (
+            "grayscale-nvptx-fma",
+            scratch.join("grayscale-nvptx-fma.ptx"),
+            build_nvptx(repo, &scratch, Some(FMA_FLAG))?,
+        ),
         "nvcc" => ("grayscale-nvcc", scratch.join("grayscale-nvcc.ptx"), build_nvcc(repo, &scratch)?),
-        other => bail!("unknown PTX `{other}`: nvptx or nvcc"),
+        other => bail!("unknown PTX `{other}`: nvptx, nvptx-fma or nvcc"),
     };
     let ptx = std::fs::read_to_string(&ptx_path).with_context(|| ptx_path.display().to_string())?;
     let stamp = Stamp { ptx_sha256: sha256_hex(ptx.as_bytes()), ..stamp };
@@ -74,8 +83,13 @@ fn toolchain(repo: &Path) -> Result<String> {
         .context("rust-toolchain.toml names no channel")
 }
 
-fn build_nvptx(repo: &Path, scratch: &Path) -> Result<Stamp> {
-    let out = scratch.join("grayscale-nvptx.ptx");
+/// LLVM's floating-point contraction, which rustc leaves off: with it, the NVPTX backend fuses
+/// each multiply and add into an FMA, as nvcc and libNVVM do by default.
+const FMA_FLAG: &str = "-C llvm-args=--fp-contract=fast";
+
+fn build_nvptx(repo: &Path, scratch: &Path, flags: Option<&str>) -> Result<Stamp> {
+    let name = if flags.is_some() { "grayscale-nvptx-fma" } else { "grayscale-nvptx" };
+    let out = scratch.join(format!("{name}.ptx"));
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     output(
         Command::new(&cargo)
@@ -89,8 +103,9 @@ fn build_nvptx(repo: &Path, scratch: &Path) -> Result<Stamp> {
                 "nvptx64-nvidia-cuda",
                 "--target-dir",
             ])
-            .arg(scratch.join("nvptx-target"))
+            .arg(scratch.join(format!("{name}-target")))
             .args(["--", "-C", "target-cpu=sm_75"])
+            .args(flags.map(|flags| flags.split(' ').collect::<Vec<_>>()).unwrap_or_default())
             .arg(format!("--emit=asm={}", out.display())),
     )?;
     let rustc = output(Command::new("rustc").current_dir(repo).arg("-V"))?;
@@ -107,7 +122,8 @@ fn build_nvptx(repo: &Path, scratch: &Path) -> Result<Stamp> {
         libnvvm: None,
         nvvm_ir: None,
         nvcc: None,
-        regenerate: "cargo xtask ptx nvptx".into(),
+        flags: flags.map(str::to_string),
+        regenerate: format!("cargo xtask ptx {}", name.trim_start_matches("grayscale-")),
     })
 }
 
@@ -147,6 +163,7 @@ fn build_nvcc(repo: &Path, scratch: &Path) -> Result<Stamp> {
         libnvvm: None,
         nvvm_ir: None,
         nvcc: Some(release),
+        flags: None,
         regenerate: "cargo xtask ptx nvcc".into(),
     })
 }

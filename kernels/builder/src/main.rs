@@ -56,6 +56,7 @@ fn run() -> Result<(), String> {
         libnvvm: Some(env!("PTX_BUILDER_LIBNVVM").into()),
         nvvm_ir: Some(env!("PTX_BUILDER_NVVM_IR").into()),
         nvcc: None,
+        flags: None,
         regenerate: "scripts/regenerate-ptx".into(),
     };
 
