@@ -16,15 +16,18 @@ pub fn read_repo_file(relative: &str) -> String {
     std::fs::read_to_string(&path).unwrap_or_else(|error| panic!("{}: {error}", path.display()))
 }
 
-/// `ptxas`: `$PTXAS` if set, else the one `scripts/setup` unpacks from the PyPI wheel
-/// `nvidia-cuda-nvcc-cu12` into `.cuda/bin`, else the first on `PATH`.
+/// `ptxas`: `$PTXAS` if set, else the CUDA 13.0 one `scripts/setup` unpacks from PyPI
+/// (`nvidia-cuda-nvcc`) into `.cuda-nvcc/bin`, which reads every PTX ISA version committed
+/// here (nvcc 13's 9.0 included), else the CUDA 12.9 one in `.cuda/bin`, else `PATH`'s.
 pub fn ptxas() -> Option<PathBuf> {
     if let Some(path) = std::env::var_os("PTXAS") {
         return Some(PathBuf::from(path));
     }
-    let unpacked = repo_root().join(".cuda/bin/ptxas");
-    if unpacked.is_file() {
-        return Some(unpacked);
+    for unpacked in [".cuda-nvcc/bin/ptxas", ".cuda/bin/ptxas"] {
+        let path = repo_root().join(unpacked);
+        if path.is_file() {
+            return Some(path);
+        }
     }
     std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
         .map(|dir| dir.join("ptxas"))
