@@ -49,8 +49,8 @@ fn open_checked(
     device: u32,
     modules: &[ptx::EmbeddedPtx],
     block_sizes: &[u32],
-    width: u32,
-    height: u32,
+    (width, height): (u32, u32),
+    flush_l2: bool,
 ) -> Result<CudaGpu, Stop> {
     let gpu = CudaGpu::open(device, modules).map_err(|error| match error {
         OpenError::NoDevice(error) => Stop::new(exit::NO_DEVICE, format!("{error:#}")),
@@ -58,7 +58,8 @@ fn open_checked(
     })?;
     cli::check_block_sizes(block_sizes, gpu.limits()).map_err(|m| Stop::new(exit::USAGE, m))?;
     let free = gpu.free_memory().map_err(failed)?;
-    cli::check_frame_fits(width, height, free).map_err(|m| Stop::new(exit::USAGE, m))?;
+    let scratch = if flush_l2 { 2 * u64::from(gpu.limits().l2_cache_bytes) } else { 0 };
+    cli::check_frame_fits(width, height, scratch, free).map_err(|m| Stop::new(exit::USAGE, m))?;
     Ok(gpu)
 }
 
@@ -88,7 +89,7 @@ fn provenance_lines(
 fn run_compare(options: &CompareOptions, args: &[OsString]) -> Result<i32, Stop> {
     let modules = ptx::ALL;
     let mut gpu =
-        open_checked(options.device, &modules, &options.block_sizes, options.width, options.height)?;
+        open_checked(options.device, &modules, &options.block_sizes, (options.width, options.height), false)?;
     if options.provenance {
         print!("{}", provenance_lines(&mut gpu, &modules, args).map_err(failed)?);
     }
@@ -134,10 +135,15 @@ pub fn run(args: &[OsString]) -> Result<i32, Stop> {
         Request::Compare(options) => return run_compare(&options, args),
         Request::Sweep(options) => options,
     };
-    let mut gpu =
-        open_checked(options.device, &[ptx::RUST_CUDA], &options.block_sizes, options.width, options.height)?;
+    let mut gpu = open_checked(
+        options.device,
+        &[ptx::RUST_CUDA],
+        &options.block_sizes,
+        (options.width, options.height),
+        options.flush_l2,
+    )?;
 
-    let timing = Timing { warmups: options.warmups, runs: options.runs };
+    let timing = Timing { warmups: options.warmups, runs: options.runs, flush_l2: options.flush_l2 };
     let mut stdout = std::io::stdout().lock();
     if options.provenance {
         let _ = write!(stdout, "{}", provenance_lines(&mut gpu, &[ptx::RUST_CUDA], args).map_err(failed)?);
@@ -150,7 +156,7 @@ pub fn run(args: &[OsString]) -> Result<i32, Stop> {
     let result =
         sweep::run(&mut gpu, &frame, &options.block_sizes, timing, options.corrupt_pixel).map_err(failed)?;
 
-    let _ = write!(stdout, "{}", report::body(&result));
+    let _ = write!(stdout, "{}", report::body(&result, options.stats));
     let _ = stdout.flush();
     eprint!("{}", report::stderr(&result));
     Ok(if result.failures.is_empty() { exit::SUCCESS } else { exit::FAILED })

@@ -8,9 +8,10 @@ status) runs in tests on a machine with no GPU.
 
 use crate::frame::{Frame, luma};
 use anyhow::{Result, bail};
+use serde::Serialize;
 
 /// What the driver reports about one device.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct DeviceLimits {
     pub ordinal: u32,
     pub name: String,
@@ -29,10 +30,12 @@ pub struct DeviceLimits {
     pub shared_memory_per_sm: u32,
     pub max_shared_memory_per_block: u32,
     pub reserved_shared_memory_per_block: u32,
+    /// L2 cache size in bytes.
+    pub l2_cache_bytes: u32,
 }
 
 /// What the compiled kernel asks of an SM, as the driver reports it after its JIT.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct KernelResources {
     pub registers_per_thread: u32,
     pub static_shared_memory: u32,
@@ -47,19 +50,22 @@ impl DeviceLimits {
 
 /// `cuOccupancyMaxPotentialBlockSize`'s answer: the block size that reaches the highest
 /// occupancy and the smallest grid that fills the device at that size.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct Suggestion {
     pub threads_per_block: u32,
     pub grid_blocks: u32,
 }
 
-/// Launch counts around each measurement.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// How each row is measured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct Timing {
     /// Untimed launches first, so the row does not pay for lazy module loading or clocks.
     pub warmups: u32,
-    /// Launches between the two events; the row reports their mean.
+    /// Timed launches, each between its own pair of events.
     pub runs: u32,
+    /// Overwrite a scratch buffer of twice the L2 before each timed launch, outside the
+    /// timed interval, so no launch finds the previous one's data in L2.
+    pub flush_l2: bool,
 }
 
 /// One loaded kernel on one device, with the frame's buffers allocated.
@@ -87,9 +93,10 @@ pub trait Gpu {
     /// One launch between its own pair of events; its milliseconds.
     fn time_one_launch(&mut self, grid_blocks: u32, threads_per_block: u32) -> Result<f32>;
 
-    /// Runs the warm-ups, then the timed launches between two events on one stream, and
-    /// returns the mean milliseconds per launch.
-    fn time_launches(&mut self, grid_blocks: u32, threads_per_block: u32, timing: Timing) -> Result<f32>;
+    /// Runs the warm-ups, then each timed launch between its own pair of events (after an
+    /// L2 flush where asked), and returns every timed launch's milliseconds.
+    fn time_launches(&mut self, grid_blocks: u32, threads_per_block: u32, timing: Timing)
+    -> Result<Vec<f32>>;
 
     /// Copies the output back into `out`, which has one value per pixel.
     fn download(&mut self, out: &mut [f32]) -> Result<()>;
@@ -121,6 +128,10 @@ pub struct MockGpu {
     pub active: usize,
     /// Calls to `time_one_launch`, in order: (kernel, block size).
     pub timed: Vec<(usize, u32)>,
+    /// Relative spread of the scripted per-run times (0 for identical runs).
+    pub run_spread: f32,
+    /// L2 flushes done so far.
+    pub l2_flushes: usize,
     inputs: Option<Frame>,
     output: Vec<f32>,
     /// Every (grid, block) launched, in order, warm-ups included.
@@ -148,6 +159,7 @@ impl MockGpu {
                 shared_memory_per_sm: 233_472,
                 max_shared_memory_per_block: 232_448,
                 reserved_shared_memory_per_block: 1024,
+                l2_cache_bytes: 62_914_560,
             },
             resources: KernelResources { registers_per_thread: 16, static_shared_memory: 0 },
             blocks_per_sm: sizes.into_iter().zip(residency).collect(),
@@ -159,6 +171,8 @@ impl MockGpu {
             wrong_kernel: None,
             active: 0,
             timed: Vec::new(),
+            run_spread: 0.0,
+            l2_flushes: 0,
             inputs: None,
             output: Vec::new(),
             launches: Vec::new(),
@@ -231,14 +245,24 @@ impl Gpu for MockGpu {
         Ok(self.scripted_ms(threads_per_block) * self.kernel_time_factors[self.active])
     }
 
-    fn time_launches(&mut self, grid_blocks: u32, threads_per_block: u32, timing: Timing) -> Result<f32> {
+    fn time_launches(
+        &mut self,
+        grid_blocks: u32,
+        threads_per_block: u32,
+        timing: Timing,
+    ) -> Result<Vec<f32>> {
         if self.fail_launch_at == Some(threads_per_block) {
             bail!("launch failed: mock driver error at {threads_per_block} threads per block");
         }
         for _ in 0..timing.warmups + timing.runs {
             self.launch(grid_blocks, threads_per_block);
         }
-        Ok(self.scripted_ms(threads_per_block) * self.kernel_time_factors[self.active])
+        if timing.flush_l2 {
+            self.l2_flushes += timing.runs as usize;
+        }
+        // Scripted times with a small spread: the n-th run takes (1 + spread x (n mod 3 - 1)).
+        let base = self.scripted_ms(threads_per_block) * self.kernel_time_factors[self.active];
+        Ok((0..timing.runs).map(|run| base * (1.0 + self.run_spread * ((run % 3) as f32 - 1.0))).collect())
     }
 
     fn download(&mut self, out: &mut [f32]) -> Result<()> {

@@ -35,6 +35,10 @@ pub struct Options {
     pub provenance: bool,
     /// Overwrite this output pixel after every row's launches (a self-test of the check).
     pub corrupt_pixel: Option<usize>,
+    /// Evict L2 before every timed launch.
+    pub flush_l2: bool,
+    /// Add min, max and MAD columns to the table.
+    pub stats: bool,
 }
 
 impl Options {
@@ -154,6 +158,16 @@ pub fn build() -> Command {
                 ),
         )
         .arg(provenance_arg())
+        .arg(Arg::new("flush-l2").long("flush-l2").action(ArgAction::SetTrue).help(
+            "Before every timed launch, outside the timed interval, overwrite a scratch buffer of twice \
+                 the L2, so no launch reads the previous one's data from L2",
+        ))
+        .arg(
+            Arg::new("stats")
+                .long("stats")
+                .action(ArgAction::SetTrue)
+                .help("Add each row's min, max and median absolute deviation (ms) to the table"),
+        )
 }
 
 fn block_sizes_arg() -> Arg {
@@ -288,6 +302,8 @@ fn from_matches(matches: &ArgMatches) -> Result<Options, String> {
         runs: number("runs"),
         provenance: matches.get_flag("provenance"),
         corrupt_pixel: matches.get_one::<usize>("corrupt-pixel").copied(),
+        flush_l2: matches.get_flag("flush-l2"),
+        stats: matches.get_flag("stats"),
     };
     if let Some(index) = options.corrupt_pixel
         && index as u64 >= options.pixels()
@@ -315,13 +331,14 @@ pub fn check_block_sizes(block_sizes: &[u32], limits: &DeviceLimits) -> Result<(
     }
 }
 
-/// The four planes must fit in the device memory that is free now.
-pub fn check_frame_fits(width: u32, height: u32, free_bytes: u64) -> Result<(), String> {
-    let needed = bytes_moved_per_pass(u64::from(width) * u64::from(height));
+/// The four planes, and `scratch_bytes` more (the L2 flush buffer), must fit in the device
+/// memory that is free now.
+pub fn check_frame_fits(width: u32, height: u32, scratch_bytes: u64, free_bytes: u64) -> Result<(), String> {
+    let needed = bytes_moved_per_pass(u64::from(width) * u64::from(height)) + scratch_bytes;
     if needed > free_bytes {
         let mib = |bytes: u64| bytes as f64 / (1024.0 * 1024.0);
         return Err(format!(
-            "a {width} x {height} frame needs {:.1} MiB of device memory for its four planes, but only {:.1} MiB is free",
+            "a {width} x {height} frame needs {:.1} MiB of device memory for its four planes (and any L2 flush buffer), but only {:.1} MiB is free",
             mib(needed),
             mib(free_bytes)
         ));
@@ -439,6 +456,8 @@ mod tests {
                 runs: DEFAULT_RUNS,
                 provenance: false,
                 corrupt_pixel: None,
+                flush_l2: false,
+                stats: false,
             }
         );
         assert_eq!(options.pixels(), 8_294_400);
@@ -462,6 +481,8 @@ mod tests {
             "--provenance",
             "--corrupt-pixel",
             "90",
+            "--flush-l2",
+            "--stats",
         ]);
         assert_eq!(
             options,
@@ -474,6 +495,8 @@ mod tests {
                 runs: 2,
                 provenance: true,
                 corrupt_pixel: Some(90),
+                flush_l2: true,
+                stats: true,
             }
         );
     }
@@ -538,10 +561,12 @@ mod tests {
 
     #[test]
     fn frame_must_fit_in_free_memory() {
-        assert_eq!(check_frame_fits(3840, 2160, 132_710_400), Ok(()));
+        assert_eq!(check_frame_fits(3840, 2160, 0, 132_710_400), Ok(()));
         assert_eq!(
-            check_frame_fits(3840, 2160, 132_710_399).unwrap_err(),
-            "a 3840 x 2160 frame needs 126.6 MiB of device memory for its four planes, but only 126.6 MiB is free"
+            check_frame_fits(3840, 2160, 0, 132_710_399).unwrap_err(),
+            "a 3840 x 2160 frame needs 126.6 MiB of device memory for its four planes (and any L2 flush buffer), \
+             but only 126.6 MiB is free"
         );
+        assert!(check_frame_fits(3840, 2160, 1, 132_710_400).is_err(), "the flush buffer counts");
     }
 }

@@ -12,6 +12,7 @@ advantage of going first, fall on every kernel alike.
 use crate::backend::{DeviceLimits, Gpu, KernelResources};
 use crate::frame::{Frame, Mismatch, RELATIVE_TOLERANCE, bytes_moved_per_pass, first_mismatch, host_vec};
 use crate::occupancy::one_wave_grid;
+use crate::stats::RunStats;
 use anyhow::{Context as _, Result};
 
 /// One kernel at one block size.
@@ -25,7 +26,7 @@ pub struct Cell {
 
 impl Cell {
     pub fn median_ms(&self) -> f64 {
-        median(self.round_ms.iter().map(|&ms| f64::from(ms)).collect())
+        RunStats::of(&self.round_ms).median
     }
 }
 
@@ -69,21 +70,6 @@ pub struct Comparison {
     pub baseline: usize,
     pub rows: Vec<Row>,
     pub failures: Vec<WrongOutput>,
-}
-
-/// Median of a non-empty sample (mean of the middle two for an even count).
-pub fn median(mut values: Vec<f64>) -> f64 {
-    values.sort_by(f64::total_cmp);
-    let middle = values.len() / 2;
-    if values.len().is_multiple_of(2) { (values[middle - 1] + values[middle]) / 2.0 } else { values[middle] }
-}
-
-/// The `fraction` quantile (0..=1) of a non-empty sample, by linear interpolation.
-pub fn quantile(mut values: Vec<f64>, fraction: f64) -> f64 {
-    values.sort_by(f64::total_cmp);
-    let position = fraction * (values.len() - 1) as f64;
-    let (low, high) = (position.floor() as usize, position.ceil() as usize);
-    values[low] + (values[high] - values[low]) * (position - low as f64)
 }
 
 /// Per-round time ratios of kernel `kernel` to the baseline, at one row: the same round's
@@ -191,15 +177,6 @@ mod tests {
         let frame = Frame::synthetic(16, 16).unwrap();
         gpu.upload(&frame).unwrap();
         run(gpu, &frame, &["a", "b", "c"], 1, &[128, 256], 2, rounds).unwrap()
-    }
-
-    #[test]
-    fn statistics_of_a_small_sample() {
-        assert_eq!(median(vec![3.0, 1.0, 2.0]), 2.0);
-        assert_eq!(median(vec![4.0, 1.0, 2.0, 3.0]), 2.5);
-        assert_eq!(quantile(vec![1.0, 2.0, 3.0, 4.0, 5.0], 0.25), 2.0);
-        assert_eq!(quantile(vec![1.0, 2.0], 0.5), 1.5);
-        assert_eq!(quantile(vec![7.0], 0.9), 7.0);
     }
 
     #[test]

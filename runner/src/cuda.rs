@@ -41,6 +41,7 @@ struct Buffers {
 /// order, so buffers, events, stream and modules are released before their context.
 pub struct CudaGpu {
     buffers: Option<Buffers>,
+    l2_scratch: Option<DeviceBuffer<u8>>,
     start: Event,
     stop: Event,
     stream: Stream,
@@ -134,6 +135,7 @@ impl CudaGpu {
                     &device,
                     RawAttribute::CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK,
                 )?,
+                l2_cache_bytes: attribute(&device, DeviceAttribute::L2CacheSize)?,
             })
         })()
         .map_err(setup)?;
@@ -151,6 +153,7 @@ impl CudaGpu {
 
         Ok(Self {
             buffers: None,
+            l2_scratch: None,
             start,
             stop,
             stream,
@@ -171,6 +174,19 @@ impl CudaGpu {
     /// The CUDA version the driver supports, as the driver API encodes it (13000 for 13.0).
     pub fn driver_api_version(&self) -> i32 {
         self.driver_version
+    }
+
+    /// Overwrites a scratch buffer of twice the L2 on the stream, before the start event:
+    /// whatever the last launch left in L2 is evicted, and the timed launch reads from DRAM.
+    fn flush_l2(&mut self, run: u32) -> Result<()> {
+        if self.l2_scratch.is_none() {
+            let bytes = 2 * self.limits.l2_cache_bytes as usize;
+            self.l2_scratch = Some(DeviceBuffer::zeroed(bytes).context("allocating the L2 flush buffer")?);
+        }
+        let scratch = self.l2_scratch.as_mut().expect("allocated above");
+        // SAFETY: the buffer lives in self until after the stream is synchronised.
+        unsafe { scratch.set_8_async(run as u8, &self.stream) }.context("flushing L2")?;
+        Ok(())
     }
 
     fn function(&self) -> Result<Function<'_>> {
@@ -270,7 +286,12 @@ impl Gpu for CudaGpu {
         Ok(self.stop.elapsed_time_f32(&self.start)?)
     }
 
-    fn time_launches(&mut self, grid_blocks: u32, threads_per_block: u32, timing: Timing) -> Result<f32> {
+    fn time_launches(
+        &mut self,
+        grid_blocks: u32,
+        threads_per_block: u32,
+        timing: Timing,
+    ) -> Result<Vec<f32>> {
         // Warm up this configuration, not just the module: the first launches pay for
         // lazy loading and for clocks that have not ramped yet.
         for _ in 0..timing.warmups {
@@ -278,14 +299,18 @@ impl Gpu for CudaGpu {
         }
         self.stream.synchronize().context("a warm-up launch failed")?;
 
-        self.start.record(&self.stream)?;
-        for _ in 0..timing.runs {
+        let mut milliseconds = Vec::with_capacity(timing.runs as usize);
+        for run in 0..timing.runs {
+            if timing.flush_l2 {
+                self.flush_l2(run)?;
+            }
+            self.start.record(&self.stream)?;
             self.launch(grid_blocks, threads_per_block)?;
+            self.stop.record(&self.stream)?;
+            self.stop.synchronize().context("a timed launch failed")?;
+            milliseconds.push(self.stop.elapsed_time_f32(&self.start)?);
         }
-        self.stop.record(&self.stream)?;
-        self.stop.synchronize().context("a timed launch failed")?;
-        let total = self.stop.elapsed_time_f32(&self.start)?;
-        Ok(total / timing.runs as f32)
+        Ok(milliseconds)
     }
 
     fn download(&mut self, out: &mut [f32]) -> Result<()> {

@@ -18,4 +18,5 @@ pub mod occupancy;
 pub mod provenance;
 pub mod ptx;
 pub mod report;
+pub mod stats;
 pub mod sweep;

@@ -6,9 +6,10 @@ of rows near it. Failed checks and the closing verdict go to standard error.
 
 use crate::backend::{DeviceLimits, Timing};
 use crate::cli::OccupancyOptions;
-use crate::compare::{Comparison, median, quantile, round_ratios};
+use crate::compare::{Comparison, round_ratios};
 use crate::frame::bytes_moved_per_pass;
 use crate::model::{self, Preset};
+use crate::stats::{median, quantile};
 use crate::sweep::{ModelCheck, Sweep};
 use tabled::builder::Builder;
 use tabled::settings::object::Columns;
@@ -32,7 +33,12 @@ const COLUMNS: [(&str, usize); 10] = [
 /// The lines printed before the sweep starts.
 pub fn header(limits: &DeviceLimits, width: u32, height: u32, timing: Timing) -> String {
     device_and_image(limits, width, height)
-        + &format!("Timing: mean of {} runs after {} warm-ups, CUDA events\n", timing.runs, timing.warmups)
+        + &format!(
+            "Timing: median of {} runs after {} warm-ups, each run between its own CUDA events{}\n",
+            timing.runs,
+            timing.warmups,
+            if timing.flush_l2 { ", L2 flushed before each run" } else { "" }
+        )
 }
 
 /// The device line pair and the image line, shared by the sweep and the comparison.
@@ -51,11 +57,16 @@ fn device_and_image(limits: &DeviceLimits, width: u32, height: u32) -> String {
     )
 }
 
-/// The ten-column table, one row per block size.
-pub fn table(sweep: &Sweep) -> String {
-    let mut records = vec![COLUMNS.map(|(name, _)| name.to_string())];
+/// Extra columns `--stats` adds after the seed's ten, with their widths.
+const STATS_COLUMNS: [(&str, usize); 3] = [("min ms", 9), ("max ms", 9), ("MAD ms", 9)];
+
+/// The ten-column table, one row per block size; with `stats`, three more columns.
+pub fn table(sweep: &Sweep, stats: bool) -> String {
+    let columns: Vec<(&str, usize)> =
+        COLUMNS.iter().chain(if stats { &STATS_COLUMNS[..] } else { &[] }).copied().collect();
+    let mut records = vec![columns.iter().map(|(name, _)| name.to_string()).collect::<Vec<_>>()];
     for row in &sweep.rows {
-        records.push([
+        let mut record = vec![
             row.threads_per_block.to_string(),
             row.warps_per_block.to_string(),
             row.idle_lanes.to_string(),
@@ -63,16 +74,24 @@ pub fn table(sweep: &Sweep) -> String {
             row.resident_warps.to_string(),
             format!("{:.0}%", sweep.occupancy_percent(row)),
             row.grid_blocks.to_string(),
-            format!("{:.3}", row.milliseconds),
+            format!("{:.3}", row.stats.median),
             format!("{:.1}", sweep.gigabytes_per_second(row)),
-            format!("{:.2}", sweep.fraction_of_best(row)),
-        ]);
+            format!(
+                "{:.2}{}",
+                sweep.fraction_of_best(row),
+                if sweep.within_noise_of_best(row) { "*" } else { "" }
+            ),
+        ];
+        if stats {
+            record.extend([row.stats.min, row.stats.max, row.stats.mad].map(|ms| format!("{ms:.4}")));
+        }
+        records.push(record);
     }
     let mut table = Builder::from_iter(records.iter().cloned()).build();
     table.with(Style::blank()).with(Padding::zero()).with(Alignment::right());
     // Widen each column to block_size.cu's printf width with left padding, so the cells
     // stay right-aligned; a wider value simply widens its column, as printf would.
-    for (index, (_, width)) in COLUMNS.iter().enumerate() {
+    for (index, (_, width)) in columns.iter().enumerate() {
         let natural = records.iter().map(|record| record[index].chars().count()).max().unwrap_or(0);
         table.modify(Columns::one(index), Padding::new(width.saturating_sub(natural), 0, 0, 0));
     }
@@ -90,7 +109,7 @@ pub fn summary(sweep: &Sweep) -> String {
     if let Some(best) = sweep.best() {
         text += &format!(
             "Fastest measured: {} threads per block at {:.3} ms.\n",
-            best.threads_per_block, best.milliseconds
+            best.threads_per_block, best.stats.median
         );
     }
     text += &format!(
@@ -98,6 +117,9 @@ pub fn summary(sweep: &Sweep) -> String {
         sweep.rows_near_best(),
         sweep.rows.len()
     );
+    if sweep.rows.iter().any(|row| sweep.within_noise_of_best(row)) {
+        text += "* slower than the fastest row by no more than the two rows' median absolute deviations added: within the measured noise.\n";
+    }
     text += &match &sweep.model_check {
         ModelCheck::Ran { resources, agreeing_rows } => format!(
             "Occupancy model ({} registers/thread, {} B static shared memory) agrees with the driver's blk/SM at {} of {} block sizes.\n",
@@ -115,8 +137,8 @@ pub fn summary(sweep: &Sweep) -> String {
 
 /// What follows the header once the sweep is done: a blank line, the table, a blank line,
 /// the summary.
-pub fn body(sweep: &Sweep) -> String {
-    format!("\n{}\n{}", table(sweep), summary(sweep))
+pub fn body(sweep: &Sweep, stats: bool) -> String {
+    format!("\n{}\n{}", table(sweep, stats), summary(sweep))
 }
 
 /// Everything for standard error: one line per failed check, then the verdict. Empty when
@@ -248,9 +270,9 @@ pub fn comparison(result: &Comparison) -> String {
             let ratios = round_ratios(row, k, result.baseline);
             record.push(format!(
                 "{:.3} ({:.3}-{:.3})",
-                median(ratios.clone()),
-                quantile(ratios.clone(), 0.25),
-                quantile(ratios, 0.75)
+                median(&ratios),
+                quantile(&ratios, 0.25),
+                quantile(&ratios, 0.75)
             ));
         }
         records.push(record);
@@ -271,7 +293,7 @@ pub fn comparison(result: &Comparison) -> String {
     }
     for &k in &others {
         let per_row: Vec<f64> =
-            result.rows.iter().map(|row| median(round_ratios(row, k, result.baseline))).collect();
+            result.rows.iter().map(|row| median(&round_ratios(row, k, result.baseline))).collect();
         if per_row.is_empty() {
             continue;
         }

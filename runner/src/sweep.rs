@@ -8,6 +8,7 @@ use crate::backend::{DeviceLimits, Gpu, KernelResources, Suggestion, Timing};
 use crate::frame::{Frame, Mismatch, RELATIVE_TOLERANCE, bytes_moved_per_pass, first_mismatch, host_vec};
 use crate::model::SmModel;
 use crate::occupancy::{WARP_SIZE, idle_lanes, occupancy_percent, one_wave_grid, warps_per_block};
+use crate::stats::RunStats;
 use anyhow::{Context as _, Result};
 
 /// Rows within this fraction of the fastest row count as "reaching" it in the summary.
@@ -22,8 +23,10 @@ pub struct Row {
     pub blocks_per_sm: u32,
     pub resident_warps: u32,
     pub grid_blocks: u32,
-    /// Mean milliseconds per launch.
-    pub milliseconds: f32,
+    /// Milliseconds of each timed launch, in order.
+    pub run_ms: Vec<f32>,
+    /// Their median, extremes and median absolute deviation.
+    pub stats: RunStats,
 }
 
 /// A check that did not hold. Each variant says why its row, or the run, measures nothing.
@@ -107,15 +110,26 @@ impl Sweep {
         u64::from(self.width) * u64::from(self.height)
     }
 
-    /// The fastest row (the first of equals).
+    /// The row with the lowest median time (the first of equals).
     pub fn best(&self) -> Option<&Row> {
-        self.rows.iter().reduce(|best, row| if row.milliseconds < best.milliseconds { row } else { best })
+        self.rows.iter().reduce(|best, row| if row.stats.median < best.stats.median { row } else { best })
     }
 
-    /// The best row's time over this row's: 1.00 for the best row, smaller for slower ones.
+    /// The best row's median time over this row's: 1.00 for the best row, smaller for slower ones.
     pub fn fraction_of_best(&self, row: &Row) -> f64 {
-        let best = self.best().map_or(row.milliseconds, |best| best.milliseconds);
-        f64::from(best) / f64::from(row.milliseconds)
+        let best = self.best().map_or(row.stats.median, |best| best.stats.median);
+        best / row.stats.median
+    }
+
+    /// Whether a row other than the best is slower by no more than the measured noise: its
+    /// median exceeds the best median by at most the two rows' median absolute deviations.
+    pub fn within_noise_of_best(&self, row: &Row) -> bool {
+        match self.best() {
+            Some(best) if !std::ptr::eq(best, row) => {
+                row.stats.median - best.stats.median <= best.stats.mad + row.stats.mad
+            }
+            _ => false,
+        }
     }
 
     /// Rows that reach at least [`NEAR_BEST_FRACTION`] of the best row.
@@ -127,9 +141,14 @@ impl Sweep {
         occupancy_percent(row.resident_warps, self.limits.max_warps_per_sm())
     }
 
-    /// Effective bandwidth of a row: the bytes one pass moves over its mean time.
+    /// Effective bandwidth of a row: the bytes one pass moves over its median time.
     pub fn gigabytes_per_second(&self, row: &Row) -> f64 {
-        bytes_moved_per_pass(self.pixels()) as f64 / (f64::from(row.milliseconds) * 1e-3) / 1e9
+        self.gigabytes_per_second_at(row.stats.median)
+    }
+
+    /// The bytes one pass moves over `milliseconds`, in GB/s.
+    pub fn gigabytes_per_second_at(&self, milliseconds: f64) -> f64 {
+        bytes_moved_per_pass(self.pixels()) as f64 / (milliseconds * 1e-3) / 1e9
     }
 }
 
@@ -202,7 +221,7 @@ pub fn run(
         }
 
         gpu.zero_output()?;
-        let milliseconds = gpu
+        let run_ms = gpu
             .time_launches(grid_blocks, threads_per_block, timing)
             .with_context(|| format!("launching {grid_blocks} blocks of {threads_per_block} threads"))?;
         if let Some(index) = corrupt_pixel {
@@ -220,7 +239,8 @@ pub fn run(
             blocks_per_sm,
             resident_warps,
             grid_blocks,
-            milliseconds,
+            stats: RunStats::of(&run_ms),
+            run_ms,
         });
     }
 
@@ -250,7 +270,7 @@ mod tests {
     use super::*;
     use crate::backend::MockGpu;
 
-    const TIMING: Timing = Timing { warmups: 3, runs: 10 };
+    const TIMING: Timing = Timing { warmups: 3, runs: 10, flush_l2: false };
 
     fn sweep(gpu: &mut MockGpu, width: u32, height: u32, sizes: &[u32]) -> Sweep {
         let frame = Frame::synthetic(width, height).unwrap();
@@ -386,7 +406,44 @@ mod tests {
     }
 
     #[test]
-    fn best_fraction_and_near_best_count_use_mean_times() {
+    fn every_run_is_kept_and_summarised() {
+        let mut gpu = MockGpu::h200_like();
+        gpu.milliseconds = vec![(128, 0.1)];
+        gpu.run_spread = 0.1;
+        let result = sweep(&mut gpu, 64, 64, &[128]);
+        let row = &result.rows[0];
+        assert_eq!(row.run_ms.len(), 10);
+        // Runs alternate 0.09, 0.10, 0.11 (in f32): median 0.10, MAD 0.01.
+        assert!(
+            (row.stats.median - 0.1).abs() < 1e-6 && (row.stats.mad - 0.01).abs() < 1e-6,
+            "{:?}",
+            row.stats
+        );
+        assert!((row.stats.min - 0.09).abs() < 1e-6 && (row.stats.max - 0.11).abs() < 1e-6);
+    }
+
+    #[test]
+    fn l2_is_flushed_before_every_timed_run_when_asked() {
+        let mut gpu = MockGpu::h200_like();
+        let frame = Frame::synthetic(8, 8).unwrap();
+        gpu.upload(&frame).unwrap();
+        run(&mut gpu, &frame, &[32, 64], Timing { flush_l2: true, ..TIMING }, None).unwrap();
+        assert_eq!(gpu.l2_flushes, 20);
+    }
+
+    #[test]
+    fn rows_within_the_noise_of_the_best_are_recognised() {
+        let mut gpu = MockGpu::h200_like();
+        gpu.milliseconds = vec![(64, 0.100), (128, 0.101), (256, 0.110)];
+        gpu.run_spread = 0.01;
+        let result = sweep(&mut gpu, 64, 64, &[64, 128, 256]);
+        // MADs are about 0.001 each: 0.101 is within 0.002 of 0.100, 0.110 is not.
+        let marked: Vec<bool> = result.rows.iter().map(|row| result.within_noise_of_best(row)).collect();
+        assert_eq!(marked, [false, true, false]);
+    }
+
+    #[test]
+    fn best_fraction_and_near_best_count_use_median_times() {
         let mut gpu = MockGpu::h200_like();
         gpu.milliseconds = vec![(32, 0.200), (64, 0.104), (128, 0.100), (256, 0.106)];
         let result = sweep(&mut gpu, 64, 64, &[32, 64, 128, 256]);

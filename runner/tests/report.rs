@@ -6,7 +6,7 @@ use block_size_runner::cli::DEFAULT_BLOCK_SIZES;
 use block_size_runner::frame::Frame;
 use block_size_runner::{report, sweep};
 
-const TIMING: Timing = Timing { warmups: 3, runs: 10 };
+const TIMING: Timing = Timing { warmups: 3, runs: 10, flush_l2: false };
 
 /// Times shaped like a memory-bound kernel: slow at the smallest blocks and at 100
 /// threads, flat elsewhere.
@@ -22,7 +22,7 @@ fn printed(gpu: &mut MockGpu, width: u32, height: u32, corrupt_pixel: Option<usi
     let frame = Frame::synthetic(width, height).unwrap();
     gpu.upload(&frame).unwrap();
     let result = sweep::run(gpu, &frame, &DEFAULT_BLOCK_SIZES, TIMING, corrupt_pixel).unwrap();
-    let stdout = report::header(&result.limits, width, height, TIMING) + &report::body(&result);
+    let stdout = report::header(&result.limits, width, height, TIMING) + &report::body(&result, false);
     (stdout, report::stderr(&result))
 }
 
@@ -31,6 +31,18 @@ fn clean_run_prints_header_table_and_summary() {
     let (stdout, stderr) = printed(&mut scripted_gpu(), 640, 480, None);
     insta::assert_snapshot!("clean_run_stdout", stdout);
     assert_eq!(stderr, "", "a clean run prints nothing on stderr");
+}
+
+#[test]
+fn stats_columns_and_noise_marks() {
+    let mut gpu = scripted_gpu();
+    gpu.run_spread = 0.02;
+    let frame = Frame::synthetic(640, 480).unwrap();
+    gpu.upload(&frame).unwrap();
+    let timing = Timing { flush_l2: true, ..TIMING };
+    let result = sweep::run(&mut gpu, &frame, &DEFAULT_BLOCK_SIZES, timing, None).unwrap();
+    let stdout = report::header(&result.limits, 640, 480, timing) + &report::body(&result, true);
+    insta::assert_snapshot!("stats_and_flush_stdout", stdout);
 }
 
 #[test]
@@ -48,7 +60,7 @@ fn table_layout_matches_block_size_cu() {
     let frame = Frame::synthetic(64, 64).unwrap();
     gpu.upload(&frame).unwrap();
     let result = sweep::run(&mut gpu, &frame, &DEFAULT_BLOCK_SIZES, TIMING, None).unwrap();
-    let table = report::table(&result);
+    let table = report::table(&result, false);
     let mut lines = table.lines();
     let heading = format!(
         "{:>8} {:>6} {:>5} {:>7} {:>9} {:>6} {:>7} {:>9} {:>8} {:>8}",
@@ -57,7 +69,7 @@ fn table_layout_matches_block_size_cu() {
     assert_eq!(lines.next(), Some(heading.as_str()));
     for row in &result.rows {
         let expected = format!(
-            "{:>8} {:>6} {:>5} {:>7} {:>9} {:>5.0}% {:>7} {:>9.3} {:>8.1} {:>8.2}",
+            "{:>8} {:>6} {:>5} {:>7} {:>9} {:>5.0}% {:>7} {:>9.3} {:>8.1} {:>8}",
             row.threads_per_block,
             row.warps_per_block,
             row.idle_lanes,
@@ -65,9 +77,13 @@ fn table_layout_matches_block_size_cu() {
             row.resident_warps,
             result.occupancy_percent(row),
             row.grid_blocks,
-            row.milliseconds,
+            row.stats.median,
             result.gigabytes_per_second(row),
-            result.fraction_of_best(row),
+            format!(
+                "{:.2}{}",
+                result.fraction_of_best(row),
+                if result.within_noise_of_best(row) { "*" } else { "" }
+            ),
         );
         assert_eq!(lines.next(), Some(expected.as_str()));
     }
