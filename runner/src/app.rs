@@ -9,7 +9,7 @@ use crate::cli::{self, CliError, CompareOptions, Request};
 use crate::cuda::{CudaGpu, OpenError};
 use crate::frame::Frame;
 use crate::provenance::{self, Environment};
-use crate::{compare, ptx, report, sweep};
+use crate::{compare, export, ptx, report, sweep};
 use std::ffi::OsString;
 use std::io::Write as _;
 
@@ -159,5 +159,8 @@ pub fn run(args: &[OsString]) -> Result<i32, Stop> {
     let _ = write!(stdout, "{}", report::body(&result, options.stats));
     let _ = stdout.flush();
     eprint!("{}", report::stderr(&result));
+    for (format, path) in &options.exports {
+        export::write(&result, *format, path).map_err(failed)?;
+    }
     Ok(if result.failures.is_empty() { exit::SUCCESS } else { exit::FAILED })
 }

@@ -7,9 +7,11 @@ too, as pure functions of the device's numbers; `main` calls them once the devic
 */
 
 use crate::backend::DeviceLimits;
+use crate::export::Format;
 use crate::frame::bytes_moved_per_pass;
 use clap::{Arg, ArgAction, ArgMatches, Command, value_parser};
 use std::ffi::OsString;
+use std::path::PathBuf;
 
 /// The seed's sweep. Below a warp (16); where the per-SM block cap binds first on small
 /// cards (32, 64); sizes that do not divide a 32- or 64-warp SM evenly (96, 160, 192, 384,
@@ -39,6 +41,8 @@ pub struct Options {
     pub flush_l2: bool,
     /// Add min, max and MAD columns to the table.
     pub stats: bool,
+    /// Files to write the finished sweep to, and in which format.
+    pub exports: Vec<(Format, PathBuf)>,
 }
 
 impl Options {
@@ -168,7 +172,17 @@ pub fn build() -> Command {
                 .action(ArgAction::SetTrue)
                 .help("Add each row's min, max and median absolute deviation (ms) to the table"),
         )
+        .args(EXPORTS.map(|(name, _, help)| {
+            Arg::new(name).long(name).value_name("FILE").value_parser(value_parser!(PathBuf)).help(help)
+        }))
 }
+
+/// `--export-*` options: name, format, help.
+const EXPORTS: [(&str, Format, &str); 3] = [
+    ("export-json", Format::Json, "Write the sweep, every timed launch included, as JSON"),
+    ("export-csv", Format::Csv, "Write one CSV line per block size"),
+    ("export-markdown", Format::Markdown, "Write the table and summary as Markdown"),
+];
 
 fn block_sizes_arg() -> Arg {
     Arg::new("block-sizes")
@@ -304,7 +318,19 @@ fn from_matches(matches: &ArgMatches) -> Result<Options, String> {
         corrupt_pixel: matches.get_one::<usize>("corrupt-pixel").copied(),
         flush_l2: matches.get_flag("flush-l2"),
         stats: matches.get_flag("stats"),
+        exports: EXPORTS
+            .iter()
+            .filter_map(|(name, format, _)| {
+                matches.get_one::<PathBuf>(name).map(|path| (*format, path.clone()))
+            })
+            .collect(),
     };
+    for (_, path) in &options.exports {
+        let folder = path.parent().filter(|folder| !folder.as_os_str().is_empty());
+        if folder.is_some_and(|folder| !folder.is_dir()) {
+            return Err(format!("cannot write {}: its folder does not exist", path.display()));
+        }
+    }
     if let Some(index) = options.corrupt_pixel
         && index as u64 >= options.pixels()
     {
@@ -458,6 +484,7 @@ mod tests {
                 corrupt_pixel: None,
                 flush_l2: false,
                 stats: false,
+                exports: Vec::new(),
             }
         );
         assert_eq!(options.pixels(), 8_294_400);
@@ -483,6 +510,8 @@ mod tests {
             "90",
             "--flush-l2",
             "--stats",
+            "--export-csv",
+            "sweep.csv",
         ]);
         assert_eq!(
             options,
@@ -497,6 +526,7 @@ mod tests {
                 corrupt_pixel: Some(90),
                 flush_l2: true,
                 stats: true,
+                exports: vec![(Format::Csv, PathBuf::from("sweep.csv"))],
             }
         );
     }
@@ -529,6 +559,14 @@ mod tests {
         assert_eq!(
             usage_error(&["--width", "7", "--height", "13", "--corrupt-pixel", "91"]),
             "--corrupt-pixel 91 is outside the 91-pixel frame"
+        );
+    }
+
+    #[test]
+    fn an_export_into_a_missing_folder_is_rejected_before_any_gpu_work() {
+        assert_eq!(
+            usage_error(&["--export-json", "/no/such/folder/sweep.json"]),
+            "cannot write /no/such/folder/sweep.json: its folder does not exist"
         );
     }
 

@@ -12,6 +12,7 @@ pub mod backend;
 pub mod cli;
 pub mod compare;
 pub mod cuda;
+pub mod export;
 pub mod frame;
 pub mod model;
 pub mod occupancy;

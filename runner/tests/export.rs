@@ -1,0 +1,56 @@
+//! Every export format, pinned by a snapshot of the same mock sweep.
+
+use block_size_runner::backend::{Gpu, MockGpu, Timing};
+use block_size_runner::cli::DEFAULT_BLOCK_SIZES;
+use block_size_runner::export::{Format, Record};
+use block_size_runner::frame::Frame;
+use block_size_runner::{ptx, sweep};
+
+fn record(corrupt_pixel: Option<usize>) -> Record {
+    let mut gpu = MockGpu::h200_like();
+    let times =
+        [0.155, 0.080, 0.041, 0.0405, 0.046, 0.0402, 0.0407, 0.0404, 0.0401, 0.0409, 0.0403, 0.0431, 0.0412];
+    gpu.milliseconds = DEFAULT_BLOCK_SIZES.into_iter().zip(times).collect();
+    gpu.run_spread = 0.02;
+    let frame = Frame::synthetic(320, 200).unwrap();
+    gpu.upload(&frame).unwrap();
+    let timing = Timing { warmups: 3, runs: 4, flush_l2: false };
+    let result = sweep::run(&mut gpu, &frame, &[32, 100, 256, 1024], timing, corrupt_pixel).unwrap();
+    Record::of(&result)
+}
+
+/// The rendered text, with the PTX hash (which changes with every kernel edit) masked.
+fn rendered(format: Format, record: &Record) -> String {
+    format.exporter().render(record).unwrap().replace(&ptx::RUST_CUDA.sha256(), "<ptx sha256>")
+}
+
+#[test]
+fn json_carries_every_run() {
+    let text = rendered(Format::Json, &record(None));
+    let parsed: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(parsed["rows"][0]["run_ms"].as_array().unwrap().len(), 4);
+    insta::assert_snapshot!("export_json", text);
+}
+
+#[test]
+fn csv_has_a_header_and_one_line_per_row() {
+    let text = rendered(Format::Csv, &record(None));
+    assert_eq!(text.lines().count(), 5);
+    assert!(text.starts_with("threads_per_block,warps_per_block,idle_lanes,blocks_per_sm,"));
+    insta::assert_snapshot!("export_csv", text);
+}
+
+#[test]
+fn markdown_is_a_table_and_the_summary() {
+    insta::assert_snapshot!("export_markdown", rendered(Format::Markdown, &record(None)));
+}
+
+#[test]
+fn failed_checks_travel_with_the_export() {
+    let record = record(Some(7));
+    assert_eq!(record.failures.len(), 4);
+    let markdown = rendered(Format::Markdown, &record);
+    assert!(markdown.contains("**4 check(s) failed: this table is not a measurement.**"), "{markdown}");
+    let json: serde_json::Value = serde_json::from_str(&rendered(Format::Json, &record)).unwrap();
+    assert_eq!(json["failures"].as_array().unwrap().len(), 4);
+}
