@@ -9,7 +9,7 @@ use crate::cli::{self, CliError, CompareOptions, Request};
 use crate::cuda::{CudaGpu, OpenError};
 use crate::frame::Frame;
 use crate::provenance::{self, Environment};
-use crate::{compare, export, ptx, report, sweep};
+use crate::{compare, export, plot, ptx, report, sweep};
 use std::ffi::OsString;
 use std::io::Write as _;
 
@@ -161,6 +161,9 @@ pub fn run(args: &[OsString]) -> Result<i32, Stop> {
     eprint!("{}", report::stderr(&result));
     for (format, path) in &options.exports {
         export::write(&result, *format, path).map_err(failed)?;
+    }
+    if let Some(path) = &options.plot {
+        plot::write(&result, path).map_err(failed)?;
     }
     Ok(if result.failures.is_empty() { exit::SUCCESS } else { exit::FAILED })
 }

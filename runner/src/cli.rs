@@ -43,6 +43,8 @@ pub struct Options {
     pub stats: bool,
     /// Files to write the finished sweep to, and in which format.
     pub exports: Vec<(Format, PathBuf)>,
+    /// An SVG plot of the sweep to write.
+    pub plot: Option<PathBuf>,
 }
 
 impl Options {
@@ -175,6 +177,13 @@ pub fn build() -> Command {
         .args(EXPORTS.map(|(name, _, help)| {
             Arg::new(name).long(name).value_name("FILE").value_parser(value_parser!(PathBuf)).help(help)
         }))
+        .arg(
+            Arg::new("plot")
+                .long("plot")
+                .value_name("FILE.svg")
+                .value_parser(value_parser!(PathBuf))
+                .help("Plot GB/s (median, min-max whiskers) and occupancy against block size as SVG"),
+        )
 }
 
 /// `--export-*` options: name, format, help.
@@ -324,8 +333,9 @@ fn from_matches(matches: &ArgMatches) -> Result<Options, String> {
                 matches.get_one::<PathBuf>(name).map(|path| (*format, path.clone()))
             })
             .collect(),
+        plot: matches.get_one::<PathBuf>("plot").cloned(),
     };
-    for (_, path) in &options.exports {
+    for path in options.exports.iter().map(|(_, path)| path).chain(&options.plot) {
         let folder = path.parent().filter(|folder| !folder.as_os_str().is_empty());
         if folder.is_some_and(|folder| !folder.is_dir()) {
             return Err(format!("cannot write {}: its folder does not exist", path.display()));
@@ -485,6 +495,7 @@ mod tests {
                 flush_l2: false,
                 stats: false,
                 exports: Vec::new(),
+                plot: None,
             }
         );
         assert_eq!(options.pixels(), 8_294_400);
@@ -512,6 +523,8 @@ mod tests {
             "--stats",
             "--export-csv",
             "sweep.csv",
+            "--plot",
+            "sweep.svg",
         ]);
         assert_eq!(
             options,
@@ -527,6 +540,7 @@ mod tests {
                 flush_l2: true,
                 stats: true,
                 exports: vec![(Format::Csv, PathBuf::from("sweep.csv"))],
+                plot: Some(PathBuf::from("sweep.svg")),
             }
         );
     }

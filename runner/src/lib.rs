@@ -16,6 +16,7 @@ pub mod export;
 pub mod frame;
 pub mod model;
 pub mod occupancy;
+pub mod plot;
 pub mod provenance;
 pub mod ptx;
 pub mod report;

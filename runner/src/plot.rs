@@ -1,0 +1,139 @@
+/*!
+`--plot FILE.svg`: effective bandwidth against block size, with each row's min-max range as a
+whisker, occupancy on a second axis, and the fastest row marked.
+*/
+
+use crate::sweep::Sweep;
+use anyhow::{Result, anyhow};
+use plotters::prelude::*;
+use std::path::Path;
+
+const WIDTH: u32 = 960;
+const HEIGHT: u32 = 560;
+
+/// Renders the sweep as an SVG document.
+pub fn svg(sweep: &Sweep) -> Result<String> {
+    let mut text = String::new();
+    {
+        let root = SVGBackend::with_string(&mut text, (WIDTH, HEIGHT)).into_drawing_area();
+        draw(sweep, &root).map_err(|error| anyhow!("drawing the plot: {error}"))?;
+        root.present().map_err(|error| anyhow!("drawing the plot: {error}"))?;
+    }
+    Ok(text)
+}
+
+/// Writes [`svg`] to `path`.
+pub fn write(sweep: &Sweep, path: &Path) -> Result<()> {
+    std::fs::write(path, svg(sweep)?).map_err(|error| anyhow!("writing {}: {error}", path.display()))
+}
+
+type Area<'a> = DrawingArea<SVGBackend<'a>, plotters::coord::Shift>;
+
+fn draw(sweep: &Sweep, root: &Area<'_>) -> Result<(), Box<dyn std::error::Error>> {
+    root.fill(&WHITE)?;
+    let rows = &sweep.rows;
+    // Rows are placed at their index, labelled with their block size: the sizes are not
+    // evenly spaced, and a log axis would crowd 96, 100 and 128 together.
+    let positions = 0..rows.len();
+    let gbps = |ms: f64| sweep.gigabytes_per_second_at(ms);
+    let top = rows.iter().map(|row| gbps(row.stats.min)).fold(0.0, f64::max) * 1.1;
+    let title = format!(
+        "{}: grayscale, {} x {}, median of {} runs{}",
+        sweep.limits.name,
+        sweep.width,
+        sweep.height,
+        sweep.timing.runs,
+        if sweep.timing.flush_l2 { ", L2 flushed" } else { "" }
+    );
+    let mut chart = ChartBuilder::on(root)
+        .caption(title, ("sans-serif", 20))
+        .margin(16)
+        .x_label_area_size(48)
+        .y_label_area_size(64)
+        .right_y_label_area_size(64)
+        .build_cartesian_2d(-0.5..(rows.len() as f64 - 0.5), 0.0..top.max(1.0))?
+        .set_secondary_coord(-0.5..(rows.len() as f64 - 0.5), 0.0..110.0);
+    chart
+        .configure_mesh()
+        .disable_x_mesh()
+        .x_labels(rows.len())
+        .x_label_formatter(&|x| {
+            let index = x.round();
+            if (x - index).abs() < 1e-6 && index >= 0.0 {
+                rows.get(index as usize).map_or(String::new(), |row| row.threads_per_block.to_string())
+            } else {
+                String::new()
+            }
+        })
+        .x_desc("threads per block")
+        .y_desc("effective bandwidth, GB/s (median; whisker: min-max)")
+        .draw()?;
+    chart.configure_secondary_axes().y_desc("occupancy, %").draw()?;
+
+    let blue = RGBColor(31, 119, 180);
+    let orange = RGBColor(255, 127, 14);
+    chart
+        .draw_series(positions.clone().map(|i| {
+            let row = &rows[i];
+            // The fastest launch gives the highest bandwidth: min time is the top whisker.
+            ErrorBar::new_vertical(
+                i as f64,
+                gbps(row.stats.max),
+                gbps(row.stats.median),
+                gbps(row.stats.min),
+                blue.filled(),
+                8,
+            )
+        }))?
+        .label("GB/s")
+        .legend(move |(x, y)| Circle::new((x, y), 4, blue.filled()));
+    chart.draw_series(LineSeries::new(
+        positions.clone().map(|i| (i as f64, gbps(rows[i].stats.median))),
+        blue,
+    ))?;
+    chart
+        .draw_secondary_series(LineSeries::new(
+            positions.clone().map(|i| (i as f64, sweep.occupancy_percent(&rows[i]))),
+            orange.stroke_width(2),
+        ))?
+        .label("occupancy %")
+        .legend(move |(x, y)| PathElement::new(vec![(x - 8, y), (x + 8, y)], orange.stroke_width(2)));
+    if let Some(best) = sweep.best() {
+        let index = rows.iter().position(|row| std::ptr::eq(row, best)).expect("best is a row");
+        let at = (index as f64, gbps(best.stats.median));
+        chart
+            .draw_series(std::iter::once(TriangleMarker::new(at, 10, RED.filled())))?
+            .label(format!("fastest: {} threads, {:.3} ms", best.threads_per_block, best.stats.median))
+            .legend(|(x, y)| TriangleMarker::new((x, y), 6, RED.filled()));
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::LowerRight)
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .draw()?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backend::{Gpu, MockGpu, Timing};
+    use crate::frame::Frame;
+
+    #[test]
+    fn svg_has_axes_labels_and_the_fastest_row() {
+        let mut gpu = MockGpu::h200_like();
+        gpu.milliseconds = vec![(32, 0.08), (128, 0.04), (1024, 0.05)];
+        gpu.run_spread = 0.05;
+        let frame = Frame::synthetic(64, 64).unwrap();
+        gpu.upload(&frame).unwrap();
+        let timing = Timing { warmups: 1, runs: 5, flush_l2: false };
+        let result = crate::sweep::run(&mut gpu, &frame, &[32, 128, 1024], timing, None).unwrap();
+        let svg = svg(&result).unwrap();
+        assert!(svg.starts_with("<svg"), "{}", &svg[..100]);
+        for label in ["threads per block", "occupancy, %", "fastest: 128 threads, 0.040 ms", "\n1024\n"] {
+            assert!(svg.contains(label), "missing {label:?}");
+        }
+    }
+}
