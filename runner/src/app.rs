@@ -5,11 +5,11 @@ it has found a driver.
 */
 
 use crate::backend::{Gpu, Timing};
-use crate::cli::{self, CliError, CompareOptions, Request};
+use crate::cli::{self, CliError, CompareOptions, Request, TailOptions};
 use crate::cuda::{CudaGpu, OpenError};
 use crate::frame::Frame;
 use crate::provenance::{self, Environment};
-use crate::{compare, export, plot, ptx, report, sweep};
+use crate::{compare, export, plot, ptx, report, sweep, tail};
 use std::ffi::OsString;
 use std::io::Write as _;
 
@@ -112,6 +112,25 @@ fn run_compare(options: &CompareOptions, args: &[OsString]) -> Result<i32, Stop>
     Ok(if result.failures.is_empty() { exit::SUCCESS } else { exit::FAILED })
 }
 
+/// `block-size tail`: one block size, grids of several waves, the same frame.
+fn run_tail(options: &TailOptions) -> Result<i32, Stop> {
+    let mut gpu = open_checked(
+        options.device,
+        &[ptx::RUST_CUDA],
+        &[options.threads_per_block],
+        (options.width, options.height),
+        options.flush_l2,
+    )?;
+    let frame = Frame::synthetic(options.width, options.height).map_err(failed)?;
+    gpu.upload(&frame).map_err(failed)?;
+    let timing = Timing { warmups: options.warmups, runs: options.runs, flush_l2: options.flush_l2 };
+    let result =
+        tail::run(&mut gpu, &frame, options.threads_per_block, &options.waves, timing).map_err(failed)?;
+    print!("{}", report::tail(&result));
+    eprint!("{}", report::tail_stderr(&result));
+    Ok(if result.failures.is_empty() { exit::SUCCESS } else { exit::FAILED })
+}
+
 /// Parses the command line, or says how to stop: help and version print and exit 0,
 /// anything else is a one-line usage error.
 pub fn parse_or_stop(args: &[OsString]) -> Result<Request, Stop> {
@@ -133,6 +152,7 @@ pub fn run(args: &[OsString]) -> Result<i32, Stop> {
             return Ok(exit::SUCCESS);
         }
         Request::Compare(options) => return run_compare(&options, args),
+        Request::Tail(options) => return run_tail(&options),
         Request::Sweep(options) => options,
     };
     let mut gpu = open_checked(

@@ -81,15 +81,29 @@ impl CompareOptions {
     }
 }
 
+/// What `block-size tail` was asked.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TailOptions {
+    pub device: u32,
+    pub width: u32,
+    pub height: u32,
+    pub threads_per_block: u32,
+    pub waves: Vec<f64>,
+    pub warmups: u32,
+    pub runs: u32,
+    pub flush_l2: bool,
+}
+
 /// Interleaved rounds `compare` times per block size unless told otherwise.
 pub const DEFAULT_ROUNDS: u32 = 30;
 
 /// A validated command line: the sweep, the three-compiler comparison, or the GPU-free
 /// occupancy calculator.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Request {
     Sweep(Options),
     Compare(CompareOptions),
+    Tail(TailOptions),
     Occupancy(OccupancyOptions),
 }
 
@@ -134,6 +148,36 @@ fn provenance_arg() -> Arg {
         .help("Print what was measured with what (PTX sha256, compilers, driver, command, date) first")
 }
 
+fn tail_command() -> Command {
+    Command::new("tail")
+        .about("What a partial last wave costs: one block size, grids of 0.5 to 8 waves over the same frame")
+        .arg(count("device", 0, 0).value_name("INDEX").help("CUDA device ordinal"))
+        .arg(count("width", 1, DEFAULT_WIDTH).value_name("PIXELS").help("Frame width"))
+        .arg(count("height", 1, DEFAULT_HEIGHT).value_name("PIXELS").help("Frame height"))
+        .arg(
+            count("block-size", 1, 256)
+                .value_name("THREADS")
+                .help("Threads per block, 1 to the device's maximum"),
+        )
+        .arg(
+            Arg::new("waves")
+                .long("waves")
+                .value_name("LIST")
+                .value_delimiter(',')
+                .value_parser(value_parser!(f64))
+                .default_values(crate::tail::DEFAULT_WAVES.map(|waves| waves.to_string()))
+                .help("Grid sizes in waves (blocks/SM x SMs), comma-separated, each above 0"),
+        )
+        .arg(count("warmups", 0, DEFAULT_WARMUPS).value_name("N").help("Untimed launches before each row"))
+        .arg(count("runs", 1, DEFAULT_RUNS).value_name("N").help("Timed launches per row"))
+        .arg(
+            Arg::new("flush-l2")
+                .long("flush-l2")
+                .action(ArgAction::SetTrue)
+                .help("Evict L2 before each timed launch"),
+        )
+}
+
 pub fn build() -> Command {
     let command = Command::new("block-size")
         .version(env!("CARGO_PKG_VERSION"))
@@ -150,7 +194,8 @@ pub fn build() -> Command {
         )
         .args_conflicts_with_subcommands(true)
         .subcommand(occupancy_command())
-        .subcommand(compare_command());
+        .subcommand(compare_command())
+        .subcommand(tail_command());
     launch_args(command)
         .arg(count("runs", 1, DEFAULT_RUNS).value_name("N").help("Timed launches averaged per row"))
         .arg(
@@ -261,6 +306,7 @@ where
     match matches.subcommand() {
         Some(("occupancy", sub)) => occupancy_from_matches(sub).map(Request::Occupancy),
         Some(("compare", sub)) => compare_from_matches(sub).map(Request::Compare),
+        Some(("tail", sub)) => tail_from_matches(sub).map(Request::Tail),
         _ => from_matches(&matches).map(Request::Sweep),
     }
     .map_err(CliError::Usage)
@@ -287,6 +333,24 @@ fn compare_from_matches(matches: &ArgMatches) -> Result<CompareOptions, String> 
         warmups: number("warmups"),
         rounds: number("rounds"),
         provenance: matches.get_flag("provenance"),
+    })
+}
+
+fn tail_from_matches(matches: &ArgMatches) -> Result<TailOptions, String> {
+    let number = |name: &str| *matches.get_one::<u32>(name).expect("every count has a default");
+    let waves: Vec<f64> = matches.get_many::<f64>("waves").expect("has a default").copied().collect();
+    if let Some(bad) = waves.iter().find(|waves| !(waves.is_finite() && **waves > 0.0 && **waves <= 1000.0)) {
+        return Err(format!("--waves {bad} is not a grid size: give waves above 0 and at most 1000"));
+    }
+    Ok(TailOptions {
+        device: number("device"),
+        width: number("width"),
+        height: number("height"),
+        threads_per_block: number("block-size"),
+        waves,
+        warmups: number("warmups"),
+        runs: number("runs"),
+        flush_l2: matches.get_flag("flush-l2"),
     })
 }
 
@@ -425,6 +489,30 @@ mod tests {
         }
         assert!(matches!(parse(["block-size", "compare", "--rounds", "0"]), Err(CliError::Usage(_))));
         assert!(matches!(parse(["block-size", "compare", "--runs", "3"]), Err(CliError::Usage(_))));
+    }
+
+    #[test]
+    fn tail_reads_its_options_and_rejects_empty_grids() {
+        match parse(["block-size", "tail", "--block-size", "128", "--waves", "1,1.25"]) {
+            Ok(Request::Tail(options)) => {
+                assert_eq!((options.threads_per_block, options.waves), (128, vec![1.0, 1.25]));
+                assert_eq!(
+                    (options.width, options.runs, options.flush_l2),
+                    (DEFAULT_WIDTH, DEFAULT_RUNS, false)
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+        match parse(["block-size", "tail"]) {
+            Ok(Request::Tail(options)) => assert_eq!(options.waves, crate::tail::DEFAULT_WAVES),
+            other => panic!("{other:?}"),
+        }
+        for bad in ["0", "-1", "nan", "inf"] {
+            assert!(
+                matches!(parse(["block-size", "tail", "--waves", bad]), Err(CliError::Usage(_))),
+                "{bad}"
+            );
+        }
     }
 
     #[test]

@@ -22,3 +22,4 @@ pub mod ptx;
 pub mod report;
 pub mod stats;
 pub mod sweep;
+pub mod tail;

@@ -11,6 +11,7 @@ use crate::frame::bytes_moved_per_pass;
 use crate::model::{self, Preset};
 use crate::stats::{median, quantile};
 use crate::sweep::{ModelCheck, Sweep};
+use crate::tail::Tail;
 use tabled::builder::Builder;
 use tabled::settings::object::Columns;
 use tabled::settings::{Alignment, Padding, Style};
@@ -313,4 +314,43 @@ pub fn comparison(result: &Comparison) -> String {
 /// Standard error of a comparison: one line per wrong kernel output, then the verdict.
 pub fn comparison_stderr(result: &Comparison) -> String {
     failure_lines(&result.failures, "the comparison above is not a measurement of these kernels")
+}
+
+/// `block-size tail`: the grid sizes, how full their last wave is, and what each costs
+/// against the one-wave grid.
+pub fn tail(result: &Tail) -> String {
+    let mut text = device_and_image(&result.limits, result.width, result.height);
+    text += &format!(
+        "Timing: median of {} runs after {} warm-ups, each run between its own CUDA events{}\n",
+        result.timing.runs,
+        result.timing.warmups,
+        if result.timing.flush_l2 { ", L2 flushed before each run" } else { "" }
+    );
+    text += &format!(
+        "Block size: {} threads; {} blocks/SM x {} SMs = {} blocks per wave; the frame is the same in every row\n\n",
+        result.threads_per_block, result.blocks_per_sm, result.limits.multiprocessors, result.wave_blocks
+    );
+    let one_wave = result.one_wave_ms();
+    let pixels = u64::from(result.width) * u64::from(result.height);
+    let mut records = vec![
+        ["waves", "grid", "full waves", "last wave", "ms", "GB/s", "vs 1 wave"].map(String::from).to_vec(),
+    ];
+    for row in &result.rows {
+        records.push(vec![
+            format!("{:.2}", row.actual_waves),
+            row.grid_blocks.to_string(),
+            row.full_waves.to_string(),
+            format!("{:.0}%", 100.0 * row.last_wave_fill),
+            format!("{:.4}", row.stats.median),
+            format!("{:.1}", bytes_moved_per_pass(pixels) as f64 / (row.stats.median * 1e-3) / 1e9),
+            one_wave.map_or_else(|| "-".to_string(), |base| format!("{:.2}", row.stats.median / base)),
+        ]);
+    }
+    text += &render_columns(records);
+    text
+}
+
+/// Standard error of the tail experiment.
+pub fn tail_stderr(result: &Tail) -> String {
+    failure_lines(&result.failures, "the table above is not a measurement of this kernel")
 }

@@ -194,3 +194,14 @@ fn compare_checks_and_times_all_three_kernels() {
     }
     assert!(stdout.contains("cuda_builder / nvcc time: row medians from "), "{stdout}");
 }
+
+#[test]
+fn tail_runs_every_grid_and_checks_it() {
+    require_gpu!();
+    let output = block_size(&["tail", "--width", "2000", "--height", "1000", "--runs", "3"]);
+    let stdout = text(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{stdout}{}", text(&output.stderr));
+    assert!(stdout.contains("blocks per wave"), "{stdout}");
+    let rows = stdout.lines().filter(|line| line.trim_start().starts_with(|c: char| c.is_ascii_digit())).count();
+    assert_eq!(rows, 8, "{stdout}");
+}

@@ -102,3 +102,19 @@ fn comparison_prints_each_kernel_and_its_ratio_to_the_baseline() {
     insta::assert_snapshot!("comparison_stdout", report::comparison(&result));
     assert_eq!(report::comparison_stderr(&result), "");
 }
+
+#[test]
+fn tail_table_compares_every_grid_with_one_wave() {
+    let mut gpu = scripted_gpu();
+    let frame = Frame::synthetic(640, 480).unwrap();
+    gpu.upload(&frame).unwrap();
+    let result = block_size_runner::tail::run(
+        &mut gpu,
+        &frame,
+        256,
+        &block_size_runner::tail::DEFAULT_WAVES,
+        Timing { warmups: 1, runs: 3, flush_l2: false },
+    )
+    .unwrap();
+    insta::assert_snapshot!("tail_stdout", report::tail(&result));
+}
