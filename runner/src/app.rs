@@ -5,10 +5,12 @@ it has found a driver.
 */
 
 use crate::backend::{Gpu, Timing};
-use crate::cli::{self, CliError, CompareOptions, Request, TailOptions};
+use crate::cli::{self, CliError, CompareOptions, DeviceChoice, Options, Request, TailOptions};
 use crate::cuda::{CudaGpu, OpenError};
 use crate::frame::Frame;
+use crate::progress::WithProgress;
 use crate::provenance::{self, Environment};
+use crate::sweep::Sweep;
 use crate::{compare, export, plot, ptx, report, sweep, tail};
 use std::ffi::OsString;
 use std::io::Write as _;
@@ -155,8 +157,38 @@ pub fn run(args: &[OsString]) -> Result<i32, Stop> {
         Request::Tail(options) => return run_tail(&options),
         Request::Sweep(options) => options,
     };
+    let ordinals = match options.device {
+        DeviceChoice::One(ordinal) => vec![ordinal],
+        DeviceChoice::All => {
+            let count =
+                CudaGpu::device_count().map_err(|error| Stop::new(exit::NO_DEVICE, format!("{error:#}")))?;
+            (0..count).collect()
+        }
+    };
+    let several = ordinals.len() > 1;
+    let mut code = exit::SUCCESS;
+    let mut summaries = String::new();
+    for (position, &ordinal) in ordinals.iter().enumerate() {
+        if position > 0 {
+            println!();
+        }
+        let result = sweep_device(ordinal, &options, args, several)?;
+        if !result.failures.is_empty() {
+            code = exit::FAILED;
+        }
+        summaries += &report::device_summary(&result);
+    }
+    if several {
+        print!("\n{summaries}");
+    }
+    Ok(code)
+}
+
+/// One device's sweep: header, table, summary, failures, exports. With `several`, export
+/// files get the device's ordinal in their name.
+fn sweep_device(ordinal: u32, options: &Options, args: &[OsString], several: bool) -> Result<Sweep, Stop> {
     let mut gpu = open_checked(
-        options.device,
+        ordinal,
         &[ptx::RUST_CUDA],
         &options.block_sizes,
         (options.width, options.height),
@@ -173,17 +205,42 @@ pub fn run(args: &[OsString]) -> Result<i32, Stop> {
 
     let frame = Frame::synthetic(options.width, options.height).map_err(failed)?;
     gpu.upload(&frame).map_err(failed)?;
-    let result =
-        sweep::run(&mut gpu, &frame, &options.block_sizes, timing, options.corrupt_pixel).map_err(failed)?;
+    let mut with_progress = WithProgress::new(&mut gpu, options.block_sizes.len());
+    let result = sweep::run(&mut with_progress, &frame, &options.block_sizes, timing, options.corrupt_pixel);
+    with_progress.finish();
+    let result = result.map_err(failed)?;
 
     let _ = write!(stdout, "{}", report::body(&result, options.stats));
     let _ = stdout.flush();
     eprint!("{}", report::stderr(&result));
+    let name = |path: &std::path::Path| if several { per_device(path, ordinal) } else { path.to_path_buf() };
     for (format, path) in &options.exports {
-        export::write(&result, *format, path).map_err(failed)?;
+        export::write(&result, *format, &name(path)).map_err(failed)?;
     }
     if let Some(path) = &options.plot {
-        plot::write(&result, path).map_err(failed)?;
+        plot::write(&result, &name(path)).map_err(failed)?;
     }
-    Ok(if result.failures.is_empty() { exit::SUCCESS } else { exit::FAILED })
+    Ok(result)
+}
+
+/// `sweep.json` for device 1 becomes `sweep-gpu1.json`.
+pub fn per_device(path: &std::path::Path, ordinal: u32) -> std::path::PathBuf {
+    let stem = path.file_stem().map(|stem| stem.to_string_lossy().into_owned()).unwrap_or_default();
+    let name = match path.extension() {
+        Some(extension) => format!("{stem}-gpu{ordinal}.{}", extension.to_string_lossy()),
+        None => format!("{stem}-gpu{ordinal}"),
+    };
+    path.with_file_name(name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::per_device;
+    use std::path::{Path, PathBuf};
+
+    #[test]
+    fn per_device_names_keep_folder_and_extension() {
+        assert_eq!(per_device(Path::new("out/sweep.json"), 1), PathBuf::from("out/sweep-gpu1.json"));
+        assert_eq!(per_device(Path::new("plot"), 0), PathBuf::from("plot-gpu0"));
+    }
 }

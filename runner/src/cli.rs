@@ -24,10 +24,25 @@ pub const DEFAULT_HEIGHT: u32 = 2160;
 pub const DEFAULT_WARMUPS: u32 = 3;
 pub const DEFAULT_RUNS: u32 = 10;
 
+/// Which GPUs a sweep runs on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DeviceChoice {
+    One(u32),
+    /// Every visible GPU, one table each, then a summary line per GPU.
+    All,
+}
+
+fn parse_device_choice(text: &str) -> Result<DeviceChoice, String> {
+    if text.eq_ignore_ascii_case("all") {
+        return Ok(DeviceChoice::All);
+    }
+    text.parse().map(DeviceChoice::One).map_err(|_| "a device ordinal (0, 1, ...) or `all`".to_string())
+}
+
 /// A validated command line.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Options {
-    pub device: u32,
+    pub device: DeviceChoice,
     pub width: u32,
     pub height: u32,
     pub block_sizes: Vec<u32>,
@@ -124,10 +139,9 @@ fn count(name: &'static str, min: i64, default: u32) -> Arg {
     Arg::new(name).long(name).value_parser(value_parser!(u32).range(min..)).default_value(default.to_string())
 }
 
-/// The options a sweep and a comparison share: which device, what frame, which block sizes.
+/// The options a sweep and a comparison share: what frame, which block sizes.
 fn launch_args(command: Command) -> Command {
     command
-        .arg(count("device", 0, 0).value_name("INDEX").help("CUDA device ordinal"))
         .arg(count("width", 1, DEFAULT_WIDTH).value_name("PIXELS").help("Frame width"))
         .arg(count("height", 1, DEFAULT_HEIGHT).value_name("PIXELS").help("Frame height"))
         .arg(block_sizes_arg().help("Threads per block, comma-separated, each 1 to the device's maximum"))
@@ -136,6 +150,7 @@ fn launch_args(command: Command) -> Command {
 
 fn compare_command() -> Command {
     launch_args(Command::new("compare"))
+        .arg(count("device", 0, 0).value_name("INDEX").help("CUDA device ordinal"))
         .about("The kernel from cuda_builder, nvcc and rustc's NVPTX backend, timed side by side in interleaved rounds")
         .arg(count("rounds", 1, DEFAULT_ROUNDS).value_name("N").help("Interleaved rounds timed per block size"))
         .arg(provenance_arg())
@@ -178,6 +193,16 @@ fn tail_command() -> Command {
         )
 }
 
+/// The sweep's `--device`, which also takes `all`.
+fn sweep_device_arg() -> Arg {
+    Arg::new("device")
+        .long("device")
+        .value_name("INDEX|all")
+        .value_parser(parse_device_choice)
+        .default_value("0")
+        .help("CUDA device ordinal, or `all` for one table per visible GPU")
+}
+
 pub fn build() -> Command {
     let command = Command::new("block-size")
         .version(env!("CARGO_PKG_VERSION"))
@@ -197,6 +222,7 @@ pub fn build() -> Command {
         .subcommand(compare_command())
         .subcommand(tail_command());
     launch_args(command)
+        .arg(sweep_device_arg())
         .arg(count("runs", 1, DEFAULT_RUNS).value_name("N").help("Timed launches averaged per row"))
         .arg(
             Arg::new("corrupt-pixel")
@@ -373,15 +399,9 @@ fn occupancy_from_matches(matches: &ArgMatches) -> Result<OccupancyOptions, Stri
 
 fn from_matches(matches: &ArgMatches) -> Result<Options, String> {
     let number = |name: &str| *matches.get_one::<u32>(name).expect("every count has a default");
-    let block_sizes: Vec<u32> =
-        matches.get_many::<u32>("block-sizes").expect("has a default").copied().collect();
-    for (index, size) in block_sizes.iter().enumerate() {
-        if block_sizes[..index].contains(size) {
-            return Err(format!("block size {size} is listed twice in --block-sizes"));
-        }
-    }
+    let block_sizes = unique_block_sizes(matches)?;
     let options = Options {
-        device: number("device"),
+        device: *matches.get_one::<DeviceChoice>("device").expect("has a default"),
         width: number("width"),
         height: number("height"),
         block_sizes,
@@ -572,7 +592,7 @@ mod tests {
         assert_eq!(
             options,
             Options {
-                device: 0,
+                device: DeviceChoice::One(0),
                 width: DEFAULT_WIDTH,
                 height: DEFAULT_HEIGHT,
                 block_sizes: DEFAULT_BLOCK_SIZES.to_vec(),
@@ -617,7 +637,7 @@ mod tests {
         assert_eq!(
             options,
             Options {
-                device: 1,
+                device: DeviceChoice::One(1),
                 width: 7,
                 height: 13,
                 block_sizes: vec![256, 32],
@@ -654,6 +674,15 @@ mod tests {
         assert!(usage_error(&["--block-sizes", "64,,128"]).contains("--block-sizes"));
         assert!(usage_error(&["--runs=-3"]).contains("--runs"));
         assert!(usage_error(&["--frobnicate"]).contains("unexpected argument '--frobnicate'"));
+    }
+
+    #[test]
+    fn device_is_an_ordinal_or_all() {
+        assert_eq!(parse_ok(&["--device", "all"]).device, DeviceChoice::All);
+        assert_eq!(parse_ok(&["--device", "ALL"]).device, DeviceChoice::All);
+        assert_eq!(parse_ok(&["--device", "3"]).device, DeviceChoice::One(3));
+        assert!(usage_error(&["--device", "gpu0"]).contains("a device ordinal (0, 1, ...) or `all`"));
+        assert!(usage_error(&["--device=-1"]).contains("--device"));
     }
 
     #[test]

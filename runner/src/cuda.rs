@@ -85,6 +85,18 @@ fn attribute(device: &Device, attribute: DeviceAttribute) -> Result<u32> {
 }
 
 impl CudaGpu {
+    /// Initialises the driver and counts the visible devices; no driver or no GPU is an error.
+    pub fn device_count() -> Result<u32> {
+        cust::init(cust::CudaFlags::empty()).map_err(|e| {
+            anyhow!("the CUDA driver found no usable GPU: {}", e.to_string().trim_matches('"'))
+        })?;
+        let count = Device::num_devices().map_err(|e| anyhow!("cannot count CUDA devices: {e}"))?;
+        if count == 0 {
+            return Err(anyhow!("the CUDA driver reports no GPU"));
+        }
+        Ok(count)
+    }
+
     /// Initialises the driver, opens device `ordinal` and loads `modules`; the first is active.
     pub fn open(ordinal: u32, modules: &[EmbeddedPtx]) -> Result<Self, OpenError> {
         let no_device = |error: anyhow::Error| OpenError::NoDevice(error);

@@ -17,6 +17,7 @@ pub mod frame;
 pub mod model;
 pub mod occupancy;
 pub mod plot;
+pub mod progress;
 pub mod provenance;
 pub mod ptx;
 pub mod report;

@@ -354,3 +354,25 @@ pub fn tail(result: &Tail) -> String {
 pub fn tail_stderr(result: &Tail) -> String {
     failure_lines(&result.failures, "the table above is not a measurement of this kernel")
 }
+
+/// One line for `--device all`'s closing summary.
+pub fn device_summary(sweep: &Sweep) -> String {
+    let verdict = if sweep.failures.is_empty() {
+        "every check held".to_string()
+    } else {
+        format!("{} check(s) failed", sweep.failures.len())
+    };
+    match sweep.best() {
+        Some(best) => format!(
+            "GPU {} ({}): fastest {} threads per block at {:.3} ms ({:.1} GB/s); {} of {} rows within 95 percent; {verdict}.\n",
+            sweep.limits.ordinal,
+            sweep.limits.name,
+            best.threads_per_block,
+            best.stats.median,
+            sweep.gigabytes_per_second(best),
+            sweep.rows_near_best(),
+            sweep.rows.len()
+        ),
+        None => format!("GPU {} ({}): no rows; {verdict}.\n", sweep.limits.ordinal, sweep.limits.name),
+    }
+}

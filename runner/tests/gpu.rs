@@ -202,6 +202,40 @@ fn tail_runs_every_grid_and_checks_it() {
     let stdout = text(&output.stdout);
     assert_eq!(output.status.code(), Some(0), "{stdout}{}", text(&output.stderr));
     assert!(stdout.contains("blocks per wave"), "{stdout}");
-    let rows = stdout.lines().filter(|line| line.trim_start().starts_with(|c: char| c.is_ascii_digit())).count();
+    let rows =
+        stdout.lines().filter(|line| line.trim_start().starts_with(|c: char| c.is_ascii_digit())).count();
     assert_eq!(rows, 8, "{stdout}");
+}
+
+#[test]
+fn every_visible_gpu_gets_a_table_and_a_summary_line() {
+    require_gpu!();
+    let dir = std::env::temp_dir().join(format!("block-size-all-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let json = dir.join("sweep.json");
+    let plot = dir.join("sweep.svg");
+    let output = block_size(&[
+        "--device",
+        "all",
+        "--width",
+        "1024",
+        "--height",
+        "1024",
+        "--block-sizes",
+        "64,256",
+        "--export-json",
+        json.to_str().unwrap(),
+        "--plot",
+        plot.to_str().unwrap(),
+    ]);
+    let stdout = text(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{stdout}{}", text(&output.stderr));
+    let summaries =
+        stdout.lines().filter(|line| line.starts_with("GPU ") && line.contains("): fastest ")).count();
+    let tables = stdout.matches(" thr/blk ").count();
+    assert_eq!(tables, summaries.max(1), "{stdout}");
+    // One GPU writes the plain names; several write one file per GPU.
+    let written = std::fs::read_dir(&dir).unwrap().count();
+    assert_eq!(written, 2 * summaries.max(1), "{stdout}");
+    std::fs::remove_dir_all(&dir).unwrap();
 }

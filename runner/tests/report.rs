@@ -118,3 +118,17 @@ fn tail_table_compares_every_grid_with_one_wave() {
     .unwrap();
     insta::assert_snapshot!("tail_stdout", report::tail(&result));
 }
+
+#[test]
+fn device_summary_names_the_gpu_its_fastest_row_and_its_verdict() {
+    let mut gpu = scripted_gpu();
+    let frame = Frame::synthetic(64, 64).unwrap();
+    gpu.upload(&frame).unwrap();
+    let clean = sweep::run(&mut gpu, &frame, &DEFAULT_BLOCK_SIZES, TIMING, None).unwrap();
+    assert_eq!(
+        report::device_summary(&clean),
+        "GPU 0 (Mock H200): fastest 256 threads per block at 0.040 ms (1.6 GB/s); 9 of 13 rows within 95 percent; every check held.\n"
+    );
+    let broken = sweep::run(&mut gpu, &frame, &[64, 128], TIMING, Some(5)).unwrap();
+    assert!(report::device_summary(&broken).ends_with("; 2 check(s) failed.\n"));
+}

@@ -1,0 +1,125 @@
+/*!
+A progress bar for sweeps long enough to wonder about: a [`Gpu`] wrapper that counts rows
+(one output download per row) and shows an indicatif bar on standard error once the sweep
+has run for two seconds. indicatif draws nothing when standard error is not a terminal, so
+piped or redirected output stays clean.
+*/
+
+use crate::backend::{DeviceLimits, Gpu, KernelResources, Suggestion, Timing};
+use crate::frame::Frame;
+use anyhow::Result;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::time::{Duration, Instant};
+
+/// How long a sweep runs before it gets a bar.
+const SHOW_AFTER: Duration = Duration::from_secs(2);
+
+pub struct WithProgress<'a> {
+    inner: &'a mut dyn Gpu,
+    bar: ProgressBar,
+    started: Instant,
+    shown: bool,
+}
+
+impl<'a> WithProgress<'a> {
+    /// Wraps `inner` for a sweep of `rows` rows.
+    pub fn new(inner: &'a mut dyn Gpu, rows: usize) -> Self {
+        let bar = ProgressBar::with_draw_target(Some(rows as u64), ProgressDrawTarget::hidden());
+        bar.set_style(
+            ProgressStyle::with_template("{bar:40} {pos}/{len} block sizes, {elapsed} ({eta} left)")
+                .expect("a valid template"),
+        );
+        Self { inner, bar, started: Instant::now(), shown: false }
+    }
+
+    /// Removes the bar, so the table prints on a clean line.
+    pub fn finish(&self) {
+        self.bar.finish_and_clear();
+    }
+
+    /// Whether the bar was ever drawn (or would have been, on a terminal).
+    pub fn shown(&self) -> bool {
+        self.shown
+    }
+
+    fn row_done(&mut self) {
+        self.bar.inc(1);
+        if !self.shown && self.started.elapsed() >= SHOW_AFTER {
+            self.shown = true;
+            self.bar.set_draw_target(ProgressDrawTarget::stderr());
+        }
+    }
+}
+
+impl Gpu for WithProgress<'_> {
+    fn limits(&self) -> &DeviceLimits {
+        self.inner.limits()
+    }
+    fn upload(&mut self, frame: &Frame) -> Result<()> {
+        self.inner.upload(frame)
+    }
+    fn kernel_resources(&self) -> Result<KernelResources> {
+        self.inner.kernel_resources()
+    }
+    fn blocks_per_sm(&self, threads_per_block: u32) -> Result<u32> {
+        self.inner.blocks_per_sm(threads_per_block)
+    }
+    fn suggestion(&self) -> Result<Suggestion> {
+        self.inner.suggestion()
+    }
+    fn zero_output(&mut self) -> Result<()> {
+        self.inner.zero_output()
+    }
+    fn select_kernel(&mut self, index: usize) -> Result<()> {
+        self.inner.select_kernel(index)
+    }
+    fn time_one_launch(&mut self, grid_blocks: u32, threads_per_block: u32) -> Result<f32> {
+        self.inner.time_one_launch(grid_blocks, threads_per_block)
+    }
+    fn time_launches(
+        &mut self,
+        grid_blocks: u32,
+        threads_per_block: u32,
+        timing: Timing,
+    ) -> Result<Vec<f32>> {
+        self.inner.time_launches(grid_blocks, threads_per_block, timing)
+    }
+    fn download(&mut self, out: &mut [f32]) -> Result<()> {
+        let result = self.inner.download(out);
+        self.row_done();
+        result
+    }
+    fn overwrite_output(&mut self, index: usize, value: f32) -> Result<()> {
+        self.inner.overwrite_output(index, value)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backend::MockGpu;
+
+    #[test]
+    fn a_quick_sweep_never_shows_a_bar_and_every_row_is_counted() {
+        let mut gpu = MockGpu::h200_like();
+        let frame = Frame::synthetic(8, 8).unwrap();
+        gpu.upload(&frame).unwrap();
+        let mut wrapped = WithProgress::new(&mut gpu, 3);
+        let timing = Timing { warmups: 0, runs: 1, flush_l2: false };
+        let result = crate::sweep::run(&mut wrapped, &frame, &[32, 64, 128], timing, None).unwrap();
+        assert_eq!(wrapped.bar.position(), 3);
+        assert!(!wrapped.shown());
+        wrapped.finish();
+        assert_eq!(result.rows.len(), 3, "the wrapper changes nothing the sweep sees");
+    }
+
+    #[test]
+    fn a_sweep_past_two_seconds_switches_the_bar_on() {
+        let mut gpu = MockGpu::h200_like();
+        let mut wrapped = WithProgress::new(&mut gpu, 2);
+        wrapped.started -= SHOW_AFTER;
+        wrapped.row_done();
+        assert!(wrapped.shown());
+        wrapped.finish();
+    }
+}
