@@ -178,7 +178,7 @@ pub fn run(args: &[OsString]) -> Result<i32, Stop> {
         }
         summaries += &report::device_summary(&result);
     }
-    if several {
+    if options.device == DeviceChoice::All {
         print!("\n{summaries}");
     }
     Ok(code)
