@@ -1,4 +1,6 @@
-//! The GPU side of the block-size sweep: one grid-stride grayscale kernel.
+//! The GPU side of the block-size sweep: the grid-stride grayscale kernel, and variants of
+//! it that move the same bytes with wider (`grayscale_vec4`) or more independent
+//! (`grayscale_k2`, `_k4`, `_k8`) memory operations.
 //!
 //! Built by `kernels/builder` with rust-cuda's `cuda_builder` for `compute_75`; the PTX is
 //! committed in `kernels/ptx/` and embedded by the host runner.
@@ -34,9 +36,104 @@ pub mod luma;
 #[kernel]
 #[allow(improper_ctypes_definitions)]
 pub unsafe fn grayscale(r: *const f32, g: *const f32, b: *const f32, out: *mut f32, n: usize) {
-    let block_dim = thread::block_dim_x() as usize;
-    let first = thread::block_idx_x() as usize * block_dim + thread::thread_idx_x() as usize;
-    let step = thread::grid_dim_x() as usize * block_dim;
+    let (first, step) = first_and_step();
     // SAFETY: forwarded from this kernel's contract; step >= 1 since both dimensions are.
     unsafe { grid_stride::grayscale(r, g, b, out, n, first, step) }
+}
+
+/// Reads the launch's indices: this thread's first pixel (or vector) and the grid's stride.
+#[inline(always)]
+fn first_and_step() -> (usize, usize) {
+    let block_dim = thread::block_dim_x() as usize;
+    let first = thread::block_idx_x() as usize * block_dim + thread::thread_idx_x() as usize;
+    (first, thread::grid_dim_x() as usize * block_dim)
+}
+
+/// [`grayscale`] with 16-byte vector loads and stores: four pixels per access.
+///
+/// # Safety
+///
+/// As [`grayscale`]. Any alignment is accepted: equally aligned planes get vector accesses
+/// after a scalar head of up to three pixels, others are converted one pixel at a time.
+///
+/// # Parameters
+///
+/// As [`grayscale`].
+///
+/// # Thread Mapping
+///
+/// Grid-stride over vectors of four pixels: thread `blockIdx.x * blockDim.x + threadIdx.x`
+/// takes that vector, then every `gridDim.x * blockDim.x`-th. A launch needs a quarter of
+/// the threads [`grayscale`] does to cover the frame in one trip.
+#[kernel]
+#[allow(improper_ctypes_definitions)]
+pub unsafe fn grayscale_vec4(r: *const f32, g: *const f32, b: *const f32, out: *mut f32, n: usize) {
+    let (first, step) = first_and_step();
+    // SAFETY: forwarded from this kernel's contract.
+    unsafe { grid_stride::grayscale_vec4(r, g, b, out, n, first, step) }
+}
+
+/// [`grayscale`] with `K` pixels per thread per loop trip, loads first.
+///
+/// # Safety
+///
+/// As [`grayscale`].
+///
+/// # Parameters
+///
+/// As [`grayscale`].
+///
+/// # Thread Mapping
+///
+/// Grid-stride, `K` pixels a trip: thread `t` (its global index) converts `t`,
+/// `t + step`, ..., `t + (K - 1) step`, then moves `K step` on, where `step` is the grid's
+/// thread count; neighbouring lanes still touch neighbouring pixels.
+#[kernel]
+#[allow(improper_ctypes_definitions)]
+pub unsafe fn grayscale_k2(r: *const f32, g: *const f32, b: *const f32, out: *mut f32, n: usize) {
+    let (first, step) = first_and_step();
+    // SAFETY: forwarded from this kernel's contract.
+    unsafe { grid_stride::grayscale_unrolled::<2>(r, g, b, out, n, first, step) }
+}
+
+/// `K = 4`; see [`grayscale_k2`].
+///
+/// # Safety
+///
+/// As [`grayscale`].
+///
+/// # Parameters
+///
+/// As [`grayscale`].
+///
+/// # Thread Mapping
+///
+/// As [`grayscale_k2`], four pixels a trip.
+#[kernel]
+#[allow(improper_ctypes_definitions)]
+pub unsafe fn grayscale_k4(r: *const f32, g: *const f32, b: *const f32, out: *mut f32, n: usize) {
+    let (first, step) = first_and_step();
+    // SAFETY: forwarded from this kernel's contract.
+    unsafe { grid_stride::grayscale_unrolled::<4>(r, g, b, out, n, first, step) }
+}
+
+/// `K = 8`; see [`grayscale_k2`].
+///
+/// # Safety
+///
+/// As [`grayscale`].
+///
+/// # Parameters
+///
+/// As [`grayscale`].
+///
+/// # Thread Mapping
+///
+/// As [`grayscale_k2`], eight pixels a trip.
+#[kernel]
+#[allow(improper_ctypes_definitions)]
+pub unsafe fn grayscale_k8(r: *const f32, g: *const f32, b: *const f32, out: *mut f32, n: usize) {
+    let (first, step) = first_and_step();
+    // SAFETY: forwarded from this kernel's contract.
+    unsafe { grid_stride::grayscale_unrolled::<8>(r, g, b, out, n, first, step) }
 }
