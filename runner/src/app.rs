@@ -5,13 +5,15 @@ it has found a driver.
 */
 
 use crate::backend::{Gpu, Timing};
-use crate::cli::{self, CliError, CompareOptions, DeviceChoice, Options, Request, TailOptions};
+use crate::cli::{
+    self, CliError, CompareOptions, DeviceChoice, Options, Request, TailOptions, VariantsOptions,
+};
 use crate::cuda::{CudaGpu, OpenError};
 use crate::frame::Frame;
 use crate::progress::WithProgress;
 use crate::provenance::{self, Environment};
 use crate::sweep::Sweep;
-use crate::{compare, export, plot, ptx, report, sweep, tail};
+use crate::{compare, export, plot, ptx, report, sweep, tail, variants};
 use std::ffi::OsString;
 use std::io::Write as _;
 
@@ -54,10 +56,7 @@ fn open_checked(
     (width, height): (u32, u32),
     flush_l2: bool,
 ) -> Result<CudaGpu, Stop> {
-    let gpu = CudaGpu::open(device, modules).map_err(|error| match error {
-        OpenError::NoDevice(error) => Stop::new(exit::NO_DEVICE, format!("{error:#}")),
-        OpenError::Setup(error) => failed(error),
-    })?;
+    let gpu = CudaGpu::open(device, modules).map_err(open_stop)?;
     cli::check_block_sizes(block_sizes, gpu.limits()).map_err(|m| Stop::new(exit::USAGE, m))?;
     let free = gpu.free_memory().map_err(failed)?;
     let scratch = if flush_l2 { 2 * u64::from(gpu.limits().l2_cache_bytes) } else { 0 };
@@ -69,10 +68,11 @@ fn open_checked(
 fn provenance_lines(
     gpu: &mut CudaGpu,
     modules: &[ptx::EmbeddedPtx],
+    kernel_indices: &[usize],
     args: &[OsString],
 ) -> anyhow::Result<String> {
     let mut loaded = Vec::new();
-    for (index, module) in modules.iter().enumerate() {
+    for (module, &index) in modules.iter().zip(kernel_indices) {
         gpu.select_kernel(index)?;
         loaded.push((*module, gpu.kernel_resources().ok().map(|r| r.registers_per_thread)));
     }
@@ -93,7 +93,7 @@ fn run_compare(options: &CompareOptions, args: &[OsString]) -> Result<i32, Stop>
     let mut gpu =
         open_checked(options.device, &modules, &options.block_sizes, (options.width, options.height), false)?;
     if options.provenance {
-        print!("{}", provenance_lines(&mut gpu, &modules, args).map_err(failed)?);
+        print!("{}", provenance_lines(&mut gpu, &modules, &[0, 1, 2, 3], args).map_err(failed)?);
     }
     let frame = Frame::synthetic(options.width, options.height).map_err(failed)?;
     gpu.upload(&frame).map_err(failed)?;
@@ -114,8 +114,50 @@ fn run_compare(options: &CompareOptions, args: &[OsString]) -> Result<i32, Stop>
     Ok(if result.failures.is_empty() { exit::SUCCESS } else { exit::FAILED })
 }
 
+/// `block-size variants`: every variant from both compilers, the copy ceiling, one table.
+fn run_variants(options: &VariantsOptions, args: &[OsString]) -> Result<i32, Stop> {
+    let candidates = variants::candidates();
+    let kernels: Vec<ptx::KernelRef> = candidates.iter().map(|candidate| candidate.kernel).collect();
+    let gpu = CudaGpu::open_kernels(options.device, &kernels).map_err(open_stop)?;
+    cli::check_block_sizes(&options.block_sizes, gpu.limits()).map_err(|m| Stop::new(exit::USAGE, m))?;
+    let free = gpu.free_memory().map_err(failed)?;
+    // The copy needs a source and a destination of half a pass each: one more frame.
+    let frame_bytes =
+        crate::frame::bytes_moved_per_pass(u64::from(options.width) * u64::from(options.height));
+    cli::check_frame_fits(options.width, options.height, frame_bytes + 64 * options.offset as u64, free)
+        .map_err(|m| Stop::new(exit::USAGE, m))?;
+    let mut gpu = gpu;
+    if options.provenance {
+        // One line per module: the Rust k1 and the C++ k1 kernels stand for their files.
+        print!(
+            "{}",
+            provenance_lines(&mut gpu, &[ptx::RUST_CUDA, ptx::NVCC], &[0, candidates.len() / 2], args)
+                .map_err(failed)?
+        );
+    }
+    let frame = Frame::synthetic(options.width, options.height).map_err(failed)?;
+    gpu.upload_at(&frame, options.offset).map_err(failed)?;
+    let timing = Timing { warmups: options.warmups, runs: options.runs, flush_l2: false };
+    let rows = candidates.len() * options.block_sizes.len();
+    let mut with_progress = WithProgress::new(&mut gpu, rows);
+    let result =
+        variants::run(&mut with_progress, &frame, &candidates, &options.block_sizes, timing, options.offset);
+    with_progress.finish();
+    let result = result.map_err(failed)?;
+    print!("{}", report::variants(&result));
+    eprint!("{}", report::variants_stderr(&result));
+    Ok(if result.failures.is_empty() { exit::SUCCESS } else { exit::FAILED })
+}
+
+fn open_stop(error: OpenError) -> Stop {
+    match error {
+        OpenError::NoDevice(error) => Stop::new(exit::NO_DEVICE, format!("{error:#}")),
+        OpenError::Setup(error) => failed(error),
+    }
+}
+
 /// `block-size tail`: one block size, grids of several waves, the same frame.
-fn run_tail(options: &TailOptions) -> Result<i32, Stop> {
+fn run_tail(options: &TailOptions, args: &[OsString]) -> Result<i32, Stop> {
     let mut gpu = open_checked(
         options.device,
         &[ptx::RUST_CUDA],
@@ -123,6 +165,9 @@ fn run_tail(options: &TailOptions) -> Result<i32, Stop> {
         (options.width, options.height),
         options.flush_l2,
     )?;
+    if options.provenance {
+        print!("{}", provenance_lines(&mut gpu, &[ptx::RUST_CUDA], &[0], args).map_err(failed)?);
+    }
     let frame = Frame::synthetic(options.width, options.height).map_err(failed)?;
     gpu.upload(&frame).map_err(failed)?;
     let timing = Timing { warmups: options.warmups, runs: options.runs, flush_l2: options.flush_l2 };
@@ -154,7 +199,8 @@ pub fn run(args: &[OsString]) -> Result<i32, Stop> {
             return Ok(exit::SUCCESS);
         }
         Request::Compare(options) => return run_compare(&options, args),
-        Request::Tail(options) => return run_tail(&options),
+        Request::Tail(options) => return run_tail(&options, args),
+        Request::Variants(options) => return run_variants(&options, args),
         Request::Sweep(options) => options,
     };
     let ordinals = match options.device {
@@ -198,7 +244,8 @@ fn sweep_device(ordinal: u32, options: &Options, args: &[OsString], several: boo
     let timing = Timing { warmups: options.warmups, runs: options.runs, flush_l2: options.flush_l2 };
     let mut stdout = std::io::stdout().lock();
     if options.provenance {
-        let _ = write!(stdout, "{}", provenance_lines(&mut gpu, &[ptx::RUST_CUDA], args).map_err(failed)?);
+        let _ =
+            write!(stdout, "{}", provenance_lines(&mut gpu, &[ptx::RUST_CUDA], &[0], args).map_err(failed)?);
     }
     let _ = write!(stdout, "{}", report::header(gpu.limits(), options.width, options.height, timing));
     let _ = stdout.flush();

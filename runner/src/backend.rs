@@ -73,7 +73,18 @@ pub trait Gpu {
     fn limits(&self) -> &DeviceLimits;
 
     /// Copies the three input planes to the device and allocates the output.
-    fn upload(&mut self, frame: &Frame) -> Result<()>;
+    fn upload(&mut self, frame: &Frame) -> Result<()> {
+        self.upload_at(frame, 0)
+    }
+
+    /// As [`Gpu::upload`], with every plane starting `offset` floats into its allocation, so
+    /// that kernels get pointers `4 offset` bytes past an aligned address.
+    fn upload_at(&mut self, frame: &Frame, offset: usize) -> Result<()>;
+
+    /// Device-to-device copies of `bytes` (`cuMemcpyDtoDAsync`), after `timing.warmups`
+    /// untimed ones, each timed between its own events: the bandwidth ceiling for kernels that
+    /// move the same bytes.
+    fn time_copy(&mut self, bytes: usize, timing: Timing) -> Result<Vec<f32>>;
 
     /// Registers and static shared memory of the loaded kernel.
     fn kernel_resources(&self) -> Result<KernelResources>;
@@ -132,6 +143,10 @@ pub struct MockGpu {
     pub run_spread: f32,
     /// L2 flushes done so far.
     pub l2_flushes: usize,
+    /// The offset the frame was uploaded at.
+    pub offset: usize,
+    /// Bandwidth the scripted device-to-device copy reaches, counting read and write.
+    pub copy_gb_per_s: f64,
     inputs: Option<Frame>,
     output: Vec<f32>,
     /// Every (grid, block) launched, in order, warm-ups included.
@@ -173,6 +188,8 @@ impl MockGpu {
             timed: Vec::new(),
             run_spread: 0.0,
             l2_flushes: 0,
+            offset: 0,
+            copy_gb_per_s: 4000.0,
             inputs: None,
             output: Vec::new(),
             launches: Vec::new(),
@@ -204,10 +221,17 @@ impl Gpu for MockGpu {
         &self.limits
     }
 
-    fn upload(&mut self, frame: &Frame) -> Result<()> {
+    fn upload_at(&mut self, frame: &Frame, offset: usize) -> Result<()> {
         self.output = vec![f32::NAN; frame.pixels()];
         self.inputs = Some(frame.clone());
+        self.offset = offset;
         Ok(())
+    }
+
+    fn time_copy(&mut self, bytes: usize, timing: Timing) -> Result<Vec<f32>> {
+        // A scripted ceiling: `copy_gb_per_s` for every run.
+        let milliseconds = bytes as f64 * 2.0 / (self.copy_gb_per_s * 1e9) * 1e3;
+        Ok(vec![milliseconds as f32; timing.runs as usize])
     }
 
     fn kernel_resources(&self) -> Result<KernelResources> {

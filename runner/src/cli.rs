@@ -107,7 +107,24 @@ pub struct TailOptions {
     pub warmups: u32,
     pub runs: u32,
     pub flush_l2: bool,
+    pub provenance: bool,
 }
+
+/// What `block-size variants` was asked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VariantsOptions {
+    pub device: u32,
+    pub width: u32,
+    pub height: u32,
+    pub block_sizes: Vec<u32>,
+    pub warmups: u32,
+    pub runs: u32,
+    pub offset: usize,
+    pub provenance: bool,
+}
+
+/// Block sizes `variants` sweeps unless told otherwise: the plateau of the one-pixel sweep.
+pub const VARIANT_BLOCK_SIZES: [u32; 4] = [128, 256, 512, 1024];
 
 /// Interleaved rounds `compare` times per block size unless told otherwise.
 pub const DEFAULT_ROUNDS: u32 = 30;
@@ -119,6 +136,7 @@ pub enum Request {
     Sweep(Options),
     Compare(CompareOptions),
     Tail(TailOptions),
+    Variants(VariantsOptions),
     Occupancy(OccupancyOptions),
 }
 
@@ -163,6 +181,30 @@ fn provenance_arg() -> Arg {
         .help("Print what was measured with what (PTX sha256, compilers, driver, command, date) first")
 }
 
+fn variants_command() -> Command {
+    Command::new("variants")
+        .about("Vector loads and several pixels per thread, in Rust and C++, against a device-to-device copy")
+        .arg(count("device", 0, 0).value_name("INDEX").help("CUDA device ordinal"))
+        .arg(count("width", 1, DEFAULT_WIDTH).value_name("PIXELS").help("Frame width"))
+        .arg(count("height", 1, DEFAULT_HEIGHT).value_name("PIXELS").help("Frame height"))
+        .arg(
+            block_sizes_arg()
+                .default_values(VARIANT_BLOCK_SIZES.map(|size| size.to_string()))
+                .help("Threads per block, comma-separated, each 1 to the device's maximum"),
+        )
+        .arg(count("warmups", 0, DEFAULT_WARMUPS).value_name("N").help("Untimed launches before each row"))
+        .arg(count("runs", 1, DEFAULT_RUNS).value_name("N").help("Timed launches per row"))
+        .arg(
+            Arg::new("offset")
+                .long("offset")
+                .value_name("FLOATS")
+                .value_parser(value_parser!(u64).range(0..=1024))
+                .default_value("0")
+                .help("Start every plane this many floats past a 16-byte boundary (1-3: misaligned vectors)"),
+        )
+        .arg(provenance_arg())
+}
+
 fn tail_command() -> Command {
     Command::new("tail")
         .about("What a partial last wave costs: one block size, grids of 0.5 to 8 waves over the same frame")
@@ -191,6 +233,7 @@ fn tail_command() -> Command {
                 .action(ArgAction::SetTrue)
                 .help("Evict L2 before each timed launch"),
         )
+        .arg(provenance_arg())
 }
 
 /// The sweep's `--device`, which also takes `all`.
@@ -220,7 +263,8 @@ pub fn build() -> Command {
         .args_conflicts_with_subcommands(true)
         .subcommand(occupancy_command())
         .subcommand(compare_command())
-        .subcommand(tail_command());
+        .subcommand(tail_command())
+        .subcommand(variants_command());
     launch_args(command)
         .arg(sweep_device_arg())
         .arg(count("runs", 1, DEFAULT_RUNS).value_name("N").help("Timed launches averaged per row"))
@@ -333,6 +377,7 @@ where
         Some(("occupancy", sub)) => occupancy_from_matches(sub).map(Request::Occupancy),
         Some(("compare", sub)) => compare_from_matches(sub).map(Request::Compare),
         Some(("tail", sub)) => tail_from_matches(sub).map(Request::Tail),
+        Some(("variants", sub)) => variants_from_matches(sub).map(Request::Variants),
         _ => from_matches(&matches).map(Request::Sweep),
     }
     .map_err(CliError::Usage)
@@ -362,6 +407,20 @@ fn compare_from_matches(matches: &ArgMatches) -> Result<CompareOptions, String> 
     })
 }
 
+fn variants_from_matches(matches: &ArgMatches) -> Result<VariantsOptions, String> {
+    let number = |name: &str| *matches.get_one::<u32>(name).expect("every count has a default");
+    Ok(VariantsOptions {
+        device: number("device"),
+        width: number("width"),
+        height: number("height"),
+        block_sizes: unique_block_sizes(matches)?,
+        warmups: number("warmups"),
+        runs: number("runs"),
+        offset: *matches.get_one::<u64>("offset").expect("has a default") as usize,
+        provenance: matches.get_flag("provenance"),
+    })
+}
+
 fn tail_from_matches(matches: &ArgMatches) -> Result<TailOptions, String> {
     let number = |name: &str| *matches.get_one::<u32>(name).expect("every count has a default");
     let waves: Vec<f64> = matches.get_many::<f64>("waves").expect("has a default").copied().collect();
@@ -377,6 +436,7 @@ fn tail_from_matches(matches: &ArgMatches) -> Result<TailOptions, String> {
         warmups: number("warmups"),
         runs: number("runs"),
         flush_l2: matches.get_flag("flush-l2"),
+        provenance: matches.get_flag("provenance"),
     })
 }
 
@@ -509,6 +569,18 @@ mod tests {
         }
         assert!(matches!(parse(["block-size", "compare", "--rounds", "0"]), Err(CliError::Usage(_))));
         assert!(matches!(parse(["block-size", "compare", "--runs", "3"]), Err(CliError::Usage(_))));
+    }
+
+    #[test]
+    fn variants_reads_its_options() {
+        match parse(["block-size", "variants", "--offset", "3", "--width", "11520", "--height", "5760"]) {
+            Ok(Request::Variants(options)) => {
+                assert_eq!((options.offset, options.width, options.height), (3, 11520, 5760));
+                assert_eq!(options.block_sizes, VARIANT_BLOCK_SIZES);
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(parse(["block-size", "variants", "--offset", "2000"]), Err(CliError::Usage(_))));
     }
 
     #[test]

@@ -8,13 +8,13 @@ GPU, or no device at the requested index (exit 3); anything after that is the ru
 
 use crate::backend::{DeviceLimits, Gpu, KernelResources, Suggestion, Timing};
 use crate::frame::{Frame, luma::KERNEL_NAME};
-use crate::ptx::EmbeddedPtx;
+use crate::ptx::{EmbeddedPtx, KernelRef};
 use anyhow::{Context as _, Result, anyhow};
 use cust::context::Context;
 use cust::device::{Device, DeviceAttribute};
 use cust::event::{Event, EventFlags};
 use cust::function::{BlockSize, Function, FunctionAttribute};
-use cust::memory::{CopyDestination, DeviceBuffer};
+use cust::memory::{AsyncCopyDestination, CopyDestination, DeviceBuffer};
 use cust::module::Module;
 use cust::stream::{Stream, StreamFlags};
 use cust::sys::CUdevice_attribute as RawAttribute;
@@ -29,12 +29,15 @@ pub enum OpenError {
     Setup(anyhow::Error),
 }
 
+/// The four planes, each `offset + pixels` floats long; kernels see them from `offset` on,
+/// so an offset of 1 to 3 hands them pointers that are not 16-byte aligned.
 struct Buffers {
     red: DeviceBuffer<f32>,
     green: DeviceBuffer<f32>,
     blue: DeviceBuffer<f32>,
     out: DeviceBuffer<f32>,
     pixels: usize,
+    offset: usize,
 }
 
 /// One device with one or more grayscale modules loaded, one of them active. Fields drop in
@@ -45,8 +48,11 @@ pub struct CudaGpu {
     start: Event,
     stop: Event,
     stream: Stream,
-    modules: Vec<Module>,
+    /// One loaded module per kernel, with the kernel's entry point.
+    modules: Vec<(Module, &'static str)>,
     active: usize,
+    /// Source and destination of the device-to-device copy ceiling.
+    copy_buffers: Option<(DeviceBuffer<u8>, DeviceBuffer<u8>)>,
     limits: DeviceLimits,
     driver_version: i32,
     _context: Context,
@@ -66,16 +72,14 @@ fn raw_attribute(device: &Device, attribute: cust::sys::CUdevice_attribute) -> R
 }
 
 /// Loads one module and makes sure it has the kernel.
-fn load(embedded: &EmbeddedPtx) -> Result<Module> {
-    let module = Module::from_ptx(embedded.ptx, &[]).map_err(|e| {
-        anyhow!(
-            "the driver could not load the {} PTX ({e}); is its PTX ISA too new for this driver?",
-            embedded.label
-        )
+fn load(kernel: &KernelRef) -> Result<Module> {
+    let label = kernel.module.label;
+    let module = Module::from_ptx(kernel.module.ptx, &[]).map_err(|e| {
+        anyhow!("the driver could not load the {label} PTX ({e}); is its PTX ISA too new for this driver?")
     })?;
     module
-        .get_function(KERNEL_NAME)
-        .map_err(|e| anyhow!("the {} PTX has no kernel `{KERNEL_NAME}` ({e})", embedded.label))?;
+        .get_function(kernel.entry)
+        .map_err(|e| anyhow!("the {label} PTX has no kernel `{}` ({e})", kernel.entry))?;
     Ok(module)
 }
 
@@ -97,8 +101,15 @@ impl CudaGpu {
         Ok(count)
     }
 
-    /// Initialises the driver, opens device `ordinal` and loads `modules`; the first is active.
+    /// Initialises the driver, opens device `ordinal` and loads the grayscale kernel of each
+    /// of `modules`; the first is active.
     pub fn open(ordinal: u32, modules: &[EmbeddedPtx]) -> Result<Self, OpenError> {
+        let kernels: Vec<KernelRef> = modules.iter().map(|module| module.kernel(KERNEL_NAME)).collect();
+        Self::open_kernels(ordinal, &kernels)
+    }
+
+    /// As [`CudaGpu::open`], for any entry points; the first is active.
+    pub fn open_kernels(ordinal: u32, kernels: &[KernelRef]) -> Result<Self, OpenError> {
         let no_device = |error: anyhow::Error| OpenError::NoDevice(error);
         cust::init(cust::CudaFlags::empty()).map_err(|e| {
             no_device(anyhow!("the CUDA driver found no usable GPU: {}", e.to_string().trim_matches('"')))
@@ -154,9 +165,9 @@ impl CudaGpu {
         let driver_version =
             cust::CudaApiVersion::get().map(|v| v.major() * 1000 + v.minor() * 10).unwrap_or(0);
 
-        let mut loaded = Vec::with_capacity(modules.len());
-        for embedded in modules {
-            loaded.push(load(embedded).map_err(setup)?);
+        let mut loaded = Vec::with_capacity(kernels.len());
+        for kernel in kernels {
+            loaded.push((load(kernel).map_err(setup)?, kernel.entry));
         }
         let stream =
             Stream::new(StreamFlags::DEFAULT, None).map_err(|e| setup(anyhow!("creating a stream: {e}")))?;
@@ -171,6 +182,7 @@ impl CudaGpu {
             stream,
             modules: loaded,
             active: 0,
+            copy_buffers: None,
             limits,
             driver_version,
             _context: context,
@@ -202,7 +214,8 @@ impl CudaGpu {
     }
 
     fn function(&self) -> Result<Function<'_>> {
-        Ok(self.modules[self.active].get_function(KERNEL_NAME)?)
+        let (module, entry) = &self.modules[self.active];
+        Ok(module.get_function(entry)?)
     }
 
     fn buffers(&self) -> Result<&Buffers> {
@@ -212,10 +225,11 @@ impl CudaGpu {
     fn launch(&self, grid_blocks: u32, threads_per_block: u32) -> Result<()> {
         let buffers = self.buffers()?;
         let function = self.function()?;
-        let red = buffers.red.as_device_ptr().as_raw();
-        let green = buffers.green.as_device_ptr().as_raw();
-        let blue = buffers.blue.as_device_ptr().as_raw();
-        let out = buffers.out.as_device_ptr().as_raw();
+        let skip = (buffers.offset * std::mem::size_of::<f32>()) as u64;
+        let red = buffers.red.as_device_ptr().as_raw() + skip;
+        let green = buffers.green.as_device_ptr().as_raw() + skip;
+        let blue = buffers.blue.as_device_ptr().as_raw() + skip;
+        let out = buffers.out.as_device_ptr().as_raw() + skip;
         let pixels = buffers.pixels;
         // Parameter order and types are the kernel's: four pointers and a usize count.
         let args = [
@@ -226,7 +240,7 @@ impl CudaGpu {
             &pixels as *const usize as *mut c_void,
         ];
         // SAFETY: the arguments match the kernel's signature, every buffer holds `pixels`
-        // floats, and the kernel touches no index at or past `pixels`.
+        // floats from `offset` on, and the kernel touches no index at or past `pixels`.
         unsafe { self.stream.launch(&function, grid_blocks, threads_per_block, 0, &args) }
             .context("cuLaunchKernel")
     }
@@ -237,19 +251,49 @@ impl Gpu for CudaGpu {
         &self.limits
     }
 
-    fn upload(&mut self, frame: &Frame) -> Result<()> {
+    fn upload_at(&mut self, frame: &Frame, offset: usize) -> Result<()> {
         self.buffers = None;
-        let copy = |plane: &[f32], name: &str| {
-            DeviceBuffer::from_slice(plane).with_context(|| format!("copying the {name} plane to the device"))
+        let pixels = frame.pixels();
+        let copy = |plane: &[f32], name: &str| -> Result<DeviceBuffer<f32>> {
+            let buffer = DeviceBuffer::zeroed(offset + pixels)
+                .with_context(|| format!("allocating the {name} plane"))?;
+            buffer
+                .index(offset..offset + pixels)
+                .copy_from(plane)
+                .with_context(|| format!("copying the {name} plane to the device"))?;
+            Ok(buffer)
         };
         self.buffers = Some(Buffers {
             red: copy(&frame.red, "red")?,
             green: copy(&frame.green, "green")?,
             blue: copy(&frame.blue, "blue")?,
-            out: DeviceBuffer::zeroed(frame.pixels()).context("allocating the output plane")?,
-            pixels: frame.pixels(),
+            out: DeviceBuffer::zeroed(offset + pixels).context("allocating the output plane")?,
+            pixels,
+            offset,
         });
         Ok(())
+    }
+
+    fn time_copy(&mut self, bytes: usize, timing: Timing) -> Result<Vec<f32>> {
+        if self.copy_buffers.as_ref().is_none_or(|(source, _)| source.len() != bytes) {
+            self.copy_buffers = None;
+            let source = DeviceBuffer::zeroed(bytes).context("allocating the copy source")?;
+            let destination = DeviceBuffer::zeroed(bytes).context("allocating the copy destination")?;
+            self.copy_buffers = Some((source, destination));
+        }
+        let (source, destination) = self.copy_buffers.as_mut().expect("allocated above");
+        let mut milliseconds = Vec::with_capacity(timing.runs as usize);
+        for run in 0..timing.warmups + timing.runs {
+            self.start.record(&self.stream)?;
+            // SAFETY: both buffers live in self past the synchronisation below.
+            unsafe { destination.async_copy_from(&*source, &self.stream) }.context("cuMemcpyDtoDAsync")?;
+            self.stop.record(&self.stream)?;
+            self.stop.synchronize().context("a device-to-device copy failed")?;
+            if run >= timing.warmups {
+                milliseconds.push(self.stop.elapsed_time_f32(&self.start)?);
+            }
+        }
+        Ok(milliseconds)
     }
 
     fn kernel_resources(&self) -> Result<KernelResources> {
@@ -327,7 +371,12 @@ impl Gpu for CudaGpu {
 
     fn download(&mut self, out: &mut [f32]) -> Result<()> {
         self.stream.synchronize()?;
-        self.buffers()?.out.copy_to(out).context("copying the output plane back")?;
+        let buffers = self.buffers()?;
+        buffers
+            .out
+            .index(buffers.offset..buffers.offset + buffers.pixels)
+            .copy_to(out)
+            .context("copying the output plane back")?;
         Ok(())
     }
 
@@ -337,7 +386,8 @@ impl Gpu for CudaGpu {
         if index >= buffers.pixels {
             return Err(anyhow!("pixel {index} is outside the {}-pixel output", buffers.pixels));
         }
-        let mut pixel = buffers.out.index(index..index + 1);
+        let at = buffers.offset + index;
+        let mut pixel = buffers.out.index(at..at + 1);
         pixel.copy_from(&[value]).context("overwriting one output pixel")?;
         Ok(())
     }

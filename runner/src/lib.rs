@@ -24,3 +24,4 @@ pub mod report;
 pub mod stats;
 pub mod sweep;
 pub mod tail;
+pub mod variants;

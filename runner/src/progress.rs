@@ -55,8 +55,11 @@ impl Gpu for WithProgress<'_> {
     fn limits(&self) -> &DeviceLimits {
         self.inner.limits()
     }
-    fn upload(&mut self, frame: &Frame) -> Result<()> {
-        self.inner.upload(frame)
+    fn upload_at(&mut self, frame: &Frame, offset: usize) -> Result<()> {
+        self.inner.upload_at(frame, offset)
+    }
+    fn time_copy(&mut self, bytes: usize, timing: Timing) -> Result<Vec<f32>> {
+        self.inner.time_copy(bytes, timing)
     }
     fn kernel_resources(&self) -> Result<KernelResources> {
         self.inner.kernel_resources()

@@ -27,7 +27,19 @@ pub struct EmbeddedPtx {
     pub stamp_text: &'static str,
 }
 
+/// One kernel: an entry point of an embedded module.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KernelRef {
+    pub module: EmbeddedPtx,
+    pub entry: &'static str,
+}
+
 impl EmbeddedPtx {
+    /// The entry point `entry` of this module.
+    pub const fn kernel(self, entry: &'static str) -> KernelRef {
+        KernelRef { module: self, entry }
+    }
+
     /// The parsed stamp.
     pub fn stamp(&self) -> Stamp {
         Stamp::parse(self.stamp_text).expect("the committed stamps parse (checked by the tests)")

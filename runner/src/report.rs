@@ -12,6 +12,7 @@ use crate::model::{self, Preset};
 use crate::stats::{median, quantile};
 use crate::sweep::{ModelCheck, Sweep};
 use crate::tail::Tail;
+use crate::variants::{self, Variants};
 use tabled::builder::Builder;
 use tabled::settings::object::Columns;
 use tabled::settings::{Alignment, Padding, Style};
@@ -375,4 +376,92 @@ pub fn device_summary(sweep: &Sweep) -> String {
         ),
         None => format!("GPU {} ({}): no rows; {verdict}.\n", sweep.limits.ordinal, sweep.limits.name),
     }
+}
+
+/// `block-size variants`: the ceiling, one row per (kernel, block size), and the winners.
+pub fn variants(result: &Variants) -> String {
+    let mut text = device_and_image(&result.limits, result.width, result.height);
+    text += &format!(
+        "Timing: median of {} runs after {} warm-ups, each run between its own CUDA events; planes start {} floats past a 16-byte boundary\n",
+        result.timing.runs, result.timing.warmups, result.offset
+    );
+    let copy_gbps = result.copy_gigabytes_per_second();
+    let peak = variants::datasheet_peak(&result.limits.name);
+    text += &format!(
+        "Ceiling: cuMemcpyDtoD of {:.1} MiB (read and written: the bytes one pass moves), median {:.4} ms = {:.1} GB/s{}\n\n",
+        result.bytes_moved() as f64 / 2.0 / (1024.0 * 1024.0),
+        result.copy.median,
+        copy_gbps,
+        peak.map_or_else(
+            || "; no datasheet peak known for this GPU".to_string(),
+            |peak| format!("; datasheet peak {peak:.0} GB/s ({:.1} percent of it)", 100.0 * copy_gbps / peak)
+        ),
+    );
+    let mut records = vec![
+        ["compiler", "variant", "thr/blk", "regs", "blk/SM", "grid", "ms", "GB/s", "of copy", "of peak"]
+            .map(String::from)
+            .to_vec(),
+    ];
+    for row in &result.rows {
+        let candidate = &result.candidates[row.candidate];
+        let gbps = result.gigabytes_per_second(row.stats.median);
+        records.push(vec![
+            candidate.compiler.to_string(),
+            candidate.variant.name.to_string(),
+            row.threads_per_block.to_string(),
+            result.registers[row.candidate].to_string(),
+            row.blocks_per_sm.to_string(),
+            row.grid_blocks.to_string(),
+            format!("{:.4}", row.stats.median),
+            format!("{gbps:.1}"),
+            format!("{:.1}%", 100.0 * gbps / copy_gbps),
+            peak.map_or_else(|| "-".to_string(), |peak| format!("{:.1}%", 100.0 * gbps / peak)),
+        ]);
+    }
+    text += &render_columns(records);
+    text.push('\n');
+    let describe = |row: &crate::variants::VariantRow| {
+        let candidate = &result.candidates[row.candidate];
+        let gbps = result.gigabytes_per_second(row.stats.median);
+        format!(
+            "{} {} at {} threads per block, {:.4} ms, {gbps:.1} GB/s = {:.1} percent of the copy{}",
+            candidate.compiler,
+            candidate.variant.name,
+            row.threads_per_block,
+            row.stats.median,
+            100.0 * gbps / copy_gbps,
+            peak.map_or_else(String::new, |peak| format!(
+                " and {:.1} percent of the datasheet peak",
+                100.0 * gbps / peak
+            ))
+        )
+    };
+    if let Some(best) = result.fastest(None) {
+        text += &format!("Fastest: {}.\n", describe(best));
+    }
+    for compiler in ["Rust", "C++"] {
+        if let Some(best) = result.fastest(Some(compiler)) {
+            text += &format!("Fastest {compiler}: {}.\n", describe(best));
+        }
+    }
+    // Each variant's best Rust row against its best C++ row.
+    let half = result.candidates.len() / 2;
+    let ratios: Vec<String> = (0..half)
+        .filter_map(|k| {
+            let rust = result.fastest_of(k)?;
+            let cpp = result.fastest_of(k + half)?;
+            Some(format!("{} {:.3}", result.candidates[k].variant.name, rust.stats.median / cpp.stats.median))
+        })
+        .collect();
+    if !ratios.is_empty() {
+        text += &format!("Rust / C++ time, best row of each variant: {}.\n", ratios.join(", "));
+    }
+    text
+}
+
+/// Standard error of a `variants` run.
+pub fn variants_stderr(result: &Variants) -> String {
+    let labelled: Vec<String> =
+        result.failures.iter().map(|(label, failure)| format!("{label}: {failure}")).collect();
+    failure_lines(&labelled, "the table above is not a measurement of these kernels")
 }

@@ -240,3 +240,30 @@ fn every_visible_gpu_gets_a_table_and_a_summary_line() {
     assert_eq!(written, 2 * summaries, "{stdout}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn every_variant_is_right_at_any_alignment_and_frame_size() {
+    require_gpu!();
+    // A prime pixel count, so every vector tail is ragged; offsets 0 to 3 floats, so the
+    // vector kernels see every alignment of their planes.
+    for offset in ["0", "1", "2", "3"] {
+        let output = block_size(&[
+            "variants",
+            "--width",
+            "1000003",
+            "--height",
+            "1",
+            "--offset",
+            offset,
+            "--block-sizes",
+            "32,256,1024",
+            "--runs",
+            "2",
+            "--warmups",
+            "1",
+        ]);
+        let stdout = text(&output.stdout);
+        assert_eq!(output.status.code(), Some(0), "offset {offset}: {stdout}{}", text(&output.stderr));
+        assert!(stdout.contains("Fastest Rust: ") && stdout.contains("Fastest C++: "), "{stdout}");
+    }
+}

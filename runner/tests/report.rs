@@ -132,3 +132,17 @@ fn device_summary_names_the_gpu_its_fastest_row_and_its_verdict() {
     let broken = sweep::run(&mut gpu, &frame, &[64, 128], TIMING, Some(5)).unwrap();
     assert!(report::device_summary(&broken).ends_with("; 2 check(s) failed.\n"));
 }
+
+#[test]
+fn variants_table_reports_each_row_against_the_copy_and_the_peak() {
+    use block_size_runner::variants;
+    let mut gpu = scripted_gpu();
+    gpu.limits.name = "Mock NVIDIA H200".into();
+    gpu.kernel_time_factors = vec![1.0, 0.97, 0.99, 0.98, 0.985, 1.0, 0.97, 0.99, 0.98, 0.985];
+    gpu.copy_gb_per_s = 3300.0;
+    let frame = Frame::synthetic(640, 480).unwrap();
+    gpu.upload_at(&frame, 2).unwrap();
+    let candidates = variants::candidates();
+    let result = variants::run(&mut gpu, &frame, &candidates, &[128, 256], TIMING, 2).unwrap();
+    insta::assert_snapshot!("variants_stdout", report::variants(&result));
+}

@@ -76,16 +76,48 @@ fn nvptx_stamp_names_the_pinned_toolchain_and_nvcc_stamp_its_release() {
     assert!(NVCC.stamp().nvcc.is_some_and(|release| release.contains("release 13.0")));
 }
 
+fn entries(ptx: &str) -> Vec<String> {
+    ptx.lines()
+        .filter_map(|line| line.split(".entry ").nth(1))
+        .map(|rest| rest.trim_end_matches('(').trim().to_string())
+        .collect()
+}
+
 #[test]
-fn every_ptx_defines_the_kernel_the_runner_launches() {
+fn every_ptx_defines_the_kernels_the_runner_launches() {
     for module in ALL {
-        assert_eq!(module.stamp().kernels, [KERNEL_NAME], "{}", module.file);
-        let entry = format!(".entry {KERNEL_NAME}(");
-        let start = module.ptx.find(&entry).unwrap_or_else(|| panic!("{}: no `{entry}`", module.file));
-        let params = &module.ptx[start..start + module.ptx[start..].find(')').unwrap()];
-        // Four pointers and a usize, all 64-bit: the argument list cuda.rs passes.
-        assert_eq!(params.matches(".param .u64").count(), 5, "{}: {params}", module.file);
+        let defined = entries(module.ptx);
+        assert_eq!(module.stamp().kernels, defined, "{}: the stamp lists the PTX's entries", module.file);
+        assert!(defined.iter().any(|entry| entry == KERNEL_NAME), "{}", module.file);
+        for entry in &defined {
+            let head = format!(".entry {entry}(");
+            let start = module.ptx.find(&head).unwrap();
+            let params = &module.ptx[start..start + module.ptx[start..].find(')').unwrap()];
+            // Four pointers and a usize, all 64-bit: the argument list cuda.rs passes.
+            assert_eq!(params.matches(".param .u64").count(), 5, "{} {entry}: {params}", module.file);
+        }
         assert!(module.ptx.contains(".target sm_75"), "{}: built for sm_75", module.file);
+    }
+    // The variants run in Rust and in C++: both modules define every one.
+    for variant in block_size_runner::variants::VARIANTS {
+        for module in [RUST_CUDA, NVCC] {
+            assert!(
+                entries(module.ptx).iter().any(|entry| entry == variant.entry),
+                "{} lacks {}",
+                module.file,
+                variant.entry
+            );
+        }
+    }
+}
+
+#[test]
+fn vector_variants_use_16_byte_accesses() {
+    for module in [RUST_CUDA, NVCC] {
+        let start = module.ptx.find(".entry grayscale_vec4(").unwrap();
+        let body = &module.ptx[start..start + module.ptx[start..].find("\n}\n").unwrap()];
+        assert_eq!(body.matches("ld.global.v4.f32").count(), 3, "{}: three vector loads", module.file);
+        assert_eq!(body.matches("st.global.v4.f32").count(), 1, "{}: one vector store", module.file);
     }
 }
 

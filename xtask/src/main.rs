@@ -48,7 +48,12 @@ fn run() -> Result<()> {
         other => bail!("unknown PTX `{other}`: nvptx, nvptx-fma or nvcc"),
     };
     let ptx = std::fs::read_to_string(&ptx_path).with_context(|| ptx_path.display().to_string())?;
-    let stamp = Stamp { ptx_sha256: sha256_hex(ptx.as_bytes()), ..stamp };
+    let kernels = ptx
+        .lines()
+        .filter_map(|line| line.split(".entry ").nth(1))
+        .map(|rest| rest.trim_end_matches('(').trim().to_string())
+        .collect();
+    let stamp = Stamp { ptx_sha256: sha256_hex(ptx.as_bytes()), kernels, ..stamp };
     let committed_ptx = repo.join(format!("kernels/ptx/{name}.ptx"));
     let committed_stamp = repo.join(format!("kernels/ptx/{name}.stamp.toml"));
     if check {
@@ -110,7 +115,7 @@ fn build_nvptx(repo: &Path, scratch: &Path, flags: Option<&str>) -> Result<Stamp
     )?;
     let rustc = output(Command::new("rustc").current_dir(repo).arg("-V"))?;
     Ok(Stamp {
-        kernels: vec!["grayscale".into()],
+        kernels: Vec::new(),
         arch: "sm_75".into(),
         compiler: "rustc-nvptx".into(),
         inputs: NVPTX_INPUTS.iter().map(|input| input.to_string()).collect(),
@@ -151,7 +156,7 @@ fn build_nvcc(repo: &Path, scratch: &Path) -> Result<Stamp> {
             .arg(scratch.join("grayscale-nvcc.ptx")),
     )?;
     Ok(Stamp {
-        kernels: vec!["grayscale".into()],
+        kernels: Vec::new(),
         arch: "compute_75".into(),
         compiler: "nvcc".into(),
         inputs: NVCC_INPUTS.iter().map(|input| input.to_string()).collect(),

@@ -1,0 +1,249 @@
+/*!
+`block-size variants`: after the block size, the memory operations. The same conversion as
+five kernels, each in Rust (cuda_builder) and CUDA C++ (nvcc): one pixel per thread per trip
+(`k1`, the sweep's kernel), 16-byte vector accesses (`vec4`), and 2, 4 or 8 pixels per trip with
+their loads issued first (`k2`, `k4`, `k8`). Every (kernel, block size) gets the driver's
+occupancy and a one-wave grid, a CPU reference check and its timed runs; a device-to-device copy
+moving the same bytes, timed in the same run, is the practical ceiling.
+*/
+
+use crate::backend::{DeviceLimits, Gpu, Timing};
+use crate::frame::{Frame, RELATIVE_TOLERANCE, bytes_moved_per_pass, first_mismatch, host_vec};
+use crate::occupancy::one_wave_grid;
+use crate::ptx::{self, KernelRef};
+use crate::stats::RunStats;
+use crate::sweep::CheckFailure;
+use anyhow::{Context as _, Result};
+
+/// One shape of the loop.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Variant {
+    pub name: &'static str,
+    /// Entry point, the same in the Rust and the C++ module.
+    pub entry: &'static str,
+    /// Pixels one thread converts per loop trip; a grid needs this many times fewer
+    /// threads to cover the frame in one trip.
+    pub pixels_per_trip: u32,
+}
+
+pub const VARIANTS: [Variant; 5] = [
+    Variant { name: "k1", entry: "grayscale", pixels_per_trip: 1 },
+    Variant { name: "vec4", entry: "grayscale_vec4", pixels_per_trip: 4 },
+    Variant { name: "k2", entry: "grayscale_k2", pixels_per_trip: 2 },
+    Variant { name: "k4", entry: "grayscale_k4", pixels_per_trip: 4 },
+    Variant { name: "k8", entry: "grayscale_k8", pixels_per_trip: 8 },
+];
+
+/// A variant as compiled by one compiler.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Candidate {
+    pub compiler: &'static str,
+    pub variant: Variant,
+    pub kernel: KernelRef,
+}
+
+/// Every variant from cuda_builder, then every variant from nvcc.
+pub fn candidates() -> Vec<Candidate> {
+    [("Rust", ptx::RUST_CUDA), ("C++", ptx::NVCC)]
+        .into_iter()
+        .flat_map(|(compiler, module)| {
+            VARIANTS.into_iter().map(move |variant| Candidate {
+                compiler,
+                variant,
+                kernel: module.kernel(variant.entry),
+            })
+        })
+        .collect()
+}
+
+/// Peak DRAM bandwidth on the product datasheets, GB/s, by a part of the driver's name.
+/// Sources: NVIDIA's H200, H100, A100, T4, RTX 4090 and RTX 5090 product pages.
+const DATASHEET_PEAKS: [(&str, f64); 7] = [
+    ("H200", 4800.0),
+    ("H100 80GB HBM3", 3350.0),
+    ("A100-SXM4-80GB", 2039.0),
+    ("A100-SXM4-40GB", 1555.0),
+    ("Tesla T4", 320.0),
+    ("RTX 4090", 1008.0),
+    ("RTX 5090", 1792.0),
+];
+
+/// The datasheet peak for a device name, where this program knows it.
+pub fn datasheet_peak(name: &str) -> Option<f64> {
+    DATASHEET_PEAKS.iter().find(|(part, _)| name.contains(part)).map(|&(_, peak)| peak)
+}
+
+/// One kernel at one block size.
+#[derive(Debug, Clone, PartialEq)]
+pub struct VariantRow {
+    /// Index into [`Variants::candidates`].
+    pub candidate: usize,
+    pub threads_per_block: u32,
+    pub blocks_per_sm: u32,
+    pub grid_blocks: u32,
+    pub stats: RunStats,
+}
+
+/// Everything one `variants` run measured.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Variants {
+    pub limits: DeviceLimits,
+    pub width: u32,
+    pub height: u32,
+    pub offset: usize,
+    pub timing: Timing,
+    pub candidates: Vec<Candidate>,
+    /// Registers per thread of each candidate after the driver's JIT.
+    pub registers: Vec<u32>,
+    /// The device-to-device copy of half the bytes a pass moves (it reads and writes them).
+    pub copy: RunStats,
+    pub rows: Vec<VariantRow>,
+    pub failures: Vec<(String, CheckFailure)>,
+}
+
+impl Variants {
+    pub fn bytes_moved(&self) -> u64 {
+        bytes_moved_per_pass(u64::from(self.width) * u64::from(self.height))
+    }
+
+    pub fn gigabytes_per_second(&self, milliseconds: f64) -> f64 {
+        self.bytes_moved() as f64 / (milliseconds * 1e-3) / 1e9
+    }
+
+    /// The ceiling: the copy's bandwidth, counting what it reads and what it writes.
+    pub fn copy_gigabytes_per_second(&self) -> f64 {
+        self.gigabytes_per_second(self.copy.median)
+    }
+
+    /// The fastest row, overall or of one compiler.
+    pub fn fastest(&self, compiler: Option<&str>) -> Option<&VariantRow> {
+        self.rows
+            .iter()
+            .filter(|row| compiler.is_none_or(|compiler| self.candidates[row.candidate].compiler == compiler))
+            .min_by(|a, b| a.stats.median.total_cmp(&b.stats.median))
+    }
+
+    /// The fastest row of one candidate.
+    pub fn fastest_of(&self, candidate: usize) -> Option<&VariantRow> {
+        self.rows
+            .iter()
+            .filter(|row| row.candidate == candidate)
+            .min_by(|a, b| a.stats.median.total_cmp(&b.stats.median))
+    }
+}
+
+/// Runs every loaded candidate (kernel `k` of `gpu` is `candidates[k]`) at every block size,
+/// on a frame uploaded at `offset`.
+pub fn run(
+    gpu: &mut dyn Gpu,
+    frame: &Frame,
+    candidates: &[Candidate],
+    block_sizes: &[u32],
+    timing: Timing,
+    offset: usize,
+) -> Result<Variants> {
+    let limits = gpu.limits().clone();
+    let reference = frame.reference()?;
+    let mut output = host_vec(frame.pixels())?;
+    output.resize(frame.pixels(), 0.0);
+    let pixels = frame.pixels() as u64;
+    let bytes = bytes_moved_per_pass(pixels) as usize;
+    let copy = RunStats::of(&gpu.time_copy(bytes / 2, timing).context("timing the device-to-device copy")?);
+
+    let mut registers = Vec::new();
+    let mut rows = Vec::new();
+    let mut failures = Vec::new();
+    for (index, candidate) in candidates.iter().enumerate() {
+        gpu.select_kernel(index)?;
+        registers.push(gpu.kernel_resources()?.registers_per_thread);
+        let label = format!("{} {}", candidate.compiler, candidate.variant.name);
+        let trips = pixels.div_ceil(u64::from(candidate.variant.pixels_per_trip));
+        for &threads_per_block in block_sizes {
+            let blocks_per_sm = gpu.blocks_per_sm(threads_per_block)?;
+            let grid_blocks =
+                one_wave_grid(blocks_per_sm, limits.multiprocessors, trips.max(1), threads_per_block);
+            gpu.zero_output()?;
+            let run_ms = gpu.time_launches(grid_blocks, threads_per_block, timing).with_context(|| {
+                format!("{label}: launching {grid_blocks} blocks of {threads_per_block} threads")
+            })?;
+            gpu.download(&mut output)?;
+            if let Some(mismatch) = first_mismatch(&output, &reference, RELATIVE_TOLERANCE) {
+                failures.push((label.clone(), CheckFailure::WrongOutput { threads_per_block, mismatch }));
+            }
+            rows.push(VariantRow {
+                candidate: index,
+                threads_per_block,
+                blocks_per_sm,
+                grid_blocks,
+                stats: RunStats::of(&run_ms),
+            });
+        }
+    }
+    Ok(Variants {
+        limits,
+        width: frame.width,
+        height: frame.height,
+        offset,
+        timing,
+        candidates: candidates.to_vec(),
+        registers,
+        copy,
+        rows,
+        failures,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backend::MockGpu;
+
+    #[test]
+    fn ten_candidates_rust_first() {
+        let all = candidates();
+        assert_eq!(all.len(), 10);
+        assert_eq!((all[0].compiler, all[0].variant.name, all[0].kernel.entry), ("Rust", "k1", "grayscale"));
+        assert_eq!((all[6].compiler, all[6].variant.name), ("C++", "vec4"));
+        assert_eq!(all[6].kernel.module, ptx::NVCC);
+    }
+
+    #[test]
+    fn every_variant_entry_is_in_both_modules() {
+        for candidate in candidates() {
+            let entry = format!(".entry {}(", candidate.variant.entry);
+            assert!(
+                candidate.kernel.module.ptx.contains(&entry),
+                "{} lacks {entry}",
+                candidate.kernel.module.file
+            );
+        }
+    }
+
+    #[test]
+    fn datasheet_peaks_match_driver_names() {
+        assert_eq!(datasheet_peak("NVIDIA H200"), Some(4800.0));
+        assert_eq!(datasheet_peak("NVIDIA H100 80GB HBM3"), Some(3350.0));
+        assert_eq!(datasheet_peak("Tesla T4"), Some(320.0));
+        assert_eq!(datasheet_peak("NVIDIA GeForce GTX 1080"), None);
+    }
+
+    #[test]
+    fn grids_shrink_with_pixels_per_trip_and_copy_is_the_ceiling() {
+        let mut gpu = MockGpu::h200_like();
+        gpu.kernel_time_factors = vec![1.0, 0.9];
+        gpu.copy_gb_per_s = 4250.0;
+        let frame = Frame::synthetic(100, 100).unwrap();
+        gpu.upload_at(&frame, 1).unwrap();
+        let picked = [candidates()[0], candidates()[4]];
+        let timing = Timing { warmups: 1, runs: 3, flush_l2: false };
+        let result = run(&mut gpu, &frame, &picked, &[256], timing, 1).unwrap();
+        // 10,000 pixels: k1 needs ceil(10000/256) = 40 blocks, k8 ceil(1250/256) = 5.
+        let grids: Vec<u32> = result.rows.iter().map(|row| row.grid_blocks).collect();
+        assert_eq!(grids, [40, 5]);
+        assert!((result.copy_gigabytes_per_second() - 4250.0).abs() < 1.0);
+        assert_eq!(result.fastest(None).unwrap().candidate, 1);
+        assert_eq!(result.fastest(Some("Rust")).unwrap().candidate, 1);
+        assert!(result.failures.is_empty());
+        assert_eq!(gpu.offset, 1);
+    }
+}
