@@ -46,7 +46,9 @@ pub struct Four(pub [f32; 4]);
 #[inline(always)]
 pub fn vector_head(r: *const f32, g: *const f32, b: *const f32, out: *mut f32, n: usize) -> Option<usize> {
     let offset = r as usize % 16;
-    let same = [g as usize, b as usize, out as usize].iter().all(|&address| address % 16 == offset);
+    // Written out rather than as an iterator over the three addresses, which libNVVM kept
+    // as a loop in every thread's prologue.
+    let same = g as usize % 16 == offset && b as usize % 16 == offset && out as usize % 16 == offset;
     if !same || offset % 4 != 0 {
         return None;
     }
