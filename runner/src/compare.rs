@@ -9,8 +9,9 @@ order rotating every round (A B C, B C A, C A B, ...) so that clock and thermal 
 advantage of going first, fall on every kernel alike.
 */
 
-use crate::backend::{DeviceLimits, Gpu, KernelResources};
-use crate::frame::{Frame, Mismatch, RELATIVE_TOLERANCE, bytes_moved_per_pass, first_mismatch, host_vec};
+use crate::backend::{DeviceLimits, Gpu, KernelResources, Timing};
+use crate::checked::{Checked, Checker};
+use crate::frame::{Frame, Mismatch, bytes_moved_per_pass};
 use crate::occupancy::one_wave_grid;
 use crate::stats::RunStats;
 use anyhow::{Context as _, Result};
@@ -105,9 +106,7 @@ pub fn run(
     rounds: u32,
 ) -> Result<Comparison> {
     let limits = gpu.limits().clone();
-    let reference = frame.reference()?;
-    let mut output = host_vec(frame.pixels())?;
-    output.resize(frame.pixels(), 0.0);
+    let mut checker = Checker::new(frame)?;
     let pixels = frame.pixels() as u64;
     let mut resources = Vec::new();
     for index in 0..kernels.len() {
@@ -123,12 +122,12 @@ pub fn run(
             gpu.select_kernel(index)?;
             let blocks_per_sm = gpu.blocks_per_sm(threads_per_block)?;
             let grid_blocks = one_wave_grid(blocks_per_sm, limits.multiprocessors, pixels, threads_per_block);
-            gpu.zero_output()?;
-            gpu.time_one_launch(grid_blocks, threads_per_block).with_context(|| {
-                format!("{label}: launching {grid_blocks} blocks of {threads_per_block} threads")
-            })?;
-            gpu.download(&mut output)?;
-            if let Some(mismatch) = first_mismatch(&output, &reference, RELATIVE_TOLERANCE) {
+            // One checked launch per kernel and block size; the timed rounds come after.
+            let check = Timing { warmups: 0, runs: 1, flush_l2: false };
+            let Checked { mismatch, .. } = checker
+                .measure(gpu, grid_blocks, threads_per_block, check, None)
+                .with_context(|| label.to_string())?;
+            if let Some(mismatch) = mismatch {
                 failures.push(WrongOutput { kernel: label.to_string(), threads_per_block, mismatch });
             }
             for _ in 0..warmups {
@@ -183,9 +182,12 @@ mod tests {
     fn rounds_interleave_kernels_and_rotate_who_goes_first() {
         let mut gpu = three_kernel_gpu();
         compare(&mut gpu, 3);
-        // Per block size: per kernel 1 check launch + 2 warm-ups, then 3 rounds of 3.
+        // Per block size: per kernel a checked launch (through time_launches, not listed
+        // here) and 2 warm-ups, then 3 rounds of 3 with the order rotating.
         let first_row: Vec<usize> = gpu.timed.iter().filter(|(_, t)| *t == 128).map(|(k, _)| *k).collect();
-        assert_eq!(first_row, [0, 0, 0, 1, 1, 1, 2, 2, 2, 0, 1, 2, 1, 2, 0, 2, 0, 1]);
+        assert_eq!(first_row, [0, 0, 1, 1, 2, 2, 0, 1, 2, 1, 2, 0, 2, 0, 1]);
+        let checked = gpu.launches.iter().filter(|(_, t)| *t == 128).count();
+        assert_eq!(checked, 3 + first_row.len(), "one checked launch per kernel besides the timed ones");
     }
 
     #[test]

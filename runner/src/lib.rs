@@ -9,6 +9,7 @@ size, every row checked against [`frame`]'s CPU reference) → [`report`] (the t
 
 pub mod app;
 pub mod backend;
+pub mod checked;
 pub mod cli;
 pub mod compare;
 pub mod cuda;

@@ -5,7 +5,8 @@ every other row report; the caller turns any failure into exit status 1.
 */
 
 use crate::backend::{DeviceLimits, Gpu, KernelResources, Suggestion, Timing};
-use crate::frame::{Frame, Mismatch, RELATIVE_TOLERANCE, bytes_moved_per_pass, first_mismatch, host_vec};
+use crate::checked::{Checked, Checker};
+use crate::frame::{Frame, Mismatch, bytes_moved_per_pass};
 use crate::model::SmModel;
 use crate::occupancy::{WARP_SIZE, idle_lanes, occupancy_percent, one_wave_grid, warps_per_block};
 use crate::stats::RunStats;
@@ -169,9 +170,7 @@ pub fn run(
     corrupt_pixel: Option<usize>,
 ) -> Result<Sweep> {
     let limits = gpu.limits().clone();
-    let reference = frame.reference()?;
-    let mut output = host_vec(frame.pixels())?;
-    output.resize(frame.pixels(), 0.0);
+    let mut checker = Checker::new(frame)?;
     let pixels = frame.pixels() as u64;
     let mut rows = Vec::with_capacity(block_sizes.len());
     let mut failures = Vec::new();
@@ -220,15 +219,9 @@ pub fn run(
             }
         }
 
-        gpu.zero_output()?;
-        let run_ms = gpu
-            .time_launches(grid_blocks, threads_per_block, timing)
-            .with_context(|| format!("launching {grid_blocks} blocks of {threads_per_block} threads"))?;
-        if let Some(index) = corrupt_pixel {
-            gpu.overwrite_output(index, CORRUPT_VALUE)?;
-        }
-        gpu.download(&mut output)?;
-        if let Some(mismatch) = first_mismatch(&output, &reference, RELATIVE_TOLERANCE) {
+        let Checked { run_ms, mismatch } =
+            checker.measure(gpu, grid_blocks, threads_per_block, timing, corrupt_pixel)?;
+        if let Some(mismatch) = mismatch {
             failures.push(CheckFailure::WrongOutput { threads_per_block, mismatch });
         }
 

@@ -9,10 +9,11 @@ blocks on a mostly idle device: the tail effect the sweep's one-wave grids never
 */
 
 use crate::backend::{DeviceLimits, Gpu, Timing};
-use crate::frame::{Frame, RELATIVE_TOLERANCE, first_mismatch, host_vec};
+use crate::checked::{Checked, Checker};
+use crate::frame::Frame;
 use crate::stats::RunStats;
 use crate::sweep::CheckFailure;
-use anyhow::{Context as _, Result};
+use anyhow::Result;
 
 /// The wave counts the issue of the tail effect is usually argued with.
 pub const DEFAULT_WAVES: [f64; 8] = [0.5, 1.0, 1.1, 1.5, 2.0, 2.1, 4.0, 8.0];
@@ -67,9 +68,7 @@ pub fn run(
     timing: Timing,
 ) -> Result<Tail> {
     let limits = gpu.limits().clone();
-    let reference = frame.reference()?;
-    let mut output = host_vec(frame.pixels())?;
-    output.resize(frame.pixels(), 0.0);
+    let mut checker = Checker::new(frame)?;
     let blocks_per_sm = gpu.blocks_per_sm(threads_per_block)?;
     let wave_blocks = (blocks_per_sm * limits.multiprocessors).max(1);
     let mut rows = Vec::new();
@@ -79,12 +78,9 @@ pub fn run(
     }
     for &wave_count in waves {
         let grid_blocks = grid_for(wave_count, wave_blocks);
-        gpu.zero_output()?;
-        let run_ms = gpu
-            .time_launches(grid_blocks, threads_per_block, timing)
-            .with_context(|| format!("launching {grid_blocks} blocks of {threads_per_block} threads"))?;
-        gpu.download(&mut output)?;
-        if let Some(mismatch) = first_mismatch(&output, &reference, RELATIVE_TOLERANCE) {
+        let Checked { run_ms, mismatch } =
+            checker.measure(gpu, grid_blocks, threads_per_block, timing, None)?;
+        if let Some(mismatch) = mismatch {
             failures.push(CheckFailure::WrongOutput { threads_per_block, mismatch });
         }
         let full_waves = grid_blocks / wave_blocks;

@@ -8,7 +8,8 @@ moving the same bytes, timed in the same run, is the practical ceiling.
 */
 
 use crate::backend::{DeviceLimits, Gpu, Timing};
-use crate::frame::{Frame, RELATIVE_TOLERANCE, bytes_moved_per_pass, first_mismatch, host_vec};
+use crate::checked::{Checked, Checker};
+use crate::frame::{Frame, bytes_moved_per_pass};
 use crate::occupancy::one_wave_grid;
 use crate::ptx::{self, KernelRef};
 use crate::stats::RunStats;
@@ -143,9 +144,7 @@ pub fn run(
     offset: usize,
 ) -> Result<Variants> {
     let limits = gpu.limits().clone();
-    let reference = frame.reference()?;
-    let mut output = host_vec(frame.pixels())?;
-    output.resize(frame.pixels(), 0.0);
+    let mut checker = Checker::new(frame)?;
     let pixels = frame.pixels() as u64;
     let bytes = bytes_moved_per_pass(pixels) as usize;
     let copy = RunStats::of(&gpu.time_copy(bytes / 2, timing).context("timing the device-to-device copy")?);
@@ -162,12 +161,10 @@ pub fn run(
             let blocks_per_sm = gpu.blocks_per_sm(threads_per_block)?;
             let grid_blocks =
                 one_wave_grid(blocks_per_sm, limits.multiprocessors, trips.max(1), threads_per_block);
-            gpu.zero_output()?;
-            let run_ms = gpu.time_launches(grid_blocks, threads_per_block, timing).with_context(|| {
-                format!("{label}: launching {grid_blocks} blocks of {threads_per_block} threads")
-            })?;
-            gpu.download(&mut output)?;
-            if let Some(mismatch) = first_mismatch(&output, &reference, RELATIVE_TOLERANCE) {
+            let Checked { run_ms, mismatch } = checker
+                .measure(gpu, grid_blocks, threads_per_block, timing, None)
+                .with_context(|| label.clone())?;
+            if let Some(mismatch) = mismatch {
                 failures.push((label.clone(), CheckFailure::WrongOutput { threads_per_block, mismatch }));
             }
             rows.push(VariantRow {
