@@ -11,7 +11,7 @@ use crate::cli::{
 use crate::cuda::{CudaGpu, OpenError};
 use crate::frame::Frame;
 use crate::progress::WithProgress;
-use crate::provenance::{self, Environment};
+use crate::provenance::{self, Environment, Provenance};
 use crate::sweep::Sweep;
 use crate::{compare, export, plot, ptx, report, sweep, tail, variants};
 use std::ffi::OsString;
@@ -64,13 +64,14 @@ fn open_checked(
     Ok(gpu)
 }
 
-/// The `--provenance` lines for the loaded `modules`.
-fn provenance_lines(
+/// What a run's provenance is made of: the driver, the loaded `modules` with the registers
+/// of their kernels `kernel_indices`, the command line and the date.
+fn run_facts(
     gpu: &mut CudaGpu,
     modules: &[ptx::EmbeddedPtx],
     kernel_indices: &[usize],
     args: &[OsString],
-) -> anyhow::Result<String> {
+) -> anyhow::Result<(Environment, String, String)> {
     let mut loaded = Vec::new();
     for (module, &index) in modules.iter().zip(kernel_indices) {
         gpu.select_kernel(index)?;
@@ -84,7 +85,18 @@ fn provenance_lines(
     };
     let command: Vec<String> = args.iter().map(|arg| arg.to_string_lossy().into_owned()).collect();
     let date = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
-    Ok(provenance::lines(gpu.limits(), &environment, &command.join(" "), &date))
+    Ok((environment, command.join(" "), date))
+}
+
+/// The `--provenance` lines for the loaded `modules`, whose kernels are `kernel_indices`.
+fn provenance_lines(
+    gpu: &mut CudaGpu,
+    modules: &[ptx::EmbeddedPtx],
+    kernel_indices: &[usize],
+    args: &[OsString],
+) -> anyhow::Result<String> {
+    let (environment, command, date) = run_facts(gpu, modules, kernel_indices, args)?;
+    Ok(provenance::lines(gpu.limits(), &environment, &command, &date))
 }
 
 /// `block-size compare`: the three modules on the same buffers, nvcc as the baseline.
@@ -230,8 +242,8 @@ pub fn run(args: &[OsString]) -> Result<i32, Stop> {
     Ok(code)
 }
 
-/// One device's sweep: header, table, summary, failures, exports. With `several`, export
-/// files get the device's ordinal in their name.
+/// One device's sweep: the table (streamed) or an export, failures on stderr, the plot.
+/// With `several`, output and plot files get the device's ordinal in their name.
 fn sweep_device(ordinal: u32, options: &Options, args: &[OsString], several: bool) -> Result<Sweep, Stop> {
     let mut gpu = open_checked(
         ordinal,
@@ -242,13 +254,19 @@ fn sweep_device(ordinal: u32, options: &Options, args: &[OsString], several: boo
     )?;
 
     let timing = Timing { warmups: options.warmups, runs: options.runs, flush_l2: options.flush_l2 };
-    let mut stdout = std::io::stdout().lock();
+    let (environment, command, date) = run_facts(&mut gpu, &[ptx::RUST_CUDA], &[0], args).map_err(failed)?;
+    let mut text = String::new();
     if options.provenance {
-        let _ =
-            write!(stdout, "{}", provenance_lines(&mut gpu, &[ptx::RUST_CUDA], &[0], args).map_err(failed)?);
+        text += &provenance::lines(gpu.limits(), &environment, &command, &date);
     }
-    let _ = write!(stdout, "{}", report::header(gpu.limits(), options.width, options.height, timing));
-    let _ = stdout.flush();
+    text += &report::header(gpu.limits(), options.width, options.height, timing);
+    // The table streams: its header is on the terminal while the sweep runs.
+    let streaming = options.format.is_none() && options.output.is_none();
+    let mut stdout = std::io::stdout().lock();
+    if streaming {
+        let _ = write!(stdout, "{text}");
+        let _ = stdout.flush();
+    }
 
     let frame = Frame::synthetic(options.width, options.height).map_err(failed)?;
     gpu.upload(&frame).map_err(failed)?;
@@ -257,13 +275,26 @@ fn sweep_device(ordinal: u32, options: &Options, args: &[OsString], several: boo
     with_progress.finish();
     let result = result.map_err(failed)?;
 
-    let _ = write!(stdout, "{}", report::body(&result, options.stats));
+    let document = match options.format {
+        None => text + &report::body(&result, options.stats),
+        Some(format) => {
+            let provenance = Provenance::new(gpu.limits(), &environment, &command, &date);
+            export::render(&result, provenance, format).map_err(failed)?
+        }
+    };
+    let name = |path: &std::path::Path| if several { per_device(path, ordinal) } else { path.to_path_buf() };
+    match &options.output {
+        Some(path) => std::fs::write(name(path), &document)
+            .map_err(|error| failed(anyhow::anyhow!("writing {}: {error}", name(path).display())))?,
+        None if streaming => {
+            let _ = write!(stdout, "{}", report::body(&result, options.stats));
+        }
+        None => {
+            let _ = write!(stdout, "{document}");
+        }
+    }
     let _ = stdout.flush();
     eprint!("{}", report::stderr(&result));
-    let name = |path: &std::path::Path| if several { per_device(path, ordinal) } else { path.to_path_buf() };
-    for (format, path) in &options.exports {
-        export::write(&result, *format, &name(path)).map_err(failed)?;
-    }
     if let Some(path) = &options.plot {
         plot::write(&result, &name(path)).map_err(failed)?;
     }

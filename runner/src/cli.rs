@@ -56,8 +56,10 @@ pub struct Options {
     pub flush_l2: bool,
     /// Add min, max and MAD columns to the table.
     pub stats: bool,
-    /// Files to write the finished sweep to, and in which format.
-    pub exports: Vec<(Format, PathBuf)>,
+    /// The sweep's output: the seed's table (`None`), or an export format.
+    pub format: Option<Format>,
+    /// Write the output here instead of standard output.
+    pub output: Option<PathBuf>,
     /// An SVG plot of the sweep to write.
     pub plot: Option<PathBuf>,
 }
@@ -289,9 +291,21 @@ pub fn build() -> Command {
                 .action(ArgAction::SetTrue)
                 .help("Add each row's min, max and median absolute deviation (ms) to the table"),
         )
-        .args(EXPORTS.map(|(name, _, help)| {
-            Arg::new(name).long(name).value_name("FILE").value_parser(value_parser!(PathBuf)).help(help)
-        }))
+        .arg(
+            Arg::new("format")
+                .long("format")
+                .value_name("FORMAT")
+                .value_parser(["table", "markdown", "json", "csv"])
+                .default_value("table")
+                .help("table (the seed's), markdown (for a README), json (provenance and every run), csv (a row per block size)"),
+        )
+        .arg(
+            Arg::new("output")
+                .long("output")
+                .value_name("FILE")
+                .value_parser(value_parser!(PathBuf))
+                .help("Write the output to FILE instead of standard output"),
+        )
         .arg(
             Arg::new("plot")
                 .long("plot")
@@ -300,13 +314,6 @@ pub fn build() -> Command {
                 .help("Plot GB/s (median, min-max whiskers) and occupancy against block size as SVG"),
         )
 }
-
-/// `--export-*` options: name, format, help.
-const EXPORTS: [(&str, Format, &str); 3] = [
-    ("export-json", Format::Json, "Write the sweep, every timed launch included, as JSON"),
-    ("export-csv", Format::Csv, "Write one CSV line per block size"),
-    ("export-markdown", Format::Markdown, "Write the table and summary as Markdown"),
-];
 
 fn block_sizes_arg() -> Arg {
     Arg::new("block-sizes")
@@ -471,15 +478,16 @@ fn from_matches(matches: &ArgMatches) -> Result<Options, String> {
         corrupt_pixel: matches.get_one::<usize>("corrupt-pixel").copied(),
         flush_l2: matches.get_flag("flush-l2"),
         stats: matches.get_flag("stats"),
-        exports: EXPORTS
-            .iter()
-            .filter_map(|(name, format, _)| {
-                matches.get_one::<PathBuf>(name).map(|path| (*format, path.clone()))
-            })
-            .collect(),
+        format: match matches.get_one::<String>("format").map(String::as_str) {
+            Some("markdown") => Some(Format::Markdown),
+            Some("json") => Some(Format::Json),
+            Some("csv") => Some(Format::Csv),
+            _ => None,
+        },
+        output: matches.get_one::<PathBuf>("output").cloned(),
         plot: matches.get_one::<PathBuf>("plot").cloned(),
     };
-    for path in options.exports.iter().map(|(_, path)| path).chain(&options.plot) {
+    for path in options.output.iter().chain(&options.plot) {
         let folder = path.parent().filter(|folder| !folder.as_os_str().is_empty());
         if folder.is_some_and(|folder| !folder.is_dir()) {
             return Err(format!("cannot write {}: its folder does not exist", path.display()));
@@ -674,7 +682,8 @@ mod tests {
                 corrupt_pixel: None,
                 flush_l2: false,
                 stats: false,
-                exports: Vec::new(),
+                format: None,
+                output: None,
                 plot: None,
             }
         );
@@ -701,7 +710,9 @@ mod tests {
             "90",
             "--flush-l2",
             "--stats",
-            "--export-csv",
+            "--format",
+            "csv",
+            "--output",
             "sweep.csv",
             "--plot",
             "sweep.svg",
@@ -719,7 +730,8 @@ mod tests {
                 corrupt_pixel: Some(90),
                 flush_l2: true,
                 stats: true,
-                exports: vec![(Format::Csv, PathBuf::from("sweep.csv"))],
+                format: Some(Format::Csv),
+                output: Some(PathBuf::from("sweep.csv")),
                 plot: Some(PathBuf::from("sweep.svg")),
             }
         );
@@ -768,9 +780,16 @@ mod tests {
     #[test]
     fn an_export_into_a_missing_folder_is_rejected_before_any_gpu_work() {
         assert_eq!(
-            usage_error(&["--export-json", "/no/such/folder/sweep.json"]),
+            usage_error(&["--format", "json", "--output", "/no/such/folder/sweep.json"]),
             "cannot write /no/such/folder/sweep.json: its folder does not exist"
         );
+    }
+
+    #[test]
+    fn formats_are_named_and_others_rejected() {
+        assert_eq!(parse_ok(&["--format", "markdown"]).format, Some(Format::Markdown));
+        assert_eq!(parse_ok(&["--format", "table"]).format, None);
+        assert!(usage_error(&["--format", "xml"]).contains("invalid value 'xml' for '--format <FORMAT>'"));
     }
 
     #[test]

@@ -5,6 +5,7 @@ with `--provenance`, so that a saved transcript is its own evidence file.
 
 use crate::backend::DeviceLimits;
 use crate::ptx::EmbeddedPtx;
+use serde::Serialize;
 
 /// What the running program knows about its GPU beyond [`DeviceLimits`].
 pub struct Environment {
@@ -14,6 +15,53 @@ pub struct Environment {
     pub driver_api_version: i32,
     /// The loaded modules, each with its registers per thread after the driver's JIT.
     pub modules: Vec<(EmbeddedPtx, Option<u32>)>,
+}
+
+/// The same facts as [`lines`], for the JSON export, about the run's first module.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Provenance {
+    pub command: String,
+    pub date: String,
+    pub gpu: String,
+    pub compute_capability: String,
+    pub driver_release: Option<String>,
+    /// The CUDA version the driver supports, e.g. `13.0`.
+    pub cuda_driver_api: String,
+    pub kernel: String,
+    pub ptx_sha256: String,
+    pub registers_per_thread: Option<u32>,
+    pub compiler: String,
+    pub rust_cuda_rev: Option<String>,
+    pub toolchain: Option<String>,
+    pub rustc: Option<String>,
+    pub libnvvm: Option<String>,
+    pub runner: String,
+}
+
+impl Provenance {
+    pub fn new(limits: &DeviceLimits, environment: &Environment, command: &str, date: &str) -> Self {
+        let (module, registers) =
+            environment.modules.first().copied().unwrap_or((crate::ptx::RUST_CUDA, None));
+        let stamp = module.stamp();
+        let api = environment.driver_api_version;
+        Self {
+            command: command.to_string(),
+            date: date.to_string(),
+            gpu: limits.name.clone(),
+            compute_capability: format!("{}.{}", limits.compute_capability.0, limits.compute_capability.1),
+            driver_release: environment.driver_release.clone(),
+            cuda_driver_api: format!("{}.{}", api / 1000, (api % 1000) / 10),
+            kernel: module.label.to_string(),
+            ptx_sha256: module.sha256(),
+            registers_per_thread: registers,
+            compiler: stamp.compiler,
+            rust_cuda_rev: stamp.rust_cuda_rev,
+            toolchain: stamp.toolchain,
+            rustc: stamp.rustc,
+            libnvvm: stamp.libnvvm,
+            runner: format!("block-size {}", env!("CARGO_PKG_VERSION")),
+        }
+    }
 }
 
 /// The driver release from `/proc/driver/nvidia/version` (Linux), if readable.

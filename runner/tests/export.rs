@@ -4,6 +4,7 @@ use block_size_runner::backend::{Gpu, MockGpu, Timing};
 use block_size_runner::cli::DEFAULT_BLOCK_SIZES;
 use block_size_runner::export::{Format, Record};
 use block_size_runner::frame::Frame;
+use block_size_runner::provenance::Provenance;
 use block_size_runner::{ptx, sweep};
 
 fn record(corrupt_pixel: Option<usize>) -> Record {
@@ -16,7 +17,28 @@ fn record(corrupt_pixel: Option<usize>) -> Record {
     gpu.upload(&frame).unwrap();
     let timing = Timing { warmups: 3, runs: 4, flush_l2: false };
     let result = sweep::run(&mut gpu, &frame, &[32, 100, 256, 1024], timing, corrupt_pixel).unwrap();
-    Record::of(&result)
+    Record::of(&result, provenance())
+}
+
+/// Fixed provenance, as a real run would fill it in.
+fn provenance() -> Provenance {
+    Provenance {
+        command: "block-size --format json".into(),
+        date: "2026-11-30T12:00:00Z".into(),
+        gpu: "Mock H200".into(),
+        compute_capability: "9.0".into(),
+        driver_release: Some("580.159.04".into()),
+        cuda_driver_api: "13.0".into(),
+        kernel: "cuda_builder".into(),
+        ptx_sha256: ptx::RUST_CUDA.sha256(),
+        registers_per_thread: Some(16),
+        compiler: "cuda_builder".into(),
+        rust_cuda_rev: Some("946c91f080770f30d42d7c706ac8185969274073".into()),
+        toolchain: Some("nightly-2026-04-02".into()),
+        rustc: Some("rustc 1.96.0-nightly (7e46c5f6f 2026-04-01)".into()),
+        libnvvm: Some("2.0".into()),
+        runner: "block-size 0.1.0".into(),
+    }
 }
 
 /// The rendered text, with the PTX hash (which changes with every kernel edit) masked.
@@ -29,6 +51,8 @@ fn json_carries_every_run() {
     let text = rendered(Format::Json, &record(None));
     let parsed: serde_json::Value = serde_json::from_str(&text).unwrap();
     assert_eq!(parsed["rows"][0]["run_ms"].as_array().unwrap().len(), 4);
+    assert_eq!(parsed["provenance"]["ptx_sha256"], "<ptx sha256>");
+    assert_eq!(parsed["provenance"]["rust_cuda_rev"], "946c91f080770f30d42d7c706ac8185969274073");
     insta::assert_snapshot!("export_json", text);
 }
 

@@ -10,12 +10,12 @@ mod json;
 mod markdown;
 
 use crate::backend::{DeviceLimits, Suggestion, Timing};
+use crate::provenance::Provenance;
 use crate::ptx;
 use crate::stats::RunStats;
 use crate::sweep::{ModelCheck, Sweep};
-use anyhow::{Context as _, Result};
+use anyhow::Result;
 use serde::Serialize;
-use std::path::Path;
 
 pub use self::csv::CsvExporter;
 pub use self::json::JsonExporter;
@@ -27,7 +27,7 @@ pub trait Exporter {
     fn render(&self, record: &Record) -> Result<String>;
 }
 
-/// The formats `--export-*` offers, by option name.
+/// The formats `--format` offers besides the table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
     Json,
@@ -43,6 +43,11 @@ impl Format {
             Self::Markdown => Box::new(MarkdownExporter),
         }
     }
+}
+
+/// Renders `sweep` in `format`.
+pub fn render(sweep: &Sweep, provenance: Provenance, format: Format) -> Result<String> {
+    format.exporter().render(&Record::of(sweep, provenance))
 }
 
 /// One row as every format sees it.
@@ -70,6 +75,8 @@ pub struct RowRecord {
 /// A sweep as the exports describe it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Record {
+    /// Command, date, GPU, driver, CUDA version, PTX sha256, rust-cuda revision, toolchain.
+    pub provenance: Provenance,
     pub device: DeviceLimits,
     pub kernel: &'static str,
     pub ptx_sha256: String,
@@ -87,7 +94,7 @@ pub struct Record {
 }
 
 impl Record {
-    pub fn of(sweep: &Sweep) -> Self {
+    pub fn of(sweep: &Sweep, provenance: Provenance) -> Self {
         let rows = sweep
             .rows
             .iter()
@@ -113,6 +120,7 @@ impl Record {
             })
             .collect();
         Self {
+            provenance,
             device: sweep.limits.clone(),
             kernel: ptx::RUST_CUDA.label,
             ptx_sha256: ptx::RUST_CUDA.sha256(),
@@ -138,10 +146,4 @@ impl Record {
             failures: sweep.failures.iter().map(ToString::to_string).collect(),
         }
     }
-}
-
-/// Writes `sweep` to `path` in `format`.
-pub fn write(sweep: &Sweep, format: Format, path: &Path) -> Result<()> {
-    let text = format.exporter().render(&Record::of(sweep))?;
-    std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))
 }
