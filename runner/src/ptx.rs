@@ -51,33 +51,22 @@ impl EmbeddedPtx {
     }
 }
 
-pub const RUST_CUDA: EmbeddedPtx = EmbeddedPtx {
-    label: "cuda_builder",
-    file: "grayscale",
-    ptx: include_str!("../../kernels/ptx/grayscale.ptx"),
-    stamp_text: include_str!("../../kernels/ptx/grayscale.stamp.toml"),
-};
+/// `kernels/ptx/<file>.ptx` and its `.stamp.toml`, embedded under `label`.
+macro_rules! embedded {
+    ($label:literal, $file:literal) => {
+        EmbeddedPtx {
+            label: $label,
+            file: $file,
+            ptx: include_str!(concat!("../../kernels/ptx/", $file, ".ptx")),
+            stamp_text: include_str!(concat!("../../kernels/ptx/", $file, ".stamp.toml")),
+        }
+    };
+}
 
-pub const NVCC: EmbeddedPtx = EmbeddedPtx {
-    label: "nvcc",
-    file: "grayscale-nvcc",
-    ptx: include_str!("../../kernels/ptx/grayscale-nvcc.ptx"),
-    stamp_text: include_str!("../../kernels/ptx/grayscale-nvcc.stamp.toml"),
-};
-
-pub const RUSTC_NVPTX: EmbeddedPtx = EmbeddedPtx {
-    label: "rustc-nvptx",
-    file: "grayscale-nvptx",
-    ptx: include_str!("../../kernels/ptx/grayscale-nvptx.ptx"),
-    stamp_text: include_str!("../../kernels/ptx/grayscale-nvptx.stamp.toml"),
-};
-
-pub const RUSTC_NVPTX_FMA: EmbeddedPtx = EmbeddedPtx {
-    label: "rustc-nvptx-fma",
-    file: "grayscale-nvptx-fma",
-    ptx: include_str!("../../kernels/ptx/grayscale-nvptx-fma.ptx"),
-    stamp_text: include_str!("../../kernels/ptx/grayscale-nvptx-fma.stamp.toml"),
-};
+pub const RUST_CUDA: EmbeddedPtx = embedded!("cuda_builder", "grayscale");
+pub const NVCC: EmbeddedPtx = embedded!("nvcc", "grayscale-nvcc");
+pub const RUSTC_NVPTX: EmbeddedPtx = embedded!("rustc-nvptx", "grayscale-nvptx");
+pub const RUSTC_NVPTX_FMA: EmbeddedPtx = embedded!("rustc-nvptx-fma", "grayscale-nvptx-fma");
 
 /// Every embedded module, the sweep's own first.
 pub const ALL: [EmbeddedPtx; 4] = [RUST_CUDA, NVCC, RUSTC_NVPTX, RUSTC_NVPTX_FMA];
