@@ -4,12 +4,12 @@ choose the exit status. Used by the `block-size-cuda` binary, which `block-size`
 it has found a driver.
 */
 
-use crate::backend::{Gpu, Timing};
+use crate::backend::{DeviceLimits, Gpu, Timing};
 use crate::cli::{
     self, CliError, CompareOptions, DeviceChoice, Options, Request, TailOptions, VariantsOptions,
 };
 use crate::cuda::{CudaGpu, OpenError};
-use crate::frame::Frame;
+use crate::frame::{Frame, luma::KERNEL_NAME};
 use crate::progress::WithProgress;
 use crate::provenance::{self, Environment, Provenance};
 use crate::sweep::Sweep;
@@ -51,17 +51,27 @@ fn failed(error: anyhow::Error) -> Stop {
 /// launchable, the frame within free memory.
 fn open_checked(
     device: u32,
-    modules: &[ptx::EmbeddedPtx],
+    kernels: &[ptx::KernelRef],
     block_sizes: &[u32],
     (width, height): (u32, u32),
-    flush_l2: bool,
+    scratch_bytes: impl FnOnce(&DeviceLimits) -> u64,
 ) -> Result<CudaGpu, Stop> {
-    let gpu = CudaGpu::open(device, modules).map_err(open_stop)?;
+    let gpu = CudaGpu::open(device, kernels).map_err(open_stop)?;
     cli::check_block_sizes(block_sizes, gpu.limits()).map_err(|m| Stop::new(exit::USAGE, m))?;
     let free = gpu.free_memory().map_err(failed)?;
-    let scratch = if flush_l2 { 2 * u64::from(gpu.limits().l2_cache_bytes) } else { 0 };
+    let scratch = scratch_bytes(gpu.limits());
     cli::check_frame_fits(width, height, scratch, free).map_err(|m| Stop::new(exit::USAGE, m))?;
     Ok(gpu)
+}
+
+/// Device memory an L2 flush needs beside the frame: twice the L2, where asked.
+fn flush_scratch(flush_l2: bool) -> impl FnOnce(&DeviceLimits) -> u64 {
+    move |limits| if flush_l2 { 2 * u64::from(limits.l2_cache_bytes) } else { 0 }
+}
+
+/// The grayscale kernel of each of `modules`.
+fn grayscale_of(modules: &[ptx::EmbeddedPtx]) -> Vec<ptx::KernelRef> {
+    modules.iter().map(|module| module.kernel(KERNEL_NAME)).collect()
 }
 
 /// What a run's provenance is made of: the driver, the loaded `modules` with the registers
@@ -102,8 +112,13 @@ fn provenance_lines(
 /// `block-size compare`: the three modules on the same buffers, nvcc as the baseline.
 fn run_compare(options: &CompareOptions, args: &[OsString]) -> Result<i32, Stop> {
     let modules = ptx::ALL;
-    let mut gpu =
-        open_checked(options.device, &modules, &options.block_sizes, (options.width, options.height), false)?;
+    let mut gpu = open_checked(
+        options.device,
+        &grayscale_of(&modules),
+        &options.block_sizes,
+        (options.width, options.height),
+        |_| 0,
+    )?;
     if options.provenance {
         print!("{}", provenance_lines(&mut gpu, &modules, &[0, 1, 2, 3], args).map_err(failed)?);
     }
@@ -130,15 +145,16 @@ fn run_compare(options: &CompareOptions, args: &[OsString]) -> Result<i32, Stop>
 fn run_variants(options: &VariantsOptions, args: &[OsString]) -> Result<i32, Stop> {
     let candidates = variants::candidates();
     let kernels: Vec<ptx::KernelRef> = candidates.iter().map(|candidate| candidate.kernel).collect();
-    let gpu = CudaGpu::open_kernels(options.device, &kernels).map_err(open_stop)?;
-    cli::check_block_sizes(&options.block_sizes, gpu.limits()).map_err(|m| Stop::new(exit::USAGE, m))?;
-    let free = gpu.free_memory().map_err(failed)?;
     // The copy needs a source and a destination of half a pass each: one more frame.
     let frame_bytes =
         crate::frame::bytes_moved_per_pass(u64::from(options.width) * u64::from(options.height));
-    cli::check_frame_fits(options.width, options.height, frame_bytes + 64 * options.offset as u64, free)
-        .map_err(|m| Stop::new(exit::USAGE, m))?;
-    let mut gpu = gpu;
+    let mut gpu = open_checked(
+        options.device,
+        &kernels,
+        &options.block_sizes,
+        (options.width, options.height),
+        |_| frame_bytes + 64 * options.offset as u64,
+    )?;
     if options.provenance {
         // One line per module: the Rust k1 and the C++ k1 kernels stand for their files.
         print!(
@@ -172,10 +188,10 @@ fn open_stop(error: OpenError) -> Stop {
 fn run_tail(options: &TailOptions, args: &[OsString]) -> Result<i32, Stop> {
     let mut gpu = open_checked(
         options.device,
-        &[ptx::RUST_CUDA],
+        &grayscale_of(&[ptx::RUST_CUDA]),
         &[options.threads_per_block],
         (options.width, options.height),
-        options.flush_l2,
+        flush_scratch(options.flush_l2),
     )?;
     if options.provenance {
         print!("{}", provenance_lines(&mut gpu, &[ptx::RUST_CUDA], &[0], args).map_err(failed)?);
@@ -247,10 +263,10 @@ pub fn run(args: &[OsString]) -> Result<i32, Stop> {
 fn sweep_device(ordinal: u32, options: &Options, args: &[OsString], several: bool) -> Result<Sweep, Stop> {
     let mut gpu = open_checked(
         ordinal,
-        &[ptx::RUST_CUDA],
+        &grayscale_of(&[ptx::RUST_CUDA]),
         &options.block_sizes,
         (options.width, options.height),
-        options.flush_l2,
+        flush_scratch(options.flush_l2),
     )?;
 
     let timing = Timing { warmups: options.warmups, runs: options.runs, flush_l2: options.flush_l2 };

@@ -636,14 +636,7 @@ mod tests {
 
     #[test]
     fn occupancy_rejects_unknown_gpus_and_impossible_kernels() {
-        let error = |args: &[&str]| {
-            let mut all = vec!["block-size", "occupancy"];
-            all.extend_from_slice(args);
-            match parse(all) {
-                Err(CliError::Usage(message)) => message,
-                other => panic!("{args:?} should be a usage error, got {other:?}"),
-            }
-        };
+        let error = |args: &[&str]| usage_error(&[&["occupancy"], args].concat());
         assert!(error(&["--gpu", "v100"]).contains("invalid value 'v100' for '--gpu <PRESET>'"));
         assert!(error(&[]).contains("required"));
         assert!(error(&["--gpu", "t4", "--compare-gpus", "h100"]).contains("cannot be used with"));

@@ -11,7 +11,7 @@ advantage of going first, fall on every kernel alike.
 
 use crate::backend::{DeviceLimits, Gpu, KernelResources, Timing};
 use crate::checked::{Checked, Checker};
-use crate::frame::{Frame, Mismatch, bytes_moved_per_pass};
+use crate::frame::{Frame, Mismatch, gigabytes_per_second};
 use crate::occupancy::one_wave_grid;
 use crate::stats::RunStats;
 use anyhow::{Context as _, Result};
@@ -90,7 +90,7 @@ impl Comparison {
     }
 
     pub fn gigabytes_per_second(&self, milliseconds: f64) -> f64 {
-        bytes_moved_per_pass(self.pixels()) as f64 / (milliseconds * 1e-3) / 1e9
+        gigabytes_per_second(self.pixels(), milliseconds)
     }
 }
 

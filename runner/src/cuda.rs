@@ -7,8 +7,8 @@ GPU, or no device at the requested index (exit 3); anything after that is the ru
 */
 
 use crate::backend::{DeviceLimits, Gpu, KernelResources, Suggestion, Timing};
-use crate::frame::{Frame, luma::KERNEL_NAME};
-use crate::ptx::{EmbeddedPtx, KernelRef};
+use crate::frame::Frame;
+use crate::ptx::KernelRef;
 use anyhow::{Context as _, Result, anyhow};
 use cust::context::Context;
 use cust::device::{Device, DeviceAttribute};
@@ -101,15 +101,8 @@ impl CudaGpu {
         Ok(count)
     }
 
-    /// Initialises the driver, opens device `ordinal` and loads the grayscale kernel of each
-    /// of `modules`; the first is active.
-    pub fn open(ordinal: u32, modules: &[EmbeddedPtx]) -> Result<Self, OpenError> {
-        let kernels: Vec<KernelRef> = modules.iter().map(|module| module.kernel(KERNEL_NAME)).collect();
-        Self::open_kernels(ordinal, &kernels)
-    }
-
-    /// As [`CudaGpu::open`], for any entry points; the first is active.
-    pub fn open_kernels(ordinal: u32, kernels: &[KernelRef]) -> Result<Self, OpenError> {
+    /// Initialises the driver, opens device `ordinal` and loads `kernels`; the first is active.
+    pub fn open(ordinal: u32, kernels: &[KernelRef]) -> Result<Self, OpenError> {
         let no_device = |error: anyhow::Error| OpenError::NoDevice(error);
         cust::init(cust::CudaFlags::empty()).map_err(|e| {
             no_device(anyhow!("the CUDA driver found no usable GPU: {}", e.to_string().trim_matches('"')))

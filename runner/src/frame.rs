@@ -21,6 +21,11 @@ pub fn bytes_moved_per_pass(pixels: u64) -> u64 {
     4 * 4 * pixels
 }
 
+/// Effective bandwidth of a pass over `pixels` that took `milliseconds`, in GB/s.
+pub fn gigabytes_per_second(pixels: u64, milliseconds: f64) -> f64 {
+    bytes_moved_per_pass(pixels) as f64 / (milliseconds * 1e-3) / 1e9
+}
+
 /// Three planar float channels.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Frame {

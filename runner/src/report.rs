@@ -7,7 +7,7 @@ of rows near it. Failed checks and the closing verdict go to standard error.
 use crate::backend::{DeviceLimits, Timing};
 use crate::cli::OccupancyOptions;
 use crate::compare::{Comparison, round_ratios};
-use crate::frame::bytes_moved_per_pass;
+use crate::frame::{bytes_moved_per_pass, gigabytes_per_second};
 use crate::model::{self, Preset};
 use crate::stats::{median, quantile};
 use crate::sweep::{ModelCheck, Sweep};
@@ -343,7 +343,7 @@ pub fn tail(result: &Tail) -> String {
             row.full_waves.to_string(),
             format!("{:.0}%", 100.0 * row.last_wave_fill),
             format!("{:.4}", row.stats.median),
-            format!("{:.1}", bytes_moved_per_pass(pixels) as f64 / (row.stats.median * 1e-3) / 1e9),
+            format!("{:.1}", gigabytes_per_second(pixels, row.stats.median)),
             one_wave.map_or_else(|| "-".to_string(), |base| format!("{:.2}", row.stats.median / base)),
         ]);
     }

@@ -6,7 +6,7 @@ every other row report; the caller turns any failure into exit status 1.
 
 use crate::backend::{DeviceLimits, Gpu, KernelResources, Suggestion, Timing};
 use crate::checked::{Checked, Checker};
-use crate::frame::{Frame, Mismatch, bytes_moved_per_pass};
+use crate::frame::{Frame, Mismatch, gigabytes_per_second};
 use crate::model::SmModel;
 use crate::occupancy::{WARP_SIZE, idle_lanes, occupancy_percent, one_wave_grid, warps_per_block};
 use crate::stats::RunStats;
@@ -149,7 +149,7 @@ impl Sweep {
 
     /// The bytes one pass moves over `milliseconds`, in GB/s.
     pub fn gigabytes_per_second_at(&self, milliseconds: f64) -> f64 {
-        bytes_moved_per_pass(self.pixels()) as f64 / (milliseconds * 1e-3) / 1e9
+        gigabytes_per_second(self.pixels(), milliseconds)
     }
 }
 

@@ -9,7 +9,7 @@ moving the same bytes, timed in the same run, is the practical ceiling.
 
 use crate::backend::{DeviceLimits, Gpu, Timing};
 use crate::checked::{Checked, Checker};
-use crate::frame::{Frame, bytes_moved_per_pass};
+use crate::frame::{Frame, bytes_moved_per_pass, gigabytes_per_second};
 use crate::occupancy::one_wave_grid;
 use crate::ptx::{self, KernelRef};
 use crate::stats::RunStats;
@@ -108,7 +108,7 @@ impl Variants {
     }
 
     pub fn gigabytes_per_second(&self, milliseconds: f64) -> f64 {
-        self.bytes_moved() as f64 / (milliseconds * 1e-3) / 1e9
+        gigabytes_per_second(u64::from(self.width) * u64::from(self.height), milliseconds)
     }
 
     /// The ceiling: the copy's bandwidth, counting what it reads and what it writes.
