@@ -29,6 +29,16 @@ fn main() {
     println!("cargo::rustc-env=PTX_BUILDER_LIBNVVM={nvvm_major}.{nvvm_minor}");
     println!("cargo::rustc-env=PTX_BUILDER_NVVM_IR={ir_major}.{ir_minor}");
 
+    // The CUDA release of that libNVVM decides the PTX ISA `.version` it writes, and so the
+    // oldest driver that loads the PTX. scripts/setup-dev writes it beside the unpacked wheel.
+    let cuda_path = PathBuf::from(std::env::var("CUDA_PATH").expect("CUDA_PATH names the CUDA folder"));
+    let release_file = cuda_path.join("RELEASE");
+    println!("cargo::rerun-if-changed={}", release_file.display());
+    println!("cargo::rerun-if-env-changed=CUDA_PATH");
+    let release = std::fs::read_to_string(&release_file)
+        .unwrap_or_else(|error| panic!("{}: {error} (run scripts/setup-dev)", release_file.display()));
+    println!("cargo::rustc-env=PTX_BUILDER_LIBNVVM_RELEASE={}", release.trim());
+
     let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
     let version = Command::new(rustc).arg("-V").output().expect("rustc -V runs");
     let version = String::from_utf8(version.stdout).expect("rustc -V prints UTF-8");

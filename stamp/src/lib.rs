@@ -65,6 +65,11 @@ pub struct Stamp {
     /// `nvvmIRVersion()` of that libNVVM, as `major.minor`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nvvm_ir: Option<String>,
+    /// The CUDA release that libNVVM came from and the package that carried it, e.g.
+    /// `11.8.89 (PyPI nvidia-cuda-nvcc-cu11)`: the release sets the PTX ISA `.version` it writes,
+    /// and so the oldest driver that loads the PTX.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub libnvvm_release: Option<String>,
     /// `nvcc --version`'s release line.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nvcc: Option<String>,

@@ -16,22 +16,20 @@ pub fn read_repo_file(relative: &str) -> String {
     std::fs::read_to_string(&path).unwrap_or_else(|error| panic!("{}: {error}", path.display()))
 }
 
-/// `ptxas`: `$PTXAS` if set, else the CUDA 13.0 one `scripts/setup` unpacks from PyPI
-/// (`nvidia-cuda-nvcc`) into `.cuda-nvcc/bin`, which reads every PTX ISA version committed
-/// here (nvcc 13's 9.0 included), else the CUDA 12.9 one in `.cuda/bin`, else `PATH`'s.
-pub fn ptxas() -> Option<PathBuf> {
-    if let Some(path) = std::env::var_os("PTXAS") {
+/// The ptxas releases every committed PTX must assemble with: 11.8, the JIT of the oldest
+/// driver the project supports (R520), and 13.0, the newest; `scripts/setup-dev` unpacks both
+/// from PyPI into `.cuda-11.8/bin` and `.cuda-13.0/bin`. `$PTXAS_11_8` and `$PTXAS_13_0`
+/// point elsewhere.
+pub const PTXAS_RELEASES: [(&str, &str, &str); 2] =
+    [("11.8", "PTXAS_11_8", ".cuda-11.8/bin/ptxas"), ("13.0", "PTXAS_13_0", ".cuda-13.0/bin/ptxas")];
+
+/// Where the ptxas of `release` (one of [`PTXAS_RELEASES`]) is, if it is there.
+pub fn ptxas(release: &str) -> Option<PathBuf> {
+    let (_, variable, unpacked) = PTXAS_RELEASES.iter().find(|(known, _, _)| *known == release)?;
+    if let Some(path) = std::env::var_os(variable) {
         return Some(PathBuf::from(path));
     }
-    for unpacked in [".cuda-nvcc/bin/ptxas", ".cuda/bin/ptxas"] {
-        let path = repo_root().join(unpacked);
-        if path.is_file() {
-            return Some(path);
-        }
-    }
-    std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
-        .map(|dir| dir.join("ptxas"))
-        .find(|candidate| candidate.is_file())
+    Some(repo_root().join(unpacked)).filter(|path| path.is_file())
 }
 
 /// The value of `key = "value"` in a TOML-like line set, first match.

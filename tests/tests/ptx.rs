@@ -4,12 +4,65 @@
 
 use block_size_runner::frame::luma::{BLUE_WEIGHT, GREEN_WEIGHT, KERNEL_NAME, RED_WEIGHT};
 use block_size_runner::ptx::{ALL, EmbeddedPtx, NVCC, RUST_CUDA, RUSTC_NVPTX, RUSTC_NVPTX_FMA};
-use block_size_tests::{ptxas, quoted_value, read_repo_file, repo_root};
+use block_size_tests::{PTXAS_RELEASES, ptxas, quoted_value, read_repo_file, repo_root};
 use ptx_stamp::{CUDA_BUILDER_INPUTS, NVCC_INPUTS, NVPTX_INPUTS, inputs_sha256, sha256_hex};
 use std::process::Command;
 
 fn channel() -> String {
     quoted_value(&read_repo_file("rust-toolchain.toml"), "channel").unwrap().to_string()
+}
+
+/// The PTX ISA floor: CUDA 11.8's, the newest an R520 driver loads. Every committed module
+/// must stay at or below it.
+const PTX_ISA_FLOOR: (u32, u32) = (7, 8);
+
+/// The `.version X.Y` directive of a PTX module.
+fn ptx_isa(ptx: &str) -> (u32, u32) {
+    let version = ptx
+        .lines()
+        .find_map(|line| line.trim().strip_prefix(".version "))
+        .unwrap_or_else(|| panic!("no .version directive"));
+    let (major, minor) = version.trim().split_once('.').expect(".version X.Y");
+    (major.parse().unwrap(), minor.parse().unwrap())
+}
+
+#[test]
+fn every_ptx_is_at_or_below_the_ptx_isa_floor() {
+    for module in ALL {
+        let isa = ptx_isa(module.ptx);
+        assert!(
+            isa <= PTX_ISA_FLOOR,
+            "kernels/ptx/{}.ptx says .version {}.{}, above the floor {}.{} (CUDA 11.8, R520 drivers): \
+             rebuild it with a CUDA 11.8 compiler ({})",
+            module.file,
+            isa.0,
+            isa.1,
+            PTX_ISA_FLOOR.0,
+            PTX_ISA_FLOOR.1,
+            module.stamp().regenerate
+        );
+    }
+}
+
+#[test]
+fn ptx_isa_reads_the_version_directive() {
+    assert_eq!(ptx_isa("//\n// comment\n.version 7.8\n.target sm_75\n"), (7, 8));
+    assert_eq!(ptx_isa(".version 9.0\n"), (9, 0));
+    assert!(ptx_isa(".version 8.8\n") > PTX_ISA_FLOOR);
+    assert!(ptx_isa(".version 6.3\n") <= PTX_ISA_FLOOR);
+}
+
+#[test]
+fn the_toolchain_split_keeps_one_nightly() {
+    // The sweep installs the root toolchain; regeneration adds rustc_codegen_nvvm's components
+    // through kernels/rust-toolchain.toml. Both must name the nightly the stamps record.
+    let root = read_repo_file("rust-toolchain.toml");
+    let kernels = read_repo_file("kernels/rust-toolchain.toml");
+    assert_eq!(quoted_value(&kernels, "channel"), Some(channel().as_str()));
+    for component in ["rustc-dev", "llvm-tools", "rust-src"] {
+        assert!(!root.contains(component), "the sweep's toolchain must not pull {component}");
+        assert!(kernels.contains(component), "kernels/rust-toolchain.toml lacks {component}");
+    }
 }
 
 #[test]
@@ -64,6 +117,11 @@ fn cuda_builder_stamp_names_the_pinned_rust_cuda_and_toolchain() {
     assert!(stamp.rustc.as_deref().is_some_and(|rustc| rustc.starts_with("rustc 1.")), "{:?}", stamp.rustc);
     assert_eq!(stamp.arch, "compute_75");
     assert!(stamp.libnvvm.is_some() && stamp.nvvm_ir.is_some());
+    assert!(
+        stamp.libnvvm_release.as_deref().is_some_and(|release| release.starts_with("11.8.")),
+        "the cuda_builder PTX must come from CUDA 11.8's libNVVM: {:?}",
+        stamp.libnvvm_release
+    );
 }
 
 #[test]
@@ -73,7 +131,7 @@ fn nvptx_stamp_names_the_pinned_toolchain_and_nvcc_stamp_its_release() {
         Some(channel()),
         "rust-toolchain.toml moved: cargo xtask ptx nvptx"
     );
-    assert!(NVCC.stamp().nvcc.is_some_and(|release| release.contains("release 13.0")));
+    assert!(NVCC.stamp().nvcc.is_some_and(|release| release.contains("release 11.8")));
 }
 
 fn entries(ptx: &str) -> Vec<String> {
@@ -143,12 +201,17 @@ fn every_ptx_uses_the_weights_of_the_cpu_reference() {
     }
 }
 
-/// Assembles `module` with `ptxas -arch=<arch> -v` and returns the registers per thread.
-fn assemble(module: &EmbeddedPtx, arch: &str) -> u32 {
-    let ptxas = ptxas()
-        .expect("ptxas not found: run scripts/setup, which unpacks it from PyPI nvidia-cuda-nvcc-cu12");
-    let dir =
-        std::env::temp_dir().join(format!("block-size-ptxas-{}-{}-{arch}", std::process::id(), module.file));
+/// Assembles `module` with `ptxas -arch=<arch> -v` of CUDA `release` and returns the
+/// registers per thread of its `grayscale` entry.
+fn assemble(module: &EmbeddedPtx, release: &str, arch: &str) -> u32 {
+    let ptxas = ptxas(release).unwrap_or_else(|| {
+        panic!("ptxas {release} not found: run scripts/setup-dev, which unpacks it from PyPI")
+    });
+    let dir = std::env::temp_dir().join(format!(
+        "block-size-ptxas-{}-{}-{release}-{arch}",
+        std::process::id(),
+        module.file
+    ));
     std::fs::create_dir_all(&dir).unwrap();
     let input = dir.join("kernel.ptx");
     std::fs::write(&input, module.ptx).unwrap();
@@ -162,7 +225,7 @@ fn assemble(module: &EmbeddedPtx, arch: &str) -> u32 {
         .unwrap_or_else(|error| panic!("{}: {error}", ptxas.display()));
     std::fs::remove_dir_all(&dir).unwrap();
     let log = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "ptxas -arch={arch} rejected {}:\n{log}", module.file);
+    assert!(output.status.success(), "ptxas {release} -arch={arch} rejected {}:\n{log}", module.file);
     assert!(log.contains("0 bytes spill stores, 0 bytes spill loads"), "{} spills:\n{log}", module.file);
     let entry = log.split("Compiling entry function 'grayscale'").nth(1).unwrap_or_else(|| panic!("{log}"));
     let registers = entry
@@ -171,17 +234,19 @@ fn assemble(module: &EmbeddedPtx, arch: &str) -> u32 {
         .and_then(|rest| rest.split(" registers").next())
         .and_then(|count| count.trim().parse().ok())
         .unwrap_or_else(|| panic!("no register count in:\n{log}"));
-    println!("ptxas -arch={arch} {}: {registers} registers per thread", module.file);
+    println!("ptxas {release} -arch={arch} {}: {registers} registers per thread", module.file);
     registers
 }
 
 #[test]
-fn every_ptx_assembles_for_sm_75_and_sm_90() {
+fn every_ptx_assembles_for_sm_75_and_sm_90_with_the_oldest_and_newest_ptxas() {
     for module in ALL {
-        for arch in ["sm_75", "sm_90"] {
-            let registers = assemble(&module, arch);
-            // At 64 registers or fewer a 1024-thread block still fits on a 64K-register SM.
-            assert!((1..=64).contains(&registers), "{} {arch}: {registers}", module.file);
+        for (release, _, _) in PTXAS_RELEASES {
+            for arch in ["sm_75", "sm_90"] {
+                let registers = assemble(&module, release, arch);
+                // At 64 registers or fewer a 1024-thread block still fits on a 64K-register SM.
+                assert!((1..=64).contains(&registers), "{} {release} {arch}: {registers}", module.file);
+            }
         }
     }
 }

@@ -7,8 +7,10 @@
 //! - `nvptx-fma`: the same with `-C llvm-args=--fp-contract=fast`, the option that lets the
 //!   backend fuse multiply-adds as nvcc does.
 //! - `nvcc`: `kernels/cuda/grayscale.cu` through `nvcc -O3 -arch=sm_75 -ptx`; nvcc is `$NVCC`,
-//!   else the CUDA 13.0 nvcc that `scripts/setup` unpacks from PyPI into `.cuda-nvcc/`, else
-//!   the first on `PATH`.
+//!   else the CUDA 11.8 nvcc (11.8.89) that `scripts/setup-nvcc-11.8` unpacks from Debian
+//!   bookworm non-free `nvidia-cuda-toolkit` into `.cuda-nvcc/` (its `bin/nvcc` passes the
+//!   unpacked g++-11 as `-ccbin`), else the first on `PATH`. CUDA 11.8 writes PTX ISA 7.8,
+//!   which R520 and newer drivers load.
 //!
 //! The cuda_builder PTX needs LLVM 7: `scripts/regenerate-ptx`.
 
@@ -126,12 +128,15 @@ fn build_nvptx(repo: &Path, scratch: &Path, flags: Option<&str>) -> Result<Stamp
         rust_cuda_rev: None,
         libnvvm: None,
         nvvm_ir: None,
+        libnvvm_release: None,
         nvcc: None,
         flags: flags.map(str::to_string),
         regenerate: format!("cargo xtask ptx {}", name.trim_start_matches("grayscale-")),
     })
 }
 
+/// `$NVCC`, else `.cuda-nvcc/bin/nvcc` (nvcc 11.8 with its host compiler, from
+/// `scripts/setup-nvcc-11.8`), else `nvcc` on `PATH`.
 fn nvcc(repo: &Path) -> PathBuf {
     if let Some(path) = std::env::var_os("NVCC") {
         return path.into();
@@ -140,6 +145,9 @@ fn nvcc(repo: &Path) -> PathBuf {
     if unpacked.is_file() { unpacked } else { PathBuf::from("nvcc") }
 }
 
+/// `nvcc -O3 -arch=sm_75 -ptx kernels/cuda/grayscale.cu`; the stamp records `nvcc --version`'s
+/// release line (`Cuda compilation tools, release 11.8, V11.8.89`), the release that sets the
+/// PTX ISA `.version` the file says.
 fn build_nvcc(repo: &Path, scratch: &Path) -> Result<Stamp> {
     let nvcc = nvcc(repo);
     let version = output(Command::new(&nvcc).arg("--version"))?;
@@ -167,6 +175,7 @@ fn build_nvcc(repo: &Path, scratch: &Path) -> Result<Stamp> {
         rust_cuda_rev: None,
         libnvvm: None,
         nvvm_ir: None,
+        libnvvm_release: None,
         nvcc: Some(release),
         flags: None,
         regenerate: "cargo xtask ptx nvcc".into(),

@@ -55,6 +55,7 @@ fn run() -> Result<(), String> {
         rust_cuda_rev: Some(rust_cuda_rev),
         libnvvm: Some(env!("PTX_BUILDER_LIBNVVM").into()),
         nvvm_ir: Some(env!("PTX_BUILDER_NVVM_IR").into()),
+        libnvvm_release: Some(env!("PTX_BUILDER_LIBNVVM_RELEASE").into()),
         nvcc: None,
         flags: None,
         regenerate: "scripts/regenerate-ptx".into(),
