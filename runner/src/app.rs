@@ -1,32 +1,36 @@
 /*!
-The sweep as a program: open the device, validate the request against it, run, print, and
-choose the exit status. Used by the `block-size-cuda` binary, which `block-size` starts once
-it has found a driver.
+The sweep as a program: open the device, load the modules this driver can load, validate the
+request against the device, run, print, and choose the exit status. Used by the
+`block-size-cuda` binary, which `block-size` starts once it has found a driver; tests run it
+through [`run_with`] on a [`MockDriver`](crate::backend::MockDriver).
 */
 
-use crate::backend::{DeviceLimits, Gpu, Timing};
+use crate::backend::{Device, DeviceLimits, Driver, Gpu, LoadError, OpenError, Timing};
 use crate::cli::{
     self, CliError, CompareOptions, DeviceChoice, Options, Request, TailOptions, VariantsOptions,
 };
-use crate::cuda::{CudaGpu, OpenError};
+use crate::compat::{self, Unloadable};
+use crate::cuda::CudaDriver;
 use crate::frame::{Frame, luma::KERNEL_NAME};
 use crate::progress::WithProgress;
 use crate::provenance::{self, Environment, Provenance};
 use crate::sweep::Sweep;
 use crate::{compare, export, plot, ptx, report, sweep, tail, variants};
 use std::ffi::OsString;
-use std::io::Write as _;
+use std::io::Write;
 
-/// Exit status for each way a run ends; `--help` documents the same numbers.
+/// Exit status for each way a run ends; `--help` documents the same numbers. With
+/// `--device all`, the run's status is the highest of its devices' (3 before 2 before 1).
 pub mod exit {
     /// Every check held.
     pub const SUCCESS: i32 = 0;
     /// A check failed, or the driver failed mid-run: the table is not a measurement.
     pub const FAILED: i32 = 1;
     /// Bad input: an option out of range, a block size the device cannot launch, a frame
-    /// larger than the device's free memory.
+    /// larger than the device's free memory or the host's available memory.
     pub const USAGE: i32 = 2;
-    /// No NVIDIA driver, no GPU, or no device at the requested index.
+    /// No NVIDIA driver, no GPU, no device at the requested index, or a driver that cannot
+    /// load the kernel's PTX (too old for its PTX ISA, or refusing it).
     pub const NO_DEVICE: i32 = 3;
 }
 
@@ -47,21 +51,126 @@ fn failed(error: anyhow::Error) -> Stop {
     Stop::new(exit::FAILED, format!("{error:#}"))
 }
 
-/// Opens the device with `modules` and checks the request against it: every block size
-/// launchable, the frame within free memory.
-fn open_checked(
-    device: u32,
+/// Where a run prints: standard output and standard error, or buffers in tests. Write
+/// errors (a closed pipe) are ignored, as the table's streaming always did.
+pub struct Console<'a> {
+    pub out: &'a mut dyn Write,
+    pub err: &'a mut dyn Write,
+}
+
+impl Console<'_> {
+    fn out(&mut self, text: &str) {
+        let _ = self.out.write_all(text.as_bytes());
+        let _ = self.out.flush();
+    }
+
+    fn err(&mut self, text: &str) {
+        let _ = self.err.write_all(text.as_bytes());
+        let _ = self.err.flush();
+    }
+}
+
+/// A device with the kernels this driver could load.
+struct Opened<G> {
+    gpu: G,
+    /// Indices, into the kernels asked for, of those loaded: kernel `k` of `gpu` is
+    /// `kernels[loaded[k]]`.
+    loaded: Vec<usize>,
+    /// The modules the driver cannot load, each once.
+    left_out: Vec<Unloadable>,
+}
+
+/// Opens device `ordinal` and loads each of `kernels` whose module passes
+/// [`compat::check`] and the driver accepts.
+fn open_loading<D: Driver>(
+    driver: &D,
+    ordinal: u32,
     kernels: &[ptx::KernelRef],
+) -> Result<Opened<D::Device>, Stop> {
+    let mut gpu = driver.open(ordinal).map_err(open_stop)?;
+    let version = driver.cuda_version();
+    let mut loaded = Vec::new();
+    let mut left_out: Vec<Unloadable> = Vec::new();
+    for (index, kernel) in kernels.iter().enumerate() {
+        if left_out.iter().any(|unloadable| unloadable.module == kernel.module) {
+            continue;
+        }
+        if let Err(unloadable) = compat::check(kernel.module, version) {
+            left_out.push(unloadable);
+            continue;
+        }
+        match gpu.load(kernel) {
+            Ok(()) => loaded.push(index),
+            Err(LoadError::Refused(refusal)) => {
+                left_out.push(Unloadable::refused(kernel.module, version, refusal));
+            }
+            Err(LoadError::Setup(error)) => return Err(failed(error)),
+        }
+    }
+    Ok(Opened { gpu, loaded, left_out })
+}
+
+/// Checks the request against the open device: every block size launchable, the frame
+/// within free device memory and available host memory.
+fn check_request(
+    gpu: &impl Device,
     block_sizes: &[u32],
     (width, height): (u32, u32),
     scratch_bytes: impl FnOnce(&DeviceLimits) -> u64,
-) -> Result<CudaGpu, Stop> {
-    let gpu = CudaGpu::open(device, kernels).map_err(open_stop)?;
-    cli::check_block_sizes(block_sizes, gpu.limits()).map_err(|m| Stop::new(exit::USAGE, m))?;
+) -> Result<(), Stop> {
+    let usage = |message| Stop::new(exit::USAGE, message);
+    cli::check_block_sizes(block_sizes, gpu.limits()).map_err(usage)?;
     let free = gpu.free_memory().map_err(failed)?;
     let scratch = scratch_bytes(gpu.limits());
-    cli::check_frame_fits(width, height, scratch, free).map_err(|m| Stop::new(exit::USAGE, m))?;
+    cli::check_frame_fits(width, height, scratch, free).map_err(usage)?;
+    cli::check_host_memory(width, height, crate::frame::host_memory_available()).map_err(usage)?;
+    Ok(())
+}
+
+/// Opens the device for a run of one module: any module the driver cannot load stops the
+/// run (exit 3) with its line; then [`check_request`].
+fn open_one<D: Driver>(
+    driver: &D,
+    ordinal: u32,
+    kernel: ptx::KernelRef,
+    block_sizes: &[u32],
+    frame: (u32, u32),
+    scratch_bytes: impl FnOnce(&DeviceLimits) -> u64,
+) -> Result<D::Device, Stop> {
+    let Opened { gpu, left_out, .. } = open_loading(driver, ordinal, &[kernel])?;
+    if let Some(unloadable) = left_out.first() {
+        return Err(Stop::new(exit::NO_DEVICE, unloadable.to_string()));
+    }
+    check_request(&gpu, block_sizes, frame, scratch_bytes)?;
     Ok(gpu)
+}
+
+/// Opens the device for a run of several modules: each module the driver cannot load is
+/// left out with one line on `console`'s stderr, and the rest run; none loadable is exit 3.
+fn open_several<D: Driver>(
+    driver: &D,
+    ordinal: u32,
+    kernels: &[ptx::KernelRef],
+    block_sizes: &[u32],
+    frame: (u32, u32),
+    scratch_bytes: impl FnOnce(&DeviceLimits) -> u64,
+    console: &mut Console,
+) -> Result<Opened<D::Device>, Stop> {
+    let opened = open_loading(driver, ordinal, kernels)?;
+    for unloadable in &opened.left_out {
+        console.err(&format!("Left out: {unloadable}\n"));
+    }
+    if opened.loaded.is_empty() {
+        return Err(Stop::new(
+            exit::NO_DEVICE,
+            format!(
+                "this driver (CUDA {}) can load none of the modules this command measures: each is named above",
+                compat::driver_version_text(driver.cuda_version())
+            ),
+        ));
+    }
+    check_request(&opened.gpu, block_sizes, frame, scratch_bytes)?;
+    Ok(opened)
 }
 
 /// Device memory an L2 flush needs beside the frame: twice the L2, where asked.
@@ -74,10 +183,17 @@ fn grayscale_of(modules: &[ptx::EmbeddedPtx]) -> Vec<ptx::KernelRef> {
     modules.iter().map(|module| module.kernel(KERNEL_NAME)).collect()
 }
 
+/// The synthetic frame; the host failing to hold it is bad input, as a frame too large for
+/// the device is.
+fn synthetic_frame(width: u32, height: u32) -> Result<Frame, Stop> {
+    Frame::synthetic(width, height).map_err(|error| Stop::new(exit::USAGE, format!("{error:#}")))
+}
+
 /// What a run's provenance is made of: the driver, the loaded `modules` with the registers
 /// of their kernels `kernel_indices`, the command line and the date.
 fn run_facts(
-    gpu: &mut CudaGpu,
+    gpu: &mut dyn Gpu,
+    cuda_version: i32,
     modules: &[ptx::EmbeddedPtx],
     kernel_indices: &[usize],
     args: &[OsString],
@@ -90,7 +206,7 @@ fn run_facts(
     gpu.select_kernel(0)?;
     let environment = Environment {
         driver_release: provenance::driver_release(),
-        driver_api_version: gpu.driver_api_version(),
+        driver_api_version: cuda_version,
         modules: loaded,
     };
     let command: Vec<String> = args.iter().map(|arg| arg.to_string_lossy().into_owned()).collect();
@@ -100,32 +216,43 @@ fn run_facts(
 
 /// The `--provenance` lines for the loaded `modules`, whose kernels are `kernel_indices`.
 fn provenance_lines(
-    gpu: &mut CudaGpu,
+    gpu: &mut dyn Gpu,
+    cuda_version: i32,
     modules: &[ptx::EmbeddedPtx],
     kernel_indices: &[usize],
     args: &[OsString],
 ) -> anyhow::Result<String> {
-    let (environment, command, date) = run_facts(gpu, modules, kernel_indices, args)?;
+    let (environment, command, date) = run_facts(gpu, cuda_version, modules, kernel_indices, args)?;
     Ok(provenance::lines(gpu.limits(), &environment, &command, &date))
 }
 
-/// `block-size compare`: the three modules on the same buffers, nvcc as the baseline.
-fn run_compare(options: &CompareOptions, args: &[OsString]) -> Result<i32, Stop> {
-    let modules = ptx::ALL;
-    let mut gpu = open_checked(
+/// `block-size compare`: the modules on the same buffers, nvcc as the baseline (or, where
+/// this driver cannot load nvcc's, the first module loaded).
+fn run_compare<D: Driver>(
+    driver: &D,
+    options: &CompareOptions,
+    args: &[OsString],
+    console: &mut Console,
+) -> Result<i32, Stop> {
+    let Opened { mut gpu, loaded, .. } = open_several(
+        driver,
         options.device,
-        &grayscale_of(&modules),
+        &grayscale_of(&ptx::ALL),
         &options.block_sizes,
         (options.width, options.height),
         |_| 0,
+        console,
     )?;
+    let modules: Vec<ptx::EmbeddedPtx> = loaded.iter().map(|&index| ptx::ALL[index]).collect();
     if options.provenance {
-        print!("{}", provenance_lines(&mut gpu, &modules, &[0, 1, 2, 3], args).map_err(failed)?);
+        let indices: Vec<usize> = (0..modules.len()).collect();
+        let lines = provenance_lines(&mut gpu, driver.cuda_version(), &modules, &indices, args);
+        console.out(&lines.map_err(failed)?);
     }
-    let frame = Frame::synthetic(options.width, options.height).map_err(failed)?;
+    let frame = synthetic_frame(options.width, options.height)?;
     gpu.upload(&frame).map_err(failed)?;
     let labels: Vec<&str> = modules.iter().map(|module| module.label).collect();
-    let baseline = modules.iter().position(|module| *module == ptx::NVCC).expect("nvcc is loaded");
+    let baseline = modules.iter().position(|module| *module == ptx::NVCC).unwrap_or(0);
     let result = compare::run(
         &mut gpu,
         &frame,
@@ -136,34 +263,50 @@ fn run_compare(options: &CompareOptions, args: &[OsString]) -> Result<i32, Stop>
         options.rounds,
     )
     .map_err(failed)?;
-    print!("{}", report::comparison(&result));
-    eprint!("{}", report::comparison_stderr(&result));
+    console.out(&report::comparison(&result));
+    console.err(&report::comparison_stderr(&result));
     Ok(if result.failures.is_empty() { exit::SUCCESS } else { exit::FAILED })
 }
 
-/// `block-size variants`: every variant from both compilers, the copy ceiling, one table.
-fn run_variants(options: &VariantsOptions, args: &[OsString]) -> Result<i32, Stop> {
-    let candidates = variants::candidates();
-    let kernels: Vec<ptx::KernelRef> = candidates.iter().map(|candidate| candidate.kernel).collect();
+/// `block-size variants`: every variant from both compilers (those this driver can load),
+/// the copy ceiling, one table.
+fn run_variants<D: Driver>(
+    driver: &D,
+    options: &VariantsOptions,
+    args: &[OsString],
+    console: &mut Console,
+) -> Result<i32, Stop> {
+    let all = variants::candidates();
+    let kernels: Vec<ptx::KernelRef> = all.iter().map(|candidate| candidate.kernel).collect();
     // The copy needs a source and a destination of half a pass each: one more frame.
     let frame_bytes =
         crate::frame::bytes_moved_per_pass(u64::from(options.width) * u64::from(options.height));
-    let mut gpu = open_checked(
+    let offset_bytes = 64 * options.offset as u64;
+    let Opened { mut gpu, loaded, .. } = open_several(
+        driver,
         options.device,
         &kernels,
         &options.block_sizes,
         (options.width, options.height),
-        |_| frame_bytes + 64 * options.offset as u64,
+        // Saturating: a count past 64 bits then fails the fit check's own checked sum.
+        |_| frame_bytes.map_or(u64::MAX, |bytes| bytes.saturating_add(offset_bytes)),
+        console,
     )?;
+    let candidates: Vec<variants::Candidate> = loaded.iter().map(|&index| all[index]).collect();
     if options.provenance {
-        // One line per module: the Rust k1 and the C++ k1 kernels stand for their files.
-        print!(
-            "{}",
-            provenance_lines(&mut gpu, &[ptx::RUST_CUDA, ptx::NVCC], &[0, candidates.len() / 2], args)
-                .map_err(failed)?
-        );
+        // One line per module: its first loaded kernel stands for its file.
+        let mut modules = Vec::new();
+        let mut indices = Vec::new();
+        for (index, candidate) in candidates.iter().enumerate() {
+            if !modules.contains(&candidate.kernel.module) {
+                modules.push(candidate.kernel.module);
+                indices.push(index);
+            }
+        }
+        let lines = provenance_lines(&mut gpu, driver.cuda_version(), &modules, &indices, args);
+        console.out(&lines.map_err(failed)?);
     }
-    let frame = Frame::synthetic(options.width, options.height).map_err(failed)?;
+    let frame = synthetic_frame(options.width, options.height)?;
     gpu.upload_at(&frame, options.offset).map_err(failed)?;
     let timing = Timing { warmups: options.warmups, runs: options.runs, flush_l2: false };
     let rows = candidates.len() * options.block_sizes.len();
@@ -172,8 +315,8 @@ fn run_variants(options: &VariantsOptions, args: &[OsString]) -> Result<i32, Sto
         variants::run(&mut with_progress, &frame, &candidates, &options.block_sizes, timing, options.offset);
     with_progress.finish();
     let result = result.map_err(failed)?;
-    print!("{}", report::variants(&result));
-    eprint!("{}", report::variants_stderr(&result));
+    console.out(&report::variants(&result));
+    console.err(&report::variants_stderr(&result));
     Ok(if result.failures.is_empty() { exit::SUCCESS } else { exit::FAILED })
 }
 
@@ -185,24 +328,31 @@ fn open_stop(error: OpenError) -> Stop {
 }
 
 /// `block-size tail`: one block size, grids of several waves, the same frame.
-fn run_tail(options: &TailOptions, args: &[OsString]) -> Result<i32, Stop> {
-    let mut gpu = open_checked(
+fn run_tail<D: Driver>(
+    driver: &D,
+    options: &TailOptions,
+    args: &[OsString],
+    console: &mut Console,
+) -> Result<i32, Stop> {
+    let mut gpu = open_one(
+        driver,
         options.device,
-        &grayscale_of(&[ptx::RUST_CUDA]),
+        ptx::RUST_CUDA.kernel(KERNEL_NAME),
         &[options.threads_per_block],
         (options.width, options.height),
         flush_scratch(options.flush_l2),
     )?;
     if options.provenance {
-        print!("{}", provenance_lines(&mut gpu, &[ptx::RUST_CUDA], &[0], args).map_err(failed)?);
+        let lines = provenance_lines(&mut gpu, driver.cuda_version(), &[ptx::RUST_CUDA], &[0], args);
+        console.out(&lines.map_err(failed)?);
     }
-    let frame = Frame::synthetic(options.width, options.height).map_err(failed)?;
+    let frame = synthetic_frame(options.width, options.height)?;
     gpu.upload(&frame).map_err(failed)?;
     let timing = Timing { warmups: options.warmups, runs: options.runs, flush_l2: options.flush_l2 };
     let result =
         tail::run(&mut gpu, &frame, options.threads_per_block, &options.waves, timing).map_err(failed)?;
-    print!("{}", report::tail(&result));
-    eprint!("{}", report::tail_stderr(&result));
+    console.out(&report::tail(&result));
+    console.err(&report::tail_stderr(&result));
     Ok(if result.failures.is_empty() { exit::SUCCESS } else { exit::FAILED })
 }
 
@@ -218,73 +368,108 @@ pub fn parse_or_stop(args: &[OsString]) -> Result<Request, Stop> {
     })
 }
 
-/// Runs what the command line asks; `Ok` carries the exit status of a run that reached its
-/// table.
+/// Runs what the command line asks on the CUDA driver, printing to standard output and
+/// error; `Ok` carries the exit status of a run that reached its table.
 pub fn run(args: &[OsString]) -> Result<i32, Stop> {
+    let (mut out, mut err) = (std::io::stdout(), std::io::stderr());
+    run_with(&CudaDriver, args, &mut Console { out: &mut out, err: &mut err })
+}
+
+/// The `block-size-cuda` program: [`run_with`] on `driver`, a stop printed as one
+/// `Error: ` line on `console`'s stderr; returns the exit status.
+pub fn main_with<D: Driver>(driver: &D, args: &[OsString], console: &mut Console) -> i32 {
+    run_with(driver, args, console).unwrap_or_else(|stop| {
+        if !stop.message.is_empty() {
+            console.err(&format!("Error: {}\n", stop.message));
+        }
+        stop.code
+    })
+}
+
+/// Runs what the command line asks on `driver`, printing to `console`. A `Stop` is the
+/// caller's to print, as `Error: ` and its message on one line.
+pub fn run_with<D: Driver>(driver: &D, args: &[OsString], console: &mut Console) -> Result<i32, Stop> {
     let options = match parse_or_stop(args)? {
         Request::Occupancy(options) => {
-            print!("{}", report::occupancy(&options));
+            console.out(&report::occupancy(&options));
             return Ok(exit::SUCCESS);
         }
-        Request::Compare(options) => return run_compare(&options, args),
-        Request::Tail(options) => return run_tail(&options, args),
-        Request::Variants(options) => return run_variants(&options, args),
+        Request::Compare(options) => return run_compare(driver, &options, args, console),
+        Request::Tail(options) => return run_tail(driver, &options, args, console),
+        Request::Variants(options) => return run_variants(driver, &options, args, console),
         Request::Sweep(options) => options,
     };
-    let ordinals = match options.device {
-        DeviceChoice::One(ordinal) => vec![ordinal],
+    let count = match options.device {
+        DeviceChoice::One(ordinal) => {
+            let result = sweep_device(driver, ordinal, &options, args, false, console)?;
+            return Ok(if result.failures.is_empty() { exit::SUCCESS } else { exit::FAILED });
+        }
         DeviceChoice::All => {
-            let count =
-                CudaGpu::device_count().map_err(|error| Stop::new(exit::NO_DEVICE, format!("{error:#}")))?;
-            (0..count).collect()
+            driver.device_count().map_err(|error| Stop::new(exit::NO_DEVICE, format!("{error:#}")))?
         }
     };
-    let several = ordinals.len() > 1;
+    // Every device gets its table or its one error line; the status is the worst of them.
+    let several = count > 1;
     let mut code = exit::SUCCESS;
     let mut summaries = String::new();
-    for (position, &ordinal) in ordinals.iter().enumerate() {
-        if position > 0 {
-            println!();
+    for ordinal in 0..count {
+        if ordinal > 0 {
+            console.out("\n");
         }
-        let result = sweep_device(ordinal, &options, args, several)?;
-        if !result.failures.is_empty() {
-            code = exit::FAILED;
+        match sweep_device(driver, ordinal, &options, args, several, console) {
+            Ok(result) => {
+                if !result.failures.is_empty() {
+                    code = code.max(exit::FAILED);
+                }
+                summaries += &report::device_summary(&result);
+            }
+            Err(stop) => {
+                console.err(&format!("Error: GPU {ordinal}: {}\n", stop.message));
+                summaries += &format!("GPU {ordinal}: not measured (exit {}): {}\n", stop.code, stop.message);
+                code = code.max(stop.code);
+            }
         }
-        summaries += &report::device_summary(&result);
     }
-    if options.device == DeviceChoice::All {
-        print!("\n{summaries}");
-    }
+    console.out(&format!("\n{summaries}"));
     Ok(code)
 }
 
 /// One device's sweep: the table (streamed) or an export, failures on stderr, the plot.
 /// With `several`, output and plot files get the device's ordinal in their name.
-fn sweep_device(ordinal: u32, options: &Options, args: &[OsString], several: bool) -> Result<Sweep, Stop> {
-    let mut gpu = open_checked(
+fn sweep_device<D: Driver>(
+    driver: &D,
+    ordinal: u32,
+    options: &Options,
+    args: &[OsString],
+    several: bool,
+    console: &mut Console,
+) -> Result<Sweep, Stop> {
+    let mut gpu = open_one(
+        driver,
         ordinal,
-        &grayscale_of(&[ptx::RUST_CUDA]),
+        ptx::RUST_CUDA.kernel(KERNEL_NAME),
         &options.block_sizes,
         (options.width, options.height),
         flush_scratch(options.flush_l2),
     )?;
 
     let timing = Timing { warmups: options.warmups, runs: options.runs, flush_l2: options.flush_l2 };
-    let (environment, command, date) = run_facts(&mut gpu, &[ptx::RUST_CUDA], &[0], args).map_err(failed)?;
+    let (environment, command, date) =
+        run_facts(&mut gpu, driver.cuda_version(), &[ptx::RUST_CUDA], &[0], args).map_err(failed)?;
     let mut text = String::new();
     if options.provenance {
         text += &provenance::lines(gpu.limits(), &environment, &command, &date);
     }
     text += &report::header(gpu.limits(), options.width, options.height, timing);
+    // The frame before the header: a host that cannot hold it is bad input, with nothing
+    // on standard output.
+    let frame = synthetic_frame(options.width, options.height)?;
     // The table streams: its header is on the terminal while the sweep runs.
     let streaming = options.format.is_none() && options.output.is_none();
-    let mut stdout = std::io::stdout().lock();
     if streaming {
-        let _ = write!(stdout, "{text}");
-        let _ = stdout.flush();
+        console.out(&text);
     }
 
-    let frame = Frame::synthetic(options.width, options.height).map_err(failed)?;
     gpu.upload(&frame).map_err(failed)?;
     let mut with_progress = WithProgress::new(&mut gpu, options.block_sizes.len());
     let result = sweep::run(&mut with_progress, &frame, &options.block_sizes, timing, options.corrupt_pixel);
@@ -302,15 +487,10 @@ fn sweep_device(ordinal: u32, options: &Options, args: &[OsString], several: boo
     match &options.output {
         Some(path) => std::fs::write(name(path), &document)
             .map_err(|error| failed(anyhow::anyhow!("writing {}: {error}", name(path).display())))?,
-        None if streaming => {
-            let _ = write!(stdout, "{}", report::body(&result, options.stats));
-        }
-        None => {
-            let _ = write!(stdout, "{document}");
-        }
+        None if streaming => console.out(&report::body(&result, options.stats)),
+        None => console.out(&document),
     }
-    let _ = stdout.flush();
-    eprint!("{}", report::stderr(&result));
+    console.err(&report::stderr(&result));
     if let Some(path) = &options.plot {
         plot::write(&result, &name(path)).map_err(failed)?;
     }

@@ -6,9 +6,56 @@ it on the CPU with scripted answers, so the whole pipeline (sweep, checks, table
 status) runs in tests on a machine with no GPU.
 */
 
+use crate::compat::Refusal;
 use crate::frame::{Frame, luma};
-use anyhow::{Result, bail};
+use crate::ptx::KernelRef;
+use anyhow::{Result, anyhow, bail};
 use serde::Serialize;
+
+/// Why a device could not be opened.
+#[derive(Debug)]
+pub enum OpenError {
+    /// No driver, no GPU, or no device with that ordinal.
+    NoDevice(anyhow::Error),
+    /// The device is there but could not be set up.
+    Setup(anyhow::Error),
+}
+
+/// Why a module could not be loaded on an open device.
+#[derive(Debug)]
+pub enum LoadError {
+    /// The driver refused the module: it cannot load it here (see [`crate::compat`]).
+    Refused(Refusal),
+    /// Anything else, such as a module without the kernel asked for.
+    Setup(anyhow::Error),
+}
+
+/// Where devices come from: the CUDA driver ([`crate::cuda::CudaDriver`]), or in tests
+/// [`MockDriver`]. The program opens a device, checks each module against the driver's
+/// CUDA version ([`crate::compat::check`]) and loads those that pass.
+pub trait Driver {
+    type Device: Device;
+
+    /// The CUDA version the driver supports, as `cuDriverGetVersion` encodes it (12080 for
+    /// 12.8); 0 when it does not say.
+    fn cuda_version(&self) -> i32;
+
+    /// Visible devices; no driver or no GPU is an error.
+    fn device_count(&self) -> Result<u32>;
+
+    /// Opens device `ordinal`, with no module loaded yet.
+    fn open(&self, ordinal: u32) -> Result<Self::Device, OpenError>;
+}
+
+/// An open device: a [`Gpu`] whose kernels are loaded one by one.
+pub trait Device: Gpu {
+    /// Device memory free now, in bytes.
+    fn free_memory(&self) -> Result<u64>;
+
+    /// Loads `kernel`'s module; it becomes kernel number (kernels loaded before it), and the
+    /// first one loaded is active.
+    fn load(&mut self, kernel: &KernelRef) -> Result<(), LoadError>;
+}
 
 /// What the driver reports about one device.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -151,6 +198,12 @@ pub struct MockGpu {
     output: Vec<f32>,
     /// Every (grid, block) launched, in order, warm-ups included.
     pub launches: Vec<(u32, u32)>,
+    /// Device memory free, in bytes.
+    pub free_memory: u64,
+    /// Modules (by file) the driver refuses on this device, and how.
+    pub refuses: Vec<(&'static str, Refusal)>,
+    /// Kernels loaded through [`Device::load`], in order.
+    pub loaded: Vec<KernelRef>,
 }
 
 impl MockGpu {
@@ -193,6 +246,10 @@ impl MockGpu {
             inputs: None,
             output: Vec::new(),
             launches: Vec::new(),
+            // An H200 has 141 GB; a little of it is the driver's.
+            free_memory: 140_000_000_000,
+            refuses: Vec::new(),
+            loaded: Vec::new(),
         }
     }
 
@@ -213,6 +270,73 @@ impl MockGpu {
         {
             *first = 2.0;
         }
+    }
+}
+
+impl Device for MockGpu {
+    fn free_memory(&self) -> Result<u64> {
+        Ok(self.free_memory)
+    }
+
+    fn load(&mut self, kernel: &KernelRef) -> Result<(), LoadError> {
+        if let Some(&(_, refusal)) = self.refuses.iter().find(|(file, _)| *file == kernel.module.file) {
+            return Err(LoadError::Refused(refusal));
+        }
+        if !kernel.module.ptx.contains(&format!(".entry {}(", kernel.entry)) {
+            return Err(LoadError::Setup(anyhow!(
+                "the {} PTX has no kernel `{}`",
+                kernel.module.label,
+                kernel.entry
+            )));
+        }
+        self.loaded.push(*kernel);
+        if self.loaded.len() > self.kernel_time_factors.len() {
+            self.kernel_time_factors.push(1.0);
+        }
+        Ok(())
+    }
+}
+
+/// A scripted driver for tests: its CUDA version, and its devices by ordinal.
+#[derive(Debug, Clone)]
+pub struct MockDriver {
+    /// What `cuDriverGetVersion` answers (12080 for 12.8).
+    pub cuda_version: i32,
+    pub devices: Vec<MockGpu>,
+}
+
+impl MockDriver {
+    /// One H200-like device on a CUDA 13.0 driver.
+    pub fn h200() -> Self {
+        Self { cuda_version: 13000, devices: vec![MockGpu::h200_like()] }
+    }
+}
+
+impl Driver for MockDriver {
+    type Device = MockGpu;
+
+    fn cuda_version(&self) -> i32 {
+        self.cuda_version
+    }
+
+    fn device_count(&self) -> Result<u32> {
+        match self.devices.len() {
+            0 => bail!("the CUDA driver reports no GPU"),
+            count => Ok(count as u32),
+        }
+    }
+
+    fn open(&self, ordinal: u32) -> Result<MockGpu, OpenError> {
+        let mut device = self.devices.get(ordinal as usize).cloned().ok_or_else(|| {
+            OpenError::NoDevice(anyhow!(
+                "there is no CUDA device {ordinal}: this machine has {} (ordinals 0 to {})",
+                self.devices.len(),
+                self.devices.len().saturating_sub(1)
+            ))
+        })?;
+        device.limits.ordinal = ordinal;
+        device.loaded.clear();
+        Ok(device)
     }
 }
 

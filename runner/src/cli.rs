@@ -8,7 +8,7 @@ too, as pure functions of the device's numbers; `main` calls them once the devic
 
 use crate::backend::DeviceLimits;
 use crate::export::Format;
-use crate::frame::bytes_moved_per_pass;
+use crate::frame::{bytes_moved_per_pass, host_bytes_needed};
 use clap::{Arg, ArgAction, ArgMatches, Command, value_parser};
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -260,7 +260,9 @@ pub fn build() -> Command {
         )
         .after_help(
             "Exit status: 0 every check held; 1 a check failed or the driver failed mid-run (the \
-             table is then not a measurement); 2 bad input; 3 no NVIDIA driver, no GPU, or no such device.",
+             table is then not a measurement); 2 bad input; 3 no NVIDIA driver, no GPU, no such device, \
+             or a driver that cannot load the kernel's PTX (too old for its PTX ISA). With --device all, \
+             the highest status of any device.",
         )
         .args_conflicts_with_subcommands(true)
         .subcommand(occupancy_command())
@@ -520,11 +522,16 @@ pub fn check_block_sizes(block_sizes: &[u32], limits: &DeviceLimits) -> Result<(
 }
 
 /// The four planes, and `scratch_bytes` more (the L2 flush buffer), must fit in the device
-/// memory that is free now.
+/// memory that is free now. Byte counts are checked: a frame whose count overflows 64 bits
+/// (1073741824 x 1073741824 pixels and up) is too large, not 0 bytes.
 pub fn check_frame_fits(width: u32, height: u32, scratch_bytes: u64, free_bytes: u64) -> Result<(), String> {
-    let needed = bytes_moved_per_pass(u64::from(width) * u64::from(height)) + scratch_bytes;
+    let pixels = u64::from(width) * u64::from(height);
+    let Some(needed) = bytes_moved_per_pass(pixels).and_then(|bytes| bytes.checked_add(scratch_bytes)) else {
+        return Err(format!(
+            "a {width} x {height} frame needs more than 16 EiB of device memory for its four planes; no device has that"
+        ));
+    };
     if needed > free_bytes {
-        let mib = |bytes: u64| bytes as f64 / (1024.0 * 1024.0);
         return Err(format!(
             "a {width} x {height} frame needs {:.1} MiB of device memory for its four planes (and any L2 flush buffer), but only {:.1} MiB is free",
             mib(needed),
@@ -532,6 +539,30 @@ pub fn check_frame_fits(width: u32, height: u32, scratch_bytes: u64, free_bytes:
         ));
     }
     Ok(())
+}
+
+fn mib(bytes: u64) -> f64 {
+    bytes as f64 / (1024.0 * 1024.0)
+}
+
+/// The frame's three planes, its CPU reference and the output read back must fit in the
+/// host memory available now (`MemAvailable`; `None` where the system does not say, and
+/// then only the allocations themselves can tell).
+pub fn check_host_memory(width: u32, height: u32, available_bytes: Option<u64>) -> Result<(), String> {
+    let pixels = u64::from(width) * u64::from(height);
+    let Some(needed) = host_bytes_needed(pixels) else {
+        return Err(format!(
+            "a {width} x {height} frame needs more than 16 EiB of host memory; no machine has that"
+        ));
+    };
+    match available_bytes {
+        Some(available) if needed > available => Err(format!(
+            "a {width} x {height} frame needs {:.1} MiB of host memory (three input planes, the CPU reference and the output read back), but only {:.1} MiB is available",
+            mib(needed),
+            mib(available)
+        )),
+        _ => Ok(()),
+    }
 }
 
 #[cfg(test)]
@@ -821,5 +852,29 @@ mod tests {
              but only 126.6 MiB is free"
         );
         assert!(check_frame_fits(3840, 2160, 1, 132_710_400).is_err(), "the flush buffer counts");
+    }
+
+    #[test]
+    fn a_frame_whose_byte_count_overflows_is_too_large_not_empty() {
+        // 2^30 x 2^30 pixels x 16 bytes = 2^64 bytes, which wrapped to 0 and fitted anywhere.
+        let message = "a 1073741824 x 1073741824 frame needs more than 16 EiB of device memory for its four planes; \
+                       no device has that";
+        assert_eq!(check_frame_fits(1 << 30, 1 << 30, 0, u64::MAX).unwrap_err(), message);
+        assert!(check_frame_fits(u32::MAX, u32::MAX, 0, u64::MAX).unwrap_err().contains("more than 16 EiB"));
+        // Just below the overflow, the flush buffer's bytes are added with a check too.
+        assert!(check_frame_fits(1 << 30, (1 << 30) - 1, u64::MAX, u64::MAX).is_err());
+        assert!(check_host_memory(u32::MAX, u32::MAX, None).unwrap_err().contains("16 EiB of host memory"));
+    }
+
+    #[test]
+    fn the_frame_must_fit_in_available_host_memory() {
+        // 4K: 20 bytes a pixel, 158.2 MiB.
+        assert_eq!(check_host_memory(3840, 2160, Some(165_888_000)), Ok(()));
+        assert_eq!(check_host_memory(3840, 2160, None), Ok(()), "unknown: the allocations decide");
+        assert_eq!(
+            check_host_memory(3840, 2160, Some(100 << 20)).unwrap_err(),
+            "a 3840 x 2160 frame needs 158.2 MiB of host memory (three input planes, the CPU reference and the \
+             output read back), but only 100.0 MiB is available"
+        );
     }
 }

@@ -2,16 +2,19 @@
 The real backend: cust 0.3.2 over the CUDA driver API, with the committed PTX.
 
 Errors are sorted by who must act: [`OpenError::NoDevice`] when there is no usable driver or
-GPU, or no device at the requested index (exit 3); anything after that is the run failing
-(exit 1).
+GPU, or no device at the requested index (exit 3); [`LoadError::Refused`] when the driver
+cannot load a module (exit 3, or the module left out where others can run); anything after
+that is the run failing (exit 1).
 */
 
-use crate::backend::{DeviceLimits, Gpu, KernelResources, Suggestion, Timing};
+use crate::backend::{DeviceLimits, Driver, Gpu, KernelResources, LoadError, Suggestion, Timing};
+use crate::compat::Refusal;
 use crate::frame::Frame;
 use crate::ptx::KernelRef;
 use anyhow::{Context as _, Result, anyhow};
 use cust::context::Context;
 use cust::device::{Device, DeviceAttribute};
+use cust::error::CudaError;
 use cust::event::{Event, EventFlags};
 use cust::function::{BlockSize, Function, FunctionAttribute};
 use cust::memory::{AsyncCopyDestination, CopyDestination, DeviceBuffer};
@@ -20,13 +23,27 @@ use cust::stream::{Stream, StreamFlags};
 use cust::sys::CUdevice_attribute as RawAttribute;
 use std::ffi::c_void;
 
-/// Why a device could not be opened.
-#[derive(Debug)]
-pub enum OpenError {
-    /// No driver, no GPU, or no device with that ordinal.
-    NoDevice(anyhow::Error),
-    /// The device is there but the kernel could not be loaded or set up.
-    Setup(anyhow::Error),
+pub use crate::backend::OpenError;
+
+/// The CUDA driver, as [`Driver`].
+#[derive(Debug, Clone, Copy, Default)]
+pub struct CudaDriver;
+
+impl Driver for CudaDriver {
+    type Device = CudaGpu;
+
+    fn cuda_version(&self) -> i32 {
+        // cuDriverGetVersion needs no cuInit.
+        cust::CudaApiVersion::get().map_or(0, |v| v.major() * 1000 + v.minor() * 10)
+    }
+
+    fn device_count(&self) -> Result<u32> {
+        CudaGpu::device_count()
+    }
+
+    fn open(&self, ordinal: u32) -> Result<CudaGpu, OpenError> {
+        CudaGpu::open(ordinal)
+    }
 }
 
 /// The four planes, each `offset + pixels` floats long; kernels see them from `offset` on,
@@ -54,7 +71,6 @@ pub struct CudaGpu {
     /// Source and destination of the device-to-device copy ceiling.
     copy_buffers: Option<(DeviceBuffer<u8>, DeviceBuffer<u8>)>,
     limits: DeviceLimits,
-    driver_version: i32,
     _context: Context,
 }
 
@@ -71,15 +87,56 @@ fn raw_attribute(device: &Device, attribute: cust::sys::CUdevice_attribute) -> R
     u32::try_from(value).map_err(|_| anyhow!("the driver reported {attribute:?} = {value}"))
 }
 
+/// How the driver refused a module, where it did so for a reason [`crate::compat`] explains.
+/// cust 0.3.2 reads `CUDA_ERROR_UNSUPPORTED_PTX_VERSION` (222) and
+/// `CUDA_ERROR_JIT_COMPILER_NOT_FOUND` (221) as `UnknownError`; the raw driver call tells.
+fn refusal(error: CudaError, ptx: &str) -> Option<Refusal> {
+    match error {
+        CudaError::InvalidPtx => Some(Refusal::InvalidPtx),
+        CudaError::NoBinaryForGpu => Some(Refusal::NoBinaryForGpu),
+        CudaError::InvalidSource => Some(Refusal::InvalidSource),
+        CudaError::UnknownError => raw_load_status(ptx).and_then(|status| {
+            use cust::sys::CUresult;
+            match status {
+                CUresult::CUDA_ERROR_UNSUPPORTED_PTX_VERSION => Some(Refusal::UnsupportedPtxVersion),
+                CUresult::CUDA_ERROR_JIT_COMPILER_NOT_FOUND => Some(Refusal::JitCompilerNotFound),
+                CUresult::CUDA_ERROR_INVALID_PTX => Some(Refusal::InvalidPtx),
+                CUresult::CUDA_ERROR_NO_BINARY_FOR_GPU => Some(Refusal::NoBinaryForGpu),
+                CUresult::CUDA_ERROR_INVALID_SOURCE => Some(Refusal::InvalidSource),
+                _ => None,
+            }
+        }),
+        _ => None,
+    }
+}
+
+/// `cuModuleLoadData`'s own status for `ptx`, in the current context (the module is
+/// unloaded again if it loads); `None` where the text cannot be handed over.
+fn raw_load_status(ptx: &str) -> Option<cust::sys::CUresult> {
+    use cust::sys::{CUmodule, CUresult, cuModuleLoadData, cuModuleUnload};
+    let text = std::ffi::CString::new(ptx).ok()?;
+    let mut module: CUmodule = std::ptr::null_mut();
+    // SAFETY: a NUL-terminated PTX image and a pointer to one writable module handle; a
+    // module that loads is unloaded before return.
+    let status = unsafe { cuModuleLoadData(&mut module, text.as_ptr().cast()) };
+    if status == CUresult::CUDA_SUCCESS {
+        // SAFETY: the handle was just loaded and is used nowhere else.
+        unsafe { cuModuleUnload(module) };
+    }
+    Some(status)
+}
+
 /// Loads one module and makes sure it has the kernel.
-fn load(kernel: &KernelRef) -> Result<Module> {
+fn load(kernel: &KernelRef) -> Result<Module, LoadError> {
     let label = kernel.module.label;
-    let module = Module::from_ptx(kernel.module.ptx, &[]).map_err(|e| {
-        anyhow!("the driver could not load the {label} PTX ({e}); is its PTX ISA too new for this driver?")
-    })?;
+    let module =
+        Module::from_ptx(kernel.module.ptx, &[]).map_err(|e| match refusal(e, kernel.module.ptx) {
+            Some(refusal) => LoadError::Refused(refusal),
+            None => LoadError::Setup(anyhow!("the driver could not load the {label} PTX: {e}")),
+        })?;
     module
         .get_function(kernel.entry)
-        .map_err(|e| anyhow!("the {label} PTX has no kernel `{}` ({e})", kernel.entry))?;
+        .map_err(|e| LoadError::Setup(anyhow!("the {label} PTX has no kernel `{}` ({e})", kernel.entry)))?;
     Ok(module)
 }
 
@@ -101,8 +158,8 @@ impl CudaGpu {
         Ok(count)
     }
 
-    /// Initialises the driver, opens device `ordinal` and loads `kernels`; the first is active.
-    pub fn open(ordinal: u32, kernels: &[KernelRef]) -> Result<Self, OpenError> {
+    /// Initialises the driver and opens device `ordinal`, with no module loaded yet.
+    pub fn open(ordinal: u32) -> Result<Self, OpenError> {
         let no_device = |error: anyhow::Error| OpenError::NoDevice(error);
         cust::init(cust::CudaFlags::empty()).map_err(|e| {
             no_device(anyhow!("the CUDA driver found no usable GPU: {}", e.to_string().trim_matches('"')))
@@ -155,13 +212,6 @@ impl CudaGpu {
             })
         })()
         .map_err(setup)?;
-        let driver_version =
-            cust::CudaApiVersion::get().map(|v| v.major() * 1000 + v.minor() * 10).unwrap_or(0);
-
-        let mut loaded = Vec::with_capacity(kernels.len());
-        for kernel in kernels {
-            loaded.push((load(kernel).map_err(setup)?, kernel.entry));
-        }
         let stream =
             Stream::new(StreamFlags::DEFAULT, None).map_err(|e| setup(anyhow!("creating a stream: {e}")))?;
         let start = Event::new(EventFlags::DEFAULT).map_err(|e| setup(anyhow!("creating an event: {e}")))?;
@@ -173,24 +223,12 @@ impl CudaGpu {
             start,
             stop,
             stream,
-            modules: loaded,
+            modules: Vec::new(),
             active: 0,
             copy_buffers: None,
             limits,
-            driver_version,
             _context: context,
         })
-    }
-
-    /// Device memory free now, in bytes.
-    pub fn free_memory(&self) -> Result<u64> {
-        let (free, _total) = cust::memory::mem_get_info().context("asking the driver for free memory")?;
-        Ok(free as u64)
-    }
-
-    /// The CUDA version the driver supports, as the driver API encodes it (13000 for 13.0).
-    pub fn driver_api_version(&self) -> i32 {
-        self.driver_version
     }
 
     /// Overwrites a scratch buffer of twice the L2 on the stream, before the start event:
@@ -207,7 +245,7 @@ impl CudaGpu {
     }
 
     fn function(&self) -> Result<Function<'_>> {
-        let (module, entry) = &self.modules[self.active];
+        let (module, entry) = self.modules.get(self.active).ok_or_else(|| anyhow!("no kernel loaded"))?;
         Ok(module.get_function(entry)?)
     }
 
@@ -236,6 +274,19 @@ impl CudaGpu {
         // floats from `offset` on, and the kernel touches no index at or past `pixels`.
         unsafe { self.stream.launch(&function, grid_blocks, threads_per_block, 0, &args) }
             .context("cuLaunchKernel")
+    }
+}
+
+impl crate::backend::Device for CudaGpu {
+    fn free_memory(&self) -> Result<u64> {
+        let (free, _total) = cust::memory::mem_get_info().context("asking the driver for free memory")?;
+        Ok(free as u64)
+    }
+
+    fn load(&mut self, kernel: &KernelRef) -> Result<(), LoadError> {
+        let module = load(kernel)?;
+        self.modules.push((module, kernel.entry));
+        Ok(())
     }
 }
 

@@ -16,14 +16,51 @@ pub mod luma;
 /// FMAs and the CPU does not, so the last bit or two can differ.
 pub const RELATIVE_TOLERANCE: f32 = 1e-5;
 
-/// Bytes one pass over `pixels` moves: three planes read and one written, 4 bytes each.
-pub fn bytes_moved_per_pass(pixels: u64) -> u64 {
-    4 * 4 * pixels
+/// Bytes per pixel one pass moves: three planes read and one written, 4 bytes each. The
+/// device holds the same four planes.
+pub const BYTES_PER_PIXEL: u64 = 4 * 4;
+
+/// Host bytes per pixel a run holds: the three input planes, the CPU reference and the
+/// output copied back, 4 bytes each.
+pub const HOST_BYTES_PER_PIXEL: u64 = 5 * 4;
+
+/// Bytes one pass over `pixels` moves, or `None` where that count overflows 64 bits (a
+/// frame of 1073741824 x 1073741824 pixels would move 2^64 bytes).
+pub fn bytes_moved_per_pass(pixels: u64) -> Option<u64> {
+    pixels.checked_mul(BYTES_PER_PIXEL)
+}
+
+/// The same for printing and rates, as a float (exact for every frame a machine can hold).
+pub fn bytes_moved_per_pass_f64(pixels: u64) -> f64 {
+    pixels as f64 * BYTES_PER_PIXEL as f64
+}
+
+/// Host memory a run over `pixels` holds, or `None` where the count overflows 64 bits.
+pub fn host_bytes_needed(pixels: u64) -> Option<u64> {
+    pixels.checked_mul(HOST_BYTES_PER_PIXEL)
+}
+
+/// Host memory available to a new allocation: `MemAvailable` of `/proc/meminfo`, where
+/// this system has it.
+pub fn host_memory_available() -> Option<u64> {
+    parse_mem_available(&std::fs::read_to_string("/proc/meminfo").ok()?)
+}
+
+/// The `MemAvailable:` line of a `/proc/meminfo` text, in bytes.
+pub fn parse_mem_available(meminfo: &str) -> Option<u64> {
+    let line = meminfo.lines().find_map(|line| line.strip_prefix("MemAvailable:"))?;
+    let mut words = line.split_whitespace();
+    let value: u64 = words.next()?.parse().ok()?;
+    match words.next() {
+        Some("kB") => value.checked_mul(1024),
+        None => Some(value),
+        Some(_) => None,
+    }
 }
 
 /// Effective bandwidth of a pass over `pixels` that took `milliseconds`, in GB/s.
 pub fn gigabytes_per_second(pixels: u64, milliseconds: f64) -> f64 {
-    bytes_moved_per_pass(pixels) as f64 / (milliseconds * 1e-3) / 1e9
+    bytes_moved_per_pass_f64(pixels) / (milliseconds * 1e-3) / 1e9
 }
 
 /// Three planar float channels.
@@ -137,8 +174,26 @@ mod tests {
     fn bytes_moved_counts_four_planes_of_floats() {
         // The seed's 4K frame: 126.6 MiB per pass.
         let bytes = bytes_moved_per_pass(3840 * 2160);
-        assert_eq!(bytes, 132_710_400);
-        assert_eq!(format!("{:.1}", bytes as f64 / MIB), "126.6");
+        assert_eq!(bytes, Some(132_710_400));
+        assert_eq!(format!("{:.1}", bytes_moved_per_pass_f64(3840 * 2160) / MIB), "126.6");
+    }
+
+    #[test]
+    fn byte_counts_of_impossible_frames_are_none_not_wrapped() {
+        // 2^30 x 2^30 pixels x 16 bytes is 2^64: it used to wrap to 0 and pass every check.
+        let pixels = 1_073_741_824u64 * 1_073_741_824;
+        assert_eq!(bytes_moved_per_pass(pixels), None);
+        assert_eq!(host_bytes_needed(pixels), None);
+        assert_eq!(bytes_moved_per_pass(u64::MAX / 16), Some(u64::MAX - 15));
+        assert_eq!(bytes_moved_per_pass(u64::MAX / 16 + 1), None);
+        assert_eq!(host_bytes_needed(3840 * 2160), Some(165_888_000));
+    }
+
+    #[test]
+    fn mem_available_is_read_in_bytes() {
+        let meminfo = "MemTotal:       131072000 kB\nMemFree:         1000 kB\nMemAvailable:   65536000 kB\n";
+        assert_eq!(parse_mem_available(meminfo), Some(65_536_000 * 1024));
+        assert_eq!(parse_mem_available("MemTotal: 5 kB\n"), None);
     }
 
     #[test]

@@ -4,7 +4,8 @@ Host side of the Rust block-size sweep.
 The pipeline is [`cli`] (what to sweep) → [`backend::Gpu`] (the driver: occupancy, launches,
 events; [`cuda`] for real, [`backend::MockGpu`] in tests) → [`sweep`] (one full wave per block
 size, every row checked against [`frame`]'s CPU reference) → [`report`] (the table of
-`block_size.cu`). [`app`] wires them together for the `block-size-cuda` binary.
+`block_size.cu`). [`app`] wires them together for the `block-size-cuda` binary, loading only
+the modules [`compat`] finds this driver can load.
 */
 
 pub mod app;
@@ -12,6 +13,7 @@ pub mod backend;
 pub mod checked;
 pub mod cli;
 pub mod compare;
+pub mod compat;
 pub mod cuda;
 pub mod export;
 pub mod frame;

@@ -87,25 +87,22 @@ impl SmModel {
     }
 
     /// The model of a real device: its own reported limits, with the allocation rules of
-    /// its architecture. `None` before compute capability 7.0, whose rules differ. [Occ]
+    /// its architecture. `None` for an architecture this model does not know (before 7.5,
+    /// and 8.7, 10.x, 11.x, 12.1 and later so far): their rules are not checked here, and
+    /// a model that guessed them would fail sweeps that are right.
     pub fn from_device(limits: &DeviceLimits) -> Option<Self> {
-        let (major, _) = limits.compute_capability;
-        if major < 7 {
-            return None;
-        }
+        let (major, minor) = limits.compute_capability;
+        let known = Self::for_compute_capability(major, minor)?;
         Some(Self {
             compute_capability: limits.compute_capability,
             max_warps_per_sm: limits.max_warps_per_sm(),
             max_blocks_per_sm: limits.max_blocks_per_sm,
             registers_per_sm: limits.registers_per_sm,
             max_registers_per_block: limits.max_registers_per_block,
-            max_registers_per_thread: 255,
-            register_allocation_unit: 256,
-            register_sub_partitions: 4,
             shared_memory_per_sm: limits.shared_memory_per_sm,
             max_shared_memory_per_block: limits.max_shared_memory_per_block,
-            shared_memory_allocation_unit: if major >= 8 { 128 } else { 256 },
             reserved_shared_memory_per_block: limits.reserved_shared_memory_per_block,
+            ..known
         })
     }
 
@@ -342,8 +339,22 @@ mod tests {
         let limits = crate::backend::MockGpu::h200_like().limits;
         let from_device = SmModel::from_device(&limits).unwrap();
         assert_eq!(from_device, preset("h200").unwrap().model());
-        let pascal = DeviceLimits { compute_capability: (6, 1), ..limits };
+        let pascal = DeviceLimits { compute_capability: (6, 1), ..limits.clone() };
         assert!(SmModel::from_device(&pascal).is_none());
+    }
+
+    #[test]
+    fn only_known_architectures_get_a_device_model() {
+        let limits = crate::backend::MockGpu::h200_like().limits;
+        let with = |compute_capability| DeviceLimits { compute_capability, ..limits.clone() };
+        // B200 (10.0), GB300 (10.3), Thor (11.0), DGX Spark (12.1), V100 (7.0), Orin (8.7):
+        // not modelled, so not checked.
+        for unknown in [(10, 0), (10, 3), (11, 0), (12, 1), (7, 0), (8, 7)] {
+            assert!(SmModel::from_device(&with(unknown)).is_none(), "{unknown:?}");
+        }
+        for known in [(7, 5), (8, 0), (8, 6), (8, 9), (9, 0), (12, 0)] {
+            assert!(SmModel::from_device(&with(known)).is_some(), "{known:?}");
+        }
     }
 
     #[test]

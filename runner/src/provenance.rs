@@ -4,6 +4,7 @@ with `--provenance`, so that a saved transcript is its own evidence file.
 */
 
 use crate::backend::DeviceLimits;
+use crate::compat;
 use crate::ptx::EmbeddedPtx;
 use serde::Serialize;
 
@@ -35,6 +36,11 @@ pub struct Provenance {
     pub toolchain: Option<String>,
     pub rustc: Option<String>,
     pub libnvvm: Option<String>,
+    /// The CUDA release of that libNVVM (or nvcc), which sets the PTX ISA.
+    pub libnvvm_release: Option<String>,
+    /// The module's `.version`, e.g. `7.8`, and the oldest CUDA a driver must support to load it.
+    pub ptx_isa: Option<String>,
+    pub ptx_isa_needs_cuda: Option<String>,
     pub runner: String,
 }
 
@@ -59,6 +65,10 @@ impl Provenance {
             toolchain: stamp.toolchain,
             rustc: stamp.rustc,
             libnvvm: stamp.libnvvm,
+            libnvvm_release: stamp.libnvvm_release,
+            ptx_isa: compat::parse_isa(module.ptx).map(|isa| isa.to_string()),
+            ptx_isa_needs_cuda: compat::parse_isa(module.ptx)
+                .map(|isa| compat::required_cuda(isa).to_string()),
             runner: format!("block-size {}", env!("CARGO_PKG_VERSION")),
         }
     }
@@ -98,18 +108,23 @@ pub fn lines(limits: &DeviceLimits, environment: &Environment, command: &str, da
         let stamp = module.stamp();
         let built_with = match stamp.compiler.as_str() {
             "cuda_builder" => format!(
-                "rust-cuda cuda_builder {}, {} ({}), libNVVM {} (NVVM IR {})",
+                "rust-cuda cuda_builder {}, {} ({}), libNVVM {} (NVVM IR {}) of CUDA {}",
                 known(&stamp.rust_cuda_rev),
                 known(&stamp.toolchain),
                 known(&stamp.rustc),
                 known(&stamp.libnvvm),
-                known(&stamp.nvvm_ir)
+                known(&stamp.nvvm_ir),
+                known(&stamp.libnvvm_release)
             ),
             "nvcc" => format!("nvcc, {}", known(&stamp.nvcc)),
             other => format!("{other}, {} ({})", known(&stamp.toolchain), known(&stamp.rustc)),
         };
+        let isa = compat::parse_isa(module.ptx).map_or_else(
+            || "PTX ISA unknown".to_string(),
+            |isa| format!("PTX ISA {isa}, needs {}", compat::required_cuda(isa)),
+        );
         text += &format!(
-            "# kernel {}: PTX sha256 {} ({}), {} registers/thread on this GPU; built by {built_with}; inputs sha256 {}\n",
+            "# kernel {}: PTX sha256 {} ({}, {isa}), {} registers/thread on this GPU; built by {built_with}; inputs sha256 {}\n",
             module.label,
             module.sha256(),
             stamp.arch,

@@ -7,7 +7,7 @@ of rows near it. Failed checks and the closing verdict go to standard error.
 use crate::backend::{DeviceLimits, Timing};
 use crate::cli::OccupancyOptions;
 use crate::compare::{Comparison, round_ratios};
-use crate::frame::{bytes_moved_per_pass, gigabytes_per_second};
+use crate::frame::{bytes_moved_per_pass_f64, gigabytes_per_second};
 use crate::model::{self, Preset};
 use crate::stats::{median, quantile};
 use crate::sweep::{ModelCheck, Sweep};
@@ -46,7 +46,7 @@ pub fn header(limits: &DeviceLimits, width: u32, height: u32, timing: Timing) ->
 /// The device line pair and the image line, shared by the sweep and the comparison.
 fn device_and_image(limits: &DeviceLimits, width: u32, height: u32) -> String {
     let pixels = u64::from(width) * u64::from(height);
-    let mebibytes = bytes_moved_per_pass(pixels) as f64 / (1024.0 * 1024.0);
+    let mebibytes = bytes_moved_per_pass_f64(pixels) / (1024.0 * 1024.0);
     format!(
         "GPU: {} (compute capability {}.{})\n  SMs {}, resident warps/SM {}, resident blocks/SM {}\n\
          Image: {width} x {height}, {pixels} pixels, {mebibytes:.1} MiB moved per pass\n",
@@ -131,7 +131,7 @@ pub fn summary(sweep: &Sweep) -> String {
             sweep.rows.len()
         ),
         ModelCheck::Unavailable { compute_capability: (major, minor) } => {
-            format!("Occupancy model not checked: no model for compute capability {major}.{minor}.\n")
+            format!("Occupancy model: not checked: it does not know compute capability {major}.{minor}.\n")
         }
     };
     text
@@ -389,7 +389,7 @@ pub fn variants(result: &Variants) -> String {
     let peak = variants::datasheet_peak(&result.limits.name);
     text += &format!(
         "Ceiling: cuMemcpyDtoD of {:.1} MiB (read and written: the bytes one pass moves), median {:.4} ms = {:.1} GB/s{}\n\n",
-        result.bytes_moved() as f64 / 2.0 / (1024.0 * 1024.0),
+        result.bytes_moved() / 2.0 / (1024.0 * 1024.0),
         result.copy.median,
         copy_gbps,
         peak.map_or_else(
@@ -444,13 +444,20 @@ pub fn variants(result: &Variants) -> String {
             text += &format!("Fastest {compiler}: {}.\n", describe(best));
         }
     }
-    // Each variant's best Rust row against its best C++ row.
-    let half = result.candidates.len() / 2;
-    let ratios: Vec<String> = (0..half)
-        .filter_map(|k| {
-            let rust = result.fastest_of(k)?;
-            let cpp = result.fastest_of(k + half)?;
-            Some(format!("{} {:.3}", result.candidates[k].variant.name, rust.stats.median / cpp.stats.median))
+    // Each variant's best Rust row against its best C++ row, where both ran (a module this
+    // driver could not load is left out).
+    let of = |compiler: &str, name: &str| {
+        result.candidates.iter().position(|c| c.compiler == compiler && c.variant.name == name)
+    };
+    let ratios: Vec<String> = result
+        .candidates
+        .iter()
+        .filter(|candidate| candidate.compiler == "Rust")
+        .filter_map(|candidate| {
+            let name = candidate.variant.name;
+            let rust = result.fastest_of(of("Rust", name)?)?;
+            let cpp = result.fastest_of(of("C++", name)?)?;
+            Some(format!("{name} {:.3}", rust.stats.median / cpp.stats.median))
         })
         .collect();
     if !ratios.is_empty() {

@@ -87,7 +87,7 @@ pub enum ModelCheck {
         resources: KernelResources,
         agreeing_rows: usize,
     },
-    /// No model for this compute capability.
+    /// Not checked: the model does not know this compute capability's architecture.
     Unavailable {
         compute_capability: (u32, u32),
     },
@@ -374,6 +374,21 @@ mod tests {
         let result = sweep(&mut gpu, 8, 8, &[64]);
         assert_eq!(result.failures, []);
         assert_eq!(result.model_check, ModelCheck::Unavailable { compute_capability: (6, 1) });
+    }
+
+    #[test]
+    fn an_architecture_the_model_does_not_know_runs_unchecked() {
+        // A B200 (10.0): whatever its residency, the model does not judge it.
+        let mut gpu = MockGpu::h200_like();
+        gpu.limits.compute_capability = (10, 0);
+        gpu.blocks_per_sm = vec![(64, 24), (96, 20)];
+        let result = sweep(&mut gpu, 16, 16, &[64, 96]);
+        assert_eq!(result.failures, []);
+        assert_eq!(result.model_check, ModelCheck::Unavailable { compute_capability: (10, 0) });
+        assert!(
+            crate::report::summary(&result)
+                .ends_with("Occupancy model: not checked: it does not know compute capability 10.0.\n")
+        );
     }
 
     #[test]

@@ -9,7 +9,7 @@ moving the same bytes, timed in the same run, is the practical ceiling.
 
 use crate::backend::{DeviceLimits, Gpu, Timing};
 use crate::checked::{Checked, Checker};
-use crate::frame::{Frame, bytes_moved_per_pass, gigabytes_per_second};
+use crate::frame::{Frame, bytes_moved_per_pass, bytes_moved_per_pass_f64, gigabytes_per_second};
 use crate::occupancy::one_wave_grid;
 use crate::ptx::{self, KernelRef};
 use crate::stats::RunStats;
@@ -103,8 +103,9 @@ pub struct Variants {
 }
 
 impl Variants {
-    pub fn bytes_moved(&self) -> u64 {
-        bytes_moved_per_pass(u64::from(self.width) * u64::from(self.height))
+    /// Bytes one pass moves.
+    pub fn bytes_moved(&self) -> f64 {
+        bytes_moved_per_pass_f64(u64::from(self.width) * u64::from(self.height))
     }
 
     pub fn gigabytes_per_second(&self, milliseconds: f64) -> f64 {
@@ -146,7 +147,9 @@ pub fn run(
     let limits = gpu.limits().clone();
     let mut checker = Checker::new(frame)?;
     let pixels = frame.pixels() as u64;
-    let bytes = bytes_moved_per_pass(pixels) as usize;
+    // The frame is in host memory, so its byte count fits.
+    let bytes = bytes_moved_per_pass(pixels).and_then(|bytes| usize::try_from(bytes).ok());
+    let bytes = bytes.context("the frame's byte count does not fit this machine's address space")?;
     let copy = RunStats::of(&gpu.time_copy(bytes / 2, timing).context("timing the device-to-device copy")?);
 
     let mut registers = Vec::new();

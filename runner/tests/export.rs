@@ -36,7 +36,10 @@ fn provenance() -> Provenance {
         rust_cuda_rev: Some("946c91f080770f30d42d7c706ac8185969274073".into()),
         toolchain: Some("nightly-2026-04-02".into()),
         rustc: Some("rustc 1.96.0-nightly (7e46c5f6f 2026-04-01)".into()),
-        libnvvm: Some("2.0".into()),
+        libnvvm: Some("1.9".into()),
+        libnvvm_release: Some("11.8.89 (PyPI nvidia-cuda-nvcc-cu11)".into()),
+        ptx_isa: Some("7.8".into()),
+        ptx_isa_needs_cuda: Some("CUDA 11.8 or newer".into()),
         runner: "block-size 0.1.0".into(),
     }
 }

@@ -1,15 +1,29 @@
 //! End-to-end runs of `block-size` on a real GPU. Each test first asks the program itself
 //! whether a GPU is usable here (a one-pixel sweep); where none is, it prints SKIPPED with
 //! the reason and passes, so a CPU-only CI run says plainly what it did not test.
+//!
+//! On a machine that should have a GPU, run them with `REQUIRE_GPU=1`: every SKIPPED is then
+//! a failure with the same reason (no driver, no GPU, a driver too old for the PTX, no
+//! compute-sanitizer), so a broken GPU machine cannot pass for a CPU-only one.
 
 use assert_cmd::Command;
 
+/// Whether `REQUIRE_GPU=1` is set: nothing may be skipped.
+fn gpu_required() -> bool {
+    std::env::var_os("REQUIRE_GPU").is_some_and(|value| value == "1")
+}
+
 /// Says SKIPPED on the terminal even when the test harness captures output (it captures
-/// `eprintln!`, not writes to the stderr handle), so a run without a GPU says what it left out.
+/// `eprintln!`, not writes to the stderr handle), so a run without a GPU says what it left out;
+/// under `REQUIRE_GPU=1` fails the test with the same line instead.
 macro_rules! skipped {
     ($($arg:tt)*) => {{
+        let line = format!($($arg)*);
+        if gpu_required() {
+            panic!("REQUIRE_GPU=1, so this may not be skipped: {line}");
+        }
         use std::io::Write as _;
-        let _ = writeln!(std::io::stderr(), $($arg)*);
+        let _ = writeln!(std::io::stderr(), "{line}");
     }};
 }
 use std::process::Output;
@@ -57,6 +71,41 @@ macro_rules! require_gpu {
             return;
         }
     };
+}
+
+/// Runs one test of this file in a child test process, with or without `REQUIRE_GPU=1`.
+fn this_test_alone(name: &str, require_gpu: bool) -> Output {
+    let mut child = std::process::Command::new(std::env::current_exe().unwrap());
+    child.args([name, "--exact", "--nocapture", "--test-threads", "1"]);
+    if require_gpu {
+        child.env("REQUIRE_GPU", "1");
+    } else {
+        child.env_remove("REQUIRE_GPU");
+    }
+    child.output().unwrap()
+}
+
+#[test]
+fn require_gpu_turns_a_skip_into_a_failure() {
+    let test = "json_on_standard_output_is_one_clean_document";
+    let relaxed = this_test_alone(test, false);
+    assert!(relaxed.status.success(), "{}{}", text(&relaxed.stdout), text(&relaxed.stderr));
+    let strict = this_test_alone(test, true);
+    let said = format!("{}{}", text(&strict.stdout), text(&strict.stderr));
+    match no_gpu_reason() {
+        // No GPU here: the skip must become a failure that gives the reason.
+        Some(reason) => {
+            assert!(!strict.status.success(), "{said}");
+            assert!(said.contains("REQUIRE_GPU=1, so this may not be skipped: SKIPPED "), "{said}");
+            assert!(said.contains(&reason), "{said}");
+            assert!(
+                text(&relaxed.stderr).contains(&format!("SKIPPED {test} (no GPU here): ")),
+                "{}",
+                text(&relaxed.stderr)
+            );
+        }
+        None => assert!(strict.status.success(), "{said}"),
+    }
 }
 
 /// Table rows: lines of stdout that start with a block size.
@@ -132,7 +181,9 @@ fn inputs_only_the_device_can_judge_are_rejected() {
 
     let too_big_frame = block_size(&["--width", "4294967295", "--height", "4294967295"]);
     assert_eq!(too_big_frame.status.code(), Some(2), "{}", text(&too_big_frame.stderr));
-    assert!(text(&too_big_frame.stderr).contains("of device memory for its four planes"));
+    assert!(
+        text(&too_big_frame.stderr).contains("needs more than 16 EiB of device memory for its four planes")
+    );
 
     let no_such_device = block_size(&["--device", "4096"]);
     assert_eq!(no_such_device.status.code(), Some(3), "{}", text(&no_such_device.stderr));
@@ -156,7 +207,10 @@ fn compute_sanitizer() -> Option<std::path::PathBuf> {
 fn memcheck_reports_no_errors_on_a_sweep() {
     require_gpu!();
     let Some(sanitizer) = compute_sanitizer() else {
-        skipped!("SKIPPED memcheck_reports_no_errors_on_a_sweep: compute-sanitizer not found");
+        skipped!(
+            "SKIPPED memcheck_reports_no_errors_on_a_sweep (no memory check run): compute-sanitizer is not on PATH \
+             nor in /usr/local/cuda/bin; install the CUDA toolkit's compute-sanitizer to run it"
+        );
         return;
     };
     // A frame that is no multiple of any block size, so every row has a ragged last wave.

@@ -1,15 +1,12 @@
 //! The sweep itself. Links the CUDA driver, so it starts only where `libcuda.so.1` exists;
 //! run `block-size`, which checks that first.
 
-use block_size_runner::app;
+use block_size_runner::app::{self, Console};
+use block_size_runner::cuda::CudaDriver;
 
 fn main() {
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
-    let code = app::run(&args).unwrap_or_else(|stop| {
-        if !stop.message.is_empty() {
-            eprintln!("Error: {}", stop.message);
-        }
-        stop.code
-    });
+    let (mut out, mut err) = (std::io::stdout(), std::io::stderr());
+    let code = app::main_with(&CudaDriver, &args, &mut Console { out: &mut out, err: &mut err });
     std::process::exit(code);
 }

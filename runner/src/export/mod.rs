@@ -140,7 +140,7 @@ impl Record {
                     sweep.rows.len()
                 ),
                 ModelCheck::Unavailable { compute_capability: (major, minor) } => {
-                    format!("no model for compute capability {major}.{minor}")
+                    format!("not checked: the model does not know compute capability {major}.{minor}")
                 }
             },
             failures: sweep.failures.iter().map(ToString::to_string).collect(),
