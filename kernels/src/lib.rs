@@ -1,13 +1,20 @@
 //! The GPU side of the block-size sweep: the grid-stride grayscale kernel, and variants of
 //! it that move the same bytes with wider (`grayscale_vec4`) or more independent
-//! (`grayscale_k2`, `_k4`, `_k8`) memory operations.
+//! (`grayscale_k2`, `_k4`, `_k8`) memory operations; and a luma histogram (`histogram`) whose
+//! per-block bins live in dynamic shared memory, so that shared memory, and not only warps
+//! and registers, limits how many blocks of a given size are resident.
 //!
 //! Built by `kernels/builder` with rust-cuda's `cuda_builder` for `compute_75`; the PTX is
 //! committed in `kernels/ptx/` and embedded by the host runner.
 
+// Inline PTX (`asm!`) for the histogram's shared- and global-space atomics, as rust-cuda's
+// own optix_device does.
+#![cfg_attr(target_os = "cuda", feature(asm_experimental_arch))]
+
 use cuda_std::prelude::*;
 
 pub mod grid_stride;
+pub mod histogram;
 pub mod luma;
 
 /// Converts three planar float channels to grayscale: `out[i] = luma(r[i], g[i], b[i])`.
@@ -136,4 +143,42 @@ pub unsafe fn grayscale_k8(r: *const f32, g: *const f32, b: *const f32, out: *mu
     let (first, step) = first_and_step();
     // SAFETY: forwarded from this kernel's contract.
     unsafe { grid_stride::grayscale_unrolled::<8>(r, g, b, out, n, first, step) }
+}
+
+/// Counts a plane of quantised luma values into `bins` bins: `hist[v] += 1` for every pixel
+/// value `v` below `bins`.
+///
+/// # Safety
+///
+/// `luma` must point to `n` readable `u16` values in device memory, and `hist` to `bins`
+/// writable `u32` counters in device memory (zeroed by the host before the launch; the kernel
+/// adds to them) that overlap the input nowhere. `bins` must be 1 to 4096, and the launch must
+/// pass at least `bins * 4` bytes of dynamic shared memory (`sharedMemBytes` of
+/// `cuLaunchKernel`). The kernel reads and writes nothing else.
+///
+/// # Parameters
+///
+/// - `luma`: the pixel values, `n` of them, each already quantised to its bin by the host
+///   (`luma12 * bins / 4096` for a 12-bit luma); a value `bins` or above counts nowhere.
+/// - `hist`: the histogram, `bins` counters; a launch adds the counts of its pixels.
+/// - `n`: the number of pixels.
+/// - `bins`: the number of bins, 1 to 4096 (4 to 16384 bytes of shared memory per block).
+///
+/// # Thread Mapping
+///
+/// Three phases, with a block-wide barrier between each: thread `threadIdx.x` zeroes private
+/// bins `threadIdx.x`, `threadIdx.x + blockDim.x`, ... of its block's dynamic shared memory;
+/// then a grid-stride loop over a 1D launch, as in [`grayscale`], where each pixel is one
+/// block-scope atomic add on the shared bin of its value; then the thread adds the same
+/// private bins as it zeroed, those that are not zero, to `hist` with device-scope atomics.
+/// Any grid, any block size and any `n` count every pixel exactly once, and every bin is
+/// zeroed and merged by exactly one thread of each block.
+#[kernel]
+#[allow(improper_ctypes_definitions)]
+pub unsafe fn histogram(luma: *const u16, hist: *mut u32, n: usize, bins: u32) {
+    let (first, step) = first_and_step();
+    // SAFETY: forwarded from this kernel's contract (including `bins * 4` bytes of dynamic
+    // shared memory per block); every thread of the block gets here with the same arguments,
+    // and step >= 1 since both dimensions are.
+    unsafe { histogram::histogram(luma, hist, n, bins, first, step) }
 }

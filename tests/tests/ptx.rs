@@ -1,11 +1,19 @@
 //! The committed PTX files against what their stamps claim: built from the committed
-//! sources with the pinned compilers, valid for sm_75 and sm_90, defining the kernel the
-//! runner launches, and using the weights of the host's CPU reference.
+//! sources with the pinned compilers, valid for sm_75 and sm_90, defining the kernels the
+//! runner launches with the parameters its workloads pass, and using the weights of the
+//! host's CPU reference.
 
-use block_size_runner::frame::luma::{BLUE_WEIGHT, GREEN_WEIGHT, KERNEL_NAME, RED_WEIGHT};
-use block_size_runner::ptx::{ALL, EmbeddedPtx, NVCC, RUST_CUDA, RUSTC_NVPTX, RUSTC_NVPTX_FMA};
+use block_size_runner::backend::{MockGpu, check_args};
+use block_size_runner::frame::luma::{BLUE_WEIGHT, GREEN_WEIGHT, RED_WEIGHT};
+use block_size_runner::ptx::{
+    ALL, EmbeddedPtx, HISTOGRAM_NVCC, NVCC, RUST_CUDA, RUSTC_NVPTX, RUSTC_NVPTX_FMA, entry_params,
+};
+use block_size_runner::workload::{self, KERNELS, Params, grayscale, histogram};
 use block_size_tests::{PTXAS_RELEASES, ptxas, quoted_value, read_repo_file, repo_root};
-use ptx_stamp::{CUDA_BUILDER_INPUTS, NVCC_INPUTS, NVPTX_INPUTS, inputs_sha256, sha256_hex};
+use ptx_stamp::{
+    CUDA_BUILDER_INPUTS, HISTOGRAM_NVCC_INPUTS, NVCC_INPUTS, NVCC_MODULES, NVPTX_INPUTS, inputs_sha256,
+    sha256_hex,
+};
 use std::process::Command;
 
 fn channel() -> String {
@@ -70,11 +78,15 @@ fn the_toolchain_split_keeps_one_nightly() {
 
 #[test]
 fn every_stamp_matches_its_inputs() {
-    for (module, compiler, inputs) in [
+    let stamped = [
         (RUST_CUDA, "cuda_builder", CUDA_BUILDER_INPUTS),
         (NVCC, "nvcc", NVCC_INPUTS),
         (RUSTC_NVPTX, "rustc-nvptx", NVPTX_INPUTS),
-    ] {
+        (RUSTC_NVPTX_FMA, "rustc-nvptx", NVPTX_INPUTS),
+        (HISTOGRAM_NVCC, "nvcc", HISTOGRAM_NVCC_INPUTS),
+    ];
+    assert_eq!(stamped.len(), ALL.len(), "every embedded module is checked here");
+    for (module, compiler, inputs) in stamped {
         let stamp = module.stamp();
         assert_eq!(stamp.compiler, compiler, "{}", module.file);
         assert_eq!(stamp.inputs, inputs, "{}: the stamp must cover every input of its build", module.file);
@@ -100,6 +112,31 @@ fn every_stamp_matches_its_committed_ptx() {
             "kernels/ptx/{}.ptx was edited by hand: regenerate it with `{}`",
             module.file,
             module.stamp().regenerate
+        );
+    }
+}
+
+#[test]
+fn every_cuda_source_is_built_into_an_embedded_module() {
+    // `cargo xtask ptx nvcc` builds NVCC_MODULES; each must be a module the runner embeds, with
+    // the stamp of its own source, and every .cu under kernels/cuda must be one of them.
+    for (name, inputs) in NVCC_MODULES {
+        let module = ALL
+            .iter()
+            .find(|module| module.file == *name)
+            .unwrap_or_else(|| panic!("{name} is not embedded"));
+        assert_eq!(module.stamp().inputs, *inputs, "{name}");
+        assert_eq!(module.stamp().regenerate, "cargo xtask ptx nvcc", "{name}");
+    }
+    let sources: Vec<String> = std::fs::read_dir(repo_root().join("kernels/cuda"))
+        .unwrap()
+        .map(|entry| format!("kernels/cuda/{}", entry.unwrap().file_name().to_string_lossy()))
+        .filter(|path| path.ends_with(".cu"))
+        .collect();
+    for source in &sources {
+        assert!(
+            NVCC_MODULES.iter().any(|(_, inputs)| inputs[0] == source),
+            "{source} is not in ptx_stamp::NVCC_MODULES, so `cargo xtask ptx nvcc` never builds it"
         );
     }
 }
@@ -144,21 +181,38 @@ fn entries(ptx: &str) -> Vec<String> {
         .collect()
 }
 
+/// The parameter types of each kernel signature, as the PTX of every compiler must declare
+/// them: the grayscale kernels take four pointers and a usize, the histogram two pointers, a
+/// usize and a u32.
+const SIGNATURES: [(&str, &[&str]); 2] =
+    [("grayscale", &["u64", "u64", "u64", "u64", "u64"]), ("histogram", &["u64", "u64", "u64", "u32"])];
+
 #[test]
 fn every_ptx_defines_the_kernels_the_runner_launches() {
     for module in ALL {
         let defined = entries(module.ptx);
         assert_eq!(module.stamp().kernels, defined, "{}: the stamp lists the PTX's entries", module.file);
-        assert!(defined.iter().any(|entry| entry == KERNEL_NAME), "{}", module.file);
         for entry in &defined {
-            let head = format!(".entry {entry}(");
-            let start = module.ptx.find(&head).unwrap();
-            let params = &module.ptx[start..start + module.ptx[start..].find(')').unwrap()];
-            // Four pointers and a usize, all 64-bit: the argument list cuda.rs passes.
-            assert_eq!(params.matches(".param .u64").count(), 5, "{} {entry}: {params}", module.file);
+            // Every entry belongs to a registered kernel, with that kernel's signature.
+            let spec = workload::spec_of_entry(entry)
+                .unwrap_or_else(|| panic!("{} {entry}: no workload launches this entry", module.file));
+            let (_, signature) = SIGNATURES.iter().find(|(name, _)| *name == spec.name).unwrap();
+            assert_eq!(entry_params(module.ptx, entry).unwrap(), *signature, "{} {entry}", module.file);
         }
         assert!(module.ptx.contains(".target sm_75"), "{}: built for sm_75", module.file);
     }
+    // Every kernel's modules define its entry.
+    for spec in KERNELS {
+        for module in spec.modules {
+            assert!(
+                entries(module.ptx).iter().any(|entry| entry == spec.entry),
+                "{} lacks {}",
+                module.file,
+                spec.entry
+            );
+        }
+    }
+    assert_eq!(entries(HISTOGRAM_NVCC.ptx), ["histogram"]);
     // The variants run in Rust and in C++: both modules define every one.
     for variant in block_size_runner::variants::VARIANTS {
         for module in [RUST_CUDA, NVCC] {
@@ -170,6 +224,46 @@ fn every_ptx_defines_the_kernels_the_runner_launches() {
             );
         }
     }
+}
+
+#[test]
+fn every_workloads_arguments_fit_every_ptx_of_its_kernel() {
+    // What the runner really passes (the workload's launch) against what each PTX declares:
+    // the check both backends make before every launch, here for every committed module.
+    for spec in KERNELS {
+        let params = Params { bins: 64, ..Params::frame(5, 3) };
+        let mut workload = (spec.create)(&params).unwrap();
+        workload.upload(&mut MockGpu::h200_like()).unwrap();
+        let launch = workload.launch(1, 32).unwrap();
+        assert_eq!(launch.dynamic_shared_memory, (spec.dynamic_shared_memory)(&params, 32), "{}", spec.name);
+        for module in ALL {
+            for &entry in spec.entries {
+                let Some(params) = entry_params(module.ptx, entry) else { continue };
+                check_args(&module.kernel(entry), &params, &launch.args)
+                    .unwrap_or_else(|error| panic!("{} {entry}: {error:#}", module.file));
+            }
+        }
+    }
+}
+
+#[test]
+fn the_histogram_keeps_its_bins_in_dynamic_shared_memory() {
+    for module in [RUST_CUDA, HISTOGRAM_NVCC] {
+        let start = module.ptx.find(".entry histogram(").unwrap();
+        let body = &module.ptx[start..start + module.ptx[start..].find("\n}\n").unwrap()];
+        // Block-scope atomics on shared memory per pixel, device-scope atomics on global
+        // memory for the merge, two barriers between the phases.
+        assert!(
+            body.contains(".shared") && body.contains(".cta"),
+            "{}: no shared-memory block-scope atomic",
+            module.file
+        );
+        assert!(body.matches("bar.sync").count() == 2, "{}: two barriers", module.file);
+        // The bins are an unsized extern array: dynamic shared memory only, no static bytes.
+        let declaration = module.ptx.lines().find(|line| line.starts_with(".extern .shared")).unwrap();
+        assert!(declaration.trim_end().ends_with("[];"), "{}: {declaration}", module.file);
+    }
+    assert_eq!(histogram::KERNEL.modules, [RUST_CUDA, HISTOGRAM_NVCC]);
 }
 
 #[test]
@@ -191,8 +285,8 @@ fn contraction_is_what_the_stamps_say() {
 }
 
 #[test]
-fn every_ptx_uses_the_weights_of_the_cpu_reference() {
-    for module in ALL {
+fn every_grayscale_ptx_uses_the_weights_of_the_cpu_reference() {
+    for &module in grayscale::KERNEL.modules {
         for weight in [RED_WEIGHT, GREEN_WEIGHT, BLUE_WEIGHT] {
             let immediate = format!("0f{:08X}", weight.to_bits());
             assert!(
@@ -204,9 +298,10 @@ fn every_ptx_uses_the_weights_of_the_cpu_reference() {
     }
 }
 
-/// Assembles `module` with `ptxas -arch=<arch> -v` of CUDA `release` and returns the
-/// registers per thread of its `grayscale` entry.
-fn assemble(module: &EmbeddedPtx, release: &str, arch: &str) -> u32 {
+/// Assembles `module` with `ptxas -arch=<arch> -v` of CUDA `release` and returns each entry's
+/// registers per thread, in the order ptxas reports them, after checking that no entry spills
+/// or holds static shared memory (the histogram's bins are dynamic).
+fn assemble(module: &EmbeddedPtx, release: &str, arch: &str) -> Vec<(String, u32)> {
     let ptxas = ptxas(release).unwrap_or_else(|| {
         panic!("ptxas {release} not found: run scripts/setup-dev, which unpacks it from PyPI")
     });
@@ -229,15 +324,31 @@ fn assemble(module: &EmbeddedPtx, release: &str, arch: &str) -> u32 {
     std::fs::remove_dir_all(&dir).unwrap();
     let log = String::from_utf8_lossy(&output.stderr);
     assert!(output.status.success(), "ptxas {release} -arch={arch} rejected {}:\n{log}", module.file);
-    assert!(log.contains("0 bytes spill stores, 0 bytes spill loads"), "{} spills:\n{log}", module.file);
-    let entry = log.split("Compiling entry function 'grayscale'").nth(1).unwrap_or_else(|| panic!("{log}"));
-    let registers = entry
-        .split("Used ")
-        .nth(1)
-        .and_then(|rest| rest.split(" registers").next())
-        .and_then(|count| count.trim().parse().ok())
-        .unwrap_or_else(|| panic!("no register count in:\n{log}"));
-    println!("ptxas {release} -arch={arch} {}: {registers} registers per thread", module.file);
+    let mut registers = Vec::new();
+    for section in log.split("Compiling entry function '").skip(1) {
+        let entry = section.split('\'').next().unwrap().to_string();
+        assert!(
+            section.contains("0 bytes spill stores, 0 bytes spill loads"),
+            "{} {entry} spills:\n{log}",
+            module.file
+        );
+        let used = section.lines().find(|line| line.contains("Used ")).unwrap_or_else(|| panic!("{log}"));
+        assert!(!used.contains("smem"), "{} {entry} has static shared memory: {used}", module.file);
+        let count = used
+            .split("Used ")
+            .nth(1)
+            .and_then(|rest| rest.split(" registers").next())
+            .and_then(|count| count.trim().parse().ok())
+            .unwrap_or_else(|| panic!("no register count in:\n{log}"));
+        println!("ptxas {release} -arch={arch} {} {entry}: {count} registers per thread", module.file);
+        registers.push((entry, count));
+    }
+    assert_eq!(
+        registers.iter().map(|(entry, _)| entry.clone()).collect::<std::collections::BTreeSet<_>>(),
+        entries(module.ptx).into_iter().collect(),
+        "{}: ptxas reports every entry",
+        module.file
+    );
     registers
 }
 
@@ -246,9 +357,14 @@ fn every_ptx_assembles_for_sm_75_and_sm_90_with_the_oldest_and_newest_ptxas() {
     for module in ALL {
         for (release, _, _) in PTXAS_RELEASES {
             for arch in ["sm_75", "sm_90"] {
-                let registers = assemble(&module, release, arch);
-                // At 64 registers or fewer a 1024-thread block still fits on a 64K-register SM.
-                assert!((1..=64).contains(&registers), "{} {release} {arch}: {registers}", module.file);
+                for (entry, registers) in assemble(&module, release, arch) {
+                    // At 64 registers or fewer a 1024-thread block still fits on a 64K-register SM.
+                    assert!(
+                        (1..=64).contains(&registers),
+                        "{} {entry} {release} {arch}: {registers}",
+                        module.file
+                    );
+                }
             }
         }
     }

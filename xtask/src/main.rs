@@ -1,12 +1,14 @@
-//! `cargo xtask ptx <nvptx|nvptx-fma|nvcc> [--check]`: builds one of the two PTX files that need no
-//! LLVM 7 and writes it with its stamp into `kernels/ptx/`; with `--check`, builds it into a
-//! scratch folder instead and fails unless it equals the committed file byte for byte.
+//! `cargo xtask ptx <nvptx|nvptx-fma|nvcc> [--check]`: builds the PTX files that need no LLVM 7
+//! and writes each with its stamp into `kernels/ptx/`; with `--check`, builds them into a
+//! scratch folder instead and fails unless each equals the committed file byte for byte.
 //!
 //! - `nvptx`: `kernels/nvptx` through rustc's own NVPTX backend (the pinned nightly's
 //!   `nvptx64-nvidia-cuda` target), `-C target-cpu=sm_75`.
 //! - `nvptx-fma`: the same with `-C llvm-args=--fp-contract=fast`, the option that lets the
 //!   backend fuse multiply-adds as nvcc does.
-//! - `nvcc`: `kernels/cuda/grayscale.cu` through `nvcc -O3 -arch=sm_75 -ptx`; nvcc is `$NVCC`,
+//! - `nvcc`: every CUDA C++ source of `ptx_stamp::NVCC_MODULES` (`kernels/cuda/grayscale.cu`
+//!   to `grayscale-nvcc.ptx`, `kernels/cuda/histogram.cu` to `histogram-nvcc.ptx`), each through
+//!   `nvcc -O3 -arch=sm_75 -ptx` into a module and a stamp of its own; nvcc is `$NVCC`,
 //!   else the CUDA 11.8 nvcc (11.8.89) that `scripts/setup-nvcc-11.8` unpacks from Debian
 //!   bookworm non-free `nvidia-cuda-toolkit` into `.cuda-nvcc/` (its `bin/nvcc` passes the
 //!   unpacked g++-11 as `-ccbin`), else the first on `PATH`. CUDA 11.8 writes PTX ISA 7.8,
@@ -15,7 +17,7 @@
 //! The cuda_builder PTX needs LLVM 7: `scripts/regenerate-ptx`.
 
 use anyhow::{Context as _, Result, bail, ensure};
-use ptx_stamp::{NVCC_INPUTS, NVPTX_INPUTS, Stamp, inputs_sha256, sha256_hex};
+use ptx_stamp::{NVCC_MODULES, NVPTX_INPUTS, Stamp, inputs_sha256, sha256_hex};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -37,19 +39,43 @@ fn run() -> Result<()> {
     let repo = Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask/ is in the repository root");
     let scratch = repo.join("target/xtask");
     std::fs::create_dir_all(&scratch)?;
-    let (name, ptx_path, stamp) = match which {
-        "nvptx" => {
-            ("grayscale-nvptx", scratch.join("grayscale-nvptx.ptx"), build_nvptx(repo, &scratch, None)?)
-        }
-        "nvptx-fma" => (
-            "grayscale-nvptx-fma",
+    let builds: Vec<(String, PathBuf, Stamp)> = match which {
+        "nvptx" => vec![(
+            "grayscale-nvptx".into(),
+            scratch.join("grayscale-nvptx.ptx"),
+            build_nvptx(repo, &scratch, None)?,
+        )],
+        "nvptx-fma" => vec![(
+            "grayscale-nvptx-fma".into(),
             scratch.join("grayscale-nvptx-fma.ptx"),
             build_nvptx(repo, &scratch, Some(FMA_FLAG))?,
-        ),
-        "nvcc" => ("grayscale-nvcc", scratch.join("grayscale-nvcc.ptx"), build_nvcc(repo, &scratch)?),
+        )],
+        "nvcc" => NVCC_MODULES
+            .iter()
+            .map(|&(name, inputs)| {
+                let out = scratch.join(format!("{name}.ptx"));
+                Ok((name.to_string(), out.clone(), build_nvcc(repo, inputs, &out)?))
+            })
+            .collect::<Result<_>>()?,
         other => bail!("unknown PTX `{other}`: nvptx, nvptx-fma or nvcc"),
     };
-    let ptx = std::fs::read_to_string(&ptx_path).with_context(|| ptx_path.display().to_string())?;
+    for (name, ptx_path, stamp) in builds {
+        write_or_check(repo, which, &name, &ptx_path, stamp, check)?;
+    }
+    Ok(())
+}
+
+/// Stamps the fresh build of `kernels/ptx/<name>.ptx` at `ptx_path` and writes both, or with
+/// `check` compares them with the committed files.
+fn write_or_check(
+    repo: &Path,
+    which: &str,
+    name: &str,
+    ptx_path: &Path,
+    stamp: Stamp,
+    check: bool,
+) -> Result<()> {
+    let ptx = std::fs::read_to_string(ptx_path).with_context(|| ptx_path.display().to_string())?;
     let kernels = ptx
         .lines()
         .filter_map(|line| line.split(".entry ").nth(1))
@@ -145,10 +171,10 @@ fn nvcc(repo: &Path) -> PathBuf {
     if unpacked.is_file() { unpacked } else { PathBuf::from("nvcc") }
 }
 
-/// `nvcc -O3 -arch=sm_75 -ptx kernels/cuda/grayscale.cu`; the stamp records `nvcc --version`'s
-/// release line (`Cuda compilation tools, release 11.8, V11.8.89`), the release that sets the
-/// PTX ISA `.version` the file says.
-fn build_nvcc(repo: &Path, scratch: &Path) -> Result<Stamp> {
+/// `nvcc -O3 -arch=sm_75 -ptx <inputs[0]> -o <out>`; the stamp records `inputs` and
+/// `nvcc --version`'s release line (`Cuda compilation tools, release 11.8, V11.8.89`), the
+/// release that sets the PTX ISA `.version` the file says.
+fn build_nvcc(repo: &Path, inputs: &[&str], out: &Path) -> Result<Stamp> {
     let nvcc = nvcc(repo);
     let version = output(Command::new(&nvcc).arg("--version"))?;
     let release = version
@@ -158,17 +184,14 @@ fn build_nvcc(repo: &Path, scratch: &Path) -> Result<Stamp> {
         .trim()
         .to_string();
     output(
-        Command::new(&nvcc)
-            .current_dir(repo)
-            .args(["-O3", "-arch=sm_75", "-ptx", "kernels/cuda/grayscale.cu", "-o"])
-            .arg(scratch.join("grayscale-nvcc.ptx")),
+        Command::new(&nvcc).current_dir(repo).args(["-O3", "-arch=sm_75", "-ptx", inputs[0], "-o"]).arg(out),
     )?;
     Ok(Stamp {
         kernels: Vec::new(),
         arch: "compute_75".into(),
         compiler: "nvcc".into(),
-        inputs: NVCC_INPUTS.iter().map(|input| input.to_string()).collect(),
-        inputs_sha256: inputs_sha256(repo, NVCC_INPUTS)?,
+        inputs: inputs.iter().map(|input| input.to_string()).collect(),
+        inputs_sha256: inputs_sha256(repo, inputs)?,
         ptx_sha256: String::new(),
         toolchain: None,
         rustc: None,

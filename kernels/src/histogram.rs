@@ -1,0 +1,184 @@
+//! The shared-memory luma histogram: per-block private bins in dynamic shared memory, merged
+//! into one global histogram. Its twin for nvcc is `kernels/cuda/histogram.cu`.
+//!
+//! Unlike the grayscale kernels, this one uses shared memory, `bins * 4` bytes per block
+//! passed at launch, so the block size and `bins` together decide how many blocks fit on an
+//! SM: the shared memory a launch asks for is per block, whatever its size.
+//!
+//! # Values and bins
+//!
+//! The input is already quantised: value `v` counts in bin `v`. The host derives each value
+//! from a 12-bit luma `l` (0 to 4095) as `l * bins / 4096`, which is below `bins` for every
+//! `bins` from 1 to 4096. A value `v >= bins` counts nowhere: the host never writes one, and
+//! the `v < bins` test keeps every shared-memory access inside the launch's allocation
+//! whatever the input holds.
+//!
+//! # Atomics
+//!
+//! The per-pixel add is a relaxed, block-scope (`.cta`) atomic on the shared-memory state
+//! space, `red.relaxed.cta.shared.add.u32`; the merge is a relaxed, device-scope (`.gpu`)
+//! atomic on global memory, `red.relaxed.gpu.global.add.u32`. Both are written here as inline
+//! PTX because cuda_std's block-scope `fetch_add` (`atomic::mid::atomic_fetch_add_u32_block`)
+//! emits `atom.relaxed.cta.add.u32` on a *generic* address: correct, but it leaves the
+//! state space to be resolved at run time, where nvcc's `atomicAdd_block` on an
+//! `extern __shared__` array names `.shared` (`atom.shared.cta.add.u32`). No result is used,
+//! so `red` (reduction) is the instruction PTX has for it. (`core::sync::atomic::AtomicU32`'s
+//! `fetch_add` does reach `atom.shared.add.u32` and `atom.global.add.u32`, libNVVM resolving
+//! the state space from the pointers' origin, but with PTX's default `.gpu` scope and no way
+//! to ask for `.cta`.)
+
+use core::arch::asm;
+use core::cell::UnsafeCell;
+use cuda_std::thread;
+
+/// This block's dynamic shared memory, as `u32` counters: what a launch passes as
+/// `sharedMemBytes`, and no static shared memory at all.
+///
+/// The same declaration as `cuda_std::shared::dynamic_shared_mem` except for its size. That
+/// one declares a `u128`, `.extern .shared .align 16 .b8 _Zcuda_std_dyn_shared[16]`, and
+/// ptxas counts a sized extern array as 16 bytes of *static* shared memory in every kernel
+/// that uses it (`ptxas -v`: "16 bytes smem"). This one is a zero-length array, which libNVVM
+/// writes as `.extern .shared .align 4 .b8 histogram_private_bins[]`, as nvcc writes
+/// `extern __shared__ unsigned int privateBins[]` (`[]`, align 16): the kernel's shared
+/// memory is then exactly the `bins * 4` dynamic bytes of the launch. Dynamic shared memory
+/// starts at least 16-byte aligned whatever the declaration says.
+#[inline(always)]
+fn dynamic_shared_u32() -> *mut u32 {
+    unsafe extern "C" {
+        // nvvm_internal, not address_space: the latter only parses static definitions.
+        #[nvvm_internal::addrspace(3)]
+        #[allow(improper_ctypes)]
+        #[link_name = "histogram_private_bins"]
+        static PRIVATE_BINS: UnsafeCell<[u32; 0]>;
+    }
+    // SAFETY: taking the address of the extern shared array reads nothing.
+    unsafe { PRIVATE_BINS.get() as *mut u32 }
+}
+
+/// Block-scope relaxed add of `value` to the `u32` at `address` in shared memory.
+///
+/// # Safety
+///
+/// `address` must be a shared-state-space address (as from [`to_shared`]) of a 4-byte
+/// aligned `u32` inside this block's shared memory.
+#[inline(always)]
+unsafe fn shared_add(address: u32, value: u32) {
+    // SAFETY: the caller's contract.
+    unsafe {
+        asm!(
+            "red.relaxed.cta.shared.add.u32 [{address}], {value};",
+            address = in(reg32) address,
+            value = in(reg32) value,
+            options(nostack),
+        );
+    }
+}
+
+/// Device-scope relaxed add of `value` to the `u32` at `address` in global memory.
+///
+/// # Safety
+///
+/// `address` must be a global-state-space address (as from [`to_global`]) of a 4-byte
+/// aligned `u32` in device memory.
+#[inline(always)]
+unsafe fn global_add(address: u64, value: u32) {
+    // SAFETY: the caller's contract.
+    unsafe {
+        asm!(
+            "red.relaxed.gpu.global.add.u32 [{address}], {value};",
+            address = in(reg64) address,
+            value = in(reg32) value,
+            options(nostack),
+        );
+    }
+}
+
+/// The shared-state-space address of a generic pointer into shared memory. The shared
+/// window is at most 228 KiB, so the address fits in 32 bits (nvcc's PTX uses 32-bit shared
+/// addresses too).
+#[inline(always)]
+fn to_shared(pointer: *mut u32) -> u32 {
+    let address: u64;
+    // SAFETY: `cvta.to.shared` is arithmetic on the address; nothing is accessed.
+    unsafe {
+        asm!(
+            "cvta.to.shared.u64 {address}, {pointer};",
+            address = out(reg64) address,
+            pointer = in(reg64) pointer,
+            options(pure, nomem, nostack),
+        );
+    }
+    address as u32
+}
+
+/// The global-state-space address of a generic pointer into global memory, as nvcc converts
+/// its kernel pointer parameters.
+#[inline(always)]
+fn to_global(pointer: *mut u32) -> u64 {
+    let address: u64;
+    // SAFETY: `cvta.to.global` is arithmetic on the address; nothing is accessed.
+    unsafe {
+        asm!(
+            "cvta.to.global.u64 {address}, {pointer};",
+            address = out(reg64) address,
+            pointer = in(reg64) pointer,
+            options(pure, nomem, nostack),
+        );
+    }
+    address
+}
+
+/// Counts values `first`, `first + step`, ... below `n` into this block's private bins,
+/// then adds the block's non-zero bins to `hist`.
+///
+/// # Safety
+///
+/// - `luma` must point to `n` readable `u16` values and `hist` to `bins` writable `u32`
+///   counters, both in global memory; the kernel only adds to the counters.
+/// - The launch must give every block at least `bins * 4` bytes of dynamic shared memory.
+/// - Every thread of the block must call this with the same `luma`, `hist`, `n`, `bins` and
+///   `step` (it has two block-wide barriers), and `step` must be at least 1.
+#[inline(always)]
+pub unsafe fn histogram(luma: *const u16, hist: *mut u32, n: usize, bins: u32, first: usize, step: usize) {
+    let private = dynamic_shared_u32();
+    let thread = thread::thread_idx_x();
+    let threads = thread::block_dim_x();
+
+    // 1. Zero the private bins: thread t takes bins t, t + threads, ...
+    let mut bin = thread;
+    while bin < bins {
+        // SAFETY: bin < bins, and the launch gave `private` room for `bins` counters.
+        unsafe { *private.add(bin as usize) = 0 };
+        bin += threads;
+    }
+    thread::sync_threads();
+
+    // 2. Grid-stride over the pixels: one shared atomic per pixel with a value in range.
+    let base = to_shared(private);
+    let mut i = first;
+    while i < n {
+        // SAFETY: i < n, and `luma` holds n values.
+        let value = u32::from(unsafe { *luma.add(i) });
+        if value < bins {
+            // SAFETY: value < bins, so 4 * value is inside the `bins * 4` bytes at `base`.
+            unsafe { shared_add(base + 4 * value, 1) };
+        }
+        i += step;
+    }
+    thread::sync_threads();
+
+    // 3. Merge: thread t adds bins t, t + threads, ... to the global histogram, skipping
+    //    empty ones.
+    let global = to_global(hist);
+    let mut bin = thread;
+    while bin < bins {
+        // SAFETY: bin < bins, for `private` and `hist` (at `global`) alike.
+        unsafe {
+            let count = *private.add(bin as usize);
+            if count != 0 {
+                global_add(global + 4 * u64::from(bin), count);
+            }
+        }
+        bin += threads;
+    }
+}
