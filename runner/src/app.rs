@@ -11,10 +11,11 @@ use crate::cli::{
 };
 use crate::compat::{self, Unloadable};
 use crate::cuda::CudaDriver;
-use crate::frame::{Frame, luma::KERNEL_NAME};
 use crate::progress::WithProgress;
 use crate::provenance::{self, Environment, Provenance};
 use crate::sweep::Sweep;
+use crate::workload::grayscale::GrayscaleWorkload;
+use crate::workload::{KernelSpec, Params, Workload};
 use crate::{compare, export, plot, ptx, report, sweep, tail, variants};
 use std::ffi::OsString;
 use std::io::Write;
@@ -73,9 +74,8 @@ impl Console<'_> {
 /// A device with the kernels this driver could load.
 struct Opened<G> {
     gpu: G,
-    /// Indices, into the kernels asked for, of those loaded: kernel `k` of `gpu` is
-    /// `kernels[loaded[k]]`.
-    loaded: Vec<usize>,
+    /// The kernels asked for that loaded, in the order asked.
+    loaded: Vec<ptx::KernelRef>,
     /// The modules the driver cannot load, each once.
     left_out: Vec<Unloadable>,
 }
@@ -91,7 +91,7 @@ fn open_loading<D: Driver>(
     let version = driver.cuda_version();
     let mut loaded = Vec::new();
     let mut left_out: Vec<Unloadable> = Vec::new();
-    for (index, kernel) in kernels.iter().enumerate() {
+    for kernel in kernels {
         if left_out.iter().any(|unloadable| unloadable.module == kernel.module) {
             continue;
         }
@@ -100,7 +100,7 @@ fn open_loading<D: Driver>(
             continue;
         }
         match gpu.load(kernel) {
-            Ok(()) => loaded.push(index),
+            Ok(()) => loaded.push(*kernel),
             Err(LoadError::Refused(refusal)) => {
                 left_out.push(Unloadable::refused(kernel.module, version, refusal));
             }
@@ -110,20 +110,33 @@ fn open_loading<D: Driver>(
     Ok(Opened { gpu, loaded, left_out })
 }
 
-/// Checks the request against the open device: every block size launchable, the frame
-/// within free device memory and available host memory.
+/// What a run measures: a kernel's workload, from these parameters.
+#[derive(Clone, Copy)]
+struct Job<'a> {
+    spec: &'static KernelSpec,
+    params: Params,
+    block_sizes: &'a [u32],
+}
+
+/// Checks the request against the open device: every block size launchable with the
+/// kernel's dynamic shared memory, the workload within free device memory and available host
+/// memory.
 fn check_request(
     gpu: &impl Device,
-    block_sizes: &[u32],
-    (width, height): (u32, u32),
+    job: Job,
     scratch_bytes: impl FnOnce(&DeviceLimits) -> u64,
 ) -> Result<(), Stop> {
     let usage = |message| Stop::new(exit::USAGE, message);
+    let Job { spec, params, block_sizes } = job;
     cli::check_block_sizes(block_sizes, gpu.limits()).map_err(usage)?;
+    cli::check_dynamic_shared_memory(block_sizes, |threads| (spec.dynamic_shared_memory)(&params, threads))
+        .map_err(usage)?;
     let free = gpu.free_memory().map_err(failed)?;
     let scratch = scratch_bytes(gpu.limits());
-    cli::check_frame_fits(width, height, scratch, free).map_err(usage)?;
-    cli::check_host_memory(width, height, crate::frame::host_memory_available()).map_err(usage)?;
+    let footprint = (spec.footprint)(&params);
+    cli::check_frame_fits(params.width, params.height, &footprint, scratch, free).map_err(usage)?;
+    cli::check_host_memory(params.width, params.height, &footprint, crate::frame::host_memory_available())
+        .map_err(usage)?;
     Ok(())
 }
 
@@ -133,15 +146,14 @@ fn open_one<D: Driver>(
     driver: &D,
     ordinal: u32,
     kernel: ptx::KernelRef,
-    block_sizes: &[u32],
-    frame: (u32, u32),
+    job: Job,
     scratch_bytes: impl FnOnce(&DeviceLimits) -> u64,
 ) -> Result<D::Device, Stop> {
     let Opened { gpu, left_out, .. } = open_loading(driver, ordinal, &[kernel])?;
     if let Some(unloadable) = left_out.first() {
         return Err(Stop::new(exit::NO_DEVICE, unloadable.to_string()));
     }
-    check_request(&gpu, block_sizes, frame, scratch_bytes)?;
+    check_request(&gpu, job, scratch_bytes)?;
     Ok(gpu)
 }
 
@@ -151,8 +163,7 @@ fn open_several<D: Driver>(
     driver: &D,
     ordinal: u32,
     kernels: &[ptx::KernelRef],
-    block_sizes: &[u32],
-    frame: (u32, u32),
+    job: Job,
     scratch_bytes: impl FnOnce(&DeviceLimits) -> u64,
     console: &mut Console,
 ) -> Result<Opened<D::Device>, Stop> {
@@ -169,7 +180,7 @@ fn open_several<D: Driver>(
             ),
         ));
     }
-    check_request(&opened.gpu, block_sizes, frame, scratch_bytes)?;
+    check_request(&opened.gpu, job, scratch_bytes)?;
     Ok(opened)
 }
 
@@ -178,32 +189,29 @@ fn flush_scratch(flush_l2: bool) -> impl FnOnce(&DeviceLimits) -> u64 {
     move |limits| if flush_l2 { 2 * u64::from(limits.l2_cache_bytes) } else { 0 }
 }
 
-/// The grayscale kernel of each of `modules`.
-fn grayscale_of(modules: &[ptx::EmbeddedPtx]) -> Vec<ptx::KernelRef> {
-    modules.iter().map(|module| module.kernel(KERNEL_NAME)).collect()
+/// The workload on the host (inputs and CPU reference); the host failing to hold it is bad
+/// input, as a frame too large for the device is.
+fn create_workload(spec: &KernelSpec, params: &Params) -> Result<Box<dyn Workload>, Stop> {
+    (spec.create)(params).map_err(|error| Stop::new(exit::USAGE, format!("{error:#}")))
 }
 
-/// The synthetic frame; the host failing to hold it is bad input, as a frame too large for
-/// the device is.
-fn synthetic_frame(width: u32, height: u32) -> Result<Frame, Stop> {
-    Frame::synthetic(width, height).map_err(|error| Stop::new(exit::USAGE, format!("{error:#}")))
-}
-
-/// What a run's provenance is made of: the driver, the loaded `modules` with the registers
-/// of their kernels `kernel_indices`, the command line and the date.
+/// What a run's provenance is made of: the driver, the modules of the loaded `kernels` (one
+/// per module) with their registers, the command line and the date. The first of `kernels`
+/// is active afterwards.
 fn run_facts(
     gpu: &mut dyn Gpu,
     cuda_version: i32,
-    modules: &[ptx::EmbeddedPtx],
-    kernel_indices: &[usize],
+    kernels: &[ptx::KernelRef],
     args: &[OsString],
 ) -> anyhow::Result<(Environment, String, String)> {
     let mut loaded = Vec::new();
-    for (module, &index) in modules.iter().zip(kernel_indices) {
-        gpu.select_kernel(index)?;
-        loaded.push((*module, gpu.kernel_resources().ok().map(|r| r.registers_per_thread)));
+    for &kernel in kernels {
+        gpu.select_kernel(kernel)?;
+        loaded.push((kernel.module, gpu.kernel_resources().ok().map(|r| r.registers_per_thread)));
     }
-    gpu.select_kernel(0)?;
+    if let Some(&first) = kernels.first() {
+        gpu.select_kernel(first)?;
+    }
     let environment = Environment {
         driver_release: provenance::driver_release(),
         driver_api_version: cuda_version,
@@ -214,49 +222,41 @@ fn run_facts(
     Ok((environment, command.join(" "), date))
 }
 
-/// The `--provenance` lines for the loaded `modules`, whose kernels are `kernel_indices`.
+/// The `--provenance` lines for the loaded `kernels`, one per module.
 fn provenance_lines(
     gpu: &mut dyn Gpu,
     cuda_version: i32,
-    modules: &[ptx::EmbeddedPtx],
-    kernel_indices: &[usize],
+    kernels: &[ptx::KernelRef],
     args: &[OsString],
 ) -> anyhow::Result<String> {
-    let (environment, command, date) = run_facts(gpu, cuda_version, modules, kernel_indices, args)?;
+    let (environment, command, date) = run_facts(gpu, cuda_version, kernels, args)?;
     Ok(provenance::lines(gpu.limits(), &environment, &command, &date))
 }
 
-/// `block-size compare`: the modules on the same buffers, nvcc as the baseline (or, where
-/// this driver cannot load nvcc's, the first module loaded).
+/// `block-size compare`: the kernel's modules on the same buffers, its CUDA C++ twin as the
+/// baseline (or, where this driver cannot load that, the first module loaded).
 fn run_compare<D: Driver>(
     driver: &D,
     options: &CompareOptions,
     args: &[OsString],
     console: &mut Console,
 ) -> Result<i32, Stop> {
-    let Opened { mut gpu, loaded, .. } = open_several(
-        driver,
-        options.device,
-        &grayscale_of(&ptx::ALL),
-        &options.block_sizes,
-        (options.width, options.height),
-        |_| 0,
-        console,
-    )?;
-    let modules: Vec<ptx::EmbeddedPtx> = loaded.iter().map(|&index| ptx::ALL[index]).collect();
+    let spec = options.kernel;
+    let kernels: Vec<ptx::KernelRef> = spec.modules.iter().map(|&module| spec.kernel_in(module)).collect();
+    let job = Job { spec, params: options.params(), block_sizes: &options.block_sizes };
+    let Opened { mut gpu, loaded, .. } = open_several(driver, options.device, &kernels, job, |_| 0, console)?;
     if options.provenance {
-        let indices: Vec<usize> = (0..modules.len()).collect();
-        let lines = provenance_lines(&mut gpu, driver.cuda_version(), &modules, &indices, args);
+        let lines = provenance_lines(&mut gpu, driver.cuda_version(), &loaded, args);
         console.out(&lines.map_err(failed)?);
     }
-    let frame = synthetic_frame(options.width, options.height)?;
-    gpu.upload(&frame).map_err(failed)?;
-    let labels: Vec<&str> = modules.iter().map(|module| module.label).collect();
-    let baseline = modules.iter().position(|module| *module == ptx::NVCC).unwrap_or(0);
+    let mut workload = create_workload(spec, &job.params)?;
+    workload.upload(&mut gpu).map_err(failed)?;
+    let twin = spec.kernel_in(spec.baseline);
+    let baseline = if loaded.contains(&twin) { twin } else { loaded[0] };
     let result = compare::run(
         &mut gpu,
-        &frame,
-        &labels,
+        workload.as_mut(),
+        &loaded,
         baseline,
         &options.block_sizes,
         options.warmups,
@@ -282,37 +282,44 @@ fn run_variants<D: Driver>(
     let frame_bytes =
         crate::frame::bytes_moved_per_pass(u64::from(options.width) * u64::from(options.height));
     let offset_bytes = 64 * options.offset as u64;
+    let spec = &crate::workload::grayscale::KERNEL;
+    let job = Job { spec, params: options.params(), block_sizes: &options.block_sizes };
     let Opened { mut gpu, loaded, .. } = open_several(
         driver,
         options.device,
         &kernels,
-        &options.block_sizes,
-        (options.width, options.height),
+        job,
         // Saturating: a count past 64 bits then fails the fit check's own checked sum.
         |_| frame_bytes.map_or(u64::MAX, |bytes| bytes.saturating_add(offset_bytes)),
         console,
     )?;
-    let candidates: Vec<variants::Candidate> = loaded.iter().map(|&index| all[index]).collect();
+    let candidates: Vec<variants::Candidate> =
+        all.into_iter().filter(|candidate| loaded.contains(&candidate.kernel)).collect();
     if options.provenance {
         // One line per module: its first loaded kernel stands for its file.
-        let mut modules = Vec::new();
-        let mut indices = Vec::new();
-        for (index, candidate) in candidates.iter().enumerate() {
-            if !modules.contains(&candidate.kernel.module) {
-                modules.push(candidate.kernel.module);
-                indices.push(index);
+        let mut firsts: Vec<ptx::KernelRef> = Vec::new();
+        for candidate in &candidates {
+            if !firsts.iter().any(|first| first.module == candidate.kernel.module) {
+                firsts.push(candidate.kernel);
             }
         }
-        let lines = provenance_lines(&mut gpu, driver.cuda_version(), &modules, &indices, args);
+        let lines = provenance_lines(&mut gpu, driver.cuda_version(), &firsts, args);
         console.out(&lines.map_err(failed)?);
     }
-    let frame = synthetic_frame(options.width, options.height)?;
-    gpu.upload_at(&frame, options.offset).map_err(failed)?;
+    let mut workload =
+        GrayscaleWorkload::new(&job.params).map_err(|error| Stop::new(exit::USAGE, format!("{error:#}")))?;
+    workload.upload(&mut gpu).map_err(failed)?;
     let timing = Timing { warmups: options.warmups, runs: options.runs, flush_l2: false };
     let rows = candidates.len() * options.block_sizes.len();
     let mut with_progress = WithProgress::new(&mut gpu, rows);
-    let result =
-        variants::run(&mut with_progress, &frame, &candidates, &options.block_sizes, timing, options.offset);
+    let result = variants::run(
+        &mut with_progress,
+        &mut workload,
+        &candidates,
+        &options.block_sizes,
+        timing,
+        options.offset,
+    );
     with_progress.finish();
     let result = result.map_err(failed)?;
     console.out(&report::variants(&result));
@@ -334,23 +341,19 @@ fn run_tail<D: Driver>(
     args: &[OsString],
     console: &mut Console,
 ) -> Result<i32, Stop> {
-    let mut gpu = open_one(
-        driver,
-        options.device,
-        ptx::RUST_CUDA.kernel(KERNEL_NAME),
-        &[options.threads_per_block],
-        (options.width, options.height),
-        flush_scratch(options.flush_l2),
-    )?;
+    let spec = options.kernel;
+    let kernel = spec.rust_kernel();
+    let job = Job { spec, params: options.params(), block_sizes: &[options.threads_per_block] };
+    let mut gpu = open_one(driver, options.device, kernel, job, flush_scratch(options.flush_l2))?;
     if options.provenance {
-        let lines = provenance_lines(&mut gpu, driver.cuda_version(), &[ptx::RUST_CUDA], &[0], args);
+        let lines = provenance_lines(&mut gpu, driver.cuda_version(), &[kernel], args);
         console.out(&lines.map_err(failed)?);
     }
-    let frame = synthetic_frame(options.width, options.height)?;
-    gpu.upload(&frame).map_err(failed)?;
+    let mut workload = create_workload(spec, &job.params)?;
+    workload.upload(&mut gpu).map_err(failed)?;
     let timing = Timing { warmups: options.warmups, runs: options.runs, flush_l2: options.flush_l2 };
-    let result =
-        tail::run(&mut gpu, &frame, options.threads_per_block, &options.waves, timing).map_err(failed)?;
+    let result = tail::run(&mut gpu, workload.as_mut(), options.threads_per_block, &options.waves, timing)
+        .map_err(failed)?;
     console.out(&report::tail(&result));
     console.err(&report::tail_stderr(&result));
     Ok(if result.failures.is_empty() { exit::SUCCESS } else { exit::FAILED })
@@ -444,35 +447,37 @@ fn sweep_device<D: Driver>(
     several: bool,
     console: &mut Console,
 ) -> Result<Sweep, Stop> {
-    let mut gpu = open_one(
-        driver,
-        ordinal,
-        ptx::RUST_CUDA.kernel(KERNEL_NAME),
-        &options.block_sizes,
-        (options.width, options.height),
-        flush_scratch(options.flush_l2),
-    )?;
+    let spec = options.kernel;
+    let kernel = spec.rust_kernel();
+    let job = Job { spec, params: options.params(), block_sizes: &options.block_sizes };
+    let mut gpu = open_one(driver, ordinal, kernel, job, flush_scratch(options.flush_l2))?;
 
     let timing = Timing { warmups: options.warmups, runs: options.runs, flush_l2: options.flush_l2 };
     let (environment, command, date) =
-        run_facts(&mut gpu, driver.cuda_version(), &[ptx::RUST_CUDA], &[0], args).map_err(failed)?;
+        run_facts(&mut gpu, driver.cuda_version(), &[kernel], args).map_err(failed)?;
     let mut text = String::new();
     if options.provenance {
         text += &provenance::lines(gpu.limits(), &environment, &command, &date);
     }
-    text += &report::header(gpu.limits(), options.width, options.height, timing);
-    // The frame before the header: a host that cannot hold it is bad input, with nothing
+    text += &report::header(gpu.limits(), &(spec.pass)(&job.params), timing);
+    // The workload before the header: a host that cannot hold it is bad input, with nothing
     // on standard output.
-    let frame = synthetic_frame(options.width, options.height)?;
+    let mut workload = create_workload(spec, &job.params)?;
     // The table streams: its header is on the terminal while the sweep runs.
     let streaming = options.format.is_none() && options.output.is_none();
     if streaming {
         console.out(&text);
     }
 
-    gpu.upload(&frame).map_err(failed)?;
+    workload.upload(&mut gpu).map_err(failed)?;
     let mut with_progress = WithProgress::new(&mut gpu, options.block_sizes.len());
-    let result = sweep::run(&mut with_progress, &frame, &options.block_sizes, timing, options.corrupt_pixel);
+    let result = sweep::run(
+        &mut with_progress,
+        workload.as_mut(),
+        &options.block_sizes,
+        timing,
+        options.corrupt_pixel,
+    );
     with_progress.finish();
     let result = result.map_err(failed)?;
 

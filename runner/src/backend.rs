@@ -1,16 +1,22 @@
 /*!
 The measuring backend: what the sweep needs from a GPU, behind one trait.
 
+[`Gpu`] knows devices, kernels, buffers and launches, and nothing of any one kernel: a
+[`crate::workload::Workload`] allocates its buffers through it ([`Gpu::alloc_and_upload`]),
+launches with its own argument list ([`KernelArg`]) and dynamic shared memory ([`Launch`]),
+and checks what it downloads.
+
 [`crate::cuda::CudaGpu`] implements it with cust and the real driver; [`MockGpu`] implements
-it on the CPU with scripted answers, so the whole pipeline (sweep, checks, table, exit
-status) runs in tests on a machine with no GPU.
+it on the CPU with scripted answers, running each launch through the workload's CPU emulation
+([`crate::workload::KernelSpec::emulate`]), so the whole pipeline (sweep, checks, table, exit
+status) runs in tests on a machine with no GPU, for every kernel.
 */
 
 use crate::compat::Refusal;
-use crate::frame::{Frame, luma};
-use crate::ptx::KernelRef;
-use anyhow::{Result, anyhow, bail};
+use crate::ptx::{self, KernelRef};
+use anyhow::{Context as _, Result, anyhow, bail, ensure};
 use serde::Serialize;
+use std::cell::RefCell;
 
 /// Why a device could not be opened.
 #[derive(Debug)]
@@ -52,8 +58,8 @@ pub trait Device: Gpu {
     /// Device memory free now, in bytes.
     fn free_memory(&self) -> Result<u64>;
 
-    /// Loads `kernel`'s module; it becomes kernel number (kernels loaded before it), and the
-    /// first one loaded is active.
+    /// Loads `kernel`'s module; [`Gpu::select_kernel`] then takes `kernel` as its handle, and
+    /// the first kernel loaded is active.
     fn load(&mut self, kernel: &KernelRef) -> Result<(), LoadError>;
 }
 
@@ -115,95 +121,266 @@ pub struct Timing {
     pub flush_l2: bool,
 }
 
-/// One loaded kernel on one device, with the frame's buffers allocated.
+/// A device buffer, as [`Gpu::alloc_zeroed`] hands it out: valid on the device that made it,
+/// until the device is dropped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct BufferId(pub(crate) usize);
+
+impl BufferId {
+    /// Its position in the device's list of buffers.
+    pub fn index(self) -> usize {
+        self.0
+    }
+}
+
+/// One kernel argument, in the kernel's parameter order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KernelArg {
+    /// The device address of a buffer, `byte_offset` bytes in (a 64-bit pointer).
+    Buffer(BufferId, usize),
+    U32(u32),
+    U64(u64),
+    /// A `usize` (`size_t`) parameter: 64 bits on every target this project builds for.
+    Usize(usize),
+}
+
+impl KernelArg {
+    /// Whether this argument fits a PTX parameter of type `ty` (`u64`, `u32`, ...).
+    pub fn fits(&self, ty: &str) -> bool {
+        match self {
+            Self::Buffer(..) | Self::U64(_) | Self::Usize(_) => matches!(ty, "u64" | "b64" | "s64"),
+            Self::U32(_) => matches!(ty, "u32" | "b32" | "s32"),
+        }
+    }
+
+    /// The value of a `usize` or `u64` argument.
+    pub fn as_usize(&self) -> Result<usize> {
+        match *self {
+            Self::Usize(value) => Ok(value),
+            Self::U64(value) => usize::try_from(value).context("a u64 argument above usize"),
+            other => bail!("expected a usize argument, got {other:?}"),
+        }
+    }
+
+    /// The value of a `u32` argument.
+    pub fn as_u32(&self) -> Result<u32> {
+        match *self {
+            Self::U32(value) => Ok(value),
+            other => bail!("expected a u32 argument, got {other:?}"),
+        }
+    }
+}
+
+/// Checks `args` against the parameter types of `kernel`'s entry in its PTX: the same count,
+/// and each argument the size of its parameter. Both backends run this before every launch,
+/// so a workload whose argument list does not match its kernel is an error, not a launch
+/// that reads garbage.
+pub fn check_args(kernel: &KernelRef, params: &[String], args: &[KernelArg]) -> Result<()> {
+    ensure!(
+        params.len() == args.len(),
+        "the {} kernel `{}` takes {} parameters, the launch passes {}",
+        kernel.module.label,
+        kernel.entry,
+        params.len(),
+        args.len()
+    );
+    for (index, (param, arg)) in params.iter().zip(args).enumerate() {
+        ensure!(
+            arg.fits(param),
+            "parameter {index} of the {} kernel `{}` is .{param}, the launch passes {arg:?}",
+            kernel.module.label,
+            kernel.entry
+        );
+    }
+    Ok(())
+}
+
+/// The parameter types of `kernel`'s entry, read from its PTX; an entry the PTX lacks is an
+/// error.
+pub fn kernel_params(kernel: &KernelRef) -> Result<Vec<String>> {
+    ptx::entry_params(kernel.module.ptx, kernel.entry)
+        .with_context(|| format!("the {} PTX has no kernel `{}`", kernel.module.label, kernel.entry))
+}
+
+/// One launch configuration of the active kernel.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Launch {
+    pub grid_blocks: u32,
+    pub threads_per_block: u32,
+    /// Bytes of dynamic shared memory per block (`sharedMemBytes` of `cuLaunchKernel`).
+    pub dynamic_shared_memory: u32,
+    pub args: Vec<KernelArg>,
+    /// Buffers set to zero before every launch, outside the timed interval: the outputs of a
+    /// kernel that adds to them (the histogram), so that each launch's result is one pass.
+    pub zero_before_each: Vec<BufferId>,
+}
+
+/// How much dynamic shared memory a block of a given size needs: what the driver's
+/// occupancy calculation (`cuOccupancyMaxPotentialBlockSize`'s callback) asks for.
+pub type SharedMemoryFn<'a> = &'a dyn Fn(u32) -> u32;
+
+/// One device with kernels loaded, one of them active, and buffers allocated.
 pub trait Gpu {
     fn limits(&self) -> &DeviceLimits;
 
-    /// Copies the three input planes to the device and allocates the output.
-    fn upload(&mut self, frame: &Frame) -> Result<()> {
-        self.upload_at(frame, 0)
+    /// Makes loaded kernel `kernel` the one every other method uses.
+    fn select_kernel(&mut self, kernel: KernelRef) -> Result<()>;
+
+    /// Registers and static shared memory of the active kernel.
+    fn kernel_resources(&self) -> Result<KernelResources>;
+
+    /// Blocks of `threads_per_block` threads of the active kernel, each with
+    /// `dynamic_shared_memory` bytes of dynamic shared memory, that fit on one SM, from the
+    /// driver (`cuOccupancyMaxActiveBlocksPerMultiprocessor`).
+    fn blocks_per_sm(&self, threads_per_block: u32, dynamic_shared_memory: u32) -> Result<u32>;
+
+    /// The driver's own block size and grid for the active kernel
+    /// (`cuOccupancyMaxPotentialBlockSize`), given the dynamic shared memory each block size
+    /// needs.
+    fn suggestion(&self, dynamic_shared_memory: SharedMemoryFn) -> Result<Suggestion>;
+
+    /// Allocates `bytes` bytes of device memory, set to zero.
+    fn alloc_zeroed(&mut self, bytes: usize) -> Result<BufferId>;
+
+    /// Copies `bytes` into `buffer` from `byte_offset` on.
+    fn upload(&mut self, buffer: BufferId, byte_offset: usize, bytes: &[u8]) -> Result<()>;
+
+    /// A new buffer holding `bytes`.
+    fn alloc_and_upload(&mut self, bytes: &[u8]) -> Result<BufferId> {
+        let buffer = self.alloc_zeroed(bytes.len())?;
+        self.upload(buffer, 0, bytes)?;
+        Ok(buffer)
     }
 
-    /// As [`Gpu::upload`], with every plane starting `offset` floats into its allocation, so
-    /// that kernels get pointers `4 offset` bytes past an aligned address.
-    fn upload_at(&mut self, frame: &Frame, offset: usize) -> Result<()>;
+    /// Sets every byte of `buffer` to zero.
+    fn zero(&mut self, buffer: BufferId) -> Result<()>;
+
+    /// Copies `out.len()` bytes of `buffer`, from `byte_offset` on, into `out`, once every
+    /// launch before it has finished.
+    fn download(&mut self, buffer: BufferId, byte_offset: usize, out: &mut [u8]) -> Result<()>;
 
     /// Device-to-device copies of `bytes` (`cuMemcpyDtoDAsync`), after `timing.warmups`
     /// untimed ones, each timed between its own events: the bandwidth ceiling for kernels that
     /// move the same bytes.
     fn time_copy(&mut self, bytes: usize, timing: Timing) -> Result<Vec<f32>>;
 
-    /// Registers and static shared memory of the loaded kernel.
-    fn kernel_resources(&self) -> Result<KernelResources>;
-
-    /// Blocks of `threads_per_block` threads that fit on one SM for this kernel, from the driver.
-    fn blocks_per_sm(&self, threads_per_block: u32) -> Result<u32>;
-
-    /// The driver's own block size and grid for this kernel.
-    fn suggestion(&self) -> Result<Suggestion>;
-
-    /// Sets every output value to 0.0, so a launch that misses pixels is caught.
-    fn zero_output(&mut self) -> Result<()>;
-
-    /// Makes loaded kernel `index` the one every other method uses (0 is loaded first).
-    fn select_kernel(&mut self, index: usize) -> Result<()>;
-
     /// One launch between its own pair of events; its milliseconds.
-    fn time_one_launch(&mut self, grid_blocks: u32, threads_per_block: u32) -> Result<f32>;
+    fn time_one_launch(&mut self, launch: &Launch) -> Result<f32>;
 
     /// Runs the warm-ups, then each timed launch between its own pair of events (after an
     /// L2 flush where asked), and returns every timed launch's milliseconds.
-    fn time_launches(&mut self, grid_blocks: u32, threads_per_block: u32, timing: Timing)
-    -> Result<Vec<f32>>;
-
-    /// Copies the output back into `out`, which has one value per pixel.
-    fn download(&mut self, out: &mut [f32]) -> Result<()>;
-
-    /// Writes `value` into output pixel `index` on the device: the fault that
-    /// `--corrupt-pixel` injects to show the reference check catching it.
-    fn overwrite_output(&mut self, index: usize, value: f32) -> Result<()>;
+    fn time_launches(&mut self, launch: &Launch, timing: Timing) -> Result<Vec<f32>>;
 }
 
-/// A CPU stand-in for a GPU, for tests: scripted occupancy and times, outputs computed on
-/// the CPU, and an optional failing launch.
+/// The mock's device memory: one buffer per allocation, each 8-byte aligned as a device
+/// allocation is (more than) aligned, so emulations can view it as values in place.
+#[derive(Debug, Clone, Default)]
+pub struct MockMemory {
+    /// Each buffer's words and its length in bytes.
+    buffers: Vec<(Vec<u64>, usize)>,
+}
+
+impl MockMemory {
+    fn alloc(&mut self, bytes: usize) -> BufferId {
+        self.buffers.push((vec![0; bytes.div_ceil(8)], bytes));
+        BufferId(self.buffers.len() - 1)
+    }
+
+    /// Every byte of `buffer`.
+    pub fn bytes(&self, buffer: BufferId) -> Result<&[u8]> {
+        let (words, len) = self.buffers.get(buffer.0).ok_or_else(|| anyhow!("no buffer {}", buffer.0))?;
+        Ok(&crate::workload::as_bytes(words)[..*len])
+    }
+
+    /// Every byte of `buffer`, to write.
+    pub fn bytes_mut(&mut self, buffer: BufferId) -> Result<&mut [u8]> {
+        let (words, len) = self.buffers.get_mut(buffer.0).ok_or_else(|| anyhow!("no buffer {}", buffer.0))?;
+        Ok(&mut crate::workload::as_bytes_mut(words)[..*len])
+    }
+
+    /// The bytes a pointer argument points at: its buffer from its offset on.
+    pub fn at(&self, arg: &KernelArg) -> Result<&[u8]> {
+        match *arg {
+            KernelArg::Buffer(buffer, offset) => {
+                self.bytes(buffer)?.get(offset..).ok_or_else(|| anyhow!("offset {offset} is past its buffer"))
+            }
+            other => bail!("expected a pointer argument, got {other:?}"),
+        }
+    }
+
+    /// As [`MockMemory::at`], to write.
+    pub fn at_mut(&mut self, arg: &KernelArg) -> Result<&mut [u8]> {
+        match *arg {
+            KernelArg::Buffer(buffer, offset) => self
+                .bytes_mut(buffer)?
+                .get_mut(offset..)
+                .ok_or_else(|| anyhow!("offset {offset} is past its buffer")),
+            other => bail!("expected a pointer argument, got {other:?}"),
+        }
+    }
+
+    /// Buffers allocated so far.
+    pub fn len(&self) -> usize {
+        self.buffers.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.buffers.is_empty()
+    }
+}
+
+/// A CPU stand-in for a GPU, for tests: scripted occupancy and times, launches run by the
+/// workloads' CPU emulations on [`MockMemory`], and faults to inject.
 #[derive(Debug, Clone)]
 pub struct MockGpu {
     pub limits: DeviceLimits,
     pub resources: KernelResources,
-    /// Blocks/SM answered for a block size; sizes not listed get `default_blocks_per_sm`.
+    /// Blocks/SM answered for a block size, whatever the dynamic shared memory; sizes not
+    /// listed get `default_blocks_per_sm`.
     pub blocks_per_sm: Vec<(u32, u32)>,
+    /// Blocks/SM answered for (block size, dynamic shared memory per block), before
+    /// `blocks_per_sm` is consulted: residency that shared memory limits.
+    pub shared_memory_residency: Vec<(u32, u32, u32)>,
     pub default_blocks_per_sm: u32,
     pub suggestion: Suggestion,
     /// Milliseconds answered for a block size; sizes not listed get 1.0.
     pub milliseconds: Vec<(u32, f32)>,
     /// Fail `time_launches` at this block size with a driver-like error.
     pub fail_launch_at: Option<u32>,
-    /// Per loaded kernel, a factor on the scripted times; its length is the number of
-    /// kernels `select_kernel` accepts.
+    /// Per kernel, in load order, a factor on the scripted times; kernels past its end get 1.0.
     pub kernel_time_factors: Vec<f32>,
-    /// Kernel whose launches write a wrong value into pixel 0.
+    /// Kernel (in load order) whose launches get output element `wrong_element` wrong: a
+    /// pixel of a wrong value, or a bin counted once too often.
     pub wrong_kernel: Option<usize>,
-    pub active: usize,
+    pub wrong_element: usize,
+    /// Position in `loaded` of the active kernel.
+    active: usize,
     /// Calls to `time_one_launch`, in order: (kernel, block size).
-    pub timed: Vec<(usize, u32)>,
+    pub timed: Vec<(KernelRef, u32)>,
     /// Relative spread of the scripted per-run times (0 for identical runs).
     pub run_spread: f32,
     /// L2 flushes done so far.
     pub l2_flushes: usize,
-    /// The offset the frame was uploaded at.
-    pub offset: usize,
     /// Bandwidth the scripted device-to-device copy reaches, counting read and write.
     pub copy_gb_per_s: f64,
-    inputs: Option<Frame>,
-    output: Vec<f32>,
+    /// The device memory the launches work on.
+    pub memory: MockMemory,
     /// Every (grid, block) launched, in order, warm-ups included.
     pub launches: Vec<(u32, u32)>,
+    /// The last launch, whole: its dynamic shared memory and arguments.
+    pub last_launch: Option<Launch>,
+    /// Every occupancy query, in order: (block size, dynamic shared memory). A cell because
+    /// the queries take `&self`, as the driver's change nothing.
+    pub occupancy_queries: RefCell<Vec<(u32, u32)>>,
+    /// For each suggestion asked for, the dynamic shared memory the caller's function gave
+    /// at 32, 256 and 1024 threads per block.
+    pub suggestion_queries: RefCell<Vec<[u32; 3]>>,
     /// Device memory free, in bytes.
     pub free_memory: u64,
     /// Modules (by file) the driver refuses on this device, and how.
     pub refuses: Vec<(&'static str, Refusal)>,
-    /// Kernels loaded through [`Device::load`], in order.
-    pub loaded: Vec<KernelRef>,
+    /// Kernels loaded through [`Device::load`], in order, with their PTX parameter types.
+    pub loaded: Vec<(KernelRef, Vec<String>)>,
 }
 
 impl MockGpu {
@@ -231,21 +408,24 @@ impl MockGpu {
             },
             resources: KernelResources { registers_per_thread: 16, static_shared_memory: 0 },
             blocks_per_sm: sizes.into_iter().zip(residency).collect(),
+            shared_memory_residency: Vec::new(),
             default_blocks_per_sm: 1,
             suggestion: Suggestion { threads_per_block: 1024, grid_blocks: 264 },
             milliseconds: Vec::new(),
             fail_launch_at: None,
-            kernel_time_factors: vec![1.0],
+            kernel_time_factors: Vec::new(),
             wrong_kernel: None,
+            wrong_element: 0,
             active: 0,
             timed: Vec::new(),
             run_spread: 0.0,
             l2_flushes: 0,
-            offset: 0,
             copy_gb_per_s: 4000.0,
-            inputs: None,
-            output: Vec::new(),
+            memory: MockMemory::default(),
             launches: Vec::new(),
+            last_launch: None,
+            occupancy_queries: RefCell::default(),
+            suggestion_queries: RefCell::default(),
             // An H200 has 141 GB; a little of it is the driver's.
             free_memory: 140_000_000_000,
             refuses: Vec::new(),
@@ -253,23 +433,43 @@ impl MockGpu {
         }
     }
 
-    fn scripted_ms(&self, threads_per_block: u32) -> f32 {
-        self.milliseconds.iter().find(|(threads, _)| *threads == threads_per_block).map_or(1.0, |(_, ms)| *ms)
+    /// [`MockGpu::h200_like`] with `kernels` loaded, the first one active.
+    pub fn h200_with(kernels: &[KernelRef]) -> Self {
+        let mut gpu = Self::h200_like();
+        for kernel in kernels {
+            gpu.load(kernel).expect("the mock loads every embedded kernel");
+        }
+        gpu
     }
 
-    /// One "launch": a grid-stride loop of any grid covers every pixel, so the mock
-    /// computes them all.
-    fn launch(&mut self, grid_blocks: u32, threads_per_block: u32) {
-        self.launches.push((grid_blocks, threads_per_block));
-        let frame = self.inputs.as_ref().expect("upload before launch");
-        for (i, out) in self.output.iter_mut().enumerate() {
-            *out = luma::luma(frame.red[i], frame.green[i], frame.blue[i]);
+    fn scripted_ms(&self, threads_per_block: u32) -> f32 {
+        let ms = self
+            .milliseconds
+            .iter()
+            .find(|(threads, _)| *threads == threads_per_block)
+            .map_or(1.0, |(_, ms)| *ms);
+        ms * self.kernel_time_factors.get(self.active).copied().unwrap_or(1.0)
+    }
+
+    fn active_kernel(&self) -> Result<&(KernelRef, Vec<String>)> {
+        self.loaded.get(self.active).ok_or_else(|| anyhow!("no kernel loaded"))
+    }
+
+    /// One "launch": the active kernel's CPU emulation over the mock's memory. A grid-stride
+    /// loop of any grid covers every element, so the emulation computes them all.
+    fn launch(&mut self, launch: &Launch) -> Result<()> {
+        let (kernel, params) = self.active_kernel()?;
+        let kernel = *kernel;
+        check_args(&kernel, params, &launch.args)?;
+        self.launches.push((launch.grid_blocks, launch.threads_per_block));
+        self.last_launch = Some(launch.clone());
+        for &buffer in &launch.zero_before_each {
+            self.memory.bytes_mut(buffer)?.fill(0);
         }
-        if self.wrong_kernel == Some(self.active)
-            && let Some(first) = self.output.first_mut()
-        {
-            *first = 2.0;
-        }
+        let spec = crate::workload::spec_of_entry(kernel.entry)
+            .with_context(|| format!("no workload emulates the kernel `{}`", kernel.entry))?;
+        let fault = (self.wrong_kernel == Some(self.active)).then_some(self.wrong_element);
+        (spec.emulate)(launch, &mut self.memory, fault)
     }
 }
 
@@ -282,17 +482,8 @@ impl Device for MockGpu {
         if let Some(&(_, refusal)) = self.refuses.iter().find(|(file, _)| *file == kernel.module.file) {
             return Err(LoadError::Refused(refusal));
         }
-        if !kernel.module.ptx.contains(&format!(".entry {}(", kernel.entry)) {
-            return Err(LoadError::Setup(anyhow!(
-                "the {} PTX has no kernel `{}`",
-                kernel.module.label,
-                kernel.entry
-            )));
-        }
-        self.loaded.push(*kernel);
-        if self.loaded.len() > self.kernel_time_factors.len() {
-            self.kernel_time_factors.push(1.0);
-        }
+        let params = kernel_params(kernel).map_err(LoadError::Setup)?;
+        self.loaded.push((*kernel, params));
         Ok(())
     }
 }
@@ -336,6 +527,7 @@ impl Driver for MockDriver {
         })?;
         device.limits.ordinal = ordinal;
         device.loaded.clear();
+        device.active = 0;
         Ok(device)
     }
 }
@@ -345,10 +537,61 @@ impl Gpu for MockGpu {
         &self.limits
     }
 
-    fn upload_at(&mut self, frame: &Frame, offset: usize) -> Result<()> {
-        self.output = vec![f32::NAN; frame.pixels()];
-        self.inputs = Some(frame.clone());
-        self.offset = offset;
+    fn select_kernel(&mut self, kernel: KernelRef) -> Result<()> {
+        self.active =
+            self.loaded.iter().position(|(loaded, _)| *loaded == kernel).ok_or_else(|| {
+                anyhow!("the {} kernel `{}` is not loaded", kernel.module.label, kernel.entry)
+            })?;
+        Ok(())
+    }
+
+    fn kernel_resources(&self) -> Result<KernelResources> {
+        Ok(self.resources)
+    }
+
+    fn blocks_per_sm(&self, threads_per_block: u32, dynamic_shared_memory: u32) -> Result<u32> {
+        self.occupancy_queries.borrow_mut().push((threads_per_block, dynamic_shared_memory));
+        let scripted = self
+            .shared_memory_residency
+            .iter()
+            .find(|&&(threads, shared, _)| threads == threads_per_block && shared == dynamic_shared_memory)
+            .map(|&(_, _, blocks)| blocks);
+        Ok(scripted.unwrap_or_else(|| {
+            self.blocks_per_sm
+                .iter()
+                .find(|(threads, _)| *threads == threads_per_block)
+                .map_or(self.default_blocks_per_sm, |(_, blocks)| *blocks)
+        }))
+    }
+
+    fn suggestion(&self, dynamic_shared_memory: SharedMemoryFn) -> Result<Suggestion> {
+        self.suggestion_queries.borrow_mut().push([32, 256, 1024].map(dynamic_shared_memory));
+        Ok(self.suggestion)
+    }
+
+    fn alloc_zeroed(&mut self, bytes: usize) -> Result<BufferId> {
+        Ok(self.memory.alloc(bytes))
+    }
+
+    fn upload(&mut self, buffer: BufferId, byte_offset: usize, bytes: &[u8]) -> Result<()> {
+        let target = self.memory.bytes_mut(buffer)?;
+        let end = byte_offset.checked_add(bytes.len()).filter(|&end| end <= target.len());
+        let end =
+            end.ok_or_else(|| anyhow!("{} bytes at {byte_offset} do not fit the buffer", bytes.len()))?;
+        target[byte_offset..end].copy_from_slice(bytes);
+        Ok(())
+    }
+
+    fn zero(&mut self, buffer: BufferId) -> Result<()> {
+        self.memory.bytes_mut(buffer)?.fill(0);
+        Ok(())
+    }
+
+    fn download(&mut self, buffer: BufferId, byte_offset: usize, out: &mut [u8]) -> Result<()> {
+        let source = self.memory.bytes(buffer)?;
+        let end = byte_offset.checked_add(out.len()).filter(|&end| end <= source.len());
+        let end = end.ok_or_else(|| anyhow!("{} bytes at {byte_offset} are past the buffer", out.len()))?;
+        out.copy_from_slice(&source[byte_offset..end]);
         Ok(())
     }
 
@@ -358,71 +601,26 @@ impl Gpu for MockGpu {
         Ok(vec![milliseconds as f32; timing.runs as usize])
     }
 
-    fn kernel_resources(&self) -> Result<KernelResources> {
-        Ok(self.resources)
+    fn time_one_launch(&mut self, launch: &Launch) -> Result<f32> {
+        let kernel = self.active_kernel()?.0;
+        self.timed.push((kernel, launch.threads_per_block));
+        self.launch(launch)?;
+        Ok(self.scripted_ms(launch.threads_per_block))
     }
 
-    fn blocks_per_sm(&self, threads_per_block: u32) -> Result<u32> {
-        Ok(self
-            .blocks_per_sm
-            .iter()
-            .find(|(threads, _)| *threads == threads_per_block)
-            .map_or(self.default_blocks_per_sm, |(_, blocks)| *blocks))
-    }
-
-    fn suggestion(&self) -> Result<Suggestion> {
-        Ok(self.suggestion)
-    }
-
-    fn zero_output(&mut self) -> Result<()> {
-        self.output.fill(0.0);
-        Ok(())
-    }
-
-    fn select_kernel(&mut self, index: usize) -> Result<()> {
-        if index >= self.kernel_time_factors.len() {
-            bail!("kernel {index} is not loaded");
-        }
-        self.active = index;
-        Ok(())
-    }
-
-    fn time_one_launch(&mut self, grid_blocks: u32, threads_per_block: u32) -> Result<f32> {
-        self.timed.push((self.active, threads_per_block));
-        self.launch(grid_blocks, threads_per_block);
-        Ok(self.scripted_ms(threads_per_block) * self.kernel_time_factors[self.active])
-    }
-
-    fn time_launches(
-        &mut self,
-        grid_blocks: u32,
-        threads_per_block: u32,
-        timing: Timing,
-    ) -> Result<Vec<f32>> {
+    fn time_launches(&mut self, launch: &Launch, timing: Timing) -> Result<Vec<f32>> {
+        let threads_per_block = launch.threads_per_block;
         if self.fail_launch_at == Some(threads_per_block) {
             bail!("launch failed: mock driver error at {threads_per_block} threads per block");
         }
         for _ in 0..timing.warmups + timing.runs {
-            self.launch(grid_blocks, threads_per_block);
+            self.launch(launch)?;
         }
         if timing.flush_l2 {
             self.l2_flushes += timing.runs as usize;
         }
         // Scripted times with a small spread: the n-th run takes (1 + spread x (n mod 3 - 1)).
-        let base = self.scripted_ms(threads_per_block) * self.kernel_time_factors[self.active];
+        let base = self.scripted_ms(threads_per_block);
         Ok((0..timing.runs).map(|run| base * (1.0 + self.run_spread * ((run % 3) as f32 - 1.0))).collect())
-    }
-
-    fn download(&mut self, out: &mut [f32]) -> Result<()> {
-        out.copy_from_slice(&self.output);
-        Ok(())
-    }
-
-    fn overwrite_output(&mut self, index: usize, value: f32) -> Result<()> {
-        match self.output.get_mut(index) {
-            Some(pixel) => *pixel = value,
-            None => bail!("pixel {index} is outside the output"),
-        }
-        Ok(())
     }
 }

@@ -8,7 +8,8 @@ too, as pure functions of the device's numbers; `main` calls them once the devic
 
 use crate::backend::DeviceLimits;
 use crate::export::Format;
-use crate::frame::{bytes_moved_per_pass, host_bytes_needed};
+use crate::workload::{self, Footprint, KernelSpec, Params};
+use clap::parser::ValueSource;
 use clap::{Arg, ArgAction, ArgMatches, Command, value_parser};
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -43,6 +44,10 @@ fn parse_device_choice(text: &str) -> Result<DeviceChoice, String> {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Options {
     pub device: DeviceChoice,
+    /// The kernel swept (`--kernel`).
+    pub kernel: &'static KernelSpec,
+    /// Histogram bins (`--bins`).
+    pub bins: u32,
     pub width: u32,
     pub height: u32,
     pub block_sizes: Vec<u32>,
@@ -50,7 +55,8 @@ pub struct Options {
     pub runs: u32,
     /// Print the provenance lines (PTX hash, toolchain, driver, command, date) first.
     pub provenance: bool,
-    /// Overwrite this output pixel after every row's launches (a self-test of the check).
+    /// Overwrite this output element (a pixel, a bin) after every row's launches (a self-test
+    /// of the check).
     pub corrupt_pixel: Option<usize>,
     /// Evict L2 before every timed launch.
     pub flush_l2: bool,
@@ -68,6 +74,11 @@ impl Options {
     pub fn pixels(&self) -> u64 {
         u64::from(self.width) * u64::from(self.height)
     }
+
+    /// What the workload is built from.
+    pub fn params(&self) -> Params {
+        Params { width: self.width, height: self.height, bins: self.bins, offset: 0 }
+    }
 }
 
 /// What `block-size occupancy` was asked.
@@ -84,6 +95,8 @@ pub struct OccupancyOptions {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CompareOptions {
     pub device: u32,
+    pub kernel: &'static KernelSpec,
+    pub bins: u32,
     pub width: u32,
     pub height: u32,
     pub block_sizes: Vec<u32>,
@@ -96,12 +109,18 @@ impl CompareOptions {
     pub fn pixels(&self) -> u64 {
         u64::from(self.width) * u64::from(self.height)
     }
+
+    pub fn params(&self) -> Params {
+        Params { width: self.width, height: self.height, bins: self.bins, offset: 0 }
+    }
 }
 
 /// What `block-size tail` was asked.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TailOptions {
     pub device: u32,
+    pub kernel: &'static KernelSpec,
+    pub bins: u32,
     pub width: u32,
     pub height: u32,
     pub threads_per_block: u32,
@@ -110,6 +129,12 @@ pub struct TailOptions {
     pub runs: u32,
     pub flush_l2: bool,
     pub provenance: bool,
+}
+
+impl TailOptions {
+    pub fn params(&self) -> Params {
+        Params { width: self.width, height: self.height, bins: self.bins, offset: 0 }
+    }
 }
 
 /// What `block-size variants` was asked.
@@ -123,6 +148,17 @@ pub struct VariantsOptions {
     pub runs: u32,
     pub offset: usize,
     pub provenance: bool,
+}
+
+impl VariantsOptions {
+    pub fn params(&self) -> Params {
+        Params {
+            width: self.width,
+            height: self.height,
+            bins: workload::histogram::DEFAULT_BINS,
+            offset: self.offset,
+        }
+    }
 }
 
 /// Block sizes `variants` sweeps unless told otherwise: the plateau of the one-pixel sweep.
@@ -159,9 +195,36 @@ fn count(name: &'static str, min: i64, default: u32) -> Arg {
     Arg::new(name).long(name).value_parser(value_parser!(u32).range(min..)).default_value(default.to_string())
 }
 
+/// `--kernel` and `--bins`: which kernel a sweep, a comparison or `tail` measures.
+fn kernel_args(command: Command) -> Command {
+    let names: Vec<&str> = workload::KERNELS.iter().map(|spec| spec.name).collect();
+    let about: Vec<String> =
+        workload::KERNELS.iter().map(|spec| format!("{}: {}", spec.name, spec.about)).collect();
+    command
+        .arg(
+            Arg::new("kernel")
+                .long("kernel")
+                .value_name("NAME")
+                .value_parser(names)
+                .default_value(workload::KERNELS[0].name)
+                .help(format!("The kernel measured; {}", about.join("; "))),
+        )
+        .arg(
+            Arg::new("bins")
+                .long("bins")
+                .value_name("N")
+                .value_parser(value_parser!(u32).range(1..=i64::from(workload::histogram::MAX_BINS)))
+                .default_value(workload::histogram::DEFAULT_BINS.to_string())
+                .help(
+                    "Histogram bins, 1 to 4096 (--kernel histogram only): 4 bytes of dynamic shared memory \
+                     each per block, so more bins fit fewer blocks on an SM (4096 bins: 16 KiB a block)",
+                ),
+        )
+}
+
 /// The options a sweep and a comparison share: what frame, which block sizes.
 fn launch_args(command: Command) -> Command {
-    command
+    kernel_args(command)
         .arg(count("width", 1, DEFAULT_WIDTH).value_name("PIXELS").help("Frame width"))
         .arg(count("height", 1, DEFAULT_HEIGHT).value_name("PIXELS").help("Frame height"))
         .arg(block_sizes_arg().help("Threads per block, comma-separated, each 1 to the device's maximum"))
@@ -171,7 +234,9 @@ fn launch_args(command: Command) -> Command {
 fn compare_command() -> Command {
     launch_args(Command::new("compare"))
         .arg(count("device", 0, 0).value_name("INDEX").help("CUDA device ordinal"))
-        .about("The kernel from cuda_builder, nvcc and rustc's NVPTX backend, timed side by side in interleaved rounds")
+        .about(
+            "The kernel from cuda_builder and nvcc (and, for grayscale, rustc's NVPTX backend), timed side by side in interleaved rounds",
+        )
         .arg(count("rounds", 1, DEFAULT_ROUNDS).value_name("N").help("Interleaved rounds timed per block size"))
         .arg(provenance_arg())
 }
@@ -185,7 +250,9 @@ fn provenance_arg() -> Arg {
 
 fn variants_command() -> Command {
     Command::new("variants")
-        .about("Vector loads and several pixels per thread, in Rust and C++, against a device-to-device copy")
+        .about(
+            "Vector loads and several pixels per thread of the grayscale kernel (grayscale only), in Rust and C++, against a device-to-device copy",
+        )
         .arg(count("device", 0, 0).value_name("INDEX").help("CUDA device ordinal"))
         .arg(count("width", 1, DEFAULT_WIDTH).value_name("PIXELS").help("Frame width"))
         .arg(count("height", 1, DEFAULT_HEIGHT).value_name("PIXELS").help("Frame height"))
@@ -208,7 +275,7 @@ fn variants_command() -> Command {
 }
 
 fn tail_command() -> Command {
-    Command::new("tail")
+    kernel_args(Command::new("tail"))
         .about("What a partial last wave costs: one block size, grids of 0.5 to 8 waves over the same frame")
         .arg(count("device", 0, 0).value_name("INDEX").help("CUDA device ordinal"))
         .arg(count("width", 1, DEFAULT_WIDTH).value_name("PIXELS").help("Frame width"))
@@ -251,12 +318,13 @@ fn sweep_device_arg() -> Arg {
 pub fn build() -> Command {
     let command = Command::new("block-size")
         .version(env!("CARGO_PKG_VERSION"))
-        .about("How many threads per block? Sweeps block sizes for a Rust (rust-cuda) grayscale kernel.")
+        .about("How many threads per block? Sweeps block sizes for a Rust (rust-cuda) kernel: grayscale, or a shared-memory histogram.")
         .long_about(
             "How many threads per block? For each block size, asks the driver how many blocks of \
-             the Rust grayscale kernel fit on one SM, launches exactly one full wave of them over a \
-             synthetic frame, times the launches with CUDA events, checks the output against a CPU \
-             reference, and prints the table of block_size.cu.",
+             the Rust kernel (--kernel: grayscale, or histogram with --bins of dynamic shared memory) \
+             fit on one SM, launches exactly one full wave of them over a synthetic frame, times the \
+             launches with CUDA events, checks the output against a CPU reference, and prints the \
+             table of block_size.cu, with the limit that binds blocks/SM in its last column.",
         )
         .after_help(
             "Exit status: 0 every check held; 1 a check failed or the driver failed mid-run (the \
@@ -277,9 +345,11 @@ pub fn build() -> Command {
                 .long("corrupt-pixel")
                 .value_name("INDEX")
                 .value_parser(value_parser!(usize))
+                .visible_alias("corrupt-output")
                 .help(
-                    "Self-test: overwrite this output pixel on the device after every row's launches, \
-                     so every row must fail its reference check at INDEX and the run must exit 1",
+                    "Self-test: overwrite output element INDEX on the device after every row's launches \
+                     (grayscale: a pixel, with -1; histogram: a bin, with 4294967295), so every row must \
+                     fail its reference check at INDEX and the run must exit 1",
                 ),
         )
         .arg(provenance_arg())
@@ -403,17 +473,49 @@ fn unique_block_sizes(matches: &ArgMatches) -> Result<Vec<u32>, String> {
     Ok(block_sizes)
 }
 
+/// The kernel `--kernel` names and its `--bins`; a kernel-specific option given on the command
+/// line for a kernel that does not read it is an error, not silently ignored.
+fn kernel_choice(matches: &ArgMatches) -> Result<(&'static KernelSpec, u32), String> {
+    let name = matches.get_one::<String>("kernel").expect("has a default");
+    let spec = workload::spec(name).expect("clap accepts registered names only");
+    for option in ["bins"] {
+        if matches.value_source(option) == Some(ValueSource::CommandLine) && !spec.options.contains(&option) {
+            let readers: Vec<&str> = workload::KERNELS
+                .iter()
+                .filter(|other| other.options.contains(&option))
+                .map(|other| other.name)
+                .collect();
+            return Err(format!(
+                "--{option} does not apply to --kernel {}; it is an option of --kernel {}",
+                spec.name,
+                readers.join(", ")
+            ));
+        }
+    }
+    Ok((spec, *matches.get_one::<u32>("bins").expect("has a default")))
+}
+
+/// Checks `params` against the kernel's own rules.
+fn validate_kernel(spec: &KernelSpec, params: &Params) -> Result<(), String> {
+    (spec.validate)(params)
+}
+
 fn compare_from_matches(matches: &ArgMatches) -> Result<CompareOptions, String> {
     let number = |name: &str| *matches.get_one::<u32>(name).expect("every count has a default");
-    Ok(CompareOptions {
+    let (kernel, bins) = kernel_choice(matches)?;
+    let options = CompareOptions {
         device: number("device"),
+        kernel,
+        bins,
         width: number("width"),
         height: number("height"),
         block_sizes: unique_block_sizes(matches)?,
         warmups: number("warmups"),
         rounds: number("rounds"),
         provenance: matches.get_flag("provenance"),
-    })
+    };
+    validate_kernel(kernel, &options.params())?;
+    Ok(options)
 }
 
 fn variants_from_matches(matches: &ArgMatches) -> Result<VariantsOptions, String> {
@@ -436,8 +538,11 @@ fn tail_from_matches(matches: &ArgMatches) -> Result<TailOptions, String> {
     if let Some(bad) = waves.iter().find(|waves| !(waves.is_finite() && **waves > 0.0 && **waves <= 1000.0)) {
         return Err(format!("--waves {bad} is not a grid size: give waves above 0 and at most 1000"));
     }
-    Ok(TailOptions {
+    let (kernel, bins) = kernel_choice(matches)?;
+    let options = TailOptions {
         device: number("device"),
+        kernel,
+        bins,
         width: number("width"),
         height: number("height"),
         threads_per_block: number("block-size"),
@@ -446,7 +551,9 @@ fn tail_from_matches(matches: &ArgMatches) -> Result<TailOptions, String> {
         runs: number("runs"),
         flush_l2: matches.get_flag("flush-l2"),
         provenance: matches.get_flag("provenance"),
-    })
+    };
+    validate_kernel(kernel, &options.params())?;
+    Ok(options)
 }
 
 fn occupancy_from_matches(matches: &ArgMatches) -> Result<OccupancyOptions, String> {
@@ -469,8 +576,11 @@ fn occupancy_from_matches(matches: &ArgMatches) -> Result<OccupancyOptions, Stri
 fn from_matches(matches: &ArgMatches) -> Result<Options, String> {
     let number = |name: &str| *matches.get_one::<u32>(name).expect("every count has a default");
     let block_sizes = unique_block_sizes(matches)?;
+    let (kernel, bins) = kernel_choice(matches)?;
     let options = Options {
         device: *matches.get_one::<DeviceChoice>("device").expect("has a default"),
+        kernel,
+        bins,
         width: number("width"),
         height: number("height"),
         block_sizes,
@@ -495,10 +605,12 @@ fn from_matches(matches: &ArgMatches) -> Result<Options, String> {
             return Err(format!("cannot write {}: its folder does not exist", path.display()));
         }
     }
+    validate_kernel(kernel, &options.params())?;
+    let (outputs, whole) = (kernel.outputs)(&options.params());
     if let Some(index) = options.corrupt_pixel
-        && index as u64 >= options.pixels()
+        && index as u64 >= outputs
     {
-        return Err(format!("--corrupt-pixel {index} is outside the {}-pixel frame", options.pixels()));
+        return Err(format!("--corrupt-pixel {index} is outside the {whole}"));
     }
     Ok(options)
 }
@@ -521,19 +633,46 @@ pub fn check_block_sizes(block_sizes: &[u32], limits: &DeviceLimits) -> Result<(
     }
 }
 
-/// The four planes, and `scratch_bytes` more (the L2 flush buffer), must fit in the device
-/// memory that is free now. Byte counts are checked: a frame whose count overflows 64 bits
-/// (1073741824 x 1073741824 pixels and up) is too large, not 0 bytes.
-pub fn check_frame_fits(width: u32, height: u32, scratch_bytes: u64, free_bytes: u64) -> Result<(), String> {
-    let pixels = u64::from(width) * u64::from(height);
-    let Some(needed) = bytes_moved_per_pass(pixels).and_then(|bytes| bytes.checked_add(scratch_bytes)) else {
+/// A block's dynamic shared memory must be within the 48 KiB every CUDA device gives a block
+/// without the `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES` opt-in, which this program
+/// does not set. No kernel here asks for more (4096 bins are 16 KiB); a new one that does must
+/// opt in first.
+pub fn check_dynamic_shared_memory(block_sizes: &[u32], shared: impl Fn(u32) -> u32) -> Result<(), String> {
+    match block_sizes
+        .iter()
+        .map(|&size| (size, shared(size)))
+        .find(|&(_, bytes)| bytes > DEFAULT_SHARED_MEMORY_LIMIT)
+    {
+        Some((size, bytes)) => Err(format!(
+            "at {size} threads per block the kernel needs {bytes} B of dynamic shared memory per block, \
+             above the {DEFAULT_SHARED_MEMORY_LIMIT} B a block gets without opting in"
+        )),
+        None => Ok(()),
+    }
+}
+
+/// Dynamic shared memory a block may use without the opt-in attribute: 48 KiB.
+pub const DEFAULT_SHARED_MEMORY_LIMIT: u32 = 48 * 1024;
+
+/// The workload's device buffers, and `scratch_bytes` more (the L2 flush buffer), must fit in
+/// the device memory that is free now. Byte counts are checked: a frame whose count overflows
+/// 64 bits (1073741824 x 1073741824 pixels and up, for grayscale) is too large, not 0 bytes.
+pub fn check_frame_fits(
+    width: u32,
+    height: u32,
+    footprint: &Footprint,
+    scratch_bytes: u64,
+    free_bytes: u64,
+) -> Result<(), String> {
+    let what = footprint.device_what;
+    let Some(needed) = footprint.device_bytes.and_then(|bytes| bytes.checked_add(scratch_bytes)) else {
         return Err(format!(
-            "a {width} x {height} frame needs more than 16 EiB of device memory for its four planes; no device has that"
+            "a {width} x {height} frame needs more than 16 EiB of device memory for {what}; no device has that"
         ));
     };
     if needed > free_bytes {
         return Err(format!(
-            "a {width} x {height} frame needs {:.1} MiB of device memory for its four planes (and any L2 flush buffer), but only {:.1} MiB is free",
+            "a {width} x {height} frame needs {:.1} MiB of device memory for {what} (and any L2 flush buffer), but only {:.1} MiB is free",
             mib(needed),
             mib(free_bytes)
         ));
@@ -545,20 +684,25 @@ fn mib(bytes: u64) -> f64 {
     bytes as f64 / (1024.0 * 1024.0)
 }
 
-/// The frame's three planes, its CPU reference and the output read back must fit in the
-/// host memory available now (`MemAvailable`; `None` where the system does not say, and
-/// then only the allocations themselves can tell).
-pub fn check_host_memory(width: u32, height: u32, available_bytes: Option<u64>) -> Result<(), String> {
-    let pixels = u64::from(width) * u64::from(height);
-    let Some(needed) = host_bytes_needed(pixels) else {
+/// The workload's host data (for grayscale: the frame's three planes, its CPU reference and
+/// the output read back) must fit in the host memory available now (`MemAvailable`; `None`
+/// where the system does not say, and then only the allocations themselves can tell).
+pub fn check_host_memory(
+    width: u32,
+    height: u32,
+    footprint: &Footprint,
+    available_bytes: Option<u64>,
+) -> Result<(), String> {
+    let Some(needed) = footprint.host_bytes else {
         return Err(format!(
             "a {width} x {height} frame needs more than 16 EiB of host memory; no machine has that"
         ));
     };
     match available_bytes {
         Some(available) if needed > available => Err(format!(
-            "a {width} x {height} frame needs {:.1} MiB of host memory (three input planes, the CPU reference and the output read back), but only {:.1} MiB is available",
+            "a {width} x {height} frame needs {:.1} MiB of host memory ({}), but only {:.1} MiB is available",
             mib(needed),
+            footprint.host_what,
             mib(available)
         )),
         _ => Ok(()),
@@ -569,6 +713,11 @@ pub fn check_host_memory(width: u32, height: u32, available_bytes: Option<u64>) 
 mod tests {
     use super::*;
     use crate::backend::MockGpu;
+    use crate::workload::{grayscale, histogram};
+
+    fn grayscale_footprint(width: u32, height: u32) -> Footprint {
+        (grayscale::KERNEL.footprint)(&Params::frame(width, height))
+    }
 
     fn parse_ok(args: &[&str]) -> Options {
         let mut all = vec!["block-size"];
@@ -596,6 +745,8 @@ mod tests {
                 options,
                 CompareOptions {
                     device: 0,
+                    kernel: &grayscale::KERNEL,
+                    bins: histogram::DEFAULT_BINS,
                     width: 8160,
                     height: 8160,
                     block_sizes: DEFAULT_BLOCK_SIZES.to_vec(),
@@ -697,6 +848,8 @@ mod tests {
             options,
             Options {
                 device: DeviceChoice::One(0),
+                kernel: &grayscale::KERNEL,
+                bins: histogram::DEFAULT_BINS,
                 width: DEFAULT_WIDTH,
                 height: DEFAULT_HEIGHT,
                 block_sizes: DEFAULT_BLOCK_SIZES.to_vec(),
@@ -745,6 +898,8 @@ mod tests {
             options,
             Options {
                 device: DeviceChoice::One(1),
+                kernel: &grayscale::KERNEL,
+                bins: histogram::DEFAULT_BINS,
                 width: 7,
                 height: 13,
                 block_sizes: vec![256, 32],
@@ -845,13 +1000,14 @@ mod tests {
 
     #[test]
     fn frame_must_fit_in_free_memory() {
-        assert_eq!(check_frame_fits(3840, 2160, 0, 132_710_400), Ok(()));
+        let footprint = grayscale_footprint(3840, 2160);
+        assert_eq!(check_frame_fits(3840, 2160, &footprint, 0, 132_710_400), Ok(()));
         assert_eq!(
-            check_frame_fits(3840, 2160, 0, 132_710_399).unwrap_err(),
+            check_frame_fits(3840, 2160, &footprint, 0, 132_710_399).unwrap_err(),
             "a 3840 x 2160 frame needs 126.6 MiB of device memory for its four planes (and any L2 flush buffer), \
              but only 126.6 MiB is free"
         );
-        assert!(check_frame_fits(3840, 2160, 1, 132_710_400).is_err(), "the flush buffer counts");
+        assert!(check_frame_fits(3840, 2160, &footprint, 1, 132_710_400).is_err(), "the flush buffer counts");
     }
 
     #[test]
@@ -859,22 +1015,101 @@ mod tests {
         // 2^30 x 2^30 pixels x 16 bytes = 2^64 bytes, which wrapped to 0 and fitted anywhere.
         let message = "a 1073741824 x 1073741824 frame needs more than 16 EiB of device memory for its four planes; \
                        no device has that";
-        assert_eq!(check_frame_fits(1 << 30, 1 << 30, 0, u64::MAX).unwrap_err(), message);
-        assert!(check_frame_fits(u32::MAX, u32::MAX, 0, u64::MAX).unwrap_err().contains("more than 16 EiB"));
+        let fits = |width, height, scratch| {
+            check_frame_fits(width, height, &grayscale_footprint(width, height), scratch, u64::MAX)
+        };
+        assert_eq!(fits(1 << 30, 1 << 30, 0).unwrap_err(), message);
+        assert!(fits(u32::MAX, u32::MAX, 0).unwrap_err().contains("more than 16 EiB"));
         // Just below the overflow, the flush buffer's bytes are added with a check too.
-        assert!(check_frame_fits(1 << 30, (1 << 30) - 1, u64::MAX, u64::MAX).is_err());
-        assert!(check_host_memory(u32::MAX, u32::MAX, None).unwrap_err().contains("16 EiB of host memory"));
+        assert!(fits(1 << 30, (1 << 30) - 1, u64::MAX).is_err());
+        let footprint = grayscale_footprint(u32::MAX, u32::MAX);
+        assert!(
+            check_host_memory(u32::MAX, u32::MAX, &footprint, None)
+                .unwrap_err()
+                .contains("16 EiB of host memory")
+        );
     }
 
     #[test]
     fn the_frame_must_fit_in_available_host_memory() {
         // 4K: 20 bytes a pixel, 158.2 MiB.
-        assert_eq!(check_host_memory(3840, 2160, Some(165_888_000)), Ok(()));
-        assert_eq!(check_host_memory(3840, 2160, None), Ok(()), "unknown: the allocations decide");
+        let footprint = grayscale_footprint(3840, 2160);
+        assert_eq!(check_host_memory(3840, 2160, &footprint, Some(165_888_000)), Ok(()));
         assert_eq!(
-            check_host_memory(3840, 2160, Some(100 << 20)).unwrap_err(),
+            check_host_memory(3840, 2160, &footprint, None),
+            Ok(()),
+            "unknown: the allocations decide"
+        );
+        assert_eq!(
+            check_host_memory(3840, 2160, &footprint, Some(100 << 20)).unwrap_err(),
             "a 3840 x 2160 frame needs 158.2 MiB of host memory (three input planes, the CPU reference and the \
              output read back), but only 100.0 MiB is available"
+        );
+    }
+
+    #[test]
+    fn kernel_and_bins_are_read_by_the_sweep_compare_and_tail() {
+        let options = parse_ok(&["--kernel", "histogram", "--bins", "4096"]);
+        assert_eq!((options.kernel.name, options.bins), ("histogram", 4096));
+        assert_eq!(parse_ok(&["--kernel", "histogram"]).bins, histogram::DEFAULT_BINS);
+        match parse(["block-size", "compare", "--kernel", "histogram", "--bins", "1"]) {
+            Ok(Request::Compare(options)) => {
+                assert_eq!((options.kernel.name, options.bins), ("histogram", 1))
+            }
+            other => panic!("{other:?}"),
+        }
+        match parse(["block-size", "tail", "--kernel", "histogram", "--bins", "300"]) {
+            Ok(Request::Tail(options)) => assert_eq!((options.kernel.name, options.bins), ("histogram", 300)),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn bins_out_of_range_or_for_another_kernel_are_rejected() {
+        for bins in ["0", "4097", "-1", "many"] {
+            let message = usage_error(&["--kernel", "histogram", &format!("--bins={bins}")]);
+            assert!(message.contains("--bins <N>"), "{bins}: {message}");
+        }
+        assert_eq!(
+            usage_error(&["--bins", "512"]),
+            "--bins does not apply to --kernel grayscale; it is an option of --kernel histogram"
+        );
+        assert!(usage_error(&["--kernel", "sobel"]).contains("invalid value 'sobel' for '--kernel <NAME>'"));
+        assert!(
+            usage_error(&["variants", "--kernel", "histogram"]).contains("unexpected argument '--kernel'")
+        );
+        assert!(usage_error(&["variants", "--bins", "16"]).contains("unexpected argument '--bins'"));
+    }
+
+    #[test]
+    fn corrupt_pixel_of_the_histogram_is_a_bin() {
+        assert_eq!(
+            parse_ok(&["--kernel", "histogram", "--bins", "64", "--corrupt-pixel", "63"]).corrupt_pixel,
+            Some(63)
+        );
+        assert_eq!(parse_ok(&["--kernel", "histogram", "--corrupt-output", "7"]).corrupt_pixel, Some(7));
+        assert_eq!(
+            usage_error(&["--kernel", "histogram", "--bins", "64", "--corrupt-pixel", "64"]),
+            "--corrupt-pixel 64 is outside the 64-bin histogram"
+        );
+    }
+
+    #[test]
+    fn a_histogram_frame_past_32_bit_counts_is_rejected() {
+        let message = usage_error(&["--kernel", "histogram", "--width", "65536", "--height", "65536"]);
+        assert!(message.ends_with("the histogram's 32-bit bins count at most 4294967295"), "{message}");
+        // Grayscale has no such limit.
+        parse_ok(&["--width", "65536", "--height", "65536"]);
+    }
+
+    #[test]
+    fn dynamic_shared_memory_above_48_kib_is_rejected() {
+        assert_eq!(check_dynamic_shared_memory(&[64, 1024], |_| 16 * 1024), Ok(()));
+        assert_eq!(check_dynamic_shared_memory(&[64], |_| 48 * 1024), Ok(()));
+        assert_eq!(
+            check_dynamic_shared_memory(&[64, 1024], |threads| threads * 64).unwrap_err(),
+            "at 1024 threads per block the kernel needs 65536 B of dynamic shared memory per block, \
+             above the 49152 B a block gets without opting in"
         );
     }
 }

@@ -1,7 +1,9 @@
 /*!
-`block-size compare`: the same kernel from three compilers, measured side by side.
+`block-size compare`: the same kernel from several compilers, measured side by side: for the
+grayscale kernel cuda_builder, nvcc and rustc's NVPTX backend (with and without FMA
+contraction); for the histogram cuda_builder and nvcc.
 
-Every kernel runs in one process on the same device buffers. For each block size each kernel
+Every kernel runs in one process on the same device buffers, those of one workload. For each block size each kernel
 gets its own occupancy answer and one-wave grid (their register counts differ, so blocks/SM
 can differ), is checked against the CPU reference, is warmed up, and is then timed in
 interleaved rounds: one launch per kernel per round, each between its own events, with the
@@ -10,11 +12,12 @@ advantage of going first, fall on every kernel alike.
 */
 
 use crate::backend::{DeviceLimits, Gpu, KernelResources, Timing};
-use crate::checked::{Checked, Checker};
-use crate::frame::{Frame, Mismatch, gigabytes_per_second};
+use crate::checked::{self, Checked};
 use crate::occupancy::one_wave_grid;
+use crate::ptx::KernelRef;
 use crate::stats::RunStats;
-use anyhow::{Context as _, Result};
+use crate::workload::{Mismatch, Pass, Workload};
+use anyhow::{Context as _, Result, ensure};
 
 /// One kernel at one block size.
 #[derive(Debug, Clone, PartialEq)]
@@ -50,8 +53,8 @@ impl std::fmt::Display for WrongOutput {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "wrong output from the {} kernel at {} threads per block: pixel {} is {}, the CPU reference says {}",
-            self.kernel, self.threads_per_block, self.mismatch.index, self.mismatch.got, self.mismatch.want
+            "wrong output from the {} kernel at {} threads per block: {}",
+            self.kernel, self.threads_per_block, self.mismatch
         )
     }
 }
@@ -60,14 +63,14 @@ impl std::fmt::Display for WrongOutput {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Comparison {
     pub limits: DeviceLimits,
-    pub width: u32,
-    pub height: u32,
+    /// What one pass of the kernel is.
+    pub pass: Pass,
     pub warmups: u32,
     pub rounds: u32,
     /// Kernel labels, in load order.
     pub kernels: Vec<String>,
     pub resources: Vec<KernelResources>,
-    /// Index of the kernel the ratios divide by.
+    /// Position in `kernels` of the one the ratios divide by.
     pub baseline: usize,
     pub rows: Vec<Row>,
     pub failures: Vec<WrongOutput>,
@@ -85,32 +88,33 @@ pub fn round_ratios(row: &Row, kernel: usize, baseline: usize) -> Vec<f64> {
 }
 
 impl Comparison {
-    pub fn pixels(&self) -> u64 {
-        u64::from(self.width) * u64::from(self.height)
-    }
-
     pub fn gigabytes_per_second(&self, milliseconds: f64) -> f64 {
-        gigabytes_per_second(self.pixels(), milliseconds)
+        self.pass.gigabytes_per_second(milliseconds)
     }
 }
 
-/// Runs the comparison over the kernels loaded in `gpu` (labels in load order), with the
-/// frame already uploaded. `Err` only when the driver fails.
+/// Runs the comparison of `kernels`, all loaded in `gpu` and all computing `workload` (already
+/// uploaded), the ratios dividing by `baseline`, one of them. `Err` only when the driver fails.
 pub fn run(
     gpu: &mut dyn Gpu,
-    frame: &Frame,
-    kernels: &[&str],
-    baseline: usize,
+    workload: &mut dyn Workload,
+    kernels: &[KernelRef],
+    baseline: KernelRef,
     block_sizes: &[u32],
     warmups: u32,
     rounds: u32,
 ) -> Result<Comparison> {
+    let baseline_index = kernels.iter().position(|&kernel| kernel == baseline);
+    ensure!(
+        baseline_index.is_some(),
+        "the baseline {} is not among the kernels compared",
+        baseline.module.label
+    );
     let limits = gpu.limits().clone();
-    let mut checker = Checker::new(frame)?;
-    let pixels = frame.pixels() as u64;
+    let pixels = workload.pass().pixels;
     let mut resources = Vec::new();
-    for index in 0..kernels.len() {
-        gpu.select_kernel(index)?;
+    for &kernel in kernels {
+        gpu.select_kernel(kernel)?;
         resources.push(gpu.kernel_resources()?);
     }
 
@@ -118,28 +122,33 @@ pub fn run(
     let mut failures = Vec::new();
     for &threads_per_block in block_sizes {
         let mut cells = Vec::new();
-        for (index, label) in kernels.iter().enumerate() {
-            gpu.select_kernel(index)?;
-            let blocks_per_sm = gpu.blocks_per_sm(threads_per_block)?;
+        let mut launches = Vec::new();
+        let dynamic_shared_memory = workload.dynamic_shared_memory(threads_per_block);
+        for &kernel in kernels {
+            let label = kernel.module.label;
+            gpu.select_kernel(kernel)?;
+            let blocks_per_sm = gpu.blocks_per_sm(threads_per_block, dynamic_shared_memory)?;
             let grid_blocks = one_wave_grid(blocks_per_sm, limits.multiprocessors, pixels, threads_per_block);
             // One checked launch per kernel and block size; the timed rounds come after.
             let check = Timing { warmups: 0, runs: 1, flush_l2: false };
-            let Checked { mismatch, .. } = checker
-                .measure(gpu, grid_blocks, threads_per_block, check, None)
-                .with_context(|| label.to_string())?;
+            let Checked { mismatch, .. } =
+                checked::measure(gpu, workload, grid_blocks, threads_per_block, check, None)
+                    .with_context(|| label.to_string())?;
             if let Some(mismatch) = mismatch {
                 failures.push(WrongOutput { kernel: label.to_string(), threads_per_block, mismatch });
             }
+            let launch = workload.launch(grid_blocks, threads_per_block)?;
             for _ in 0..warmups {
-                gpu.time_one_launch(grid_blocks, threads_per_block)?;
+                gpu.time_one_launch(&launch)?;
             }
+            launches.push(launch);
             cells.push(Cell { blocks_per_sm, grid_blocks, round_ms: Vec::with_capacity(rounds as usize) });
         }
         for round in 0..rounds as usize {
             for offset in 0..kernels.len() {
                 let index = (round + offset) % kernels.len();
-                gpu.select_kernel(index)?;
-                let ms = gpu.time_one_launch(cells[index].grid_blocks, threads_per_block)?;
+                gpu.select_kernel(kernels[index])?;
+                let ms = gpu.time_one_launch(&launches[index])?;
                 cells[index].round_ms.push(ms);
             }
         }
@@ -148,13 +157,12 @@ pub fn run(
 
     Ok(Comparison {
         limits,
-        width: frame.width,
-        height: frame.height,
+        pass: workload.pass().clone(),
         warmups,
         rounds,
-        kernels: kernels.iter().map(|label| label.to_string()).collect(),
+        kernels: kernels.iter().map(|kernel| kernel.module.label.to_string()).collect(),
         resources,
-        baseline,
+        baseline: baseline_index.expect("checked above"),
         rows,
         failures,
     })
@@ -164,18 +172,23 @@ pub fn run(
 mod tests {
     use super::*;
     use crate::backend::MockGpu;
+    use crate::ptx::{NVCC, RUST_CUDA, RUSTC_NVPTX};
+    use crate::workload::{Params, grayscale, histogram};
+
+    const KERNELS: [KernelRef; 3] =
+        [RUST_CUDA.kernel("grayscale"), NVCC.kernel("grayscale"), RUSTC_NVPTX.kernel("grayscale")];
 
     fn three_kernel_gpu() -> MockGpu {
-        let mut gpu = MockGpu::h200_like();
+        let mut gpu = MockGpu::h200_with(&KERNELS);
         gpu.kernel_time_factors = vec![1.0, 0.5, 2.0];
         gpu.milliseconds = vec![(128, 0.1), (256, 0.2)];
         gpu
     }
 
     fn compare(gpu: &mut MockGpu, rounds: u32) -> Comparison {
-        let frame = Frame::synthetic(16, 16).unwrap();
-        gpu.upload(&frame).unwrap();
-        run(gpu, &frame, &["a", "b", "c"], 1, &[128, 256], 2, rounds).unwrap()
+        let mut workload = (grayscale::KERNEL.create)(&Params::frame(16, 16)).unwrap();
+        workload.upload(gpu).unwrap();
+        run(gpu, workload.as_mut(), &KERNELS, KERNELS[1], &[128, 256], 2, rounds).unwrap()
     }
 
     #[test]
@@ -184,8 +197,10 @@ mod tests {
         compare(&mut gpu, 3);
         // Per block size: per kernel a checked launch (through time_launches, not listed
         // here) and 2 warm-ups, then 3 rounds of 3 with the order rotating.
-        let first_row: Vec<usize> = gpu.timed.iter().filter(|(_, t)| *t == 128).map(|(k, _)| *k).collect();
-        assert_eq!(first_row, [0, 0, 1, 1, 2, 2, 0, 1, 2, 1, 2, 0, 2, 0, 1]);
+        let first_row: Vec<&str> =
+            gpu.timed.iter().filter(|(_, t)| *t == 128).map(|(k, _)| k.module.label).collect();
+        let [a, b, c] = KERNELS.map(|kernel| kernel.module.label);
+        assert_eq!(first_row, [a, a, b, b, c, c, a, b, c, b, c, a, c, a, b]);
         let checked = gpu.launches.iter().filter(|(_, t)| *t == 128).count();
         assert_eq!(checked, 3 + first_row.len(), "one checked launch per kernel besides the timed ones");
     }
@@ -202,6 +217,7 @@ mod tests {
         assert_eq!(row.cells[0].grid_blocks, 1, "256 pixels need one block of 256");
         assert_eq!(round_ratios(row, 2, 1), [4.0; 4]);
         assert_eq!(result.resources.len(), 3);
+        assert_eq!((result.baseline, result.kernels[1].as_str()), (1, "nvcc"));
     }
 
     #[test]
@@ -209,16 +225,39 @@ mod tests {
         let mut gpu = three_kernel_gpu();
         gpu.wrong_kernel = Some(2);
         let result = compare(&mut gpu, 2);
-        let named: Vec<(&str, u32, usize)> = result
+        let named: Vec<(&str, u32, Option<usize>)> = result
             .failures
             .iter()
             .map(|f| (f.kernel.as_str(), f.threads_per_block, f.mismatch.index))
             .collect();
-        assert_eq!(named, [("c", 128, 0), ("c", 256, 0)]);
+        assert_eq!(named, [("rustc-nvptx", 128, Some(0)), ("rustc-nvptx", 256, Some(0))]);
         assert!(
-            result.failures[0]
-                .to_string()
-                .starts_with("wrong output from the c kernel at 128 threads per block")
+            result.failures[0].to_string().starts_with(
+                "wrong output from the rustc-nvptx kernel at 128 threads per block: pixel 0 is 2,"
+            )
         );
+    }
+
+    #[test]
+    fn the_histogram_compares_rust_and_cpp_with_its_shared_memory() {
+        let kernels: Vec<KernelRef> =
+            histogram::KERNEL.modules.iter().map(|&module| histogram::KERNEL.kernel_in(module)).collect();
+        let mut gpu = MockGpu::h200_with(&kernels);
+        gpu.shared_memory_residency = vec![(64, 8192, 25), (1024, 8192, 2)];
+        gpu.wrong_kernel = Some(1);
+        gpu.wrong_element = 2047;
+        let mut workload =
+            (histogram::KERNEL.create)(&Params { bins: 2048, ..Params::frame(64, 64) }).unwrap();
+        workload.upload(&mut gpu).unwrap();
+        let baseline = histogram::KERNEL.kernel_in(histogram::KERNEL.baseline);
+        let result = run(&mut gpu, workload.as_mut(), &kernels, baseline, &[64, 1024], 1, 3).unwrap();
+        assert_eq!(result.kernels, ["cuda_builder", "nvcc"]);
+        assert_eq!(result.baseline, 1);
+        assert_eq!(result.rows[0].cells[0].blocks_per_sm, 25, "the 8 KiB of 2048 bins reached the query");
+        assert!(gpu.occupancy_queries.borrow().iter().all(|&(_, smem)| smem == 8192));
+        // The nvcc kernel miscounts here: it is named, at its bin, and cuda_builder is not.
+        let named: Vec<(&str, Option<usize>)> =
+            result.failures.iter().map(|f| (f.kernel.as_str(), f.mismatch.index)).collect();
+        assert_eq!(named, [("nvcc", Some(2047)), ("nvcc", Some(2047))]);
     }
 }

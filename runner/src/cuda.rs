@@ -7,9 +7,11 @@ cannot load a module (exit 3, or the module left out where others can run); anyt
 that is the run failing (exit 1).
 */
 
-use crate::backend::{DeviceLimits, Driver, Gpu, KernelResources, LoadError, Suggestion, Timing};
+use crate::backend::{
+    BufferId, DeviceLimits, Driver, Gpu, KernelArg, KernelResources, Launch, LoadError, SharedMemoryFn,
+    Suggestion, Timing, check_args, kernel_params,
+};
 use crate::compat::Refusal;
-use crate::frame::Frame;
 use crate::ptx::KernelRef;
 use anyhow::{Context as _, Result, anyhow};
 use cust::context::Context;
@@ -17,11 +19,12 @@ use cust::device::{Device, DeviceAttribute};
 use cust::error::CudaError;
 use cust::event::{Event, EventFlags};
 use cust::function::{BlockSize, Function, FunctionAttribute};
-use cust::memory::{AsyncCopyDestination, CopyDestination, DeviceBuffer};
+use cust::memory::{AsyncCopyDestination, CopyDestination, DeviceBuffer, DeviceSlice};
 use cust::module::Module;
 use cust::stream::{Stream, StreamFlags};
 use cust::sys::CUdevice_attribute as RawAttribute;
-use std::ffi::c_void;
+use std::cell::Cell;
+use std::ffi::{c_int, c_void};
 
 pub use crate::backend::OpenError;
 
@@ -46,27 +49,25 @@ impl Driver for CudaDriver {
     }
 }
 
-/// The four planes, each `offset + pixels` floats long; kernels see them from `offset` on,
-/// so an offset of 1 to 3 hands them pointers that are not 16-byte aligned.
-struct Buffers {
-    red: DeviceBuffer<f32>,
-    green: DeviceBuffer<f32>,
-    blue: DeviceBuffer<f32>,
-    out: DeviceBuffer<f32>,
-    pixels: usize,
-    offset: usize,
+/// One loaded kernel: its module, its handle, and its PTX parameter types, against which
+/// every launch's arguments are checked.
+struct Loaded {
+    module: Module,
+    kernel: KernelRef,
+    params: Vec<String>,
 }
 
-/// One device with one or more grayscale modules loaded, one of them active. Fields drop in
-/// order, so buffers, events, stream and modules are released before their context.
+/// One device with one or more modules loaded, one kernel active, and the workloads'
+/// buffers. Fields drop in order, so buffers, events, stream and modules are released before
+/// their context.
 pub struct CudaGpu {
-    buffers: Option<Buffers>,
+    /// The buffers [`Gpu::alloc_zeroed`] handed out, by [`BufferId`].
+    buffers: Vec<DeviceBuffer<u8>>,
     l2_scratch: Option<DeviceBuffer<u8>>,
     start: Event,
     stop: Event,
     stream: Stream,
-    /// One loaded module per kernel, with the kernel's entry point.
-    modules: Vec<(Module, &'static str)>,
+    modules: Vec<Loaded>,
     active: usize,
     /// Source and destination of the device-to-device copy ceiling.
     copy_buffers: Option<(DeviceBuffer<u8>, DeviceBuffer<u8>)>,
@@ -218,7 +219,7 @@ impl CudaGpu {
         let stop = Event::new(EventFlags::DEFAULT).map_err(|e| setup(anyhow!("creating an event: {e}")))?;
 
         Ok(Self {
-            buffers: None,
+            buffers: Vec::new(),
             l2_scratch: None,
             start,
             stop,
@@ -244,37 +245,117 @@ impl CudaGpu {
         Ok(())
     }
 
+    fn active(&self) -> Result<&Loaded> {
+        self.modules.get(self.active).ok_or_else(|| anyhow!("no kernel loaded"))
+    }
+
     fn function(&self) -> Result<Function<'_>> {
-        let (module, entry) = self.modules.get(self.active).ok_or_else(|| anyhow!("no kernel loaded"))?;
-        Ok(module.get_function(entry)?)
+        let loaded = self.active()?;
+        Ok(loaded.module.get_function(loaded.kernel.entry)?)
     }
 
-    fn buffers(&self) -> Result<&Buffers> {
-        self.buffers.as_ref().ok_or_else(|| anyhow!("no frame uploaded"))
+    fn buffer(&self, buffer: BufferId) -> Result<&DeviceBuffer<u8>> {
+        self.buffers.get(buffer.index()).ok_or_else(|| anyhow!("no buffer {}", buffer.index()))
     }
 
-    fn launch(&self, grid_blocks: u32, threads_per_block: u32) -> Result<()> {
-        let buffers = self.buffers()?;
+    fn buffer_mut(&mut self, buffer: BufferId) -> Result<&mut DeviceBuffer<u8>> {
+        self.buffers.get_mut(buffer.index()).ok_or_else(|| anyhow!("no buffer {}", buffer.index()))
+    }
+
+    /// `len` bytes of `buffer` from `byte_offset` on, or an error where they are past its end.
+    fn range(&self, buffer: BufferId, byte_offset: usize, len: usize) -> Result<DeviceSlice<u8>> {
+        let device = self.buffer(buffer)?;
+        let end = byte_offset.checked_add(len).filter(|&end| end <= device.len());
+        let end = end.ok_or_else(|| {
+            anyhow!(
+                "{len} bytes at {byte_offset} are past buffer {} ({} bytes)",
+                buffer.index(),
+                device.len()
+            )
+        })?;
+        Ok(device.index(byte_offset..end))
+    }
+
+    /// Zeroes `buffers` on the stream (`cuMemsetD8Async`): before a launch's start event, so
+    /// that the timed interval holds the launch alone.
+    fn zero_async(&mut self, buffers: &[BufferId]) -> Result<()> {
+        for &buffer in buffers {
+            let stream = &self.stream;
+            let device = self
+                .buffers
+                .get_mut(buffer.index())
+                .ok_or_else(|| anyhow!("no buffer {}", buffer.index()))?;
+            // SAFETY: the buffer lives in self until after the stream is synchronised.
+            unsafe { device.set_zero_async(stream) }.context("zeroing a buffer before a launch")?;
+        }
+        Ok(())
+    }
+
+    /// Launches the active kernel on the stream (the caller zeroes `zero_before_each`).
+    fn launch(&self, launch: &Launch) -> Result<()> {
+        let loaded = self.active()?;
+        check_args(&loaded.kernel, &loaded.params, &launch.args)?;
+        /// One argument's value, where the driver reads it from.
+        enum Slot {
+            U32(u32),
+            U64(u64),
+        }
+        let mut slots = Vec::with_capacity(launch.args.len());
+        for arg in &launch.args {
+            slots.push(match *arg {
+                KernelArg::Buffer(buffer, offset) => {
+                    let device = self.buffer(buffer)?;
+                    anyhow::ensure!(
+                        offset <= device.len(),
+                        "offset {offset} is past buffer {} ({} bytes)",
+                        buffer.index(),
+                        device.len()
+                    );
+                    Slot::U64(device.as_device_ptr().as_raw() + offset as u64)
+                }
+                KernelArg::U32(value) => Slot::U32(value),
+                KernelArg::U64(value) => Slot::U64(value),
+                KernelArg::Usize(value) => Slot::U64(value as u64),
+            });
+        }
+        let pointers: Vec<*mut c_void> = slots
+            .iter()
+            .map(|slot| match slot {
+                Slot::U32(value) => std::ptr::from_ref(value).cast_mut().cast(),
+                Slot::U64(value) => std::ptr::from_ref(value).cast_mut().cast(),
+            })
+            .collect();
         let function = self.function()?;
-        let skip = (buffers.offset * std::mem::size_of::<f32>()) as u64;
-        let red = buffers.red.as_device_ptr().as_raw() + skip;
-        let green = buffers.green.as_device_ptr().as_raw() + skip;
-        let blue = buffers.blue.as_device_ptr().as_raw() + skip;
-        let out = buffers.out.as_device_ptr().as_raw() + skip;
-        let pixels = buffers.pixels;
-        // Parameter order and types are the kernel's: four pointers and a usize count.
-        let args = [
-            &red as *const u64 as *mut c_void,
-            &green as *const u64 as *mut c_void,
-            &blue as *const u64 as *mut c_void,
-            &out as *const u64 as *mut c_void,
-            &pixels as *const usize as *mut c_void,
-        ];
-        // SAFETY: the arguments match the kernel's signature, every buffer holds `pixels`
-        // floats from `offset` on, and the kernel touches no index at or past `pixels`.
-        unsafe { self.stream.launch(&function, grid_blocks, threads_per_block, 0, &args) }
-            .context("cuLaunchKernel")
+        // SAFETY: the arguments have the count and sizes of the kernel's PTX parameters
+        // (check_args above), every pointer argument is inside a live buffer of this device,
+        // and `slots` outlives the call, which copies the values. That the kernel stays inside
+        // its buffers is the workload's contract with its kernel (its element counts are the
+        // buffers' own), checked on the CPU by the workload's tests and on a GPU by
+        // compute-sanitizer (runner/tests/gpu.rs).
+        unsafe {
+            self.stream.launch(
+                &function,
+                launch.grid_blocks,
+                launch.threads_per_block,
+                launch.dynamic_shared_memory,
+                &pointers,
+            )
+        }
+        .context("cuLaunchKernel")
     }
+}
+
+thread_local! {
+    /// The dynamic shared memory function of the `suggestion` call running on this thread,
+    /// for [`shared_memory_of_block_size`]: the driver's callback takes no context pointer.
+    static SHARED_MEMORY_FN: Cell<Option<SharedMemoryFn<'static>>> = const { Cell::new(None) };
+}
+
+/// `cuOccupancyMaxPotentialBlockSize`'s `blockSizeToDynamicSMemSize`: the function of the
+/// suggestion being computed on this thread, at `block_size`.
+extern "C" fn shared_memory_of_block_size(block_size: c_int) -> usize {
+    let function = SHARED_MEMORY_FN.with(Cell::get);
+    function.map_or(0, |function| function(u32::try_from(block_size).unwrap_or(0)) as usize)
 }
 
 impl crate::backend::Device for CudaGpu {
@@ -285,7 +366,8 @@ impl crate::backend::Device for CudaGpu {
 
     fn load(&mut self, kernel: &KernelRef) -> Result<(), LoadError> {
         let module = load(kernel)?;
-        self.modules.push((module, kernel.entry));
+        let params = kernel_params(kernel).map_err(LoadError::Setup)?;
+        self.modules.push(Loaded { module, kernel: *kernel, params });
         Ok(())
     }
 }
@@ -295,26 +377,28 @@ impl Gpu for CudaGpu {
         &self.limits
     }
 
-    fn upload_at(&mut self, frame: &Frame, offset: usize) -> Result<()> {
-        self.buffers = None;
-        let pixels = frame.pixels();
-        let copy = |plane: &[f32], name: &str| -> Result<DeviceBuffer<f32>> {
-            let buffer = DeviceBuffer::zeroed(offset + pixels)
-                .with_context(|| format!("allocating the {name} plane"))?;
-            buffer
-                .index(offset..offset + pixels)
-                .copy_from(plane)
-                .with_context(|| format!("copying the {name} plane to the device"))?;
-            Ok(buffer)
-        };
-        self.buffers = Some(Buffers {
-            red: copy(&frame.red, "red")?,
-            green: copy(&frame.green, "green")?,
-            blue: copy(&frame.blue, "blue")?,
-            out: DeviceBuffer::zeroed(offset + pixels).context("allocating the output plane")?,
-            pixels,
-            offset,
-        });
+    fn alloc_zeroed(&mut self, bytes: usize) -> Result<BufferId> {
+        let buffer = DeviceBuffer::zeroed(bytes.max(1))
+            .with_context(|| format!("allocating {bytes} bytes of device memory"))?;
+        self.buffers.push(buffer);
+        Ok(BufferId(self.buffers.len() - 1))
+    }
+
+    fn upload(&mut self, buffer: BufferId, byte_offset: usize, bytes: &[u8]) -> Result<()> {
+        self.stream.synchronize()?;
+        self.range(buffer, byte_offset, bytes.len())?.copy_from(bytes).context("copying to the device")?;
+        Ok(())
+    }
+
+    fn zero(&mut self, buffer: BufferId) -> Result<()> {
+        self.stream.synchronize()?;
+        self.buffer_mut(buffer)?.set_zero().context("zeroing a device buffer")?;
+        Ok(())
+    }
+
+    fn download(&mut self, buffer: BufferId, byte_offset: usize, out: &mut [u8]) -> Result<()> {
+        self.stream.synchronize()?;
+        self.range(buffer, byte_offset, out.len())?.copy_to(out).context("copying from the device")?;
         Ok(())
     }
 
@@ -353,86 +437,83 @@ impl Gpu for CudaGpu {
         })
     }
 
-    fn blocks_per_sm(&self, threads_per_block: u32) -> Result<u32> {
+    fn blocks_per_sm(&self, threads_per_block: u32, dynamic_shared_memory: u32) -> Result<u32> {
         let function = self.function()?;
-        Ok(function.max_active_blocks_per_multiprocessor(BlockSize::x(threads_per_block), 0)?)
+        Ok(function.max_active_blocks_per_multiprocessor(
+            BlockSize::x(threads_per_block),
+            dynamic_shared_memory as usize,
+        )?)
     }
 
-    fn suggestion(&self) -> Result<Suggestion> {
+    fn suggestion(&self, dynamic_shared_memory: SharedMemoryFn) -> Result<Suggestion> {
+        use cust::sys::{CUresult, cuOccupancyMaxPotentialBlockSize};
         let function = self.function()?;
-        let (grid_blocks, threads_per_block) = function.suggested_launch_configuration(0, BlockSize::x(0))?;
-        Ok(Suggestion { threads_per_block, grid_blocks })
-    }
-
-    fn zero_output(&mut self) -> Result<()> {
-        let buffers = self.buffers.as_mut().ok_or_else(|| anyhow!("no frame uploaded"))?;
-        buffers.out.set_zero().context("zeroing the output plane")?;
-        Ok(())
-    }
-
-    fn select_kernel(&mut self, index: usize) -> Result<()> {
-        if index >= self.modules.len() {
-            return Err(anyhow!("kernel {index} is not loaded ({} are)", self.modules.len()));
+        // SAFETY: the reference is stored for the duration of the driver call below only, and
+        // cleared before this function returns (on every path: nothing in between can fail or
+        // unwind), so the erased lifetime is never outlived.
+        let erased: SharedMemoryFn<'static> = unsafe { std::mem::transmute(dynamic_shared_memory) };
+        SHARED_MEMORY_FN.with(|cell| cell.set(Some(erased)));
+        let (mut grid_blocks, mut threads_per_block): (c_int, c_int) = (0, 0);
+        // SAFETY: valid out pointers and function handle; the callback reads the function set
+        // above on this thread, which the driver calls it on.
+        let status = unsafe {
+            cuOccupancyMaxPotentialBlockSize(
+                &mut grid_blocks,
+                &mut threads_per_block,
+                function.to_raw(),
+                Some(shared_memory_of_block_size),
+                0,
+                0,
+            )
+        };
+        SHARED_MEMORY_FN.with(|cell| cell.set(None));
+        if status != CUresult::CUDA_SUCCESS {
+            return Err(anyhow!("cuOccupancyMaxPotentialBlockSize: {status:?}"));
         }
-        self.active = index;
+        Ok(Suggestion {
+            threads_per_block: u32::try_from(threads_per_block)?,
+            grid_blocks: u32::try_from(grid_blocks)?,
+        })
+    }
+
+    fn select_kernel(&mut self, kernel: KernelRef) -> Result<()> {
+        self.active =
+            self.modules.iter().position(|loaded| loaded.kernel == kernel).ok_or_else(|| {
+                anyhow!("the {} kernel `{}` is not loaded", kernel.module.label, kernel.entry)
+            })?;
         Ok(())
     }
 
-    fn time_one_launch(&mut self, grid_blocks: u32, threads_per_block: u32) -> Result<f32> {
+    fn time_one_launch(&mut self, launch: &Launch) -> Result<f32> {
+        self.zero_async(&launch.zero_before_each)?;
         self.start.record(&self.stream)?;
-        self.launch(grid_blocks, threads_per_block)?;
+        self.launch(launch)?;
         self.stop.record(&self.stream)?;
         self.stop.synchronize().context("a timed launch failed")?;
         Ok(self.stop.elapsed_time_f32(&self.start)?)
     }
 
-    fn time_launches(
-        &mut self,
-        grid_blocks: u32,
-        threads_per_block: u32,
-        timing: Timing,
-    ) -> Result<Vec<f32>> {
+    fn time_launches(&mut self, launch: &Launch, timing: Timing) -> Result<Vec<f32>> {
         // Warm up this configuration, not just the module: the first launches pay for
         // lazy loading and for clocks that have not ramped yet.
         for _ in 0..timing.warmups {
-            self.launch(grid_blocks, threads_per_block)?;
+            self.zero_async(&launch.zero_before_each)?;
+            self.launch(launch)?;
         }
         self.stream.synchronize().context("a warm-up launch failed")?;
 
         let mut milliseconds = Vec::with_capacity(timing.runs as usize);
         for run in 0..timing.runs {
+            self.zero_async(&launch.zero_before_each)?;
             if timing.flush_l2 {
                 self.flush_l2(run)?;
             }
             self.start.record(&self.stream)?;
-            self.launch(grid_blocks, threads_per_block)?;
+            self.launch(launch)?;
             self.stop.record(&self.stream)?;
             self.stop.synchronize().context("a timed launch failed")?;
             milliseconds.push(self.stop.elapsed_time_f32(&self.start)?);
         }
         Ok(milliseconds)
-    }
-
-    fn download(&mut self, out: &mut [f32]) -> Result<()> {
-        self.stream.synchronize()?;
-        let buffers = self.buffers()?;
-        buffers
-            .out
-            .index(buffers.offset..buffers.offset + buffers.pixels)
-            .copy_to(out)
-            .context("copying the output plane back")?;
-        Ok(())
-    }
-
-    fn overwrite_output(&mut self, index: usize, value: f32) -> Result<()> {
-        self.stream.synchronize()?;
-        let buffers = self.buffers.as_mut().ok_or_else(|| anyhow!("no frame uploaded"))?;
-        if index >= buffers.pixels {
-            return Err(anyhow!("pixel {index} is outside the {}-pixel output", buffers.pixels));
-        }
-        let at = buffers.offset + index;
-        let mut pixel = buffers.out.index(at..at + 1);
-        pixel.copy_from(&[value]).context("overwriting one output pixel")?;
-        Ok(())
     }
 }

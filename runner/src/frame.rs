@@ -58,11 +58,6 @@ pub fn parse_mem_available(meminfo: &str) -> Option<u64> {
     }
 }
 
-/// Effective bandwidth of a pass over `pixels` that took `milliseconds`, in GB/s.
-pub fn gigabytes_per_second(pixels: u64, milliseconds: f64) -> f64 {
-    bytes_moved_per_pass_f64(pixels) / (milliseconds * 1e-3) / 1e9
-}
-
 /// Three planar float channels.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Frame {

@@ -197,8 +197,13 @@ pub struct Occupancy {
 impl Occupancy {
     /// The binding limits, joined: `warps`, or `warps+blocks` where two meet.
     pub fn limiter_names(&self) -> String {
-        self.limiters.iter().map(Limiter::to_string).collect::<Vec<_>>().join("+")
+        limiter_names(&self.limiters)
     }
+}
+
+/// Limits joined as the tables print them: `warps`, `warps+blocks`, `shared memory`.
+pub fn limiter_names(limiters: &[Limiter]) -> String {
+    limiters.iter().map(Limiter::to_string).collect::<Vec<_>>().join("+")
 }
 
 /// A GPU the `occupancy` command knows by name.
@@ -332,6 +337,52 @@ mod tests {
         assert_eq!(at_768("h100"), 75.0);
         assert_eq!(at_768("rtx5090"), 100.0);
         assert_eq!(at_768("t4"), 75.0);
+    }
+
+    #[test]
+    fn dynamic_shared_memory_of_the_histogram_on_an_h200() {
+        let h200 = preset("h200").unwrap().model();
+        // 4096 bins: 16384 B + 1024 B reserved = 17408 B (a multiple of 128) per block;
+        // 233472 / 17408 = 13.4: 13 blocks, whatever the block size, until warps bind.
+        let column: Vec<(u32, String)> = SIZES
+            .iter()
+            .map(|&threads| {
+                let occupancy = h200.occupancy(threads, 16, 16 * 1024);
+                (occupancy.blocks_per_sm, occupancy.limiter_names())
+            })
+            .collect();
+        let blocks: Vec<u32> = column.iter().map(|(blocks, _)| *blocks).collect();
+        assert_eq!(blocks, [13, 13, 13, 13, 13, 13, 12, 10, 8, 5, 4, 2, 2]);
+        assert!(column[..6].iter().all(|(_, limiter)| limiter == "shared memory"), "{column:?}");
+        assert!(column[6..].iter().all(|(_, limiter)| limiter == "warps"), "{column:?}");
+        // 2048 bins: 8192 + 1024 = 9216 B: 25 blocks, below the 32-block cap at 16 to 64 threads.
+        assert_eq!(h200.occupancy(64, 16, 8 * 1024).blocks_per_sm, 25);
+        assert_eq!(h200.occupancy(96, 16, 8 * 1024).limiters, [Limiter::Warps]);
+        // 256 bins: 1024 + 1024 = 2048 B: 114 blocks by shared memory, far from binding.
+        assert_eq!(h200.occupancy(32, 16, 1024).limiters, [Limiter::Blocks]);
+    }
+
+    #[test]
+    fn shared_memory_rounds_up_after_the_reserve() {
+        let h200 = preset("h200").unwrap().model();
+        let by_shared = |bytes| {
+            let occupancy = h200.occupancy(32, 16, bytes);
+            (occupancy.blocks_per_sm, occupancy.limiters.contains(&Limiter::SharedMemory))
+        };
+        // 1 B + 1024 B reserved = 1025, rounded up to 1152: 202 blocks' worth; the cap binds.
+        assert_eq!(by_shared(1), (32, false));
+        // 13 KiB: 13312 B alone would fit 17 times in 233472 B; with the reserve, 14336 B: 16.
+        assert_eq!(by_shared(13 * 1024), (16, true));
+        // 12709 B + 1024 = 13733 B would fit 17 times; rounded up to 13824 B, 16 times.
+        assert_eq!(by_shared(12_709), (16, true));
+        assert_eq!(by_shared(12_672), (17, true), "12672 + 1024 = 13696 = 107 x 128 exactly");
+        // 227 KiB, the opt-in maximum, fits once; a byte more does not fit at all.
+        assert_eq!(by_shared(227 * 1024), (1, true));
+        assert_eq!(by_shared(227 * 1024 + 1), (0, true));
+        // Turing has no reserve and a 256-byte unit: 16 KiB + 1 B -> 16640: 65536 / 16640 = 3.
+        let t4 = preset("t4").unwrap().model();
+        assert_eq!(t4.occupancy(32, 16, 16 * 1024 + 1).blocks_per_sm, 3);
+        assert_eq!(t4.occupancy(32, 16, 16 * 1024).blocks_per_sm, 4);
     }
 
     #[test]

@@ -38,10 +38,11 @@ fn draw(sweep: &Sweep, root: &Area<'_>) -> Result<(), Box<dyn std::error::Error>
     let gbps = |ms: f64| sweep.gigabytes_per_second_at(ms);
     let top = rows.iter().map(|row| gbps(row.stats.min)).fold(0.0, f64::max) * 1.1;
     let title = format!(
-        "{}: grayscale, {} x {}, median of {} runs{}",
+        "{}: {}, {} x {}, median of {} runs{}",
         sweep.limits.name,
-        sweep.width,
-        sweep.height,
+        sweep.pass.kernel,
+        sweep.pass.width,
+        sweep.pass.height,
         sweep.timing.runs,
         if sweep.timing.flush_l2 { ", L2 flushed" } else { "" }
     );
@@ -99,7 +100,10 @@ fn draw(sweep: &Sweep, root: &Area<'_>) -> Result<(), Box<dyn std::error::Error>
         .label("occupancy %")
         .legend(move |(x, y)| PathElement::new(vec![(x - 8, y), (x + 8, y)], orange.stroke_width(2)));
     if let Some(best) = sweep.best() {
-        let index = rows.iter().position(|row| std::ptr::eq(row, best)).expect("best is a row");
+        let index = rows
+            .iter()
+            .position(|row| row.threads_per_block == best.threads_per_block)
+            .expect("best is a row");
         let at = (index as f64, gbps(best.stats.median));
         chart
             .draw_series(std::iter::once(TriangleMarker::new(at, 10, RED.filled())))?
@@ -118,21 +122,27 @@ fn draw(sweep: &Sweep, root: &Area<'_>) -> Result<(), Box<dyn std::error::Error>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::backend::{Gpu, MockGpu, Timing};
-    use crate::frame::Frame;
+    use crate::backend::{MockGpu, Timing};
+    use crate::workload::{Params, grayscale};
 
     #[test]
     fn svg_has_axes_labels_and_the_fastest_row() {
-        let mut gpu = MockGpu::h200_like();
+        let mut gpu = MockGpu::h200_with(&[grayscale::KERNEL.rust_kernel()]);
         gpu.milliseconds = vec![(32, 0.08), (128, 0.04), (1024, 0.05)];
         gpu.run_spread = 0.05;
-        let frame = Frame::synthetic(64, 64).unwrap();
-        gpu.upload(&frame).unwrap();
+        let mut workload = (grayscale::KERNEL.create)(&Params::frame(64, 64)).unwrap();
+        workload.upload(&mut gpu).unwrap();
         let timing = Timing { warmups: 1, runs: 5, flush_l2: false };
-        let result = crate::sweep::run(&mut gpu, &frame, &[32, 128, 1024], timing, None).unwrap();
+        let result = crate::sweep::run(&mut gpu, workload.as_mut(), &[32, 128, 1024], timing, None).unwrap();
         let svg = svg(&result).unwrap();
         assert!(svg.starts_with("<svg"), "{}", &svg[..100]);
-        for label in ["threads per block", "occupancy, %", "fastest: 128 threads, 0.040 ms", "\n1024\n"] {
+        for label in [
+            "threads per block",
+            "occupancy, %",
+            "fastest: 128 threads, 0.040 ms",
+            "\n1024\n",
+            ": grayscale, 64 x 64",
+        ] {
             assert!(svg.contains(label), "missing {label:?}");
         }
     }

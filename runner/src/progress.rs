@@ -1,12 +1,14 @@
 /*!
 A progress bar for sweeps long enough to wonder about: a [`Gpu`] wrapper that counts rows
-(one output download per row) and shows an indicatif bar on standard error once the sweep
+(every workload's check downloads its outputs once per row) and shows an indicatif bar on standard error once the sweep
 has run for two seconds. indicatif draws nothing when standard error is not a terminal, so
 piped or redirected output stays clean.
 */
 
-use crate::backend::{DeviceLimits, Gpu, KernelResources, Suggestion, Timing};
-use crate::frame::Frame;
+use crate::backend::{
+    BufferId, DeviceLimits, Gpu, KernelResources, Launch, SharedMemoryFn, Suggestion, Timing,
+};
+use crate::ptx::KernelRef;
 use anyhow::Result;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::time::{Duration, Instant};
@@ -55,45 +57,40 @@ impl Gpu for WithProgress<'_> {
     fn limits(&self) -> &DeviceLimits {
         self.inner.limits()
     }
-    fn upload_at(&mut self, frame: &Frame, offset: usize) -> Result<()> {
-        self.inner.upload_at(frame, offset)
-    }
-    fn time_copy(&mut self, bytes: usize, timing: Timing) -> Result<Vec<f32>> {
-        self.inner.time_copy(bytes, timing)
+    fn select_kernel(&mut self, kernel: KernelRef) -> Result<()> {
+        self.inner.select_kernel(kernel)
     }
     fn kernel_resources(&self) -> Result<KernelResources> {
         self.inner.kernel_resources()
     }
-    fn blocks_per_sm(&self, threads_per_block: u32) -> Result<u32> {
-        self.inner.blocks_per_sm(threads_per_block)
+    fn blocks_per_sm(&self, threads_per_block: u32, dynamic_shared_memory: u32) -> Result<u32> {
+        self.inner.blocks_per_sm(threads_per_block, dynamic_shared_memory)
     }
-    fn suggestion(&self) -> Result<Suggestion> {
-        self.inner.suggestion()
+    fn suggestion(&self, dynamic_shared_memory: SharedMemoryFn) -> Result<Suggestion> {
+        self.inner.suggestion(dynamic_shared_memory)
     }
-    fn zero_output(&mut self) -> Result<()> {
-        self.inner.zero_output()
+    fn alloc_zeroed(&mut self, bytes: usize) -> Result<BufferId> {
+        self.inner.alloc_zeroed(bytes)
     }
-    fn select_kernel(&mut self, index: usize) -> Result<()> {
-        self.inner.select_kernel(index)
+    fn upload(&mut self, buffer: BufferId, byte_offset: usize, bytes: &[u8]) -> Result<()> {
+        self.inner.upload(buffer, byte_offset, bytes)
     }
-    fn time_one_launch(&mut self, grid_blocks: u32, threads_per_block: u32) -> Result<f32> {
-        self.inner.time_one_launch(grid_blocks, threads_per_block)
+    fn zero(&mut self, buffer: BufferId) -> Result<()> {
+        self.inner.zero(buffer)
     }
-    fn time_launches(
-        &mut self,
-        grid_blocks: u32,
-        threads_per_block: u32,
-        timing: Timing,
-    ) -> Result<Vec<f32>> {
-        self.inner.time_launches(grid_blocks, threads_per_block, timing)
-    }
-    fn download(&mut self, out: &mut [f32]) -> Result<()> {
-        let result = self.inner.download(out);
+    fn download(&mut self, buffer: BufferId, byte_offset: usize, out: &mut [u8]) -> Result<()> {
+        let result = self.inner.download(buffer, byte_offset, out);
         self.row_done();
         result
     }
-    fn overwrite_output(&mut self, index: usize, value: f32) -> Result<()> {
-        self.inner.overwrite_output(index, value)
+    fn time_copy(&mut self, bytes: usize, timing: Timing) -> Result<Vec<f32>> {
+        self.inner.time_copy(bytes, timing)
+    }
+    fn time_one_launch(&mut self, launch: &Launch) -> Result<f32> {
+        self.inner.time_one_launch(launch)
+    }
+    fn time_launches(&mut self, launch: &Launch, timing: Timing) -> Result<Vec<f32>> {
+        self.inner.time_launches(launch, timing)
     }
 }
 
@@ -104,16 +101,20 @@ mod tests {
 
     #[test]
     fn a_quick_sweep_never_shows_a_bar_and_every_row_is_counted() {
-        let mut gpu = MockGpu::h200_like();
-        let frame = Frame::synthetic(8, 8).unwrap();
-        gpu.upload(&frame).unwrap();
-        let mut wrapped = WithProgress::new(&mut gpu, 3);
-        let timing = Timing { warmups: 0, runs: 1, flush_l2: false };
-        let result = crate::sweep::run(&mut wrapped, &frame, &[32, 64, 128], timing, None).unwrap();
-        assert_eq!(wrapped.bar.position(), 3);
-        assert!(!wrapped.shown());
-        wrapped.finish();
-        assert_eq!(result.rows.len(), 3, "the wrapper changes nothing the sweep sees");
+        use crate::workload::{KERNELS, Params};
+        for spec in KERNELS {
+            let mut gpu = MockGpu::h200_with(&[spec.rust_kernel()]);
+            let mut workload = (spec.create)(&Params::frame(8, 8)).unwrap();
+            workload.upload(&mut gpu).unwrap();
+            let mut wrapped = WithProgress::new(&mut gpu, 3);
+            let timing = Timing { warmups: 0, runs: 1, flush_l2: false };
+            let result =
+                crate::sweep::run(&mut wrapped, workload.as_mut(), &[32, 64, 128], timing, None).unwrap();
+            assert_eq!(wrapped.bar.position(), 3, "{}", spec.name);
+            assert!(!wrapped.shown());
+            wrapped.finish();
+            assert_eq!(result.rows.len(), 3, "the wrapper changes nothing the sweep sees");
+        }
     }
 
     #[test]

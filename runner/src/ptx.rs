@@ -1,12 +1,14 @@
 /*!
 The committed PTX files and their provenance stamps, embedded at compile time.
 
-Four builds of the same grayscale kernel, all for `compute_75`/`sm_75` (the driver
-JIT-compiles them for newer GPUs):
+Five modules, all for `compute_75`/`sm_75` (the driver JIT-compiles them for newer GPUs):
 
 - [`RUST_CUDA`]: `kernels/` through rust-cuda's `cuda_builder` (rustc_codegen_nvvm + libNVVM),
-  the kernel the sweep measures;
-- [`NVCC`]: `kernels/cuda/grayscale.cu` through nvcc, the CUDA C++ baseline;
+  the kernels the sweep measures: `grayscale` and its variants, and `histogram`;
+- [`NVCC`]: `kernels/cuda/grayscale.cu` through nvcc, the CUDA C++ baseline of the grayscale
+  kernels;
+- [`HISTOGRAM_NVCC`]: `kernels/cuda/histogram.cu` through nvcc, the CUDA C++ baseline of the
+  histogram;
 - [`RUSTC_NVPTX`]: `kernels/nvptx` through rustc's own NVPTX backend;
 - [`RUSTC_NVPTX_FMA`]: the same with LLVM's FMA contraction switched on
   (`-C llvm-args=--fp-contract=fast`), which rustc leaves off and nvcc and libNVVM apply.
@@ -67,12 +69,40 @@ pub const RUST_CUDA: EmbeddedPtx = embedded!("cuda_builder", "grayscale");
 pub const NVCC: EmbeddedPtx = embedded!("nvcc", "grayscale-nvcc");
 pub const RUSTC_NVPTX: EmbeddedPtx = embedded!("rustc-nvptx", "grayscale-nvptx");
 pub const RUSTC_NVPTX_FMA: EmbeddedPtx = embedded!("rustc-nvptx-fma", "grayscale-nvptx-fma");
+pub const HISTOGRAM_NVCC: EmbeddedPtx = embedded!("nvcc", "histogram-nvcc");
 
 /// Every embedded module, the sweep's own first.
-pub const ALL: [EmbeddedPtx; 4] = [RUST_CUDA, NVCC, RUSTC_NVPTX, RUSTC_NVPTX_FMA];
+pub const ALL: [EmbeddedPtx; 5] = [RUST_CUDA, NVCC, RUSTC_NVPTX, RUSTC_NVPTX_FMA, HISTOGRAM_NVCC];
+
+/// The parameter types of entry point `entry` in `ptx`, in order, without their dot: `u64`
+/// for a pointer or a `usize`, `u32` for a `u32`. `None` where `ptx` has no such entry.
+pub fn entry_params(ptx: &str, entry: &str) -> Option<Vec<String>> {
+    let head = format!(".entry {entry}(");
+    let start = ptx.find(&head)? + head.len();
+    let end = start + ptx[start..].find(')')?;
+    Some(
+        ptx[start..end]
+            .split(',')
+            .filter_map(|param| param.split_whitespace().nth(1))
+            .map(|ty| ty.trim_start_matches('.').to_string())
+            .collect(),
+    )
+}
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn entry_params_reads_the_parameter_list() {
+        let ptx = ".visible .entry histogram(\n\t.param .u64 histogram_param_0,\n\t.param .u32 histogram_param_1\n)\n{";
+        assert_eq!(super::entry_params(ptx, "histogram"), Some(vec!["u64".to_string(), "u32".to_string()]));
+        assert_eq!(super::entry_params(ptx, "histo"), None);
+        assert_eq!(super::entry_params(".entry empty()\n", "empty"), Some(Vec::new()));
+        let grayscale = super::entry_params(super::RUST_CUDA.ptx, "grayscale").unwrap();
+        assert_eq!(grayscale, ["u64"; 5]);
+        let histogram = super::entry_params(super::HISTOGRAM_NVCC.ptx, "histogram").unwrap();
+        assert_eq!(histogram, ["u64", "u64", "u64", "u32"]);
+    }
+
     #[test]
     fn every_embedded_ptx_is_the_one_its_stamp_describes() {
         for module in super::ALL {

@@ -7,12 +7,12 @@ of rows near it. Failed checks and the closing verdict go to standard error.
 use crate::backend::{DeviceLimits, Timing};
 use crate::cli::OccupancyOptions;
 use crate::compare::{Comparison, round_ratios};
-use crate::frame::{bytes_moved_per_pass_f64, gigabytes_per_second};
 use crate::model::{self, Preset};
 use crate::stats::{median, quantile};
 use crate::sweep::{ModelCheck, Sweep};
 use crate::tail::Tail;
 use crate::variants::{self, Variants};
+use crate::workload::Pass;
 use tabled::builder::Builder;
 use tabled::settings::object::Columns;
 use tabled::settings::{Alignment, Padding, Style};
@@ -32,9 +32,13 @@ const COLUMNS: [(&str, usize); 10] = [
     ("of best", 8),
 ];
 
+/// The last column, after the seed's ten (and `--stats`' three): which resources bind
+/// blocks/SM at this size, by the occupancy model.
+const LIMITER_COLUMN: (&str, usize) = ("limiter", 14);
+
 /// The lines printed before the sweep starts.
-pub fn header(limits: &DeviceLimits, width: u32, height: u32, timing: Timing) -> String {
-    device_and_image(limits, width, height)
+pub fn header(limits: &DeviceLimits, pass: &Pass, timing: Timing) -> String {
+    device_and_image(limits, pass)
         + &format!(
             "Timing: median of {} runs after {} warm-ups, each run between its own CUDA events{}\n",
             timing.runs,
@@ -43,29 +47,46 @@ pub fn header(limits: &DeviceLimits, width: u32, height: u32, timing: Timing) ->
         )
 }
 
-/// The device line pair and the image line, shared by the sweep and the comparison.
-fn device_and_image(limits: &DeviceLimits, width: u32, height: u32) -> String {
-    let pixels = u64::from(width) * u64::from(height);
-    let mebibytes = bytes_moved_per_pass_f64(pixels) / (1024.0 * 1024.0);
-    format!(
+/// The device line pair, the image line (what a pass moves, as GB/s counts it) and the
+/// kernel's own line where it has one; shared by the sweep, `compare`, `tail` and `variants`.
+fn device_and_image(limits: &DeviceLimits, pass: &Pass) -> String {
+    let Pass { width, height, pixels, .. } = *pass;
+    let mebibytes = pass.bytes_per_pass / (1024.0 * 1024.0);
+    let mut text = format!(
         "GPU: {} (compute capability {}.{})\n  SMs {}, resident warps/SM {}, resident blocks/SM {}\n\
-         Image: {width} x {height}, {pixels} pixels, {mebibytes:.1} MiB moved per pass\n",
+         Image: {width} x {height}, {pixels} pixels, {mebibytes:.1} MiB {}\n",
         limits.name,
         limits.compute_capability.0,
         limits.compute_capability.1,
         limits.multiprocessors,
         limits.max_warps_per_sm(),
         limits.max_blocks_per_sm,
-    )
+        pass.bytes_counted,
+    );
+    if let Some(detail) = &pass.detail {
+        text += detail;
+        text.push('\n');
+    }
+    text
+}
+
+/// A row's limiters as the table prints them: `-` where the model did not run.
+fn limiter_cell(limiters: &[model::Limiter]) -> String {
+    if limiters.is_empty() { "-".to_string() } else { model::limiter_names(limiters) }
 }
 
 /// Extra columns `--stats` adds after the seed's ten, with their widths.
 const STATS_COLUMNS: [(&str, usize); 3] = [("min ms", 9), ("max ms", 9), ("MAD ms", 9)];
 
-/// The ten-column table, one row per block size; with `stats`, three more columns.
+/// The seed's ten columns, one row per block size; with `stats`, three more columns; last,
+/// the binding limit.
 pub fn table(sweep: &Sweep, stats: bool) -> String {
-    let columns: Vec<(&str, usize)> =
-        COLUMNS.iter().chain(if stats { &STATS_COLUMNS[..] } else { &[] }).copied().collect();
+    let columns: Vec<(&str, usize)> = COLUMNS
+        .iter()
+        .chain(if stats { &STATS_COLUMNS[..] } else { &[] })
+        .chain([&LIMITER_COLUMN])
+        .copied()
+        .collect();
     let mut records = vec![columns.iter().map(|(name, _)| name.to_string()).collect::<Vec<_>>()];
     for row in &sweep.rows {
         let mut record = vec![
@@ -87,6 +108,7 @@ pub fn table(sweep: &Sweep, stats: bool) -> String {
         if stats {
             record.extend([row.stats.min, row.stats.max, row.stats.mad].map(|ms| format!("{ms:.4}")));
         }
+        record.push(limiter_cell(&row.limiters));
         records.push(record);
     }
     let mut table = Builder::from_iter(records.iter().cloned()).build();
@@ -124,9 +146,14 @@ pub fn summary(sweep: &Sweep) -> String {
     }
     text += &match &sweep.model_check {
         ModelCheck::Ran { resources, agreeing_rows } => format!(
-            "Occupancy model ({} registers/thread, {} B static shared memory) agrees with the driver's blk/SM at {} of {} block sizes.\n",
+            "Occupancy model ({} registers/thread, {} B static{} shared memory) agrees with the driver's blk/SM at {} of {} block sizes.\n",
             resources.registers_per_thread,
             resources.static_shared_memory,
+            match sweep.constant_dynamic_shared_memory() {
+                Some(0) => String::new(),
+                Some(bytes) => format!(" + {bytes} B dynamic"),
+                None => " + each row's dynamic".to_string(),
+            },
             agreeing_rows,
             sweep.rows.len()
         ),
@@ -234,7 +261,7 @@ pub fn occupancy(options: &OccupancyOptions) -> String {
 
 /// `block-size compare`: header, one row per block size, and the ratio summary.
 pub fn comparison(result: &Comparison) -> String {
-    let mut text = device_and_image(&result.limits, result.width, result.height);
+    let mut text = device_and_image(&result.limits, &result.pass);
     text += &format!(
         "Timing: median of {} interleaved rounds after {} warm-ups per kernel; one launch per kernel per round, \
          each between its own CUDA events; the order rotates every round\n",
@@ -320,7 +347,7 @@ pub fn comparison_stderr(result: &Comparison) -> String {
 /// `block-size tail`: the grid sizes, how full their last wave is, and what each costs
 /// against the one-wave grid.
 pub fn tail(result: &Tail) -> String {
-    let mut text = device_and_image(&result.limits, result.width, result.height);
+    let mut text = device_and_image(&result.limits, &result.pass);
     text += &format!(
         "Timing: median of {} runs after {} warm-ups, each run between its own CUDA events{}\n",
         result.timing.runs,
@@ -332,7 +359,6 @@ pub fn tail(result: &Tail) -> String {
         result.threads_per_block, result.blocks_per_sm, result.limits.multiprocessors, result.wave_blocks
     );
     let one_wave = result.one_wave_ms();
-    let pixels = u64::from(result.width) * u64::from(result.height);
     let mut records = vec![
         ["waves", "grid", "full waves", "last wave", "ms", "GB/s", "vs 1 wave"].map(String::from).to_vec(),
     ];
@@ -343,7 +369,7 @@ pub fn tail(result: &Tail) -> String {
             row.full_waves.to_string(),
             format!("{:.0}%", 100.0 * row.last_wave_fill),
             format!("{:.4}", row.stats.median),
-            format!("{:.1}", gigabytes_per_second(pixels, row.stats.median)),
+            format!("{:.1}", result.pass.gigabytes_per_second(row.stats.median)),
             one_wave.map_or_else(|| "-".to_string(), |base| format!("{:.2}", row.stats.median / base)),
         ]);
     }
@@ -380,7 +406,7 @@ pub fn device_summary(sweep: &Sweep) -> String {
 
 /// `block-size variants`: the ceiling, one row per (kernel, block size), and the winners.
 pub fn variants(result: &Variants) -> String {
-    let mut text = device_and_image(&result.limits, result.width, result.height);
+    let mut text = device_and_image(&result.limits, &result.pass);
     text += &format!(
         "Timing: median of {} runs after {} warm-ups, each run between its own CUDA events; planes start {} floats past a 16-byte boundary\n",
         result.timing.runs, result.timing.warmups, result.offset

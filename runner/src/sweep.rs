@@ -5,12 +5,14 @@ every other row report; the caller turns any failure into exit status 1.
 */
 
 use crate::backend::{DeviceLimits, Gpu, KernelResources, Suggestion, Timing};
-use crate::checked::{Checked, Checker};
-use crate::frame::{Frame, Mismatch, gigabytes_per_second};
-use crate::model::SmModel;
+use crate::checked::{self, Checked};
+use crate::model::{Limiter, SmModel};
 use crate::occupancy::{WARP_SIZE, idle_lanes, occupancy_percent, one_wave_grid, warps_per_block};
 use crate::stats::RunStats;
+use crate::workload::{Mismatch, Pass, Workload};
 use anyhow::{Context as _, Result};
+
+pub use crate::workload::grayscale::CORRUPT_VALUE;
 
 /// Rows within this fraction of the fastest row count as "reaching" it in the summary.
 pub const NEAR_BEST_FRACTION: f64 = 0.95;
@@ -24,6 +26,12 @@ pub struct Row {
     pub blocks_per_sm: u32,
     pub resident_warps: u32,
     pub grid_blocks: u32,
+    /// Bytes of dynamic shared memory each block was launched with (and the occupancy
+    /// queries were given).
+    pub dynamic_shared_memory: u32,
+    /// The resources that bind blocks/SM at this size, by the occupancy model (none where the
+    /// model does not know the device).
+    pub limiters: Vec<Limiter>,
     /// Milliseconds of each timed launch, in order.
     pub run_ms: Vec<f32>,
     /// Their median, extremes and median absolute deviation.
@@ -62,11 +70,9 @@ impl std::fmt::Display for CheckFailure {
                 f,
                 "at {threads_per_block} threads per block {resident_warps} warps would be resident per SM, above the device's cap of {cap}"
             ),
-            Self::WrongOutput { threads_per_block, mismatch } => write!(
-                f,
-                "wrong output at {threads_per_block} threads per block: pixel {} is {}, the CPU reference says {}",
-                mismatch.index, mismatch.got, mismatch.want
-            ),
+            Self::WrongOutput { threads_per_block, ref mismatch } => {
+                write!(f, "wrong output at {threads_per_block} threads per block: {mismatch}")
+            }
             Self::WarpSize { reported } => write!(
                 f,
                 "the device reports a warp size of {reported}; the warps and idle columns assume {WARP_SIZE}"
@@ -97,8 +103,8 @@ pub enum ModelCheck {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Sweep {
     pub limits: DeviceLimits,
-    pub width: u32,
-    pub height: u32,
+    /// What one pass of the kernel is: its name, frame and bytes.
+    pub pass: Pass,
     pub timing: Timing,
     pub rows: Vec<Row>,
     pub suggestion: Suggestion,
@@ -108,7 +114,7 @@ pub struct Sweep {
 
 impl Sweep {
     pub fn pixels(&self) -> u64 {
-        u64::from(self.width) * u64::from(self.height)
+        self.pass.pixels
     }
 
     /// The row with the lowest median time (the first of equals).
@@ -126,7 +132,7 @@ impl Sweep {
     /// median exceeds the best median by at most the two rows' median absolute deviations.
     pub fn within_noise_of_best(&self, row: &Row) -> bool {
         match self.best() {
-            Some(best) if !std::ptr::eq(best, row) => {
+            Some(best) if best.threads_per_block != row.threads_per_block => {
                 row.stats.median - best.stats.median <= best.stats.mad + row.stats.mad
             }
             _ => false,
@@ -149,29 +155,33 @@ impl Sweep {
 
     /// The bytes one pass moves over `milliseconds`, in GB/s.
     pub fn gigabytes_per_second_at(&self, milliseconds: f64) -> f64 {
-        gigabytes_per_second(self.pixels(), milliseconds)
+        self.pass.gigabytes_per_second(milliseconds)
+    }
+
+    /// The dynamic shared memory every row was launched with, where it is the same in all.
+    pub fn constant_dynamic_shared_memory(&self) -> Option<u32> {
+        let first = self.rows.first().map_or(0, |row| row.dynamic_shared_memory);
+        self.rows.iter().all(|row| row.dynamic_shared_memory == first).then_some(first)
     }
 }
 
-/// Value `--corrupt-pixel` writes: luma of inputs in [0, 1] is never negative.
-pub const CORRUPT_VALUE: f32 = -1.0;
-
-/// Runs the sweep over `block_sizes` on a GPU whose frame is already uploaded. With
-/// `corrupt_pixel`, that output pixel is overwritten on the device after every row's
-/// launches, and every row must then fail its reference check at that index.
+/// Runs the sweep over `block_sizes` of the active kernel on `workload`, already uploaded.
+/// Every row's occupancy query, suggestion, launch and model check get the workload's
+/// dynamic shared memory at that block size. With `corrupt`, that output element is
+/// overwritten on the device after every row's launches, and every row must then fail its
+/// reference check at that index.
 ///
 /// Returns `Err` only when the driver itself fails (a launch, a copy); failed checks are
 /// collected in [`Sweep::failures`].
 pub fn run(
     gpu: &mut dyn Gpu,
-    frame: &Frame,
+    workload: &mut dyn Workload,
     block_sizes: &[u32],
     timing: Timing,
-    corrupt_pixel: Option<usize>,
+    corrupt: Option<usize>,
 ) -> Result<Sweep> {
     let limits = gpu.limits().clone();
-    let mut checker = Checker::new(frame)?;
-    let pixels = frame.pixels() as u64;
+    let pixels = workload.pass().pixels;
     let mut rows = Vec::with_capacity(block_sizes.len());
     let mut failures = Vec::new();
     let resources = gpu.kernel_resources().context("reading the kernel's registers and shared memory")?;
@@ -180,8 +190,9 @@ pub fn run(
 
     for &threads_per_block in block_sizes {
         let warps = warps_per_block(threads_per_block);
+        let dynamic_shared_memory = workload.dynamic_shared_memory(threads_per_block);
         let blocks_per_sm = gpu
-            .blocks_per_sm(threads_per_block)
+            .blocks_per_sm(threads_per_block, dynamic_shared_memory)
             .with_context(|| format!("occupancy query at {threads_per_block} threads per block"))?;
         let grid_blocks = one_wave_grid(blocks_per_sm, limits.multiprocessors, pixels, threads_per_block);
         let resident_warps = blocks_per_sm * warps;
@@ -204,10 +215,13 @@ pub fn run(
             });
         }
 
+        let mut limiters = Vec::new();
         if let Some(model) = &model {
-            let predicted = model
-                .occupancy(threads_per_block, resources.registers_per_thread, resources.static_shared_memory)
-                .blocks_per_sm;
+            // The shared memory a block holds: the kernel's static plus the launch's dynamic.
+            let shared = resources.static_shared_memory.saturating_add(dynamic_shared_memory);
+            let occupancy = model.occupancy(threads_per_block, resources.registers_per_thread, shared);
+            let predicted = occupancy.blocks_per_sm;
+            limiters = occupancy.limiters;
             if predicted == blocks_per_sm {
                 agreeing_rows += 1;
             } else {
@@ -220,7 +234,7 @@ pub fn run(
         }
 
         let Checked { run_ms, mismatch } =
-            checker.measure(gpu, grid_blocks, threads_per_block, timing, corrupt_pixel)?;
+            checked::measure(gpu, workload, grid_blocks, threads_per_block, timing, corrupt)?;
         if let Some(mismatch) = mismatch {
             failures.push(CheckFailure::WrongOutput { threads_per_block, mismatch });
         }
@@ -232,12 +246,15 @@ pub fn run(
             blocks_per_sm,
             resident_warps,
             grid_blocks,
+            dynamic_shared_memory,
+            limiters,
             stats: RunStats::of(&run_ms),
             run_ms,
         });
     }
 
-    let suggestion = gpu.suggestion()?;
+    let suggestion =
+        gpu.suggestion(&|threads_per_block| workload.dynamic_shared_memory(threads_per_block))?;
     if limits.warp_size != WARP_SIZE {
         failures.push(CheckFailure::WarpSize { reported: limits.warp_size });
     }
@@ -246,29 +263,32 @@ pub fn run(
         Some(_) => ModelCheck::Ran { resources, agreeing_rows },
         None => ModelCheck::Unavailable { compute_capability: limits.compute_capability },
     };
-    Ok(Sweep {
-        limits,
-        width: frame.width,
-        height: frame.height,
-        timing,
-        rows,
-        suggestion,
-        model_check,
-        failures,
-    })
+    Ok(Sweep { limits, pass: workload.pass().clone(), timing, rows, suggestion, model_check, failures })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::backend::MockGpu;
+    use crate::backend::{Device as _, MockGpu};
+    use crate::workload::{KernelSpec, Params, grayscale, histogram};
 
     const TIMING: Timing = Timing { warmups: 3, runs: 10, flush_l2: false };
 
+    /// `spec`'s workload of `params`, uploaded to `gpu` with its kernel loaded.
+    fn uploaded(gpu: &mut MockGpu, spec: &KernelSpec, params: &Params) -> Box<dyn Workload> {
+        gpu.load(&spec.rust_kernel()).unwrap();
+        let mut workload = (spec.create)(params).unwrap();
+        workload.upload(gpu).unwrap();
+        workload
+    }
+
+    fn grayscale(gpu: &mut MockGpu, width: u32, height: u32) -> Box<dyn Workload> {
+        uploaded(gpu, &grayscale::KERNEL, &Params::frame(width, height))
+    }
+
     fn sweep(gpu: &mut MockGpu, width: u32, height: u32, sizes: &[u32]) -> Sweep {
-        let frame = Frame::synthetic(width, height).unwrap();
-        gpu.upload(&frame).unwrap();
-        run(gpu, &frame, sizes, TIMING, None).unwrap()
+        let mut workload = grayscale(gpu, width, height);
+        run(gpu, workload.as_mut(), sizes, TIMING, None).unwrap()
     }
 
     #[test]
@@ -298,13 +318,15 @@ mod tests {
     #[test]
     fn corrupted_output_is_reported_at_its_index() {
         let mut gpu = MockGpu::h200_like();
-        let frame = Frame::synthetic(256, 256).unwrap();
-        gpu.upload(&frame).unwrap();
-        let result = run(&mut gpu, &frame, &[128, 256], TIMING, Some(40_960)).unwrap();
-        let want = frame.reference().unwrap()[40_960];
+        let mut workload = grayscale(&mut gpu, 256, 256);
+        let result = run(&mut gpu, workload.as_mut(), &[128, 256], TIMING, Some(40_960)).unwrap();
+        let want = crate::frame::Frame::synthetic(256, 256).unwrap().reference().unwrap()[40_960];
         let expected = |threads_per_block| CheckFailure::WrongOutput {
             threads_per_block,
-            mismatch: Mismatch { index: 40_960, got: CORRUPT_VALUE, want },
+            mismatch: Mismatch {
+                index: Some(40_960),
+                description: format!("pixel 40960 is {CORRUPT_VALUE}, the CPU reference says {want}"),
+            },
         };
         assert_eq!(result.failures, [expected(128), expected(256)]);
     }
@@ -404,9 +426,8 @@ mod tests {
     fn driver_errors_abort_the_sweep() {
         let mut gpu = MockGpu::h200_like();
         gpu.fail_launch_at = Some(64);
-        let frame = Frame::synthetic(8, 8).unwrap();
-        gpu.upload(&frame).unwrap();
-        let error = run(&mut gpu, &frame, &[32, 64], TIMING, None).unwrap_err();
+        let mut workload = grayscale(&mut gpu, 8, 8);
+        let error = run(&mut gpu, workload.as_mut(), &[32, 64], TIMING, None).unwrap_err();
         assert_eq!(
             format!("{error:#}"),
             "launching 1 blocks of 64 threads: launch failed: mock driver error at 64 threads per block"
@@ -433,9 +454,8 @@ mod tests {
     #[test]
     fn l2_is_flushed_before_every_timed_run_when_asked() {
         let mut gpu = MockGpu::h200_like();
-        let frame = Frame::synthetic(8, 8).unwrap();
-        gpu.upload(&frame).unwrap();
-        run(&mut gpu, &frame, &[32, 64], Timing { flush_l2: true, ..TIMING }, None).unwrap();
+        let mut workload = grayscale(&mut gpu, 8, 8);
+        run(&mut gpu, workload.as_mut(), &[32, 64], Timing { flush_l2: true, ..TIMING }, None).unwrap();
         assert_eq!(gpu.l2_flushes, 20);
     }
 
@@ -467,8 +487,96 @@ mod tests {
         let mut gpu = MockGpu::h200_like();
         gpu.milliseconds = vec![(256, 0.5)];
         let mut result = sweep(&mut gpu, 8, 8, &[256]);
-        // Bandwidth depends on the frame's size alone: a 4K frame moves 132,710,400 bytes.
-        (result.width, result.height) = (3840, 2160);
+        // Bandwidth depends on the bytes a pass moves alone: a 4K frame moves 132,710,400.
+        result.pass.bytes_per_pass = 132_710_400.0;
         assert!((result.gigabytes_per_second(&result.rows[0]) - 265.4208).abs() < 1e-9);
+    }
+
+    /// The H200's blocks/SM for the histogram at 4096 bins (16 KiB + the 1 KiB reserve per
+    /// block: 233472 / 17408 = 13 blocks), as the model computes them: shared memory binds up
+    /// to 128 threads per block, warps from 160 on.
+    const SHARED_LIMITED: [u32; 13] = [13, 13, 13, 13, 13, 13, 12, 10, 8, 5, 4, 2, 2];
+
+    /// An H200 and the histogram of a 101 x 103 frame; at 4096 bins the driver answers
+    /// [`SHARED_LIMITED`], at fewer (1 KiB and less a block) the grayscale column, which
+    /// shared memory does not bind.
+    fn histogram_gpu(bins: u32) -> (MockGpu, Box<dyn Workload>) {
+        let mut gpu = MockGpu::h200_like();
+        if bins == 4096 {
+            gpu.shared_memory_residency = crate::cli::DEFAULT_BLOCK_SIZES
+                .into_iter()
+                .zip(SHARED_LIMITED)
+                .map(|(threads, blocks)| (threads, 16384, blocks))
+                .collect();
+        }
+        let workload = uploaded(&mut gpu, &histogram::KERNEL, &Params { bins, ..Params::frame(101, 103) });
+        (gpu, workload)
+    }
+
+    #[test]
+    fn a_histogram_sweep_passes_its_shared_memory_everywhere_and_the_model_agrees() {
+        let (mut gpu, mut workload) = histogram_gpu(4096);
+        let sizes = crate::cli::DEFAULT_BLOCK_SIZES;
+        let result = run(&mut gpu, workload.as_mut(), &sizes, TIMING, None).unwrap();
+        assert_eq!(result.failures, []);
+        assert_eq!(result.model_check, ModelCheck::Ran { resources: gpu.resources, agreeing_rows: 13 });
+        let blocks: Vec<u32> = result.rows.iter().map(|row| row.blocks_per_sm).collect();
+        assert_eq!(blocks, SHARED_LIMITED, "the scripted driver answered for 16384 B");
+        // The occupancy query, the suggestion's function and every launch got 16 KiB.
+        assert!(gpu.occupancy_queries.borrow().iter().all(|&(_, smem)| smem == 16384));
+        assert_eq!(*gpu.suggestion_queries.borrow(), [[16384; 3]]);
+        assert_eq!(gpu.last_launch.as_ref().unwrap().dynamic_shared_memory, 16384);
+        assert!(result.rows.iter().all(|row| row.dynamic_shared_memory == 16384));
+        let limiters: Vec<String> =
+            result.rows.iter().map(|row| crate::model::limiter_names(&row.limiters)).collect();
+        assert_eq!(limiters[..6], ["shared memory"; 6]);
+        assert_eq!(limiters[6..], ["warps"; 7]);
+        // 10403 pixels: at 128 threads, ceil(10403 / 128) = 82 blocks, below the wave of 13 x 132.
+        assert_eq!(result.rows[5].grid_blocks, 82);
+    }
+
+    #[test]
+    fn a_driver_that_ignores_the_shared_memory_disagrees_with_the_model() {
+        // The grayscale column: what the driver would say if the launch's 16 KiB were lost.
+        let (mut gpu, mut workload) = histogram_gpu(4096);
+        gpu.shared_memory_residency.clear();
+        let result = run(&mut gpu, workload.as_mut(), &[64, 256], TIMING, None).unwrap();
+        assert_eq!(
+            result.failures,
+            [CheckFailure::ModelDisagrees { threads_per_block: 64, model: 13, driver: 32 }]
+        );
+    }
+
+    #[test]
+    fn a_corrupted_bin_fails_every_row_at_its_index() {
+        let (mut gpu, mut workload) = histogram_gpu(256);
+        let result = run(&mut gpu, workload.as_mut(), &[128, 1024], TIMING, Some(200)).unwrap();
+        assert_eq!(result.failures.len(), 2);
+        for (failure, threads) in result.failures.iter().zip([128, 1024]) {
+            let CheckFailure::WrongOutput { threads_per_block, mismatch } = failure else {
+                panic!("{failure:?}")
+            };
+            assert_eq!((*threads_per_block, mismatch.index), (threads, Some(200)));
+            assert!(
+                failure.to_string().starts_with(&format!(
+                    "wrong output at {threads} threads per block: bin 200 is 4294967295, the CPU reference says "
+                )),
+                "{failure}"
+            );
+            assert!(failure.to_string().contains(", not the 10403 pixels"), "{failure}");
+        }
+    }
+
+    #[test]
+    fn a_histogram_kernel_that_miscounts_fails_its_rows() {
+        let (mut gpu, mut workload) = histogram_gpu(64);
+        gpu.wrong_kernel = Some(0);
+        gpu.wrong_element = 5;
+        let result = run(&mut gpu, workload.as_mut(), &[256], TIMING, None).unwrap();
+        let [CheckFailure::WrongOutput { mismatch, .. }] = result.failures.as_slice() else {
+            panic!("{:?}", result.failures)
+        };
+        assert_eq!(mismatch.index, Some(5));
+        assert!(mismatch.description.ends_with("the bins sum to 10404, not the 10403 pixels"), "{mismatch}");
     }
 }

@@ -9,10 +9,10 @@ blocks on a mostly idle device: the tail effect the sweep's one-wave grids never
 */
 
 use crate::backend::{DeviceLimits, Gpu, Timing};
-use crate::checked::{Checked, Checker};
-use crate::frame::Frame;
+use crate::checked::{self, Checked};
 use crate::stats::RunStats;
 use crate::sweep::CheckFailure;
+use crate::workload::{Pass, Workload};
 use anyhow::Result;
 
 /// The wave counts the issue of the tail effect is usually argued with.
@@ -36,8 +36,8 @@ pub struct TailRow {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Tail {
     pub limits: DeviceLimits,
-    pub width: u32,
-    pub height: u32,
+    /// What one pass of the kernel is.
+    pub pass: Pass,
     pub threads_per_block: u32,
     pub blocks_per_sm: u32,
     /// Blocks in one wave: blocks/SM x SMs.
@@ -59,17 +59,17 @@ pub fn grid_for(waves: f64, wave_blocks: u32) -> u32 {
     ((waves * f64::from(wave_blocks)).round() as u32).max(1)
 }
 
-/// Runs the experiment on a GPU whose frame is uploaded.
+/// Runs the experiment with the active kernel on `workload`, already uploaded.
 pub fn run(
     gpu: &mut dyn Gpu,
-    frame: &Frame,
+    workload: &mut dyn Workload,
     threads_per_block: u32,
     waves: &[f64],
     timing: Timing,
 ) -> Result<Tail> {
     let limits = gpu.limits().clone();
-    let mut checker = Checker::new(frame)?;
-    let blocks_per_sm = gpu.blocks_per_sm(threads_per_block)?;
+    let blocks_per_sm =
+        gpu.blocks_per_sm(threads_per_block, workload.dynamic_shared_memory(threads_per_block))?;
     let wave_blocks = (blocks_per_sm * limits.multiprocessors).max(1);
     let mut rows = Vec::new();
     let mut failures = Vec::new();
@@ -79,7 +79,7 @@ pub fn run(
     for &wave_count in waves {
         let grid_blocks = grid_for(wave_count, wave_blocks);
         let Checked { run_ms, mismatch } =
-            checker.measure(gpu, grid_blocks, threads_per_block, timing, None)?;
+            checked::measure(gpu, workload, grid_blocks, threads_per_block, timing, None)?;
         if let Some(mismatch) = mismatch {
             failures.push(CheckFailure::WrongOutput { threads_per_block, mismatch });
         }
@@ -96,8 +96,7 @@ pub fn run(
     }
     Ok(Tail {
         limits,
-        width: frame.width,
-        height: frame.height,
+        pass: workload.pass().clone(),
         threads_per_block,
         blocks_per_sm,
         wave_blocks,
@@ -111,6 +110,14 @@ pub fn run(
 mod tests {
     use super::*;
     use crate::backend::MockGpu;
+    use crate::workload::{KernelSpec, Params, grayscale, histogram};
+
+    fn uploaded(spec: &KernelSpec, params: &Params) -> (MockGpu, Box<dyn Workload>) {
+        let mut gpu = MockGpu::h200_with(&[spec.rust_kernel()]);
+        let mut workload = (spec.create)(params).unwrap();
+        workload.upload(&mut gpu).unwrap();
+        (gpu, workload)
+    }
 
     #[test]
     fn grids_are_rounded_wave_multiples() {
@@ -122,11 +129,9 @@ mod tests {
 
     #[test]
     fn rows_describe_full_waves_and_the_last_waves_fill() {
-        let mut gpu = MockGpu::h200_like();
-        let frame = Frame::synthetic(64, 64).unwrap();
-        gpu.upload(&frame).unwrap();
+        let (mut gpu, mut workload) = uploaded(&grayscale::KERNEL, &Params::frame(64, 64));
         let timing = Timing { warmups: 1, runs: 3, flush_l2: false };
-        let tail = run(&mut gpu, &frame, 256, &[1.0, 1.1, 2.0], timing).unwrap();
+        let tail = run(&mut gpu, workload.as_mut(), 256, &[1.0, 1.1, 2.0], timing).unwrap();
         assert_eq!((tail.blocks_per_sm, tail.wave_blocks), (8, 1056));
         let shape: Vec<(u32, u32)> = tail.rows.iter().map(|row| (row.grid_blocks, row.full_waves)).collect();
         assert_eq!(shape, [(1056, 1), (1162, 1), (2112, 2)]);
@@ -135,5 +140,18 @@ mod tests {
         assert!(tail.failures.is_empty());
         assert_eq!(tail.one_wave_ms(), Some(1.0));
         assert_eq!(gpu.launches.iter().filter(|(grid, _)| *grid == 1162).count(), 4, "1 warm-up + 3 runs");
+    }
+
+    #[test]
+    fn the_histograms_waves_are_those_its_shared_memory_leaves() {
+        // 4096 bins at 64 threads: 13 blocks/SM by shared memory, 1716 blocks a wave.
+        let (mut gpu, mut workload) =
+            uploaded(&histogram::KERNEL, &Params { bins: 4096, ..Params::frame(64, 64) });
+        gpu.shared_memory_residency = vec![(64, 16384, 13)];
+        let timing = Timing { warmups: 0, runs: 2, flush_l2: false };
+        let tail = run(&mut gpu, workload.as_mut(), 64, &[0.5, 1.0], timing).unwrap();
+        assert_eq!((tail.blocks_per_sm, tail.wave_blocks), (13, 1716));
+        assert!(tail.failures.is_empty(), "{:?}", tail.failures);
+        assert_eq!(tail.pass.kernel, "histogram");
     }
 }

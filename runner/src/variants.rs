@@ -8,12 +8,13 @@ moving the same bytes, timed in the same run, is the practical ceiling.
 */
 
 use crate::backend::{DeviceLimits, Gpu, Timing};
-use crate::checked::{Checked, Checker};
-use crate::frame::{Frame, bytes_moved_per_pass, bytes_moved_per_pass_f64, gigabytes_per_second};
+use crate::checked::{self, Checked};
 use crate::occupancy::one_wave_grid;
 use crate::ptx::{self, KernelRef};
 use crate::stats::RunStats;
 use crate::sweep::CheckFailure;
+use crate::workload::Pass;
+use crate::workload::grayscale::GrayscaleWorkload;
 use anyhow::{Context as _, Result};
 
 /// One shape of the loop.
@@ -89,8 +90,8 @@ pub struct VariantRow {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Variants {
     pub limits: DeviceLimits,
-    pub width: u32,
-    pub height: u32,
+    /// What one pass is: the grayscale kernel's frame and bytes.
+    pub pass: Pass,
     pub offset: usize,
     pub timing: Timing,
     pub candidates: Vec<Candidate>,
@@ -105,11 +106,11 @@ pub struct Variants {
 impl Variants {
     /// Bytes one pass moves.
     pub fn bytes_moved(&self) -> f64 {
-        bytes_moved_per_pass_f64(u64::from(self.width) * u64::from(self.height))
+        self.pass.bytes_per_pass
     }
 
     pub fn gigabytes_per_second(&self, milliseconds: f64) -> f64 {
-        gigabytes_per_second(u64::from(self.width) * u64::from(self.height), milliseconds)
+        self.pass.gigabytes_per_second(milliseconds)
     }
 
     /// The ceiling: the copy's bandwidth, counting what it reads and what it writes.
@@ -134,21 +135,22 @@ impl Variants {
     }
 }
 
-/// Runs every loaded candidate (kernel `k` of `gpu` is `candidates[k]`) at every block size,
-/// on a frame uploaded at `offset`.
+/// Runs every candidate, each loaded in `gpu`, at every block size, on `workload` (uploaded,
+/// its planes `offset` floats past an aligned address).
 pub fn run(
     gpu: &mut dyn Gpu,
-    frame: &Frame,
+    workload: &mut GrayscaleWorkload,
     candidates: &[Candidate],
     block_sizes: &[u32],
     timing: Timing,
     offset: usize,
 ) -> Result<Variants> {
+    use crate::workload::Workload as _;
     let limits = gpu.limits().clone();
-    let mut checker = Checker::new(frame)?;
-    let pixels = frame.pixels() as u64;
+    let pass = workload.pass().clone();
+    let pixels = pass.pixels;
     // The frame is in host memory, so its byte count fits.
-    let bytes = bytes_moved_per_pass(pixels).and_then(|bytes| usize::try_from(bytes).ok());
+    let bytes = crate::frame::bytes_moved_per_pass(pixels).and_then(|bytes| usize::try_from(bytes).ok());
     let bytes = bytes.context("the frame's byte count does not fit this machine's address space")?;
     let copy = RunStats::of(&gpu.time_copy(bytes / 2, timing).context("timing the device-to-device copy")?);
 
@@ -156,17 +158,17 @@ pub fn run(
     let mut rows = Vec::new();
     let mut failures = Vec::new();
     for (index, candidate) in candidates.iter().enumerate() {
-        gpu.select_kernel(index)?;
+        gpu.select_kernel(candidate.kernel)?;
         registers.push(gpu.kernel_resources()?.registers_per_thread);
         let label = format!("{} {}", candidate.compiler, candidate.variant.name);
         let trips = pixels.div_ceil(u64::from(candidate.variant.pixels_per_trip));
         for &threads_per_block in block_sizes {
-            let blocks_per_sm = gpu.blocks_per_sm(threads_per_block)?;
+            let blocks_per_sm = gpu.blocks_per_sm(threads_per_block, 0)?;
             let grid_blocks =
                 one_wave_grid(blocks_per_sm, limits.multiprocessors, trips.max(1), threads_per_block);
-            let Checked { run_ms, mismatch } = checker
-                .measure(gpu, grid_blocks, threads_per_block, timing, None)
-                .with_context(|| label.clone())?;
+            let Checked { run_ms, mismatch } =
+                checked::measure(gpu, workload, grid_blocks, threads_per_block, timing, None)
+                    .with_context(|| label.clone())?;
             if let Some(mismatch) = mismatch {
                 failures.push((label.clone(), CheckFailure::WrongOutput { threads_per_block, mismatch }));
             }
@@ -181,8 +183,7 @@ pub fn run(
     }
     Ok(Variants {
         limits,
-        width: frame.width,
-        height: frame.height,
+        pass,
         offset,
         timing,
         candidates: candidates.to_vec(),
@@ -229,14 +230,16 @@ mod tests {
 
     #[test]
     fn grids_shrink_with_pixels_per_trip_and_copy_is_the_ceiling() {
-        let mut gpu = MockGpu::h200_like();
+        use crate::backend::KernelArg;
+        use crate::workload::{Params, Workload as _};
+        let picked = [candidates()[0], candidates()[4]];
+        let mut gpu = MockGpu::h200_with(&picked.map(|candidate| candidate.kernel));
         gpu.kernel_time_factors = vec![1.0, 0.9];
         gpu.copy_gb_per_s = 4250.0;
-        let frame = Frame::synthetic(100, 100).unwrap();
-        gpu.upload_at(&frame, 1).unwrap();
-        let picked = [candidates()[0], candidates()[4]];
+        let mut workload = GrayscaleWorkload::new(&Params { offset: 1, ..Params::frame(100, 100) }).unwrap();
+        workload.upload(&mut gpu).unwrap();
         let timing = Timing { warmups: 1, runs: 3, flush_l2: false };
-        let result = run(&mut gpu, &frame, &picked, &[256], timing, 1).unwrap();
+        let result = run(&mut gpu, &mut workload, &picked, &[256], timing, 1).unwrap();
         // 10,000 pixels: k1 needs ceil(10000/256) = 40 blocks, k8 ceil(1250/256) = 5.
         let grids: Vec<u32> = result.rows.iter().map(|row| row.grid_blocks).collect();
         assert_eq!(grids, [40, 5]);
@@ -244,6 +247,7 @@ mod tests {
         assert_eq!(result.fastest(None).unwrap().candidate, 1);
         assert_eq!(result.fastest(Some("Rust")).unwrap().candidate, 1);
         assert!(result.failures.is_empty());
-        assert_eq!(gpu.offset, 1);
+        let args = &gpu.last_launch.as_ref().unwrap().args;
+        assert!(matches!(args[0], KernelArg::Buffer(_, 4)), "one float in: {args:?}");
     }
 }

@@ -6,6 +6,7 @@ use block_size_runner::app::{self, Console};
 use block_size_runner::backend::{MockDriver, MockGpu};
 use block_size_runner::compat::{self, ISA_RELEASES, Refusal, Unloadable};
 use block_size_runner::ptx;
+use block_size_runner::workload::{grayscale, histogram};
 
 /// What one run printed and how it ended.
 struct Ran {
@@ -134,11 +135,12 @@ fn driver_just_too_old(modules: &[ptx::EmbeddedPtx]) -> i32 {
 
 #[test]
 fn compare_leaves_out_the_modules_too_new_for_this_driver() {
-    let version = driver_just_too_old(&ptx::ALL);
+    let modules = grayscale::KERNEL.modules;
+    let version = driver_just_too_old(modules);
     let driver = MockDriver { cuda_version: version, ..MockDriver::h200() };
     let ran = run(&driver, &compare_args());
     let (too_new, loadable): (Vec<_>, Vec<_>) =
-        ptx::ALL.iter().partition(|&&module| compat::check(module, version).is_err());
+        modules.iter().partition(|&&module| compat::check(module, version).is_err());
     let expected: String = too_new
         .iter()
         .map(|&&module| format!("Left out: {}\n", compat::check(module, version).unwrap_err()))
@@ -301,4 +303,181 @@ fn a_gpu_the_occupancy_model_does_not_know_is_measured_not_failed() {
         "{}",
         ran.stdout
     );
+}
+
+/// The histogram's quick sweep: 4096 bins, a small frame.
+fn histogram_args(extra: &[&'static str]) -> Vec<&'static str> {
+    quick(&[&["--kernel", "histogram", "--bins", "4096"][..], extra].concat())
+}
+
+/// An H200 whose driver answers the histogram's 16 KiB per block as the real one does: 13
+/// blocks/SM wherever warps would allow more.
+fn shared_memory_driver() -> MockDriver {
+    let mut driver = MockDriver::h200();
+    let sizes = [16, 32, 64, 96, 100, 128, 160, 192, 256, 384, 512, 768, 1024];
+    let blocks = [13, 13, 13, 13, 13, 13, 12, 10, 8, 5, 4, 2, 2];
+    driver.devices[0].shared_memory_residency =
+        sizes.into_iter().zip(blocks).map(|(threads, blocks)| (threads, 16384, blocks)).collect();
+    driver
+}
+
+#[test]
+fn a_histogram_sweep_on_the_mock_is_verified_and_names_its_limits() {
+    let ran = run(&shared_memory_driver(), &histogram_args(&[]));
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    assert_eq!(ran.stderr, "");
+    for line in [
+        "Image: 64 x 64, 4096 pixels, 0.0 MiB of 16-bit luma read per pass (GB/s counts these bytes)\n",
+        "Kernel: histogram of 4096 bins, 16384 B of dynamic shared memory per block; bins zeroed before each launch, outside the timed interval\n",
+        "Occupancy model (16 registers/thread, 0 B static + 16384 B dynamic shared memory) agrees with the driver's blk/SM at 13 of 13 block sizes.\n",
+    ] {
+        assert!(ran.stdout.contains(line), "{line}{}", ran.stdout);
+    }
+    let rows: Vec<&str> = ran
+        .stdout
+        .lines()
+        .filter(|line| line.trim_start().starts_with(char::is_numeric) && line.contains('%'))
+        .collect();
+    assert_eq!(rows.len(), 13);
+    assert!(rows[1].ends_with(" shared memory") && rows[1].contains(" 13 "), "{}", rows[1]);
+    assert!(rows[8].ends_with(" warps"), "{}", rows[8]);
+}
+
+#[test]
+fn a_driver_that_loses_the_shared_memory_fails_the_histogram_sweep() {
+    // The plain H200 mock answers the grayscale column whatever the shared memory: the model,
+    // which counts the 16 KiB, disagrees wherever shared memory binds, and the run fails.
+    let ran = run(&MockDriver::h200(), &histogram_args(&["--block-sizes", "64,256"]));
+    assert_eq!(ran.code, 1, "{}", ran.stderr);
+    assert_eq!(
+        ran.stderr,
+        "check failed: at 64 threads per block the occupancy model predicts 13 blocks/SM, the driver says 32\n\n\
+         1 check(s) failed: the table above is not a measurement of this kernel.\n"
+    );
+}
+
+#[test]
+fn a_corrupted_bin_fails_every_histogram_row_with_exit_1() {
+    let ran = run(
+        &shared_memory_driver(),
+        &histogram_args(&["--block-sizes", "128,1024", "--corrupt-pixel", "4000"]),
+    );
+    assert_eq!(ran.code, 1, "{}", ran.stderr);
+    for threads in [128, 1024] {
+        let expected =
+            format!("check failed: wrong output at {threads} threads per block: bin 4000 is 4294967295, ");
+        assert!(ran.stderr.contains(&expected), "{}", ran.stderr);
+    }
+    assert!(ran.stderr.contains("2 check(s) failed"), "{}", ran.stderr);
+}
+
+#[test]
+fn a_miscounting_histogram_kernel_fails_with_its_bin_and_total() {
+    let mut driver = shared_memory_driver();
+    driver.devices[0].wrong_kernel = Some(0);
+    driver.devices[0].wrong_element = 12;
+    let ran = run(&driver, &histogram_args(&["--block-sizes", "256"]));
+    assert_eq!(ran.code, 1);
+    assert!(ran.stderr.contains(": bin 12 is "), "{}", ran.stderr);
+    assert!(ran.stderr.contains("; the bins sum to 4097, not the 4096 pixels\n"), "{}", ran.stderr);
+}
+
+#[test]
+fn compare_of_the_histogram_measures_rust_against_cpp() {
+    let driver = shared_memory_driver();
+    let mut args = compare_args();
+    args.extend(["--kernel", "histogram", "--bins", "4096"]);
+    let ran = run(&driver, &args);
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    assert!(ran.stdout.contains(" thr/blk  cuda_builder blk/SM "), "{}", ran.stdout);
+    assert!(ran.stdout.contains("cuda_builder / nvcc time: "), "{}", ran.stdout);
+    assert!(!ran.stdout.contains("rustc-nvptx"), "{}", ran.stdout);
+    // 64 threads: 13 blocks/SM for both, by the 16 KiB of shared memory each block asks for.
+    let row = ran.stdout.lines().find(|line| line.trim_start().starts_with("64 ")).unwrap();
+    assert_eq!(row.split_whitespace().filter(|&word| word == "13").count(), 2, "{row}");
+}
+
+#[test]
+fn compare_of_the_histogram_without_its_cpp_twin_divides_by_the_rust_kernel() {
+    let mut driver = shared_memory_driver();
+    driver.devices[0].refuses = vec![(ptx::HISTOGRAM_NVCC.file, Refusal::InvalidPtx)];
+    let mut args = compare_args();
+    args.extend(["--kernel", "histogram", "--bins", "4096"]);
+    let ran = run(&driver, &args);
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    let expected = Unloadable::refused(ptx::HISTOGRAM_NVCC, 13000, Refusal::InvalidPtx);
+    assert_eq!(ran.stderr, format!("Left out: {expected}\n"));
+    assert!(ran.stdout.contains("Fastest cuda_builder row: "), "{}", ran.stdout);
+}
+
+#[test]
+fn tail_runs_the_histogram_in_waves_of_its_shared_memory() {
+    let ran = run(
+        &shared_memory_driver(),
+        &[
+            "tail",
+            "--kernel",
+            "histogram",
+            "--bins",
+            "4096",
+            "--block-size",
+            "64",
+            "--width",
+            "64",
+            "--height",
+            "64",
+            "--runs",
+            "1",
+        ],
+    );
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    assert!(
+        ran.stdout.contains("Block size: 64 threads; 13 blocks/SM x 132 SMs = 1716 blocks per wave"),
+        "{}",
+        ran.stdout
+    );
+}
+
+#[test]
+fn histogram_options_out_of_range_are_exit_2_before_any_gpu_work() {
+    for args in [
+        &["--kernel", "histogram", "--bins", "0"][..],
+        &["--kernel", "histogram", "--bins", "4097"],
+        &["--bins", "64"],
+        &["--kernel", "histogram", "--bins", "16", "--corrupt-pixel", "16"],
+        &["compare", "--kernel", "histogram", "--bins", "5000"],
+        &["tail", "--bins", "8"],
+        &["variants", "--kernel", "histogram"],
+        &["--kernel", "histogram", "--width", "65536", "--height", "65537"],
+    ] {
+        let ran = run(&MockDriver::h200(), args);
+        assert_eq!(ran.code, 2, "{args:?}: {}", ran.stderr);
+        assert_eq!(ran.stdout, "", "{args:?}");
+        assert_eq!(ran.stderr.lines().count(), 1, "{args:?}: {}", ran.stderr);
+    }
+}
+
+#[test]
+fn a_histogram_too_large_for_the_device_names_its_buffers() {
+    let mut driver = MockDriver::h200();
+    driver.devices[0].free_memory = 1 << 20;
+    let ran = run(&driver, &["--kernel", "histogram", "--width", "1024", "--height", "1024"]);
+    assert_eq!(ran.code, 2, "{}", ran.stderr);
+    assert_eq!(
+        ran.stderr,
+        "Error: a 1024 x 1024 frame needs 2.0 MiB of device memory for its luma plane and bins (and any L2 flush buffer), but only 1.0 MiB is free\n"
+    );
+}
+
+#[test]
+fn every_registered_kernel_runs_through_the_mock_with_its_compare() {
+    for spec in block_size_runner::workload::KERNELS {
+        let ran = run(&MockDriver::h200(), &quick(&["--kernel", spec.name, "--block-sizes", "256"]));
+        assert_eq!(ran.code, 0, "{}: {}", spec.name, ran.stderr);
+        let mut args = compare_args();
+        args.extend(["--kernel", spec.name]);
+        let ran = run(&MockDriver::h200(), &args);
+        assert_eq!(ran.code, 0, "{}: {}", spec.name, ran.stderr);
+    }
+    assert_eq!(histogram::KERNEL.modules.len(), 2);
 }

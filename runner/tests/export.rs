@@ -1,22 +1,27 @@
 //! Every export format, pinned by a snapshot of the same mock sweep.
 
-use block_size_runner::backend::{Gpu, MockGpu, Timing};
+use block_size_runner::backend::{MockGpu, Timing};
 use block_size_runner::cli::DEFAULT_BLOCK_SIZES;
 use block_size_runner::export::{Format, Record};
-use block_size_runner::frame::Frame;
 use block_size_runner::provenance::Provenance;
+use block_size_runner::workload::{KernelSpec, Params, grayscale, histogram};
 use block_size_runner::{ptx, sweep};
 
 fn record(corrupt_pixel: Option<usize>) -> Record {
-    let mut gpu = MockGpu::h200_like();
+    record_of(&grayscale::KERNEL, &Params::frame(320, 200), corrupt_pixel)
+}
+
+fn record_of(spec: &KernelSpec, params: &Params, corrupt_pixel: Option<usize>) -> Record {
+    let mut gpu = MockGpu::h200_with(&[spec.rust_kernel()]);
     let times =
         [0.155, 0.080, 0.041, 0.0405, 0.046, 0.0402, 0.0407, 0.0404, 0.0401, 0.0409, 0.0403, 0.0431, 0.0412];
     gpu.milliseconds = DEFAULT_BLOCK_SIZES.into_iter().zip(times).collect();
     gpu.run_spread = 0.02;
-    let frame = Frame::synthetic(320, 200).unwrap();
-    gpu.upload(&frame).unwrap();
+    let mut workload = (spec.create)(params).unwrap();
+    workload.upload(&mut gpu).unwrap();
     let timing = Timing { warmups: 3, runs: 4, flush_l2: false };
-    let result = sweep::run(&mut gpu, &frame, &[32, 100, 256, 1024], timing, corrupt_pixel).unwrap();
+    let result =
+        sweep::run(&mut gpu, workload.as_mut(), &[32, 100, 256, 1024], timing, corrupt_pixel).unwrap();
     Record::of(&result, provenance())
 }
 
@@ -80,4 +85,20 @@ fn failed_checks_travel_with_the_export() {
     assert!(markdown.contains("**4 check(s) failed: this table is not a measurement.**"), "{markdown}");
     let json: serde_json::Value = serde_json::from_str(&rendered(Format::Json, &record)).unwrap();
     assert_eq!(json["failures"].as_array().unwrap().len(), 4);
+}
+
+#[test]
+fn a_histogram_export_names_its_kernel_bins_and_bytes() {
+    let record = record_of(&histogram::KERNEL, &Params { bins: 1000, ..Params::frame(320, 200) }, None);
+    let json: serde_json::Value = serde_json::from_str(&rendered(Format::Json, &record)).unwrap();
+    assert_eq!(json["workload"]["kernel"], "histogram");
+    assert_eq!(json["workload"]["bytes_per_pass"], 128_000.0);
+    assert!(
+        json["workload"]["detail"].as_str().unwrap().contains("1000 bins, 4000 B of dynamic shared memory")
+    );
+    assert!(json["model_check"].as_str().unwrap().contains("0 B static + 4000 B dynamic shared memory"));
+    assert_eq!(json["rows"][0]["limiter"], "blocks");
+    let markdown = rendered(Format::Markdown, &record);
+    assert!(markdown.contains("Kernel: histogram of 1000 bins"), "{markdown}");
+    assert!(markdown.contains("| limiter |"), "{markdown}");
 }

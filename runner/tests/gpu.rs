@@ -108,12 +108,15 @@ fn require_gpu_turns_a_skip_into_a_failure() {
     }
 }
 
-/// Table rows: lines of stdout that start with a block size.
+/// Table rows: lines of stdout that start with a block size: the seed's ten columns, then the
+/// limiter (`warps`, `warps+blocks`, `shared memory`: one or two words).
 fn table_rows(stdout: &str) -> Vec<Vec<String>> {
     stdout
         .lines()
         .map(|line| line.split_whitespace().map(str::to_string).collect::<Vec<_>>())
-        .filter(|words| words.len() == 10 && words[0].parse::<u32>().is_ok())
+        .filter(|words| {
+            (11..=12).contains(&words.len()) && words[0].parse::<u32>().is_ok() && words[5].ends_with('%')
+        })
         .collect()
 }
 
@@ -339,5 +342,113 @@ fn every_variant_is_right_at_any_alignment_and_frame_size() {
         let stdout = text(&output.stdout);
         assert_eq!(output.status.code(), Some(0), "offset {offset}: {stdout}{}", text(&output.stderr));
         assert!(stdout.contains("Fastest Rust: ") && stdout.contains("Fastest C++: "), "{stdout}");
+    }
+}
+
+#[test]
+fn the_histogram_passes_every_check_and_shared_memory_binds_at_4096_bins() {
+    require_gpu!();
+    // A prime pixel count; 256 bins (the default) and 4096 bins (16 KiB of shared memory a
+    // block), where the driver and the model must agree on the shared-memory-limited rows.
+    for bins in ["256", "4096"] {
+        let output = block_size(&[
+            "--kernel",
+            "histogram",
+            "--bins",
+            bins,
+            "--width",
+            "1000003",
+            "--height",
+            "1",
+            "--runs",
+            "3",
+            "--warmups",
+            "1",
+        ]);
+        let stdout = text(&output.stdout);
+        assert_eq!(output.status.code(), Some(0), "--bins {bins}: {stdout}{}", text(&output.stderr));
+        assert_eq!(table_rows(&stdout).len(), 13, "{stdout}");
+        assert!(stdout.contains("agrees with the driver's blk/SM at 13 of 13 block sizes"), "{stdout}");
+        if bins == "4096" {
+            assert!(stdout.contains(" shared memory\n"), "no row limited by shared memory: {stdout}");
+        }
+    }
+}
+
+#[test]
+fn a_corrupted_histogram_bin_is_caught_at_its_index() {
+    require_gpu!();
+    let output = block_size(&[
+        "--kernel",
+        "histogram",
+        "--width",
+        "1000",
+        "--height",
+        "100",
+        "--block-sizes",
+        "128,1024",
+        "--corrupt-pixel",
+        "17",
+    ]);
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    for threads in [128, 1024] {
+        let expected =
+            format!("check failed: wrong output at {threads} threads per block: bin 17 is 4294967295, ");
+        assert!(stderr.contains(&expected), "{stderr}");
+    }
+}
+
+#[test]
+fn compare_and_tail_run_the_histogram() {
+    require_gpu!();
+    let output = block_size(&[
+        "compare",
+        "--kernel",
+        "histogram",
+        "--bins",
+        "4096",
+        "--width",
+        "1021",
+        "--height",
+        "997",
+        "--block-sizes",
+        "64,256",
+        "--rounds",
+        "5",
+    ]);
+    let stdout = text(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{stdout}{}", text(&output.stderr));
+    assert!(stdout.contains("cuda_builder / nvcc time: row medians from "), "{stdout}");
+    let output =
+        block_size(&["tail", "--kernel", "histogram", "--width", "2000", "--height", "1000", "--runs", "3"]);
+    assert_eq!(output.status.code(), Some(0), "{}{}", text(&output.stdout), text(&output.stderr));
+}
+
+#[test]
+fn memcheck_reports_no_errors_on_a_histogram_sweep() {
+    require_gpu!();
+    let Some(sanitizer) = compute_sanitizer() else {
+        skipped!(
+            "SKIPPED memcheck_reports_no_errors_on_a_histogram_sweep (no memory check run): compute-sanitizer is not on \
+             PATH nor in /usr/local/cuda/bin"
+        );
+        return;
+    };
+    let worker = Command::cargo_bin("block-size-cuda").unwrap().get_program().to_owned();
+    for tool in ["memcheck", "racecheck"] {
+        let output = std::process::Command::new(&sanitizer)
+            .args(["--tool", tool, "--error-exitcode", "99"])
+            .arg(&worker)
+            .args(["--kernel", "histogram", "--bins", "4096", "--width", "1021", "--height", "997"])
+            .args(["--block-sizes", "32,100,1024", "--warmups", "0", "--runs", "1"])
+            .output()
+            .unwrap();
+        let stdout = text(&output.stdout);
+        assert_eq!(output.status.code(), Some(0), "{tool}: {stdout}{}", text(&output.stderr));
+        assert!(
+            stdout.contains("ERROR SUMMARY: 0 errors") || stdout.contains("RACECHECK SUMMARY: 0 hazards"),
+            "{stdout}"
+        );
     }
 }

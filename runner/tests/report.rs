@@ -1,9 +1,10 @@
 //! The printed report, end to end through the mock backend: header, table, summary and
 //! stderr verdict, pinned by snapshots; and the table's layout against block_size.cu's.
 
-use block_size_runner::backend::{Gpu, MockGpu, Timing};
+use block_size_runner::backend::{Device as _, MockGpu, Timing};
 use block_size_runner::cli::DEFAULT_BLOCK_SIZES;
-use block_size_runner::frame::Frame;
+use block_size_runner::ptx::KernelRef;
+use block_size_runner::workload::{KernelSpec, Params, Workload, grayscale, histogram};
 use block_size_runner::{report, sweep};
 
 const TIMING: Timing = Timing { warmups: 3, runs: 10, flush_l2: false };
@@ -18,11 +19,30 @@ fn scripted_gpu() -> MockGpu {
     gpu
 }
 
+/// `spec`'s workload of `params` on `gpu`, with `kernels` loaded (the first active).
+fn uploaded(
+    gpu: &mut MockGpu,
+    kernels: &[KernelRef],
+    spec: &KernelSpec,
+    params: &Params,
+) -> Box<dyn Workload> {
+    for kernel in kernels {
+        gpu.load(kernel).unwrap();
+    }
+    let mut workload = (spec.create)(params).unwrap();
+    workload.upload(gpu).unwrap();
+    workload
+}
+
+fn grayscale(gpu: &mut MockGpu, width: u32, height: u32) -> Box<dyn Workload> {
+    let spec = &grayscale::KERNEL;
+    uploaded(gpu, &[spec.rust_kernel()], spec, &Params::frame(width, height))
+}
+
 fn printed(gpu: &mut MockGpu, width: u32, height: u32, corrupt_pixel: Option<usize>) -> (String, String) {
-    let frame = Frame::synthetic(width, height).unwrap();
-    gpu.upload(&frame).unwrap();
-    let result = sweep::run(gpu, &frame, &DEFAULT_BLOCK_SIZES, TIMING, corrupt_pixel).unwrap();
-    let stdout = report::header(&result.limits, width, height, TIMING) + &report::body(&result, false);
+    let mut workload = grayscale(gpu, width, height);
+    let result = sweep::run(gpu, workload.as_mut(), &DEFAULT_BLOCK_SIZES, TIMING, corrupt_pixel).unwrap();
+    let stdout = report::header(&result.limits, workload.pass(), TIMING) + &report::body(&result, false);
     (stdout, report::stderr(&result))
 }
 
@@ -37,11 +57,10 @@ fn clean_run_prints_header_table_and_summary() {
 fn stats_columns_and_noise_marks() {
     let mut gpu = scripted_gpu();
     gpu.run_spread = 0.02;
-    let frame = Frame::synthetic(640, 480).unwrap();
-    gpu.upload(&frame).unwrap();
+    let mut workload = grayscale(&mut gpu, 640, 480);
     let timing = Timing { flush_l2: true, ..TIMING };
-    let result = sweep::run(&mut gpu, &frame, &DEFAULT_BLOCK_SIZES, timing, None).unwrap();
-    let stdout = report::header(&result.limits, 640, 480, timing) + &report::body(&result, true);
+    let result = sweep::run(&mut gpu, workload.as_mut(), &DEFAULT_BLOCK_SIZES, timing, None).unwrap();
+    let stdout = report::header(&result.limits, workload.pass(), timing) + &report::body(&result, true);
     insta::assert_snapshot!("stats_and_flush_stdout", stdout);
 }
 
@@ -53,23 +72,23 @@ fn corrupted_run_names_every_failed_row_and_disowns_the_table() {
 
 /// block_size.cu prints its table with printf("%8s %6s %5s %7s %9s %6s %7s %9s %8s %8s")
 /// and "%8d %6d %5d %7d %9d %5.0f%% %7d %9.3f %8.1f %8.2f"; the same widths here mean the
-/// two programs' tables can be diffed column for column.
+/// two programs' tables can be diffed column for column. The limiter column follows them,
+/// 14 wide.
 #[test]
 fn table_layout_matches_block_size_cu() {
     let mut gpu = scripted_gpu();
-    let frame = Frame::synthetic(64, 64).unwrap();
-    gpu.upload(&frame).unwrap();
-    let result = sweep::run(&mut gpu, &frame, &DEFAULT_BLOCK_SIZES, TIMING, None).unwrap();
+    let mut workload = grayscale(&mut gpu, 64, 64);
+    let result = sweep::run(&mut gpu, workload.as_mut(), &DEFAULT_BLOCK_SIZES, TIMING, None).unwrap();
     let table = report::table(&result, false);
     let mut lines = table.lines();
     let heading = format!(
-        "{:>8} {:>6} {:>5} {:>7} {:>9} {:>6} {:>7} {:>9} {:>8} {:>8}",
-        "thr/blk", "warps", "idle", "blk/SM", "warps/SM", "occ", "grid", "ms", "GB/s", "of best"
+        "{:>8} {:>6} {:>5} {:>7} {:>9} {:>6} {:>7} {:>9} {:>8} {:>8} {:>14}",
+        "thr/blk", "warps", "idle", "blk/SM", "warps/SM", "occ", "grid", "ms", "GB/s", "of best", "limiter"
     );
     assert_eq!(lines.next(), Some(heading.as_str()));
     for row in &result.rows {
         let expected = format!(
-            "{:>8} {:>6} {:>5} {:>7} {:>9} {:>5.0}% {:>7} {:>9.3} {:>8.1} {:>8}",
+            "{:>8} {:>6} {:>5} {:>7} {:>9} {:>5.0}% {:>7} {:>9.3} {:>8.1} {:>8} {:>14}",
             row.threads_per_block,
             row.warps_per_block,
             row.idle_lanes,
@@ -84,6 +103,7 @@ fn table_layout_matches_block_size_cu() {
                 result.fraction_of_best(row),
                 if result.within_noise_of_best(row) { "*" } else { "" }
             ),
+            block_size_runner::model::limiter_names(&row.limiters),
         );
         assert_eq!(lines.next(), Some(expected.as_str()));
     }
@@ -94,11 +114,19 @@ fn table_layout_matches_block_size_cu() {
 fn comparison_prints_each_kernel_and_its_ratio_to_the_baseline() {
     let mut gpu = scripted_gpu();
     gpu.kernel_time_factors = vec![1.0, 1.0, 1.05];
-    let frame = Frame::synthetic(640, 480).unwrap();
-    gpu.upload(&frame).unwrap();
-    let labels = ["cuda_builder", "nvcc", "rustc-nvptx"];
-    let result =
-        block_size_runner::compare::run(&mut gpu, &frame, &labels, 1, &[64, 128, 256, 1024], 3, 5).unwrap();
+    let spec = &grayscale::KERNEL;
+    let kernels: Vec<KernelRef> = spec.modules[..3].iter().map(|&module| spec.kernel_in(module)).collect();
+    let mut workload = uploaded(&mut gpu, &kernels, spec, &Params::frame(640, 480));
+    let result = block_size_runner::compare::run(
+        &mut gpu,
+        workload.as_mut(),
+        &kernels,
+        kernels[1],
+        &[64, 128, 256, 1024],
+        3,
+        5,
+    )
+    .unwrap();
     insta::assert_snapshot!("comparison_stdout", report::comparison(&result));
     assert_eq!(report::comparison_stderr(&result), "");
 }
@@ -106,11 +134,10 @@ fn comparison_prints_each_kernel_and_its_ratio_to_the_baseline() {
 #[test]
 fn tail_table_compares_every_grid_with_one_wave() {
     let mut gpu = scripted_gpu();
-    let frame = Frame::synthetic(640, 480).unwrap();
-    gpu.upload(&frame).unwrap();
+    let mut workload = grayscale(&mut gpu, 640, 480);
     let result = block_size_runner::tail::run(
         &mut gpu,
-        &frame,
+        workload.as_mut(),
         256,
         &block_size_runner::tail::DEFAULT_WAVES,
         Timing { warmups: 1, runs: 3, flush_l2: false },
@@ -122,27 +149,91 @@ fn tail_table_compares_every_grid_with_one_wave() {
 #[test]
 fn device_summary_names_the_gpu_its_fastest_row_and_its_verdict() {
     let mut gpu = scripted_gpu();
-    let frame = Frame::synthetic(64, 64).unwrap();
-    gpu.upload(&frame).unwrap();
-    let clean = sweep::run(&mut gpu, &frame, &DEFAULT_BLOCK_SIZES, TIMING, None).unwrap();
+    let mut workload = grayscale(&mut gpu, 64, 64);
+    let clean = sweep::run(&mut gpu, workload.as_mut(), &DEFAULT_BLOCK_SIZES, TIMING, None).unwrap();
     assert_eq!(
         report::device_summary(&clean),
         "GPU 0 (Mock H200): fastest 256 threads per block at 0.040 ms (1.6 GB/s); 9 of 13 rows within 95 percent; every check held.\n"
     );
-    let broken = sweep::run(&mut gpu, &frame, &[64, 128], TIMING, Some(5)).unwrap();
+    let broken = sweep::run(&mut gpu, workload.as_mut(), &[64, 128], TIMING, Some(5)).unwrap();
     assert!(report::device_summary(&broken).ends_with("; 2 check(s) failed.\n"));
 }
 
 #[test]
 fn variants_table_reports_each_row_against_the_copy_and_the_peak() {
     use block_size_runner::variants;
+    use block_size_runner::workload::grayscale::GrayscaleWorkload;
     let mut gpu = scripted_gpu();
     gpu.limits.name = "Mock NVIDIA H200".into();
     gpu.kernel_time_factors = vec![1.0, 0.97, 0.99, 0.98, 0.985, 1.0, 0.97, 0.99, 0.98, 0.985];
     gpu.copy_gb_per_s = 3300.0;
-    let frame = Frame::synthetic(640, 480).unwrap();
-    gpu.upload_at(&frame, 2).unwrap();
     let candidates = variants::candidates();
-    let result = variants::run(&mut gpu, &frame, &candidates, &[128, 256], TIMING, 2).unwrap();
+    for candidate in &candidates {
+        gpu.load(&candidate.kernel).unwrap();
+    }
+    let mut workload = GrayscaleWorkload::new(&Params { offset: 2, ..Params::frame(640, 480) }).unwrap();
+    workload.upload(&mut gpu).unwrap();
+    let result = variants::run(&mut gpu, &mut workload, &candidates, &[128, 256], TIMING, 2).unwrap();
     insta::assert_snapshot!("variants_stdout", report::variants(&result));
+}
+
+/// The H200's blocks/SM for the histogram at 4096 bins: 16 KiB of bins and the 1 KiB reserve
+/// per block leave room for 13 blocks, fewer than warps allow up to 128 threads per block.
+const SHARED_LIMITED: [u32; 13] = [13, 13, 13, 13, 13, 13, 12, 10, 8, 5, 4, 2, 2];
+
+/// The scripted H200; at 4096 bins its driver answers [`SHARED_LIMITED`], at fewer (1 KiB and
+/// less a block) the grayscale column, which shared memory does not bind.
+fn histogram_gpu(bins: u32) -> MockGpu {
+    let mut gpu = scripted_gpu();
+    if bins == 4096 {
+        gpu.shared_memory_residency = DEFAULT_BLOCK_SIZES
+            .into_iter()
+            .zip(SHARED_LIMITED)
+            .map(|(threads, blocks)| (threads, 16384, blocks))
+            .collect();
+    }
+    gpu
+}
+
+#[test]
+fn histogram_table_names_shared_memory_where_it_binds() {
+    let mut gpu = histogram_gpu(4096);
+    let spec = &histogram::KERNEL;
+    let mut workload =
+        uploaded(&mut gpu, &[spec.rust_kernel()], spec, &Params { bins: 4096, ..Params::frame(640, 480) });
+    let result = sweep::run(&mut gpu, workload.as_mut(), &DEFAULT_BLOCK_SIZES, TIMING, None).unwrap();
+    let stdout = report::header(&result.limits, workload.pass(), TIMING) + &report::body(&result, false);
+    insta::assert_snapshot!("histogram_stdout", stdout);
+    assert_eq!(report::stderr(&result), "");
+}
+
+#[test]
+fn histogram_comparison_prints_rust_against_cpp() {
+    let mut gpu = histogram_gpu(4096);
+    gpu.kernel_time_factors = vec![1.02, 1.0];
+    let spec = &histogram::KERNEL;
+    let kernels: Vec<KernelRef> = spec.modules.iter().map(|&module| spec.kernel_in(module)).collect();
+    let mut workload = uploaded(&mut gpu, &kernels, spec, &Params { bins: 4096, ..Params::frame(640, 480) });
+    let baseline = spec.kernel_in(spec.baseline);
+    let result = block_size_runner::compare::run(
+        &mut gpu,
+        workload.as_mut(),
+        &kernels,
+        baseline,
+        &[64, 256, 1024],
+        3,
+        5,
+    )
+    .unwrap();
+    insta::assert_snapshot!("histogram_comparison_stdout", report::comparison(&result));
+    assert_eq!(report::comparison_stderr(&result), "");
+}
+
+#[test]
+fn a_corrupted_histogram_names_the_bin_in_every_row() {
+    let mut gpu = histogram_gpu(256);
+    let spec = &histogram::KERNEL;
+    let mut workload = uploaded(&mut gpu, &[spec.rust_kernel()], spec, &Params::frame(640, 480));
+    let result = sweep::run(&mut gpu, workload.as_mut(), &[64, 1024], TIMING, Some(255)).unwrap();
+    insta::assert_snapshot!("histogram_corrupted_stderr", report::stderr(&result));
 }

@@ -24,12 +24,15 @@ impl Exporter for MarkdownExporter {
             record.kernel,
             record.ptx_sha256,
         );
-        text += "| thr/blk | warps | idle | blk/SM | warps/SM | occ | grid | ms | GB/s | of best | min ms | max ms | MAD ms |\n";
-        text += "|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n";
+        if let Some(detail) = &record.workload.detail {
+            writeln!(text, "{detail}; GB/s counts the bytes {}.\n", record.workload.bytes_counted)?;
+        }
+        text += "| thr/blk | warps | idle | blk/SM | warps/SM | occ | grid | ms | GB/s | of best | min ms | max ms | MAD ms | limiter |\n";
+        text += "|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|:--|\n";
         for row in &record.rows {
             writeln!(
                 text,
-                "| {} | {} | {} | {} | {} | {:.0}% | {} | {:.3} | {:.1} | {:.2}{} | {:.4} | {:.4} | {:.4} |",
+                "| {} | {} | {} | {} | {} | {:.0}% | {} | {:.3} | {:.1} | {:.2}{} | {:.4} | {:.4} | {:.4} | {} |",
                 row.threads_per_block,
                 row.warps_per_block,
                 row.idle_lanes,
@@ -44,6 +47,7 @@ impl Exporter for MarkdownExporter {
                 row.min_ms,
                 row.max_ms,
                 row.mad_ms,
+                row.limiter,
             )?;
         }
         text += "\n";

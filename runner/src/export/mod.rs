@@ -14,6 +14,7 @@ use crate::provenance::Provenance;
 use crate::ptx;
 use crate::stats::RunStats;
 use crate::sweep::{ModelCheck, Sweep};
+use crate::workload::Pass;
 use anyhow::Result;
 use serde::Serialize;
 
@@ -67,6 +68,9 @@ pub struct RowRecord {
     pub gigabytes_per_second: f64,
     pub fraction_of_best: f64,
     pub within_noise_of_best: bool,
+    /// The resources that bind blocks/SM at this size by the occupancy model
+    /// (`warps+blocks` where two meet; `-` where the model did not run).
+    pub limiter: String,
     /// Every timed launch, in order (JSON only; CSV and Markdown keep one line per row).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub run_ms: Vec<f32>,
@@ -80,6 +84,8 @@ pub struct Record {
     pub device: DeviceLimits,
     pub kernel: &'static str,
     pub ptx_sha256: String,
+    /// The kernel measured (`--kernel`) and what one pass of it moves.
+    pub workload: Pass,
     pub width: u32,
     pub height: u32,
     pub pixels: u64,
@@ -115,6 +121,11 @@ impl Record {
                     gigabytes_per_second: sweep.gigabytes_per_second(row),
                     fraction_of_best: sweep.fraction_of_best(row),
                     within_noise_of_best: sweep.within_noise_of_best(row),
+                    limiter: if row.limiters.is_empty() {
+                        "-".to_string()
+                    } else {
+                        crate::model::limiter_names(&row.limiters)
+                    },
                     run_ms: row.run_ms.clone(),
                 }
             })
@@ -124,8 +135,9 @@ impl Record {
             device: sweep.limits.clone(),
             kernel: ptx::RUST_CUDA.label,
             ptx_sha256: ptx::RUST_CUDA.sha256(),
-            width: sweep.width,
-            height: sweep.height,
+            workload: sweep.pass.clone(),
+            width: sweep.pass.width,
+            height: sweep.pass.height,
             pixels: sweep.pixels(),
             timing: sweep.timing,
             rows,
@@ -134,9 +146,14 @@ impl Record {
             rows_near_best: sweep.rows_near_best(),
             model_check: match &sweep.model_check {
                 ModelCheck::Ran { resources, agreeing_rows } => format!(
-                    "model with {} registers/thread and {} B static shared memory agrees at {agreeing_rows} of {} rows",
+                    "model with {} registers/thread and {} B static{} shared memory agrees at {agreeing_rows} of {} rows",
                     resources.registers_per_thread,
                     resources.static_shared_memory,
+                    match sweep.constant_dynamic_shared_memory() {
+                        Some(0) => String::new(),
+                        Some(bytes) => format!(" + {bytes} B dynamic"),
+                        None => " + each row's dynamic".to_string(),
+                    },
                     sweep.rows.len()
                 ),
                 ModelCheck::Unavailable { compute_capability: (major, minor) } => {
