@@ -1,10 +1,11 @@
 /*!
 The provenance stamp that travels beside each committed PTX file.
 
-The PTX in `kernels/ptx/` is committed: rust-cuda's `cuda_builder` needs LLVM 7 and rust-cuda's
-git source, which no package registry carries. Each PTX file has a stamp beside it recording
-what it was built from: its input files and a SHA-256 over them, the SHA-256 of the PTX itself,
-and the compiler's versions (for cuda_builder: the rust-cuda revision, the nightly, libNVVM).
+The PTX in `kernels/ptx/` (and the example's, in `examples/reduce/ptx/`) is committed:
+rust-cuda's `cuda_builder` needs LLVM 7 and rust-cuda's git source, which no package registry
+carries. Each PTX file has a stamp beside it recording what it was built from: its input files
+and a SHA-256 over them, the SHA-256 of the PTX itself, and the compiler's versions (for
+cuda_builder: the rust-cuda revision, the nightly, libNVVM).
 
 Two programs use this crate: the builder writes the stamp when it regenerates the PTX, and
 the CPU tests recompute the hashes to prove that the committed PTX still belongs to the
@@ -21,6 +22,16 @@ use std::path::Path;
 /// libNVVM options.
 pub const CUDA_BUILDER_INPUTS: &[&str] =
     &["kernels/Cargo.toml", "kernels/Cargo.lock", "kernels/src", "kernels/builder"];
+
+/// Inputs of the example user kernels' cuda_builder PTX (`examples/reduce/ptx/reduce.ptx`),
+/// relative to the repository root: the example's GPU crate (a cuda_builder workspace of its
+/// own, built like `kernels/`) and its builder.
+pub const EXAMPLE_REDUCE_INPUTS: &[&str] = &[
+    "examples/reduce/kernels/Cargo.toml",
+    "examples/reduce/kernels/Cargo.lock",
+    "examples/reduce/kernels/src",
+    "examples/reduce/kernels/builder",
+];
 
 /// Inputs of the rustc-NVPTX PTX: its crate, and the loop and arithmetic it includes.
 pub const NVPTX_INPUTS: &[&str] = &[

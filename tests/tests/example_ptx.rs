@@ -1,0 +1,238 @@
+//! The example user kernels (`examples/reduce/kernels`, a cuda_builder crate of its own) and
+//! their committed PTX (`examples/reduce/ptx/reduce.ptx`): built from the committed sources
+//! with the pins of `kernels/`, at or below the PTX ISA floor, valid for sm_75 and sm_90 with
+//! the oldest and newest ptxas, with the parameters a host passes, their reduction in dynamic
+//! shared memory only; and regenerated and diffed by the same script and CI as `kernels/`.
+
+use block_size_tests::{PTXAS_RELEASES, ptxas, quoted_value, read_repo_file, repo_root};
+use ptx_stamp::{EXAMPLE_REDUCE_INPUTS, Stamp, inputs_sha256, sha256_hex};
+use std::process::Command;
+
+// The CPU reference a host crate for the example will use (examples/reduce/ has no manifest
+// yet): compiled here so that its unit tests run with the workspace's.
+#[path = "../../examples/reduce/src/reference.rs"]
+mod reference;
+
+const PTX_FILE: &str = "examples/reduce/ptx/reduce.ptx";
+const STAMP_FILE: &str = "examples/reduce/ptx/reduce.stamp.toml";
+const CRATE_DIR: &str = "examples/reduce/kernels";
+
+/// The entries a host launches, in the PTX's order, each `(x: *const f32, n: usize,
+/// partials: *mut f32)`: three 64-bit parameters.
+const ENTRIES: [&str; 2] = ["sum_of_squares", "sum_of_squares_x4"];
+
+/// The PTX ISA floor of tests/tests/ptx.rs: CUDA 11.8's, the newest an R520 driver loads.
+const PTX_ISA_FLOOR: (u32, u32) = (7, 8);
+
+fn ptx() -> String {
+    read_repo_file(PTX_FILE)
+}
+
+fn stamp() -> Stamp {
+    Stamp::parse(&read_repo_file(STAMP_FILE)).unwrap_or_else(|error| panic!("{STAMP_FILE}: {error}"))
+}
+
+fn entries(ptx: &str) -> Vec<String> {
+    ptx.lines()
+        .filter_map(|line| line.split(".entry ").nth(1))
+        .map(|rest| rest.trim_end_matches('(').trim().to_string())
+        .collect()
+}
+
+/// The text of entry `name`, from `.entry` to its closing brace.
+fn body<'a>(ptx: &'a str, name: &str) -> &'a str {
+    let start = ptx.find(&format!(".entry {name}(")).unwrap_or_else(|| panic!("no entry {name}"));
+    &ptx[start..start + ptx[start..].find("\n}\n").expect("an entry ends with }")]
+}
+
+/// The types of entry `name`'s parameters (`u64`, `u32`, ...).
+fn params(ptx: &str, name: &str) -> Vec<String> {
+    let body = body(ptx, name);
+    let list = &body[..body.find(')').expect("a parameter list")];
+    list.lines()
+        .filter_map(|line| line.trim().strip_prefix(".param ."))
+        .map(|rest| rest.split_whitespace().next().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn the_example_stamp_matches_its_inputs() {
+    let stamp = stamp();
+    assert_eq!(stamp.compiler, "cuda_builder");
+    assert_eq!(stamp.inputs, EXAMPLE_REDUCE_INPUTS, "the stamp must cover every input of the build");
+    assert_eq!(
+        stamp.inputs_sha256,
+        inputs_sha256(&repo_root(), &stamp.inputs).unwrap(),
+        "{CRATE_DIR} changed since {PTX_FILE} was built: regenerate it with `{}`",
+        stamp.regenerate
+    );
+    assert_eq!(stamp.regenerate, "scripts/regenerate-ptx");
+}
+
+#[test]
+fn the_example_stamp_matches_its_committed_ptx() {
+    let ptx = ptx();
+    let stamp = stamp();
+    assert_eq!(
+        stamp.ptx_sha256,
+        sha256_hex(ptx.as_bytes()),
+        "{PTX_FILE} was edited by hand: regenerate it with `{}`",
+        stamp.regenerate
+    );
+    assert_eq!(stamp.kernels, entries(&ptx), "the stamp lists the PTX's entries");
+    assert_eq!(entries(&ptx), ENTRIES);
+}
+
+#[test]
+fn the_example_is_built_with_the_pins_of_kernels() {
+    // Same rust-cuda revision in the manifest, the lock file and the stamp.
+    let key = "cuda_std = { git = \"https://github.com/Rust-GPU/rust-cuda\", rev";
+    let kernels_manifest = read_repo_file("kernels/Cargo.toml");
+    let manifest = read_repo_file(&format!("{CRATE_DIR}/Cargo.toml"));
+    let pinned = quoted_value(&kernels_manifest, key).expect("kernels/Cargo.toml pins cuda_std by rev");
+    assert_eq!(quoted_value(&manifest, key), Some(pinned), "{CRATE_DIR}/Cargo.toml pins another rust-cuda");
+    let builder = read_repo_file(&format!("{CRATE_DIR}/builder/Cargo.toml"));
+    assert!(builder.contains(&format!("rev = \"{pinned}\"")), "the example's cuda_builder is not at the pin");
+    let lock = read_repo_file(&format!("{CRATE_DIR}/Cargo.lock"));
+    assert!(
+        lock.contains(&format!("rust-cuda?rev={pinned}#{pinned}")),
+        "{CRATE_DIR}/Cargo.lock is not at the pin"
+    );
+    // The same codegen profile.
+    let profile = |text: &str| -> String {
+        let start = text.find("[profile.release.package.rustc_codegen_nvvm]").expect("the codegen profile");
+        text[start..].lines().skip(1).take_while(|line| !line.starts_with('[')).collect::<Vec<_>>().join("\n")
+    };
+    assert_eq!(profile(&manifest), profile(&kernels_manifest));
+    // The same toolchain file, byte for byte.
+    assert_eq!(
+        read_repo_file(&format!("{CRATE_DIR}/rust-toolchain.toml")),
+        read_repo_file("kernels/rust-toolchain.toml")
+    );
+    // And the stamps agree on every tool version.
+    let example = stamp();
+    let kernels = Stamp::parse(&read_repo_file("kernels/ptx/grayscale.stamp.toml")).unwrap();
+    assert_eq!(example.rust_cuda_rev.as_deref(), Some(pinned));
+    for (what, mine, theirs) in [
+        ("toolchain", &example.toolchain, &kernels.toolchain),
+        ("rustc", &example.rustc, &kernels.rustc),
+        ("rust_cuda_rev", &example.rust_cuda_rev, &kernels.rust_cuda_rev),
+        ("libnvvm", &example.libnvvm, &kernels.libnvvm),
+        ("nvvm_ir", &example.nvvm_ir, &kernels.nvvm_ir),
+        ("libnvvm_release", &example.libnvvm_release, &kernels.libnvvm_release),
+    ] {
+        assert!(mine.is_some(), "the example's stamp records no {what}");
+        assert_eq!(mine, theirs, "{what}: the example and kernels/ were built with different tools");
+    }
+    assert_eq!(example.arch, kernels.arch);
+}
+
+#[test]
+fn the_example_ptx_is_at_or_below_the_ptx_isa_floor_and_targets_sm_75() {
+    let ptx = ptx();
+    let version = ptx.lines().find_map(|line| line.trim().strip_prefix(".version ")).expect(".version");
+    let (major, minor) = version.trim().split_once('.').expect(".version X.Y");
+    let isa: (u32, u32) = (major.parse().unwrap(), minor.parse().unwrap());
+    assert!(isa <= PTX_ISA_FLOOR, "{PTX_FILE} says .version {version}, above the floor 7.8");
+    assert!(ptx.lines().any(|line| line.trim() == ".target sm_75"), "{PTX_FILE}: built for sm_75");
+}
+
+#[test]
+fn every_example_entry_takes_a_pointer_a_usize_and_a_pointer() {
+    let ptx = ptx();
+    for entry in ENTRIES {
+        assert_eq!(params(&ptx, entry), ["u64", "u64", "u64"], "{entry}");
+    }
+}
+
+#[test]
+fn the_example_reduces_in_dynamic_shared_memory_only() {
+    let ptx = ptx();
+    // One shared declaration, an unsized extern array: dynamic shared memory only.
+    let shared: Vec<&str> = ptx.lines().filter(|line| line.contains(".shared .align")).collect();
+    assert_eq!(shared, [".extern .shared .align 4 .b8 sum_of_squares_partials[];"]);
+    for entry in ENTRIES {
+        let body = body(&ptx, entry);
+        // A barrier after the slots are written and one per level of the tree, in its loop.
+        assert_eq!(body.matches("bar.sync").count(), 2, "{entry}");
+        assert!(body.contains("st.shared.f32") && body.contains("ld.shared.f32"), "{entry}");
+        // Squares fused into the accumulator; one global store, the block's partial; no atomics.
+        assert!(body.contains("fma.rn.f32"), "{entry}");
+        assert_eq!(body.matches("st.global").count(), 1, "{entry}");
+        let atomic =
+            |line: &&str| line.trim_start().starts_with("atom.") || line.trim_start().starts_with("red.");
+        assert_eq!(body.lines().find(atomic), None, "{entry}");
+    }
+    // The x4 entry's full trips: four loads of the vector per trip, then a one-at-a-time tail.
+    assert_eq!(body(&ptx, "sum_of_squares_x4").matches("ld.global.f32").count(), 5);
+    assert_eq!(body(&ptx, "sum_of_squares").matches("ld.global.f32").count(), 1);
+}
+
+/// Assembles the example's PTX with `ptxas -arch=<arch> -v` of CUDA `release` and returns each
+/// entry's registers per thread, after checking that no entry spills or has static shared
+/// memory.
+fn assemble(release: &str, arch: &str) -> Vec<(String, u32)> {
+    let ptxas = ptxas(release).unwrap_or_else(|| {
+        panic!("ptxas {release} not found: run scripts/setup-dev, which unpacks it from PyPI")
+    });
+    let dir = std::env::temp_dir()
+        .join(format!("block-size-example-ptxas-{}-{release}-{arch}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let input = dir.join("reduce.ptx");
+    std::fs::write(&input, ptx()).unwrap();
+    let output = Command::new(&ptxas)
+        .arg(format!("-arch={arch}"))
+        .arg("-v")
+        .arg(&input)
+        .arg("-o")
+        .arg(dir.join("reduce.cubin"))
+        .output()
+        .unwrap_or_else(|error| panic!("{}: {error}", ptxas.display()));
+    std::fs::remove_dir_all(&dir).unwrap();
+    let log = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "ptxas {release} -arch={arch} rejected {PTX_FILE}:\n{log}");
+    let mut registers = Vec::new();
+    for section in log.split("Compiling entry function '").skip(1) {
+        let entry = section.split('\'').next().unwrap().to_string();
+        assert!(section.contains("0 bytes spill stores, 0 bytes spill loads"), "{entry} spills:\n{log}");
+        let used = section.lines().find(|line| line.contains("Used ")).unwrap_or_else(|| panic!("{log}"));
+        assert!(!used.contains("smem"), "{entry} has static shared memory: {used}");
+        let count = used
+            .split("Used ")
+            .nth(1)
+            .and_then(|rest| rest.split(" registers").next())
+            .and_then(|count| count.trim().parse().ok())
+            .unwrap_or_else(|| panic!("no register count in:\n{log}"));
+        println!("ptxas {release} -arch={arch} reduce {entry}: {count} registers per thread");
+        registers.push((entry, count));
+    }
+    let mut reported: Vec<&str> = registers.iter().map(|(entry, _)| entry.as_str()).collect();
+    reported.sort();
+    assert_eq!(reported, ENTRIES, "ptxas reports every entry");
+    registers
+}
+
+#[test]
+fn the_example_assembles_for_sm_75_and_sm_90_with_the_oldest_and_newest_ptxas() {
+    for (release, _, _) in PTXAS_RELEASES {
+        for arch in ["sm_75", "sm_90"] {
+            for (entry, registers) in assemble(release, arch) {
+                // At 64 registers or fewer a 1024-thread block still fits on a 64K-register SM.
+                assert!((1..=64).contains(&registers), "{entry} {release} {arch}: {registers}");
+            }
+        }
+    }
+}
+
+#[test]
+fn the_example_is_regenerated_and_diffed_with_kernels() {
+    let script = read_repo_file("scripts/regenerate-ptx");
+    assert!(script.contains(CRATE_DIR), "scripts/regenerate-ptx does not build {CRATE_DIR}");
+    let ci = read_repo_file(".ci/run");
+    assert!(ci.contains("examples/reduce/ptx"), ".ci/run does not diff examples/reduce/ptx");
+    let workspace = read_repo_file("Cargo.toml");
+    let exclude = workspace.lines().find(|line| line.starts_with("exclude")).expect("an exclude list");
+    assert!(exclude.contains(&format!("\"{CRATE_DIR}\"")), "the root workspace must exclude {CRATE_DIR}");
+    let ignored = read_repo_file(".gitignore");
+    assert!(ignored.lines().any(|line| line == format!("/{CRATE_DIR}/target/")), ".gitignore");
+}
