@@ -2,13 +2,15 @@
 //! it that move the same bytes with wider (`grayscale_vec4`) or more independent
 //! (`grayscale_k2`, `_k4`, `_k8`) memory operations; and a luma histogram (`histogram`) whose
 //! per-block bins live in dynamic shared memory, so that shared memory, and not only warps
-//! and registers, limits how many blocks of a given size are resident.
+//! and registers, limits how many blocks of a given size are resident; and the blocking
+//! kernel of cold timing (`block_until_released`), which holds a stream until the host
+//! releases it.
 //!
 //! Built by `kernels/builder` with rust-cuda's `cuda_builder` for `compute_75`; the PTX is
 //! committed in `kernels/ptx/` and embedded by the host runner.
 
 // Inline PTX (`asm!`) for the histogram's shared- and global-space atomics, as rust-cuda's
-// own optix_device does.
+// own optix_device does, and for the blocking kernel's `%globaltimer`.
 #![cfg_attr(target_os = "cuda", feature(asm_experimental_arch))]
 
 use cuda_std::prelude::*;
@@ -16,6 +18,7 @@ use cuda_std::prelude::*;
 pub mod grid_stride;
 pub mod histogram;
 pub mod luma;
+pub mod spin;
 
 /// Converts three planar float channels to grayscale: `out[i] = luma(r[i], g[i], b[i])`.
 ///
@@ -181,4 +184,31 @@ pub unsafe fn histogram(luma: *const u16, hist: *mut u32, n: usize, bins: u32) {
     // shared memory per block); every thread of the block gets here with the same arguments,
     // and step >= 1 since both dimensions are.
     unsafe { histogram::histogram(luma, hist, n, bins, first, step) }
+}
+
+/// Holds its stream until the host writes a non-zero value to `flag[0]`, or until
+/// `timeout_ns` nanoseconds of the GPU's global timer have passed; on the timeout it writes 1
+/// to `flag[1]`. The runner's cold timing enqueues it ahead of all its samples, so that they
+/// run back to back once released (see [`spin`]).
+///
+/// # Safety
+///
+/// `flag` must point to two `u32`s that the device can read and write, such as mapped pinned
+/// host memory; the host may write `flag[0]` at any time while the kernel runs.
+///
+/// # Parameters
+///
+/// - `flag`: `flag[0]` is the release (0 holds, anything else releases), `flag[1]` the
+///   kernel's report (set to 1 when it gave up waiting).
+/// - `timeout_ns`: how long to wait at most, in nanoseconds.
+///
+/// # Thread Mapping
+///
+/// One thread is enough: launch it as one block of one thread. Every thread of a larger
+/// launch would spin on the same flag and return at the same time.
+#[kernel]
+#[allow(improper_ctypes_definitions)]
+pub unsafe fn block_until_released(flag: *mut u32, timeout_ns: u64) {
+    // SAFETY: forwarded from this kernel's contract.
+    unsafe { spin::block_until_released(flag, timeout_ns) }
 }

@@ -3,11 +3,13 @@
 //! runner launches with the parameters its workloads pass, and using the weights of the
 //! host's CPU reference.
 
-use block_size_runner::backend::{MockGpu, check_args};
+use block_size_runner::backend::check_args;
 use block_size_runner::frame::luma::{BLUE_WEIGHT, GREEN_WEIGHT, RED_WEIGHT};
+use block_size_runner::mock::MockGpu;
 use block_size_runner::ptx::{
     ALL, EmbeddedPtx, HISTOGRAM_NVCC, NVCC, RUST_CUDA, RUSTC_NVPTX, RUSTC_NVPTX_FMA, entry_params,
 };
+use block_size_runner::timing::BLOCKING_KERNEL;
 use block_size_runner::workload::{self, KERNELS, Params, grayscale, histogram};
 use block_size_tests::{PTXAS_RELEASES, ptxas, quoted_value, read_repo_file, repo_root};
 use ptx_stamp::{
@@ -183,9 +185,13 @@ fn entries(ptx: &str) -> Vec<String> {
 
 /// The parameter types of each kernel signature, as the PTX of every compiler must declare
 /// them: the grayscale kernels take four pointers and a usize, the histogram two pointers, a
-/// usize and a u32.
-const SIGNATURES: [(&str, &[&str]); 2] =
-    [("grayscale", &["u64", "u64", "u64", "u64", "u64"]), ("histogram", &["u64", "u64", "u64", "u32"])];
+/// usize and a u32, and the blocking kernel of cold timing (no workload's: the timing's own)
+/// a pointer to its flag and a u64 timeout.
+const SIGNATURES: [(&str, &[&str]); 3] = [
+    ("grayscale", &["u64", "u64", "u64", "u64", "u64"]),
+    ("histogram", &["u64", "u64", "u64", "u32"]),
+    ("block_until_released", &["u64", "u64"]),
+];
 
 #[test]
 fn every_ptx_defines_the_kernels_the_runner_launches() {
@@ -193,10 +199,16 @@ fn every_ptx_defines_the_kernels_the_runner_launches() {
         let defined = entries(module.ptx);
         assert_eq!(module.stamp().kernels, defined, "{}: the stamp lists the PTX's entries", module.file);
         for entry in &defined {
-            // Every entry belongs to a registered kernel, with that kernel's signature.
-            let spec = workload::spec_of_entry(entry)
-                .unwrap_or_else(|| panic!("{} {entry}: no workload launches this entry", module.file));
-            let (_, signature) = SIGNATURES.iter().find(|(name, _)| *name == spec.name).unwrap();
+            // Every entry belongs to a registered kernel, with that kernel's signature, or is
+            // the blocking kernel of cold timing.
+            let name = if module == BLOCKING_KERNEL.module && entry == BLOCKING_KERNEL.entry {
+                BLOCKING_KERNEL.entry
+            } else {
+                workload::spec_of_entry(entry)
+                    .unwrap_or_else(|| panic!("{} {entry}: no workload launches this entry", module.file))
+                    .name
+            };
+            let (_, signature) = SIGNATURES.iter().find(|(known, _)| *known == name).unwrap();
             assert_eq!(entry_params(module.ptx, entry).unwrap(), *signature, "{} {entry}", module.file);
         }
         assert!(module.ptx.contains(".target sm_75"), "{}: built for sm_75", module.file);
@@ -213,6 +225,7 @@ fn every_ptx_defines_the_kernels_the_runner_launches() {
         }
     }
     assert_eq!(entries(HISTOGRAM_NVCC.ptx), ["histogram"]);
+    assert!(entries(BLOCKING_KERNEL.module.ptx).iter().any(|entry| entry == BLOCKING_KERNEL.entry));
     // The variants run in Rust and in C++: both modules define every one.
     for variant in block_size_runner::variants::VARIANTS {
         for module in [RUST_CUDA, NVCC] {
@@ -264,6 +277,21 @@ fn the_histogram_keeps_its_bins_in_dynamic_shared_memory() {
         assert!(declaration.trim_end().ends_with("[];"), "{}: {declaration}", module.file);
     }
     assert_eq!(histogram::KERNEL.modules, [RUST_CUDA, HISTOGRAM_NVCC]);
+}
+
+#[test]
+fn the_blocking_kernel_spins_on_a_volatile_flag_until_its_timeout() {
+    let ptx = BLOCKING_KERNEL.module.ptx;
+    let start = ptx.find(&format!(".entry {}(", BLOCKING_KERNEL.entry)).unwrap();
+    let body = &ptx[start..start + ptx[start..].find("\n}\n").unwrap()];
+    // The flag is read anew on every trip (a volatile load, which sees the host's store to
+    // mapped memory), the timer before the loop and in it, and the give-up report is a
+    // volatile store to the word after the flag.
+    assert_eq!(body.matches("ld.volatile.global.u32").count(), 1, "{body}");
+    assert_eq!(body.matches("%globaltimer;").count(), 2, "{body}");
+    let store = body.lines().find(|line| line.contains("st.volatile.global.u32")).expect("a volatile store");
+    assert!(store.contains("+4]"), "{store}");
+    assert!(!body.contains("bar.sync") && !body.contains(".shared"), "{body}");
 }
 
 #[test]
