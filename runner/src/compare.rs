@@ -22,6 +22,7 @@ use anyhow::{Context as _, Result, ensure};
 /// One kernel at one block size.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Cell {
+    pub kernel: KernelRef,
     pub blocks_per_sm: u32,
     pub grid_blocks: u32,
     /// Milliseconds of each round's launch, in round order.
@@ -34,17 +35,27 @@ impl Cell {
     }
 }
 
-/// One block size: a cell per kernel, in the order the kernels were loaded.
+/// One block size: a cell per kernel, in the order the kernels were given.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Row {
     pub threads_per_block: u32,
     pub cells: Vec<Cell>,
 }
 
+impl Row {
+    /// The cell of `kernel`, one of the kernels compared.
+    pub fn cell(&self, kernel: KernelRef) -> &Cell {
+        self.cells
+            .iter()
+            .find(|cell| cell.kernel == kernel)
+            .expect("every row has a cell per kernel compared")
+    }
+}
+
 /// A kernel that failed its reference check.
 #[derive(Debug, Clone, PartialEq)]
 pub struct WrongOutput {
-    pub kernel: String,
+    pub kernel: KernelRef,
     pub threads_per_block: u32,
     pub mismatch: Mismatch,
 }
@@ -54,9 +65,16 @@ impl std::fmt::Display for WrongOutput {
         write!(
             f,
             "wrong output from the {} kernel at {} threads per block: {}",
-            self.kernel, self.threads_per_block, self.mismatch
+            self.kernel.module.label, self.threads_per_block, self.mismatch
         )
     }
+}
+
+/// A kernel compared, with what it asks of an SM after the driver's JIT.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Compared {
+    pub kernel: KernelRef,
+    pub resources: KernelResources,
 }
 
 /// Everything one comparison measured.
@@ -67,27 +85,31 @@ pub struct Comparison {
     pub pass: Pass,
     pub warmups: u32,
     pub rounds: u32,
-    /// Kernel labels, in load order.
-    pub kernels: Vec<String>,
-    pub resources: Vec<KernelResources>,
-    /// Position in `kernels` of the one the ratios divide by.
-    pub baseline: usize,
+    /// The kernels compared, in the order given.
+    pub kernels: Vec<Compared>,
+    /// The kernel the ratios divide by, one of `kernels`.
+    pub baseline: KernelRef,
     pub rows: Vec<Row>,
     pub failures: Vec<WrongOutput>,
 }
 
-/// Per-round time ratios of kernel `kernel` to the baseline, at one row: the same round's
-/// launches, so drift between rounds cancels.
-pub fn round_ratios(row: &Row, kernel: usize, baseline: usize) -> Vec<f64> {
-    row.cells[kernel]
+/// Per-round time ratios of `kernel` to `baseline`, at one row: the same round's launches, so
+/// drift between rounds cancels.
+pub fn round_ratios(row: &Row, kernel: KernelRef, baseline: KernelRef) -> Vec<f64> {
+    row.cell(kernel)
         .round_ms
         .iter()
-        .zip(&row.cells[baseline].round_ms)
+        .zip(&row.cell(baseline).round_ms)
         .map(|(&time, &base)| f64::from(time) / f64::from(base))
         .collect()
 }
 
 impl Comparison {
+    /// The kernels besides the baseline, in order: those the ratios are of.
+    pub fn others(&self) -> impl Iterator<Item = KernelRef> + '_ {
+        self.kernels.iter().map(|compared| compared.kernel).filter(|&kernel| kernel != self.baseline)
+    }
+
     pub fn gigabytes_per_second(&self, milliseconds: f64) -> f64 {
         self.pass.gigabytes_per_second(milliseconds)
     }
@@ -104,18 +126,17 @@ pub fn run(
     warmups: u32,
     rounds: u32,
 ) -> Result<Comparison> {
-    let baseline_index = kernels.iter().position(|&kernel| kernel == baseline);
     ensure!(
-        baseline_index.is_some(),
+        kernels.contains(&baseline),
         "the baseline {} is not among the kernels compared",
         baseline.module.label
     );
     let limits = gpu.limits().clone();
-    let pixels = workload.pass().pixels;
-    let mut resources = Vec::new();
+    let pixels = workload.pass().frame.pixels();
+    let mut compared = Vec::new();
     for &kernel in kernels {
         gpu.select_kernel(kernel)?;
-        resources.push(gpu.kernel_resources()?);
+        compared.push(Compared { kernel, resources: gpu.kernel_resources()? });
     }
 
     let mut rows = Vec::new();
@@ -135,14 +156,19 @@ pub fn run(
                 checked::measure(gpu, workload, grid_blocks, threads_per_block, check, None)
                     .with_context(|| label.to_string())?;
             if let Some(mismatch) = mismatch {
-                failures.push(WrongOutput { kernel: label.to_string(), threads_per_block, mismatch });
+                failures.push(WrongOutput { kernel, threads_per_block, mismatch });
             }
             let launch = workload.launch(grid_blocks, threads_per_block)?;
             for _ in 0..warmups {
                 gpu.time_one_launch(&launch)?;
             }
             launches.push(launch);
-            cells.push(Cell { blocks_per_sm, grid_blocks, round_ms: Vec::with_capacity(rounds as usize) });
+            cells.push(Cell {
+                kernel,
+                blocks_per_sm,
+                grid_blocks,
+                round_ms: Vec::with_capacity(rounds as usize),
+            });
         }
         for round in 0..rounds as usize {
             for offset in 0..kernels.len() {
@@ -160,9 +186,8 @@ pub fn run(
         pass: workload.pass().clone(),
         warmups,
         rounds,
-        kernels: kernels.iter().map(|kernel| kernel.module.label.to_string()).collect(),
-        resources,
-        baseline: baseline_index.expect("checked above"),
+        kernels: compared,
+        baseline,
         rows,
         failures,
     })
@@ -171,7 +196,7 @@ pub fn run(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::backend::MockGpu;
+    use crate::mock::MockGpu;
     use crate::ptx::{NVCC, RUST_CUDA, RUSTC_NVPTX};
     use crate::workload::{Params, grayscale, histogram};
 
@@ -180,7 +205,7 @@ mod tests {
 
     fn three_kernel_gpu() -> MockGpu {
         let mut gpu = MockGpu::h200_with(&KERNELS);
-        gpu.kernel_time_factors = vec![1.0, 0.5, 2.0];
+        gpu.kernel_time_factors = KERNELS.into_iter().zip([1.0, 0.5, 2.0]).collect();
         gpu.milliseconds = vec![(128, 0.1), (256, 0.2)];
         gpu
     }
@@ -212,25 +237,23 @@ mod tests {
         assert!(result.failures.is_empty());
         let row = &result.rows[1];
         assert_eq!(row.threads_per_block, 256);
-        assert_eq!(row.cells[0].round_ms.len(), 4);
-        assert_eq!(row.cells[1].median_ms(), f64::from(0.2f32 * 0.5));
-        assert_eq!(row.cells[0].grid_blocks, 1, "256 pixels need one block of 256");
-        assert_eq!(round_ratios(row, 2, 1), [4.0; 4]);
-        assert_eq!(result.resources.len(), 3);
-        assert_eq!((result.baseline, result.kernels[1].as_str()), (1, "nvcc"));
+        assert_eq!(row.cell(KERNELS[0]).round_ms.len(), 4);
+        assert_eq!(row.cell(KERNELS[1]).median_ms(), f64::from(0.2f32 * 0.5));
+        assert_eq!(row.cell(KERNELS[0]).grid_blocks, 1, "256 pixels need one block of 256");
+        assert_eq!(round_ratios(row, KERNELS[2], KERNELS[1]), [4.0; 4]);
+        assert_eq!(result.kernels.len(), 3);
+        assert_eq!(result.baseline, KERNELS[1]);
+        assert_eq!(result.others().collect::<Vec<_>>(), [KERNELS[0], KERNELS[2]]);
     }
 
     #[test]
     fn a_wrong_kernel_is_named_and_the_others_are_not() {
         let mut gpu = three_kernel_gpu();
-        gpu.wrong_kernel = Some(2);
+        gpu.wrong_kernel = Some(KERNELS[2]);
         let result = compare(&mut gpu, 2);
-        let named: Vec<(&str, u32, Option<usize>)> = result
-            .failures
-            .iter()
-            .map(|f| (f.kernel.as_str(), f.threads_per_block, f.mismatch.index))
-            .collect();
-        assert_eq!(named, [("rustc-nvptx", 128, Some(0)), ("rustc-nvptx", 256, Some(0))]);
+        let named: Vec<(KernelRef, u32, Option<usize>)> =
+            result.failures.iter().map(|f| (f.kernel, f.threads_per_block, f.mismatch.index)).collect();
+        assert_eq!(named, [(KERNELS[2], 128, Some(0)), (KERNELS[2], 256, Some(0))]);
         assert!(
             result.failures[0].to_string().starts_with(
                 "wrong output from the rustc-nvptx kernel at 128 threads per block: pixel 0 is 2,"
@@ -244,20 +267,25 @@ mod tests {
             histogram::KERNEL.modules.iter().map(|&module| histogram::KERNEL.kernel_in(module)).collect();
         let mut gpu = MockGpu::h200_with(&kernels);
         gpu.shared_memory_residency = vec![(64, 8192, 25), (1024, 8192, 2)];
-        gpu.wrong_kernel = Some(1);
+        gpu.wrong_kernel = Some(histogram::KERNEL.kernel_in(histogram::KERNEL.baseline));
         gpu.wrong_element = 2047;
         let mut workload =
             (histogram::KERNEL.create)(&Params { bins: 2048, ..Params::frame(64, 64) }).unwrap();
         workload.upload(&mut gpu).unwrap();
         let baseline = histogram::KERNEL.kernel_in(histogram::KERNEL.baseline);
         let result = run(&mut gpu, workload.as_mut(), &kernels, baseline, &[64, 1024], 1, 3).unwrap();
-        assert_eq!(result.kernels, ["cuda_builder", "nvcc"]);
-        assert_eq!(result.baseline, 1);
-        assert_eq!(result.rows[0].cells[0].blocks_per_sm, 25, "the 8 KiB of 2048 bins reached the query");
+        let labels: Vec<&str> = result.kernels.iter().map(|compared| compared.kernel.module.label).collect();
+        assert_eq!(labels, ["cuda_builder", "nvcc"]);
+        assert_eq!(result.baseline, baseline);
+        assert_eq!(
+            result.rows[0].cell(kernels[0]).blocks_per_sm,
+            25,
+            "the 8 KiB of 2048 bins reached the query"
+        );
         assert!(gpu.occupancy_queries.borrow().iter().all(|&(_, smem)| smem == 8192));
         // The nvcc kernel miscounts here: it is named, at its bin, and cuda_builder is not.
         let named: Vec<(&str, Option<usize>)> =
-            result.failures.iter().map(|f| (f.kernel.as_str(), f.mismatch.index)).collect();
+            result.failures.iter().map(|f| (f.kernel.module.label, f.mismatch.index)).collect();
         assert_eq!(named, [("nvcc", Some(2047)), ("nvcc", Some(2047))]);
     }
 }

@@ -13,7 +13,8 @@ use crate::backend::{
 };
 use crate::compat::Refusal;
 use crate::ptx::KernelRef;
-use anyhow::{Context as _, Result, anyhow};
+use crate::timing::{BLOCKING_KERNEL, BLOCKING_TIMEOUT, Op};
+use anyhow::{Context as _, Result, anyhow, bail};
 use cust::context::Context;
 use cust::device::{Device, DeviceAttribute};
 use cust::error::CudaError;
@@ -22,7 +23,7 @@ use cust::function::{BlockSize, Function, FunctionAttribute};
 use cust::memory::{AsyncCopyDestination, CopyDestination, DeviceBuffer, DeviceSlice};
 use cust::module::Module;
 use cust::stream::{Stream, StreamFlags};
-use cust::sys::CUdevice_attribute as RawAttribute;
+use cust::sys::{CUdevice_attribute as RawAttribute, CUfunction};
 use std::cell::Cell;
 use std::ffi::{c_int, c_void};
 
@@ -49,12 +50,149 @@ impl Driver for CudaDriver {
     }
 }
 
-/// One loaded kernel: its module, its handle, and its PTX parameter types, against which
-/// every launch's arguments are checked.
+/// One loaded kernel: its module, its function handle (looked up once, at load), and its PTX
+/// parameter types, against which every launch's arguments are checked.
 struct Loaded {
     module: Module,
     kernel: KernelRef,
+    /// `cuModuleGetFunction`'s handle of the entry, valid as long as `module` is loaded.
+    function: CUfunction,
     params: Vec<String>,
+}
+
+/// One argument's value, where the driver reads it from.
+enum Slot {
+    U32(u32),
+    U64(u64),
+}
+
+/// A launch with everything the driver needs ready: the function handle and the argument
+/// values. What [`Op::Launch`] does with it is `cuLaunchKernel` alone.
+struct Prepared {
+    function: CUfunction,
+    grid_blocks: u32,
+    threads_per_block: u32,
+    dynamic_shared_memory: u32,
+    slots: Vec<Slot>,
+}
+
+impl Prepared {
+    /// The address of each argument's value, as `cuLaunchKernel`'s `kernelParams`; valid while
+    /// `self` is neither moved nor dropped.
+    fn pointers(&self) -> Vec<*mut c_void> {
+        self.slots
+            .iter()
+            .map(|slot| match slot {
+                Slot::U32(value) => std::ptr::from_ref(value).cast_mut().cast(),
+                Slot::U64(value) => std::ptr::from_ref(value).cast_mut().cast(),
+            })
+            .collect()
+    }
+
+    /// Enqueues the launch on `stream`.
+    ///
+    /// # Safety
+    ///
+    /// `pointers` must be [`Prepared::pointers`] of `self`, whose arguments have the count and
+    /// sizes of the function's PTX parameters, every pointer argument inside a live buffer that
+    /// outlives the launch.
+    unsafe fn launch(&self, stream: &Stream, pointers: &mut [*mut c_void]) -> Result<()> {
+        use cust::sys::{CUresult, cuLaunchKernel};
+        // SAFETY: the caller's contract; the driver copies the values before it returns.
+        let status = unsafe {
+            cuLaunchKernel(
+                self.function,
+                self.grid_blocks,
+                1,
+                1,
+                self.threads_per_block,
+                1,
+                1,
+                self.dynamic_shared_memory,
+                stream.as_inner(),
+                pointers.as_mut_ptr(),
+                std::ptr::null_mut(),
+            )
+        };
+        if status != CUresult::CUDA_SUCCESS {
+            bail!("cuLaunchKernel: {status:?}");
+        }
+        Ok(())
+    }
+}
+
+/// Two `u32`s of mapped pinned host memory (`cuMemHostAlloc` with `DEVICEMAP`): the blocking
+/// kernel's release flag, which the host writes while the kernel spins on it, and the
+/// kernel's report that it gave up waiting.
+struct MappedFlag {
+    host: *mut u32,
+    device: u64,
+}
+
+impl MappedFlag {
+    fn new() -> Result<Self> {
+        use cust::sys::{
+            CU_MEMHOSTALLOC_DEVICEMAP, CU_MEMHOSTALLOC_PORTABLE, CUresult, cuMemHostAlloc,
+            cuMemHostGetDevicePointer_v2,
+        };
+        let mut host: *mut c_void = std::ptr::null_mut();
+        // SAFETY: a pointer to one writable pointer; 8 bytes of page-locked, mapped memory.
+        let status =
+            unsafe { cuMemHostAlloc(&mut host, 8, CU_MEMHOSTALLOC_DEVICEMAP | CU_MEMHOSTALLOC_PORTABLE) };
+        if status != CUresult::CUDA_SUCCESS {
+            bail!("allocating the blocking kernel's flag (cuMemHostAlloc): {status:?}");
+        }
+        // Owned from here on: dropped, it is freed.
+        let mut flag = Self { host: host.cast(), device: 0 };
+        // SAFETY: `host` was just allocated with DEVICEMAP; a pointer to one writable address.
+        let status = unsafe { cuMemHostGetDevicePointer_v2(&mut flag.device, host, 0) };
+        if status != CUresult::CUDA_SUCCESS {
+            bail!("mapping the blocking kernel's flag (cuMemHostGetDevicePointer): {status:?}");
+        }
+        flag.hold();
+        Ok(flag)
+    }
+
+    /// Clears both words, before a blocking kernel is enqueued (no kernel reads them then).
+    fn hold(&self) {
+        // SAFETY: `host` points to two u32s this struct owns; volatile, as the device reads them.
+        unsafe {
+            std::ptr::write_volatile(self.host, 0);
+            std::ptr::write_volatile(self.host.add(1), 0);
+        }
+        std::sync::atomic::fence(std::sync::atomic::Ordering::SeqCst);
+    }
+
+    /// Lets the blocking kernel go.
+    fn release(&self) {
+        std::sync::atomic::fence(std::sync::atomic::Ordering::SeqCst);
+        // SAFETY: as in `hold`.
+        unsafe { std::ptr::write_volatile(self.host, 1) };
+        std::sync::atomic::fence(std::sync::atomic::Ordering::SeqCst);
+    }
+
+    /// Whether the last blocking kernel gave up waiting (read after it has finished).
+    fn timed_out(&self) -> bool {
+        std::sync::atomic::fence(std::sync::atomic::Ordering::SeqCst);
+        // SAFETY: as in `hold`.
+        unsafe { std::ptr::read_volatile(self.host.add(1)) != 0 }
+    }
+}
+
+impl Drop for MappedFlag {
+    fn drop(&mut self) {
+        // SAFETY: allocated by cuMemHostAlloc in `new`, freed once; no kernel reads it any more
+        // (CudaGpu's drop releases and synchronises first).
+        unsafe { cust::sys::cuMemFreeHost(self.host.cast()) };
+    }
+}
+
+/// The blocking kernel of cold timing, ready to launch: its function handle, the module it
+/// came from where no loaded module had it, and its flag.
+struct Blocker {
+    function: CUfunction,
+    flag: MappedFlag,
+    _module: Option<Module>,
 }
 
 /// One device with one or more modules loaded, one kernel active, and the workloads'
@@ -64,8 +202,12 @@ pub struct CudaGpu {
     /// The buffers [`Gpu::alloc_zeroed`] handed out, by [`BufferId`].
     buffers: Vec<DeviceBuffer<u8>>,
     l2_scratch: Option<DeviceBuffer<u8>>,
-    start: Event,
-    stop: Event,
+    /// The events schedules record, by index ([`Op::Record`]); grown as schedules need more.
+    events: Vec<Event>,
+    /// The blocking kernel and its flag, once a cold schedule has asked for them.
+    blocker: Option<Blocker>,
+    /// L2 flushes so far (each writes its count, so no two in a row write the same bytes).
+    flushes: u8,
     stream: Stream,
     modules: Vec<Loaded>,
     active: usize,
@@ -127,18 +269,19 @@ fn raw_load_status(ptx: &str) -> Option<cust::sys::CUresult> {
     Some(status)
 }
 
-/// Loads one module and makes sure it has the kernel.
-fn load(kernel: &KernelRef) -> Result<Module, LoadError> {
+/// Loads one module and looks up the kernel's function handle.
+fn load(kernel: &KernelRef) -> Result<(Module, CUfunction), LoadError> {
     let label = kernel.module.label;
     let module =
         Module::from_ptx(kernel.module.ptx, &[]).map_err(|e| match refusal(e, kernel.module.ptx) {
             Some(refusal) => LoadError::Refused(refusal),
             None => LoadError::Setup(anyhow!("the driver could not load the {label} PTX: {e}")),
         })?;
-    module
+    let function = module
         .get_function(kernel.entry)
-        .map_err(|e| LoadError::Setup(anyhow!("the {label} PTX has no kernel `{}` ({e})", kernel.entry)))?;
-    Ok(module)
+        .map_err(|e| LoadError::Setup(anyhow!("the {label} PTX has no kernel `{}` ({e})", kernel.entry)))?
+        .to_raw();
+    Ok((module, function))
 }
 
 fn attribute(device: &Device, attribute: DeviceAttribute) -> Result<u32> {
@@ -215,14 +358,17 @@ impl CudaGpu {
         .map_err(setup)?;
         let stream =
             Stream::new(StreamFlags::DEFAULT, None).map_err(|e| setup(anyhow!("creating a stream: {e}")))?;
-        let start = Event::new(EventFlags::DEFAULT).map_err(|e| setup(anyhow!("creating an event: {e}")))?;
-        let stop = Event::new(EventFlags::DEFAULT).map_err(|e| setup(anyhow!("creating an event: {e}")))?;
+        let events = (0..2)
+            .map(|_| Event::new(EventFlags::DEFAULT))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| setup(anyhow!("creating an event: {e}")))?;
 
         Ok(Self {
             buffers: Vec::new(),
             l2_scratch: None,
-            start,
-            stop,
+            events,
+            blocker: None,
+            flushes: 0,
             stream,
             modules: Vec::new(),
             active: 0,
@@ -234,15 +380,159 @@ impl CudaGpu {
 
     /// Overwrites a scratch buffer of twice the L2 on the stream, before the start event:
     /// whatever the last launch left in L2 is evicted, and the timed launch reads from DRAM.
-    fn flush_l2(&mut self, run: u32) -> Result<()> {
+    fn flush_l2(&mut self) -> Result<()> {
+        self.flushes = self.flushes.wrapping_add(1);
+        let scratch = self.l2_scratch.as_mut().context("no L2 flush buffer")?;
+        // SAFETY: the buffer lives in self until after the stream is synchronised.
+        unsafe { scratch.set_8_async(self.flushes, &self.stream) }.context("flushing L2")?;
+        Ok(())
+    }
+
+    /// The scratch buffer of twice the L2 that [`CudaGpu::flush_l2`] overwrites. Allocated
+    /// before a schedule runs, never inside one: its synchronous memset would wait on a stream
+    /// the blocking kernel holds.
+    fn ensure_l2_scratch(&mut self) -> Result<()> {
         if self.l2_scratch.is_none() {
             let bytes = 2 * self.limits.l2_cache_bytes as usize;
             self.l2_scratch = Some(DeviceBuffer::zeroed(bytes).context("allocating the L2 flush buffer")?);
         }
-        let scratch = self.l2_scratch.as_mut().expect("allocated above");
-        // SAFETY: the buffer lives in self until after the stream is synchronised.
-        unsafe { scratch.set_8_async(run as u8, &self.stream) }.context("flushing L2")?;
         Ok(())
+    }
+
+    /// At least `count` events.
+    fn ensure_events(&mut self, count: usize) -> Result<()> {
+        while self.events.len() < count {
+            self.events.push(Event::new(EventFlags::DEFAULT).context("creating an event")?);
+        }
+        Ok(())
+    }
+
+    /// The blocking kernel, from the cuda_builder module where it is loaded, else from a copy
+    /// of that module loaded for it; and its flag.
+    fn ensure_blocker(&mut self) -> Result<()> {
+        if self.blocker.is_some() {
+            return Ok(());
+        }
+        let kernel = BLOCKING_KERNEL;
+        let params = kernel_params(&kernel)?;
+        check_args(&kernel, &params, &[KernelArg::U64(0), KernelArg::U64(0)])?;
+        let (function, module) =
+            match self.modules.iter().find(|loaded| loaded.kernel.module == kernel.module) {
+                Some(loaded) => (loaded.module.get_function(kernel.entry)?.to_raw(), None),
+                None => {
+                    let module = Module::from_ptx(kernel.module.ptx, &[]).with_context(|| {
+                        format!("loading the {} PTX for its blocking kernel", kernel.module.label)
+                    })?;
+                    (module.get_function(kernel.entry)?.to_raw(), Some(module))
+                }
+            };
+        self.blocker = Some(Blocker { function, flag: MappedFlag::new()?, _module: module });
+        Ok(())
+    }
+
+    /// `launch` of the active kernel, ready for [`Op::Launch`]: its arguments checked against
+    /// the kernel's PTX parameters and turned into values, its function handle the one looked
+    /// up at load.
+    fn prepare(&self, launch: &Launch) -> Result<Prepared> {
+        let loaded = self.active()?;
+        check_args(&loaded.kernel, &loaded.params, &launch.args)?;
+        let mut slots = Vec::with_capacity(launch.args.len());
+        for arg in &launch.args {
+            slots.push(match *arg {
+                KernelArg::Buffer(buffer, offset) => {
+                    let device = self.buffer(buffer)?;
+                    anyhow::ensure!(
+                        offset <= device.len(),
+                        "offset {offset} is past buffer {} ({} bytes)",
+                        buffer.index(),
+                        device.len()
+                    );
+                    Slot::U64(device.as_device_ptr().as_raw() + offset as u64)
+                }
+                KernelArg::U32(value) => Slot::U32(value),
+                KernelArg::U64(value) => Slot::U64(value),
+                KernelArg::Usize(value) => Slot::U64(value as u64),
+            });
+        }
+        Ok(Prepared {
+            function: loaded.function,
+            grid_blocks: launch.grid_blocks,
+            threads_per_block: launch.threads_per_block,
+            dynamic_shared_memory: launch.dynamic_shared_memory,
+            slots,
+        })
+    }
+
+    /// Executes `ops` with `prepared` as the launch; `held` says whether a blocking kernel
+    /// waits for a release, so that the caller can release it when an op fails.
+    fn execute(
+        &mut self,
+        launch: &Launch,
+        prepared: &Prepared,
+        ops: &[Op],
+        held: &mut bool,
+    ) -> Result<Vec<f32>> {
+        let mut pointers = prepared.pointers();
+        let mut samples = Vec::new();
+        let mut released = false;
+        for &op in ops {
+            match op {
+                Op::Zero => self.zero_async(&launch.zero_before_each)?,
+                Op::FlushL2 => self.flush_l2()?,
+                Op::Record(event) => self.events[event].record(&self.stream).context("cuEventRecord")?,
+                // SAFETY: `pointers` are `prepared`'s, checked against the kernel's parameters
+                // by `prepare`; every buffer lives in self past the schedule's synchronisation.
+                // That the kernel stays inside its buffers is the workload's contract with its
+                // kernel (its element counts are the buffers' own), checked on the CPU by the
+                // workload's tests and on a GPU by compute-sanitizer (runner/tests/gpu.rs).
+                Op::Launch => unsafe { prepared.launch(&self.stream, &mut pointers) }?,
+                Op::Block => {
+                    let blocker = self.blocker.as_ref().context("no blocking kernel")?;
+                    blocker.flag.hold();
+                    *held = true;
+                    let blocking = Prepared {
+                        function: blocker.function,
+                        grid_blocks: 1,
+                        threads_per_block: 1,
+                        dynamic_shared_memory: 0,
+                        slots: vec![
+                            Slot::U64(blocker.flag.device),
+                            Slot::U64(BLOCKING_TIMEOUT.as_nanos() as u64),
+                        ],
+                    };
+                    let mut blocking_pointers = blocking.pointers();
+                    // SAFETY: the blocking kernel's two u64 parameters (checked in
+                    // ensure_blocker), the flag mapped and alive in self until after the
+                    // stream is synchronised.
+                    unsafe { blocking.launch(&self.stream, &mut blocking_pointers) }
+                        .context("launching the blocking kernel")?;
+                }
+                Op::Release => {
+                    self.blocker.as_ref().context("no blocking kernel")?.flag.release();
+                    *held = false;
+                    released = true;
+                }
+                Op::Synchronize => {
+                    self.stream.synchronize().context("a timed launch failed")?;
+                    if std::mem::take(&mut released)
+                        && self.blocker.as_ref().is_some_and(|b| b.flag.timed_out())
+                    {
+                        bail!(
+                            "the blocking kernel stopped waiting after {} s, before the host had enqueued \
+                             the samples queued behind it: cold samples from this window are not trustworthy",
+                            BLOCKING_TIMEOUT.as_secs()
+                        );
+                    }
+                }
+                Op::Sample { start, stop, launches } => {
+                    let ms = self.events[stop]
+                        .elapsed_time_f32(&self.events[start])
+                        .context("cuEventElapsedTime")?;
+                    samples.push(ms / launches.max(1) as f32);
+                }
+            }
+        }
+        Ok(samples)
     }
 
     fn active(&self) -> Result<&Loaded> {
@@ -290,59 +580,6 @@ impl CudaGpu {
         }
         Ok(())
     }
-
-    /// Launches the active kernel on the stream (the caller zeroes `zero_before_each`).
-    fn launch(&self, launch: &Launch) -> Result<()> {
-        let loaded = self.active()?;
-        check_args(&loaded.kernel, &loaded.params, &launch.args)?;
-        /// One argument's value, where the driver reads it from.
-        enum Slot {
-            U32(u32),
-            U64(u64),
-        }
-        let mut slots = Vec::with_capacity(launch.args.len());
-        for arg in &launch.args {
-            slots.push(match *arg {
-                KernelArg::Buffer(buffer, offset) => {
-                    let device = self.buffer(buffer)?;
-                    anyhow::ensure!(
-                        offset <= device.len(),
-                        "offset {offset} is past buffer {} ({} bytes)",
-                        buffer.index(),
-                        device.len()
-                    );
-                    Slot::U64(device.as_device_ptr().as_raw() + offset as u64)
-                }
-                KernelArg::U32(value) => Slot::U32(value),
-                KernelArg::U64(value) => Slot::U64(value),
-                KernelArg::Usize(value) => Slot::U64(value as u64),
-            });
-        }
-        let pointers: Vec<*mut c_void> = slots
-            .iter()
-            .map(|slot| match slot {
-                Slot::U32(value) => std::ptr::from_ref(value).cast_mut().cast(),
-                Slot::U64(value) => std::ptr::from_ref(value).cast_mut().cast(),
-            })
-            .collect();
-        let function = self.function()?;
-        // SAFETY: the arguments have the count and sizes of the kernel's PTX parameters
-        // (check_args above), every pointer argument is inside a live buffer of this device,
-        // and `slots` outlives the call, which copies the values. That the kernel stays inside
-        // its buffers is the workload's contract with its kernel (its element counts are the
-        // buffers' own), checked on the CPU by the workload's tests and on a GPU by
-        // compute-sanitizer (runner/tests/gpu.rs).
-        unsafe {
-            self.stream.launch(
-                &function,
-                launch.grid_blocks,
-                launch.threads_per_block,
-                launch.dynamic_shared_memory,
-                &pointers,
-            )
-        }
-        .context("cuLaunchKernel")
-    }
 }
 
 thread_local! {
@@ -365,9 +602,9 @@ impl crate::backend::Device for CudaGpu {
     }
 
     fn load(&mut self, kernel: &KernelRef) -> Result<(), LoadError> {
-        let module = load(kernel)?;
+        let (module, function) = load(kernel)?;
         let params = kernel_params(kernel).map_err(LoadError::Setup)?;
-        self.modules.push(Loaded { module, kernel: *kernel, params });
+        self.modules.push(Loaded { module, kernel: *kernel, function, params });
         Ok(())
     }
 }
@@ -409,16 +646,18 @@ impl Gpu for CudaGpu {
             let destination = DeviceBuffer::zeroed(bytes).context("allocating the copy destination")?;
             self.copy_buffers = Some((source, destination));
         }
+        self.ensure_events(2)?;
         let (source, destination) = self.copy_buffers.as_mut().expect("allocated above");
+        let (start, stop) = (&self.events[0], &self.events[1]);
         let mut milliseconds = Vec::with_capacity(timing.runs as usize);
         for run in 0..timing.warmups + timing.runs {
-            self.start.record(&self.stream)?;
+            start.record(&self.stream)?;
             // SAFETY: both buffers live in self past the synchronisation below.
             unsafe { destination.async_copy_from(&*source, &self.stream) }.context("cuMemcpyDtoDAsync")?;
-            self.stop.record(&self.stream)?;
-            self.stop.synchronize().context("a device-to-device copy failed")?;
+            stop.record(&self.stream)?;
+            stop.synchronize().context("a device-to-device copy failed")?;
             if run >= timing.warmups {
-                milliseconds.push(self.stop.elapsed_time_f32(&self.start)?);
+                milliseconds.push(stop.elapsed_time_f32(start)?);
             }
         }
         Ok(milliseconds)
@@ -484,36 +723,38 @@ impl Gpu for CudaGpu {
         Ok(())
     }
 
-    fn time_one_launch(&mut self, launch: &Launch) -> Result<f32> {
-        self.zero_async(&launch.zero_before_each)?;
-        self.start.record(&self.stream)?;
-        self.launch(launch)?;
-        self.stop.record(&self.stream)?;
-        self.stop.synchronize().context("a timed launch failed")?;
-        Ok(self.stop.elapsed_time_f32(&self.start)?)
-    }
-
-    fn time_launches(&mut self, launch: &Launch, timing: Timing) -> Result<Vec<f32>> {
-        // Warm up this configuration, not just the module: the first launches pay for
-        // lazy loading and for clocks that have not ramped yet.
-        for _ in 0..timing.warmups {
-            self.zero_async(&launch.zero_before_each)?;
-            self.launch(launch)?;
+    fn run_schedule(&mut self, launch: &Launch, ops: &[Op]) -> Result<Vec<f32>> {
+        // Everything the host prepares happens here, before the first op: the argument values,
+        // the events, the blocking kernel and the L2 scratch buffer.
+        let prepared = self.prepare(launch)?;
+        let events =
+            ops.iter().filter_map(|op| if let Op::Record(i) = op { Some(i + 1) } else { None }).max();
+        self.ensure_events(events.unwrap_or(0))?;
+        if ops.contains(&Op::Block) {
+            self.ensure_blocker()?;
         }
-        self.stream.synchronize().context("a warm-up launch failed")?;
-
-        let mut milliseconds = Vec::with_capacity(timing.runs as usize);
-        for run in 0..timing.runs {
-            self.zero_async(&launch.zero_before_each)?;
-            if timing.flush_l2 {
-                self.flush_l2(run)?;
+        if ops.contains(&Op::FlushL2) {
+            self.ensure_l2_scratch()?;
+        }
+        let mut held = false;
+        let result = self.execute(launch, &prepared, ops, &mut held);
+        if held {
+            // A failed op left the blocking kernel waiting: let it go rather than time out.
+            if let Some(blocker) = &self.blocker {
+                blocker.flag.release();
             }
-            self.start.record(&self.stream)?;
-            self.launch(launch)?;
-            self.stop.record(&self.stream)?;
-            self.stop.synchronize().context("a timed launch failed")?;
-            milliseconds.push(self.stop.elapsed_time_f32(&self.start)?);
         }
-        Ok(milliseconds)
+        result
+    }
+}
+
+impl Drop for CudaGpu {
+    fn drop(&mut self) {
+        // Nothing may still read the flag when it is freed: release a blocking kernel a failed
+        // schedule left behind, and wait for the stream.
+        if let Some(blocker) = &self.blocker {
+            blocker.flag.release();
+        }
+        let _ = self.stream.synchronize();
     }
 }

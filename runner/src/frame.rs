@@ -7,6 +7,7 @@ same input. The reference computes each pixel with the very function the GPU ker
 (`kernels/src/luma.rs`, compiled into both).
 */
 
+use crate::frame_size::{FrameSize, mib};
 use anyhow::{Context as _, Result};
 
 #[path = "../../kernels/src/luma.rs"]
@@ -17,28 +18,13 @@ pub mod luma;
 pub const RELATIVE_TOLERANCE: f32 = 1e-5;
 
 /// Bytes per pixel one pass moves: three planes read and one written, 4 bytes each. The
-/// device holds the same four planes.
+/// device holds the same four planes. A count past 64 bits ([`FrameSize::bytes`] is `None`)
+/// is a frame no device holds.
 pub const BYTES_PER_PIXEL: u64 = 4 * 4;
 
 /// Host bytes per pixel a run holds: the three input planes, the CPU reference and the
 /// output copied back, 4 bytes each.
 pub const HOST_BYTES_PER_PIXEL: u64 = 5 * 4;
-
-/// Bytes one pass over `pixels` moves, or `None` where that count overflows 64 bits (a
-/// frame of 1073741824 x 1073741824 pixels would move 2^64 bytes).
-pub fn bytes_moved_per_pass(pixels: u64) -> Option<u64> {
-    pixels.checked_mul(BYTES_PER_PIXEL)
-}
-
-/// The same for printing and rates, as a float (exact for every frame a machine can hold).
-pub fn bytes_moved_per_pass_f64(pixels: u64) -> f64 {
-    pixels as f64 * BYTES_PER_PIXEL as f64
-}
-
-/// Host memory a run over `pixels` holds, or `None` where the count overflows 64 bits.
-pub fn host_bytes_needed(pixels: u64) -> Option<u64> {
-    pixels.checked_mul(HOST_BYTES_PER_PIXEL)
-}
 
 /// Host memory available to a new allocation: `MemAvailable` of `/proc/meminfo`, where
 /// this system has it.
@@ -61,8 +47,7 @@ pub fn parse_mem_available(meminfo: &str) -> Option<u64> {
 /// Three planar float channels.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Frame {
-    pub width: u32,
-    pub height: u32,
+    pub size: FrameSize,
     pub red: Vec<f32>,
     pub green: Vec<f32>,
     pub blue: Vec<f32>,
@@ -71,15 +56,14 @@ pub struct Frame {
 impl Frame {
     /// The seed's pattern. The three planes have different periods, so a kernel that read
     /// one plane twice, or two planes swapped, would produce different luma and be caught.
-    pub fn synthetic(width: u32, height: u32) -> Result<Self> {
-        let pixels = usize::try_from(u64::from(width) * u64::from(height))
-            .context("frame does not fit in this machine's address space")?;
+    pub fn synthetic(size: FrameSize) -> Result<Self> {
+        let pixels = size.host_pixels()?;
         let plane = |period: usize| -> Result<Vec<f32>> {
             let mut values = host_vec(pixels)?;
             values.extend((0..pixels).map(|i| (i % period) as f32 / period as f32));
             Ok(values)
         };
-        Ok(Self { width, height, red: plane(251)?, green: plane(241)?, blue: plane(239)? })
+        Ok(Self { size, red: plane(251)?, green: plane(241)?, blue: plane(239)? })
     }
 
     pub fn pixels(&self) -> usize {
@@ -101,12 +85,10 @@ impl Frame {
 pub fn host_vec(len: usize) -> Result<Vec<f32>> {
     let mut values = Vec::new();
     values.try_reserve_exact(len).with_context(|| {
-        format!("cannot allocate {:.1} MiB of host memory for a frame plane", len as f64 * 4.0 / MIB)
+        format!("cannot allocate {:.1} MiB of host memory for a frame plane", mib(len as f64 * 4.0))
     })?;
     Ok(values)
 }
-
-const MIB: f64 = 1024.0 * 1024.0;
 
 /// A pixel where the GPU and the CPU disagree.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -144,7 +126,7 @@ mod tests {
 
     #[test]
     fn synthetic_frame_follows_the_seed_pattern() {
-        let frame = Frame::synthetic(300, 2).unwrap();
+        let frame = Frame::synthetic(FrameSize::new(300, 2)).unwrap();
         assert_eq!(frame.pixels(), 600);
         assert_eq!(frame.red[0], 0.0);
         assert_eq!(frame.red[250], 250.0 / 251.0);
@@ -156,7 +138,7 @@ mod tests {
 
     #[test]
     fn reference_applies_rec601_weights() {
-        let frame = Frame::synthetic(600, 1).unwrap();
+        let frame = Frame::synthetic(FrameSize::new(600, 1)).unwrap();
         let out = frame.reference().unwrap();
         let i = 500;
         let want = 0.299 * frame.red[i] + 0.587 * frame.green[i] + 0.114 * frame.blue[i];
@@ -167,21 +149,23 @@ mod tests {
 
     #[test]
     fn bytes_moved_counts_four_planes_of_floats() {
-        // The seed's 4K frame: 126.6 MiB per pass.
-        let bytes = bytes_moved_per_pass(3840 * 2160);
-        assert_eq!(bytes, Some(132_710_400));
-        assert_eq!(format!("{:.1}", bytes_moved_per_pass_f64(3840 * 2160) / MIB), "126.6");
+        // The seed's 4K frame: 126.6 MiB per pass, 158.2 MiB on the host.
+        let frame = FrameSize::new(3840, 2160);
+        assert_eq!(frame.bytes(BYTES_PER_PIXEL), Some(132_710_400));
+        assert_eq!(format!("{:.1}", mib(frame.bytes_f64(BYTES_PER_PIXEL))), "126.6");
+        assert_eq!(frame.bytes(HOST_BYTES_PER_PIXEL), Some(165_888_000));
     }
 
     #[test]
     fn byte_counts_of_impossible_frames_are_none_not_wrapped() {
         // 2^30 x 2^30 pixels x 16 bytes is 2^64: it used to wrap to 0 and pass every check.
-        let pixels = 1_073_741_824u64 * 1_073_741_824;
-        assert_eq!(bytes_moved_per_pass(pixels), None);
-        assert_eq!(host_bytes_needed(pixels), None);
-        assert_eq!(bytes_moved_per_pass(u64::MAX / 16), Some(u64::MAX - 15));
-        assert_eq!(bytes_moved_per_pass(u64::MAX / 16 + 1), None);
-        assert_eq!(host_bytes_needed(3840 * 2160), Some(165_888_000));
+        let huge = FrameSize::new(1 << 30, 1 << 30);
+        assert_eq!(huge.bytes(BYTES_PER_PIXEL), None);
+        assert_eq!(huge.bytes(HOST_BYTES_PER_PIXEL), None);
+        assert_eq!(
+            FrameSize::new(1 << 30, (1 << 30) - 1).bytes(BYTES_PER_PIXEL),
+            Some(u64::MAX - (1 << 34) + 1)
+        );
     }
 
     #[test]

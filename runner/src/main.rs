@@ -7,7 +7,7 @@
 
 use block_size_runner::app::{self, exit};
 use block_size_runner::cli::Request;
-use block_size_runner::report;
+use block_size_runner::cmd::occupancy;
 use std::ffi::OsString;
 use std::os::unix::process::CommandExt as _;
 
@@ -30,7 +30,7 @@ fn main() {
 fn run(args: &[OsString]) -> Result<(), app::Stop> {
     // The occupancy calculator needs no GPU: answer it here, driver or not.
     if let Request::Occupancy(options) = app::parse_or_stop(args)? {
-        print!("{}", report::occupancy(&options));
+        print!("{}", occupancy::render(&occupancy::run(&options)));
         return Ok(());
     }
     // SAFETY: loading the driver library runs its initialisers, as starting the worker would.

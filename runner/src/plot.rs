@@ -3,10 +3,10 @@
 whisker, occupancy on a second axis, and the fastest row marked.
 */
 
+use crate::report::{self, Summary};
 use crate::sweep::Sweep;
 use anyhow::{Result, anyhow};
 use plotters::prelude::*;
-use std::path::Path;
 
 const WIDTH: u32 = 960;
 const HEIGHT: u32 = 560;
@@ -22,11 +22,6 @@ pub fn svg(sweep: &Sweep) -> Result<String> {
     Ok(text)
 }
 
-/// Writes [`svg`] to `path`.
-pub fn write(sweep: &Sweep, path: &Path) -> Result<()> {
-    std::fs::write(path, svg(sweep)?).map_err(|error| anyhow!("writing {}: {error}", path.display()))
-}
-
 type Area<'a> = DrawingArea<SVGBackend<'a>, plotters::coord::Shift>;
 
 fn draw(sweep: &Sweep, root: &Area<'_>) -> Result<(), Box<dyn std::error::Error>> {
@@ -38,13 +33,11 @@ fn draw(sweep: &Sweep, root: &Area<'_>) -> Result<(), Box<dyn std::error::Error>
     let gbps = |ms: f64| sweep.gigabytes_per_second_at(ms);
     let top = rows.iter().map(|row| gbps(row.stats.min)).fold(0.0, f64::max) * 1.1;
     let title = format!(
-        "{}: {}, {} x {}, median of {} runs{}",
+        "{}: {}, {}, {}",
         sweep.limits.name,
         sweep.pass.kernel,
-        sweep.pass.width,
-        sweep.pass.height,
-        sweep.timing.runs,
-        if sweep.timing.flush_l2 { ", L2 flushed" } else { "" }
+        sweep.pass.frame,
+        report::timing_title(sweep.timing)
     );
     let mut chart = ChartBuilder::on(root)
         .caption(title, ("sans-serif", 20))
@@ -99,7 +92,7 @@ fn draw(sweep: &Sweep, root: &Area<'_>) -> Result<(), Box<dyn std::error::Error>
         ))?
         .label("occupancy %")
         .legend(move |(x, y)| PathElement::new(vec![(x - 8, y), (x + 8, y)], orange.stroke_width(2)));
-    if let Some(best) = sweep.best() {
+    if let (Some(best), Some(label)) = (sweep.best(), Summary::of(sweep).fastest_label()) {
         let index = rows
             .iter()
             .position(|row| row.threads_per_block == best.threads_per_block)
@@ -107,7 +100,7 @@ fn draw(sweep: &Sweep, root: &Area<'_>) -> Result<(), Box<dyn std::error::Error>
         let at = (index as f64, gbps(best.stats.median));
         chart
             .draw_series(std::iter::once(TriangleMarker::new(at, 10, RED.filled())))?
-            .label(format!("fastest: {} threads, {:.3} ms", best.threads_per_block, best.stats.median))
+            .label(label)
             .legend(|(x, y)| TriangleMarker::new((x, y), 6, RED.filled()));
     }
     chart
@@ -122,7 +115,8 @@ fn draw(sweep: &Sweep, root: &Area<'_>) -> Result<(), Box<dyn std::error::Error>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::backend::{MockGpu, Timing};
+    use crate::backend::Timing;
+    use crate::mock::MockGpu;
     use crate::workload::{Params, grayscale};
 
     #[test]

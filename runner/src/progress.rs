@@ -9,6 +9,7 @@ use crate::backend::{
     BufferId, DeviceLimits, Gpu, KernelResources, Launch, SharedMemoryFn, Suggestion, Timing,
 };
 use crate::ptx::KernelRef;
+use crate::timing::Op;
 use anyhow::Result;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::time::{Duration, Instant};
@@ -92,12 +93,18 @@ impl Gpu for WithProgress<'_> {
     fn time_launches(&mut self, launch: &Launch, timing: Timing) -> Result<Vec<f32>> {
         self.inner.time_launches(launch, timing)
     }
+    fn run_schedule(&mut self, launch: &Launch, ops: &[Op]) -> Result<Vec<f32>> {
+        self.inner.run_schedule(launch, ops)
+    }
+    fn clock(&self) -> Duration {
+        self.inner.clock()
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::backend::MockGpu;
+    use crate::mock::MockGpu;
 
     #[test]
     fn a_quick_sweep_never_shows_a_bar_and_every_row_is_counted() {

@@ -146,7 +146,7 @@ mod tests {
 
     #[test]
     fn lines_name_the_gpu_and_every_module() {
-        let limits = crate::backend::MockGpu::h200_like().limits;
+        let limits = crate::mock::MockGpu::h200_like().limits;
         let environment = Environment {
             driver_release: Some("580.95.05".into()),
             driver_api_version: 13000,

@@ -4,7 +4,8 @@ The committed PTX files and their provenance stamps, embedded at compile time.
 Five modules, all for `compute_75`/`sm_75` (the driver JIT-compiles them for newer GPUs):
 
 - [`RUST_CUDA`]: `kernels/` through rust-cuda's `cuda_builder` (rustc_codegen_nvvm + libNVVM),
-  the kernels the sweep measures: `grayscale` and its variants, and `histogram`;
+  the kernels the sweep measures: `grayscale` and its variants, and `histogram`; and
+  `block_until_released`, the blocking kernel of cold timing ([`crate::timing::BLOCKING_KERNEL`]);
 - [`NVCC`]: `kernels/cuda/grayscale.cu` through nvcc, the CUDA C++ baseline of the grayscale
   kernels;
 - [`HISTOGRAM_NVCC`]: `kernels/cuda/histogram.cu` through nvcc, the CUDA C++ baseline of the

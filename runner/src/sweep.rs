@@ -9,10 +9,17 @@ use crate::checked::{self, Checked};
 use crate::model::{Limiter, SmModel};
 use crate::occupancy::{WARP_SIZE, idle_lanes, occupancy_percent, one_wave_grid, warps_per_block};
 use crate::stats::RunStats;
+use crate::timing::{Sampling, Stopped};
 use crate::workload::{Mismatch, Pass, Workload};
 use anyhow::{Context as _, Result};
 
 pub use crate::workload::grayscale::CORRUPT_VALUE;
+
+/// The seed's sweep. Below a warp (16); where the per-SM block cap binds first on small
+/// cards (32, 64); sizes that do not divide a 32- or 64-warp SM evenly (96, 160, 192, 384,
+/// 768); not a multiple of 32 at all (100); and the 128-1024 range the Best Practices Guide
+/// suggests.
+pub const DEFAULT_BLOCK_SIZES: [u32; 13] = [16, 32, 64, 96, 100, 128, 160, 192, 256, 384, 512, 768, 1024];
 
 /// Rows within this fraction of the fastest row count as "reaching" it in the summary.
 pub const NEAR_BEST_FRACTION: f64 = 0.95;
@@ -32,8 +39,11 @@ pub struct Row {
     /// The resources that bind blocks/SM at this size, by the occupancy model (none where the
     /// model does not know the device).
     pub limiters: Vec<Limiter>,
-    /// Milliseconds of each timed launch, in order.
+    /// Milliseconds of each sample, in order: one launch's, or in batch mode the mean of a
+    /// batch's. Under the noise-driven stop their count varies from row to row.
     pub run_ms: Vec<f32>,
+    /// Why the noise-driven stop ended this row (`None`: a fixed count).
+    pub stopped: Option<Stopped>,
     /// Their median, extremes and median absolute deviation.
     pub stats: RunStats,
 }
@@ -106,6 +116,8 @@ pub struct Sweep {
     /// What one pass of the kernel is: its name, frame and bytes.
     pub pass: Pass,
     pub timing: Timing,
+    /// How each row's samples were taken.
+    pub sampling: Sampling,
     pub rows: Vec<Row>,
     pub suggestion: Suggestion,
     pub model_check: ModelCheck,
@@ -114,7 +126,7 @@ pub struct Sweep {
 
 impl Sweep {
     pub fn pixels(&self) -> u64 {
-        self.pass.pixels
+        self.pass.frame.pixels()
     }
 
     /// The row with the lowest median time (the first of equals).
@@ -173,6 +185,9 @@ impl Sweep {
 ///
 /// Returns `Err` only when the driver itself fails (a launch, a copy); failed checks are
 /// collected in [`Sweep::failures`].
+///
+/// Each launch is timed between its own events, a fixed count of them
+/// ([`Sampling::LAUNCH`]); [`run_sampled`] takes the mode and the stop.
 pub fn run(
     gpu: &mut dyn Gpu,
     workload: &mut dyn Workload,
@@ -180,8 +195,20 @@ pub fn run(
     timing: Timing,
     corrupt: Option<usize>,
 ) -> Result<Sweep> {
+    run_sampled(gpu, workload, block_sizes, timing, &Sampling::LAUNCH, corrupt)
+}
+
+/// [`run`], each row's samples taken as `sampling` says.
+pub fn run_sampled(
+    gpu: &mut dyn Gpu,
+    workload: &mut dyn Workload,
+    block_sizes: &[u32],
+    timing: Timing,
+    sampling: &Sampling,
+    corrupt: Option<usize>,
+) -> Result<Sweep> {
     let limits = gpu.limits().clone();
-    let pixels = workload.pass().pixels;
+    let pixels = workload.pass().frame.pixels();
     let mut rows = Vec::with_capacity(block_sizes.len());
     let mut failures = Vec::new();
     let resources = gpu.kernel_resources().context("reading the kernel's registers and shared memory")?;
@@ -233,8 +260,15 @@ pub fn run(
             }
         }
 
-        let Checked { run_ms, mismatch } =
-            checked::measure(gpu, workload, grid_blocks, threads_per_block, timing, corrupt)?;
+        let (Checked { run_ms, mismatch }, stopped) = checked::measure_sampled(
+            gpu,
+            workload,
+            grid_blocks,
+            threads_per_block,
+            timing,
+            sampling,
+            corrupt,
+        )?;
         if let Some(mismatch) = mismatch {
             failures.push(CheckFailure::WrongOutput { threads_per_block, mismatch });
         }
@@ -250,6 +284,7 @@ pub fn run(
             limiters,
             stats: RunStats::of(&run_ms),
             run_ms,
+            stopped,
         });
     }
 
@@ -263,13 +298,23 @@ pub fn run(
         Some(_) => ModelCheck::Ran { resources, agreeing_rows },
         None => ModelCheck::Unavailable { compute_capability: limits.compute_capability },
     };
-    Ok(Sweep { limits, pass: workload.pass().clone(), timing, rows, suggestion, model_check, failures })
+    Ok(Sweep {
+        limits,
+        pass: workload.pass().clone(),
+        timing,
+        sampling: *sampling,
+        rows,
+        suggestion,
+        model_check,
+        failures,
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::backend::{Device as _, MockGpu};
+    use crate::backend::Device as _;
+    use crate::mock::MockGpu;
     use crate::workload::{KernelSpec, Params, grayscale, histogram};
 
     const TIMING: Timing = Timing { warmups: 3, runs: 10, flush_l2: false };
@@ -320,7 +365,10 @@ mod tests {
         let mut gpu = MockGpu::h200_like();
         let mut workload = grayscale(&mut gpu, 256, 256);
         let result = run(&mut gpu, workload.as_mut(), &[128, 256], TIMING, Some(40_960)).unwrap();
-        let want = crate::frame::Frame::synthetic(256, 256).unwrap().reference().unwrap()[40_960];
+        let want = crate::frame::Frame::synthetic(crate::frame_size::FrameSize::new(256, 256))
+            .unwrap()
+            .reference()
+            .unwrap()[40_960];
         let expected = |threads_per_block| CheckFailure::WrongOutput {
             threads_per_block,
             mismatch: Mismatch {
@@ -362,7 +410,7 @@ mod tests {
     #[test]
     fn model_and_driver_agree_on_every_row_of_an_h200() {
         let mut gpu = MockGpu::h200_like();
-        let result = sweep(&mut gpu, 16, 16, &crate::cli::DEFAULT_BLOCK_SIZES);
+        let result = sweep(&mut gpu, 16, 16, &DEFAULT_BLOCK_SIZES);
         assert_eq!(result.failures, []);
         assert_eq!(
             result.model_check,
@@ -407,10 +455,6 @@ mod tests {
         let result = sweep(&mut gpu, 16, 16, &[64, 96]);
         assert_eq!(result.failures, []);
         assert_eq!(result.model_check, ModelCheck::Unavailable { compute_capability: (10, 0) });
-        assert!(
-            crate::report::summary(&result)
-                .ends_with("Occupancy model: not checked: it does not know compute capability 10.0.\n")
-        );
     }
 
     #[test]
@@ -503,7 +547,7 @@ mod tests {
     fn histogram_gpu(bins: u32) -> (MockGpu, Box<dyn Workload>) {
         let mut gpu = MockGpu::h200_like();
         if bins == 4096 {
-            gpu.shared_memory_residency = crate::cli::DEFAULT_BLOCK_SIZES
+            gpu.shared_memory_residency = DEFAULT_BLOCK_SIZES
                 .into_iter()
                 .zip(SHARED_LIMITED)
                 .map(|(threads, blocks)| (threads, 16384, blocks))
@@ -516,7 +560,7 @@ mod tests {
     #[test]
     fn a_histogram_sweep_passes_its_shared_memory_everywhere_and_the_model_agrees() {
         let (mut gpu, mut workload) = histogram_gpu(4096);
-        let sizes = crate::cli::DEFAULT_BLOCK_SIZES;
+        let sizes = DEFAULT_BLOCK_SIZES;
         let result = run(&mut gpu, workload.as_mut(), &sizes, TIMING, None).unwrap();
         assert_eq!(result.failures, []);
         assert_eq!(result.model_check, ModelCheck::Ran { resources: gpu.resources, agreeing_rows: 13 });
@@ -570,7 +614,7 @@ mod tests {
     #[test]
     fn a_histogram_kernel_that_miscounts_fails_its_rows() {
         let (mut gpu, mut workload) = histogram_gpu(64);
-        gpu.wrong_kernel = Some(0);
+        gpu.wrong_kernel = Some(histogram::KERNEL.rust_kernel());
         gpu.wrong_element = 5;
         let result = run(&mut gpu, workload.as_mut(), &[256], TIMING, None).unwrap();
         let [CheckFailure::WrongOutput { mismatch, .. }] = result.failures.as_slice() else {

@@ -109,7 +109,7 @@ pub fn run(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::backend::MockGpu;
+    use crate::mock::MockGpu;
     use crate::workload::{KernelSpec, Params, grayscale, histogram};
 
     fn uploaded(spec: &KernelSpec, params: &Params) -> (MockGpu, Box<dyn Workload>) {

@@ -36,23 +36,52 @@ pub const VARIANTS: [Variant; 5] = [
     Variant { name: "k8", entry: "grayscale_k8", pixels_per_trip: 8 },
 ];
 
+/// The compiler of a variant: rust-cuda's `cuda_builder` or nvcc.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Compiler {
+    Rust,
+    Cpp,
+}
+
+impl Compiler {
+    pub const ALL: [Self; 2] = [Self::Rust, Self::Cpp];
+
+    /// The module its variants are in.
+    pub fn module(self) -> ptx::EmbeddedPtx {
+        match self {
+            Self::Rust => ptx::RUST_CUDA,
+            Self::Cpp => ptx::NVCC,
+        }
+    }
+}
+
+/// `Rust` or `C++`, as the table names them.
+impl std::fmt::Display for Compiler {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::Rust => "Rust",
+            Self::Cpp => "C++",
+        })
+    }
+}
+
 /// A variant as compiled by one compiler.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Candidate {
-    pub compiler: &'static str,
+    pub compiler: Compiler,
     pub variant: Variant,
     pub kernel: KernelRef,
 }
 
 /// Every variant from cuda_builder, then every variant from nvcc.
 pub fn candidates() -> Vec<Candidate> {
-    [("Rust", ptx::RUST_CUDA), ("C++", ptx::NVCC)]
+    Compiler::ALL
         .into_iter()
-        .flat_map(|(compiler, module)| {
+        .flat_map(|compiler| {
             VARIANTS.into_iter().map(move |variant| Candidate {
                 compiler,
                 variant,
-                kernel: module.kernel(variant.entry),
+                kernel: compiler.module().kernel(variant.entry),
             })
         })
         .collect()
@@ -78,8 +107,9 @@ pub fn datasheet_peak(name: &str) -> Option<f64> {
 /// One kernel at one block size.
 #[derive(Debug, Clone, PartialEq)]
 pub struct VariantRow {
-    /// Index into [`Variants::candidates`].
-    pub candidate: usize,
+    pub candidate: Candidate,
+    /// The candidate's registers per thread after the driver's JIT.
+    pub registers_per_thread: u32,
     pub threads_per_block: u32,
     pub blocks_per_sm: u32,
     pub grid_blocks: u32,
@@ -95,8 +125,6 @@ pub struct Variants {
     pub offset: usize,
     pub timing: Timing,
     pub candidates: Vec<Candidate>,
-    /// Registers per thread of each candidate after the driver's JIT.
-    pub registers: Vec<u32>,
     /// The device-to-device copy of half the bytes a pass moves (it reads and writes them).
     pub copy: RunStats,
     pub rows: Vec<VariantRow>,
@@ -119,15 +147,20 @@ impl Variants {
     }
 
     /// The fastest row, overall or of one compiler.
-    pub fn fastest(&self, compiler: Option<&str>) -> Option<&VariantRow> {
+    pub fn fastest(&self, compiler: Option<Compiler>) -> Option<&VariantRow> {
         self.rows
             .iter()
-            .filter(|row| compiler.is_none_or(|compiler| self.candidates[row.candidate].compiler == compiler))
+            .filter(|row| compiler.is_none_or(|compiler| row.candidate.compiler == compiler))
             .min_by(|a, b| a.stats.median.total_cmp(&b.stats.median))
     }
 
+    /// The candidate of `compiler` and the variant named `name`, where it ran.
+    pub fn candidate(&self, compiler: Compiler, name: &str) -> Option<Candidate> {
+        self.candidates.iter().copied().find(|c| c.compiler == compiler && c.variant.name == name)
+    }
+
     /// The fastest row of one candidate.
-    pub fn fastest_of(&self, candidate: usize) -> Option<&VariantRow> {
+    pub fn fastest_of(&self, candidate: Candidate) -> Option<&VariantRow> {
         self.rows
             .iter()
             .filter(|row| row.candidate == candidate)
@@ -148,18 +181,17 @@ pub fn run(
     use crate::workload::Workload as _;
     let limits = gpu.limits().clone();
     let pass = workload.pass().clone();
-    let pixels = pass.pixels;
+    let pixels = pass.frame.pixels();
     // The frame is in host memory, so its byte count fits.
-    let bytes = crate::frame::bytes_moved_per_pass(pixels).and_then(|bytes| usize::try_from(bytes).ok());
+    let bytes = pass.frame.bytes(crate::frame::BYTES_PER_PIXEL).and_then(|bytes| usize::try_from(bytes).ok());
     let bytes = bytes.context("the frame's byte count does not fit this machine's address space")?;
     let copy = RunStats::of(&gpu.time_copy(bytes / 2, timing).context("timing the device-to-device copy")?);
 
-    let mut registers = Vec::new();
     let mut rows = Vec::new();
     let mut failures = Vec::new();
-    for (index, candidate) in candidates.iter().enumerate() {
+    for &candidate in candidates {
         gpu.select_kernel(candidate.kernel)?;
-        registers.push(gpu.kernel_resources()?.registers_per_thread);
+        let registers_per_thread = gpu.kernel_resources()?.registers_per_thread;
         let label = format!("{} {}", candidate.compiler, candidate.variant.name);
         let trips = pixels.div_ceil(u64::from(candidate.variant.pixels_per_trip));
         for &threads_per_block in block_sizes {
@@ -173,7 +205,8 @@ pub fn run(
                 failures.push((label.clone(), CheckFailure::WrongOutput { threads_per_block, mismatch }));
             }
             rows.push(VariantRow {
-                candidate: index,
+                candidate,
+                registers_per_thread,
                 threads_per_block,
                 blocks_per_sm,
                 grid_blocks,
@@ -181,30 +214,23 @@ pub fn run(
             });
         }
     }
-    Ok(Variants {
-        limits,
-        pass,
-        offset,
-        timing,
-        candidates: candidates.to_vec(),
-        registers,
-        copy,
-        rows,
-        failures,
-    })
+    Ok(Variants { limits, pass, offset, timing, candidates: candidates.to_vec(), copy, rows, failures })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::backend::MockGpu;
+    use crate::mock::MockGpu;
 
     #[test]
     fn ten_candidates_rust_first() {
         let all = candidates();
         assert_eq!(all.len(), 10);
-        assert_eq!((all[0].compiler, all[0].variant.name, all[0].kernel.entry), ("Rust", "k1", "grayscale"));
-        assert_eq!((all[6].compiler, all[6].variant.name), ("C++", "vec4"));
+        assert_eq!(
+            (all[0].compiler, all[0].variant.name, all[0].kernel.entry),
+            (Compiler::Rust, "k1", "grayscale")
+        );
+        assert_eq!((all[6].compiler.to_string(), all[6].variant.name), ("C++".to_string(), "vec4"));
         assert_eq!(all[6].kernel.module, ptx::NVCC);
     }
 
@@ -234,7 +260,7 @@ mod tests {
         use crate::workload::{Params, Workload as _};
         let picked = [candidates()[0], candidates()[4]];
         let mut gpu = MockGpu::h200_with(&picked.map(|candidate| candidate.kernel));
-        gpu.kernel_time_factors = vec![1.0, 0.9];
+        gpu.kernel_time_factors = vec![(picked[1].kernel, 0.9)];
         gpu.copy_gb_per_s = 4250.0;
         let mut workload = GrayscaleWorkload::new(&Params { offset: 1, ..Params::frame(100, 100) }).unwrap();
         workload.upload(&mut gpu).unwrap();
@@ -244,8 +270,9 @@ mod tests {
         let grids: Vec<u32> = result.rows.iter().map(|row| row.grid_blocks).collect();
         assert_eq!(grids, [40, 5]);
         assert!((result.copy_gigabytes_per_second() - 4250.0).abs() < 1.0);
-        assert_eq!(result.fastest(None).unwrap().candidate, 1);
-        assert_eq!(result.fastest(Some("Rust")).unwrap().candidate, 1);
+        assert_eq!(result.fastest(None).unwrap().candidate, picked[1]);
+        assert_eq!(result.fastest(Some(Compiler::Rust)).unwrap().candidate, picked[1]);
+        assert_eq!(result.fastest(Some(Compiler::Cpp)), None);
         assert!(result.failures.is_empty());
         let args = &gpu.last_launch.as_ref().unwrap().args;
         assert!(matches!(args[0], KernelArg::Buffer(_, 4)), "one float in: {args:?}");

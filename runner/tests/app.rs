@@ -3,8 +3,8 @@
 //! large for the device or the host; exit status, standard output and standard error.
 
 use block_size_runner::app::{self, Console};
-use block_size_runner::backend::{MockDriver, MockGpu};
 use block_size_runner::compat::{self, ISA_RELEASES, Refusal, Unloadable};
+use block_size_runner::mock::{MockDriver, MockGpu};
 use block_size_runner::ptx;
 use block_size_runner::workload::{grayscale, histogram};
 
@@ -206,7 +206,7 @@ fn every_device_of_device_all_gets_its_table_or_its_line_and_the_worst_status() 
     let mut small_blocks = MockGpu::h200_like();
     small_blocks.limits.max_threads_per_block = 512;
     let mut wrong = MockGpu::h200_like();
-    wrong.wrong_kernel = Some(0);
+    wrong.wrong_kernel = Some(grayscale::KERNEL.rust_kernel());
     let mut driver = MockDriver { cuda_version: 13000, devices: vec![clean, small_blocks, wrong] };
 
     let ran = run(&driver, &quick(&["--device", "all", "--block-sizes", "256,1024"]));
@@ -247,7 +247,7 @@ fn every_device_of_device_all_gets_its_table_or_its_line_and_the_worst_status() 
     // Only failed checks: 1.
     driver.devices.truncate(1);
     driver.devices.push(driver.devices[0].clone());
-    driver.devices[1].wrong_kernel = Some(0);
+    driver.devices[1].wrong_kernel = Some(grayscale::KERNEL.rust_kernel());
     assert_eq!(run(&driver, &quick(&["--device", "all"])).code, 1);
 }
 
@@ -374,7 +374,7 @@ fn a_corrupted_bin_fails_every_histogram_row_with_exit_1() {
 #[test]
 fn a_miscounting_histogram_kernel_fails_with_its_bin_and_total() {
     let mut driver = shared_memory_driver();
-    driver.devices[0].wrong_kernel = Some(0);
+    driver.devices[0].wrong_kernel = Some(histogram::KERNEL.rust_kernel());
     driver.devices[0].wrong_element = 12;
     let ran = run(&driver, &histogram_args(&["--block-sizes", "256"]));
     assert_eq!(ran.code, 1);
@@ -480,4 +480,114 @@ fn every_registered_kernel_runs_through_the_mock_with_its_compare() {
         assert_eq!(ran.code, 0, "{}: {}", spec.name, ran.stderr);
     }
     assert_eq!(histogram::KERNEL.modules.len(), 2);
+}
+
+/// [`quick`] with arguments of any lifetime (file names made at run time).
+fn quick_with<'a>(extra: &[&'a str]) -> Vec<&'a str> {
+    QUICK.iter().copied().chain(extra.iter().copied()).collect()
+}
+
+/// A fresh, empty folder for one test's files, removed when dropped.
+struct Scratch(std::path::PathBuf);
+
+impl Scratch {
+    fn new(name: &str) -> Self {
+        let path = std::env::temp_dir().join(format!("block-size-app-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&path);
+        std::fs::create_dir_all(&path).unwrap();
+        Self(path)
+    }
+
+    fn file(&self, name: &str) -> String {
+        self.0.join(name).to_str().unwrap().to_string()
+    }
+
+    fn names(&self) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(&self.0)
+            .unwrap()
+            .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+#[test]
+fn json_to_standard_output_is_one_json_document_and_nothing_else() {
+    let ran = run(&MockDriver::h200(), &quick_with(&["--format", "json", "--block-sizes", "64,256"]));
+    assert_eq!((ran.code, ran.stderr.as_str()), (0, ""));
+    let document: serde_json::Value = serde_json::from_str(&ran.stdout).expect("stdout is one JSON document");
+    assert_eq!(document["rows"].as_array().unwrap().len(), 2);
+    assert_eq!(document["device"]["name"], "Mock H200");
+    assert!(!ran.stdout.contains("GPU: "), "no table header around it");
+}
+
+#[test]
+fn an_output_file_gets_the_output_and_standard_output_gets_nothing() {
+    let scratch = Scratch::new("output");
+    for (format, file) in [("table", "sweep.txt"), ("json", "sweep.json"), ("csv", "sweep.csv")] {
+        let path = scratch.file(file);
+        let ran = run(&MockDriver::h200(), &quick_with(&["--format", format, "--output", &path]));
+        assert_eq!(ran.code, 0, "{format}: {}", ran.stderr);
+        assert_eq!((ran.stdout.as_str(), ran.stderr.as_str()), ("", ""), "{format}");
+        let written = std::fs::read_to_string(&path).unwrap();
+        match format {
+            "table" => {
+                assert!(written.starts_with("GPU: Mock H200") && written.contains(" thr/blk "), "{written}")
+            }
+            "json" => assert!(serde_json::from_str::<serde_json::Value>(&written).is_ok(), "{written}"),
+            _ => assert!(written.starts_with("threads_per_block,"), "{written}"),
+        }
+    }
+    // Failed checks still reach standard error, and the file is written all the same.
+    let path = scratch.file("corrupted.json");
+    let ran = run(
+        &MockDriver::h200(),
+        &quick_with(&["--format", "json", "--output", &path, "--corrupt-pixel", "9"]),
+    );
+    assert_eq!((ran.code, ran.stdout.as_str()), (1, ""));
+    assert!(ran.stderr.contains("check failed: wrong output at "), "{}", ran.stderr);
+    assert!(std::fs::read_to_string(&path).unwrap().contains("\"failures\": ["));
+}
+
+#[test]
+fn device_all_names_every_export_and_plot_for_its_gpu() {
+    let scratch = Scratch::new("device-all");
+    let mut driver = MockDriver::h200();
+    let mut second = MockGpu::h200_like();
+    second.limits.name = "Mock Second".into();
+    driver.devices.push(second);
+    let (json, svg) = (scratch.file("sweep.json"), scratch.file("sweep.svg"));
+    let ran = run(
+        &driver,
+        &quick_with(&["--device", "all", "--format", "json", "--output", &json, "--plot", &svg]),
+    );
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    assert_eq!(scratch.names(), ["sweep-gpu0.json", "sweep-gpu0.svg", "sweep-gpu1.json", "sweep-gpu1.svg"]);
+    for (ordinal, name) in [(0, "Mock H200"), (1, "Mock Second")] {
+        let written = std::fs::read_to_string(scratch.file(&format!("sweep-gpu{ordinal}.json"))).unwrap();
+        let document: serde_json::Value = serde_json::from_str(&written).unwrap();
+        assert_eq!(
+            (document["device"]["ordinal"].as_u64(), document["device"]["name"].as_str()),
+            (Some(ordinal), Some(name))
+        );
+    }
+    // Standard output keeps only the closing summary, one line per GPU.
+    let summaries: Vec<&str> = ran.stdout.lines().filter(|line| !line.is_empty()).collect();
+    assert_eq!(summaries.len(), 2, "{}", ran.stdout);
+    assert!(summaries[1].starts_with("GPU 1 (Mock Second): fastest "), "{}", summaries[1]);
+
+    // One device: the names as given.
+    let ran = run(&MockDriver::h200(), &quick_with(&["--format", "json", "--output", &json, "--plot", &svg]));
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    assert!(
+        scratch.names().contains(&"sweep.json".to_string())
+            && scratch.names().contains(&"sweep.svg".to_string())
+    );
 }

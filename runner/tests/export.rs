@@ -1,9 +1,10 @@
 //! Every export format, pinned by a snapshot of the same mock sweep.
 
-use block_size_runner::backend::{MockGpu, Timing};
-use block_size_runner::cli::DEFAULT_BLOCK_SIZES;
+use block_size_runner::backend::Timing;
 use block_size_runner::export::{Format, Record};
+use block_size_runner::mock::MockGpu;
 use block_size_runner::provenance::Provenance;
+use block_size_runner::sweep::DEFAULT_BLOCK_SIZES;
 use block_size_runner::workload::{KernelSpec, Params, grayscale, histogram};
 use block_size_runner::{ptx, sweep};
 

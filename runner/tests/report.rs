@@ -1,11 +1,13 @@
 //! The printed report, end to end through the mock backend: header, table, summary and
 //! stderr verdict, pinned by snapshots; and the table's layout against block_size.cu's.
 
-use block_size_runner::backend::{Device as _, MockGpu, Timing};
-use block_size_runner::cli::DEFAULT_BLOCK_SIZES;
+use block_size_runner::backend::{Device as _, Timing};
+use block_size_runner::cmd::{compare, sweep as sweep_cmd, tail, variants};
+use block_size_runner::mock::MockGpu;
 use block_size_runner::ptx::KernelRef;
+use block_size_runner::sweep;
+use block_size_runner::sweep::DEFAULT_BLOCK_SIZES;
 use block_size_runner::workload::{KernelSpec, Params, Workload, grayscale, histogram};
-use block_size_runner::{report, sweep};
 
 const TIMING: Timing = Timing { warmups: 3, runs: 10, flush_l2: false };
 
@@ -42,8 +44,9 @@ fn grayscale(gpu: &mut MockGpu, width: u32, height: u32) -> Box<dyn Workload> {
 fn printed(gpu: &mut MockGpu, width: u32, height: u32, corrupt_pixel: Option<usize>) -> (String, String) {
     let mut workload = grayscale(gpu, width, height);
     let result = sweep::run(gpu, workload.as_mut(), &DEFAULT_BLOCK_SIZES, TIMING, corrupt_pixel).unwrap();
-    let stdout = report::header(&result.limits, workload.pass(), TIMING) + &report::body(&result, false);
-    (stdout, report::stderr(&result))
+    let stdout =
+        sweep_cmd::header(&result.limits, workload.pass(), TIMING) + &sweep_cmd::body(&result, false);
+    (stdout, sweep_cmd::stderr(&result))
 }
 
 #[test]
@@ -60,7 +63,7 @@ fn stats_columns_and_noise_marks() {
     let mut workload = grayscale(&mut gpu, 640, 480);
     let timing = Timing { flush_l2: true, ..TIMING };
     let result = sweep::run(&mut gpu, workload.as_mut(), &DEFAULT_BLOCK_SIZES, timing, None).unwrap();
-    let stdout = report::header(&result.limits, workload.pass(), timing) + &report::body(&result, true);
+    let stdout = sweep_cmd::header(&result.limits, workload.pass(), timing) + &sweep_cmd::body(&result, true);
     insta::assert_snapshot!("stats_and_flush_stdout", stdout);
 }
 
@@ -79,7 +82,7 @@ fn table_layout_matches_block_size_cu() {
     let mut gpu = scripted_gpu();
     let mut workload = grayscale(&mut gpu, 64, 64);
     let result = sweep::run(&mut gpu, workload.as_mut(), &DEFAULT_BLOCK_SIZES, TIMING, None).unwrap();
-    let table = report::table(&result, false);
+    let table = sweep_cmd::table(&result, false);
     let mut lines = table.lines();
     let heading = format!(
         "{:>8} {:>6} {:>5} {:>7} {:>9} {:>6} {:>7} {:>9} {:>8} {:>8} {:>14}",
@@ -113,9 +116,9 @@ fn table_layout_matches_block_size_cu() {
 #[test]
 fn comparison_prints_each_kernel_and_its_ratio_to_the_baseline() {
     let mut gpu = scripted_gpu();
-    gpu.kernel_time_factors = vec![1.0, 1.0, 1.05];
     let spec = &grayscale::KERNEL;
     let kernels: Vec<KernelRef> = spec.modules[..3].iter().map(|&module| spec.kernel_in(module)).collect();
+    gpu.kernel_time_factors = kernels.iter().copied().zip([1.0, 1.0, 1.05]).collect();
     let mut workload = uploaded(&mut gpu, &kernels, spec, &Params::frame(640, 480));
     let result = block_size_runner::compare::run(
         &mut gpu,
@@ -127,8 +130,8 @@ fn comparison_prints_each_kernel_and_its_ratio_to_the_baseline() {
         5,
     )
     .unwrap();
-    insta::assert_snapshot!("comparison_stdout", report::comparison(&result));
-    assert_eq!(report::comparison_stderr(&result), "");
+    insta::assert_snapshot!("comparison_stdout", compare::render(&result));
+    assert_eq!(compare::render_stderr(&result), "");
 }
 
 #[test]
@@ -143,7 +146,7 @@ fn tail_table_compares_every_grid_with_one_wave() {
         Timing { warmups: 1, runs: 3, flush_l2: false },
     )
     .unwrap();
-    insta::assert_snapshot!("tail_stdout", report::tail(&result));
+    insta::assert_snapshot!("tail_stdout", tail::render(&result));
 }
 
 #[test]
@@ -152,29 +155,31 @@ fn device_summary_names_the_gpu_its_fastest_row_and_its_verdict() {
     let mut workload = grayscale(&mut gpu, 64, 64);
     let clean = sweep::run(&mut gpu, workload.as_mut(), &DEFAULT_BLOCK_SIZES, TIMING, None).unwrap();
     assert_eq!(
-        report::device_summary(&clean),
+        sweep_cmd::device_summary(&clean),
         "GPU 0 (Mock H200): fastest 256 threads per block at 0.040 ms (1.6 GB/s); 9 of 13 rows within 95 percent; every check held.\n"
     );
     let broken = sweep::run(&mut gpu, workload.as_mut(), &[64, 128], TIMING, Some(5)).unwrap();
-    assert!(report::device_summary(&broken).ends_with("; 2 check(s) failed.\n"));
+    assert!(sweep_cmd::device_summary(&broken).ends_with("; 2 check(s) failed.\n"));
 }
 
 #[test]
 fn variants_table_reports_each_row_against_the_copy_and_the_peak() {
-    use block_size_runner::variants;
     use block_size_runner::workload::grayscale::GrayscaleWorkload;
     let mut gpu = scripted_gpu();
     gpu.limits.name = "Mock NVIDIA H200".into();
-    gpu.kernel_time_factors = vec![1.0, 0.97, 0.99, 0.98, 0.985, 1.0, 0.97, 0.99, 0.98, 0.985];
     gpu.copy_gb_per_s = 3300.0;
-    let candidates = variants::candidates();
+    let candidates = block_size_runner::variants::candidates();
+    let factors = [1.0, 0.97, 0.99, 0.98, 0.985, 1.0, 0.97, 0.99, 0.98, 0.985];
+    gpu.kernel_time_factors = candidates.iter().map(|candidate| candidate.kernel).zip(factors).collect();
     for candidate in &candidates {
         gpu.load(&candidate.kernel).unwrap();
     }
     let mut workload = GrayscaleWorkload::new(&Params { offset: 2, ..Params::frame(640, 480) }).unwrap();
     workload.upload(&mut gpu).unwrap();
-    let result = variants::run(&mut gpu, &mut workload, &candidates, &[128, 256], TIMING, 2).unwrap();
-    insta::assert_snapshot!("variants_stdout", report::variants(&result));
+    let result =
+        block_size_runner::variants::run(&mut gpu, &mut workload, &candidates, &[128, 256], TIMING, 2)
+            .unwrap();
+    insta::assert_snapshot!("variants_stdout", variants::render(&result));
 }
 
 /// The H200's blocks/SM for the histogram at 4096 bins: 16 KiB of bins and the 1 KiB reserve
@@ -202,17 +207,18 @@ fn histogram_table_names_shared_memory_where_it_binds() {
     let mut workload =
         uploaded(&mut gpu, &[spec.rust_kernel()], spec, &Params { bins: 4096, ..Params::frame(640, 480) });
     let result = sweep::run(&mut gpu, workload.as_mut(), &DEFAULT_BLOCK_SIZES, TIMING, None).unwrap();
-    let stdout = report::header(&result.limits, workload.pass(), TIMING) + &report::body(&result, false);
+    let stdout =
+        sweep_cmd::header(&result.limits, workload.pass(), TIMING) + &sweep_cmd::body(&result, false);
     insta::assert_snapshot!("histogram_stdout", stdout);
-    assert_eq!(report::stderr(&result), "");
+    assert_eq!(sweep_cmd::stderr(&result), "");
 }
 
 #[test]
 fn histogram_comparison_prints_rust_against_cpp() {
     let mut gpu = histogram_gpu(4096);
-    gpu.kernel_time_factors = vec![1.02, 1.0];
     let spec = &histogram::KERNEL;
     let kernels: Vec<KernelRef> = spec.modules.iter().map(|&module| spec.kernel_in(module)).collect();
+    gpu.kernel_time_factors = kernels.iter().copied().zip([1.02, 1.0]).collect();
     let mut workload = uploaded(&mut gpu, &kernels, spec, &Params { bins: 4096, ..Params::frame(640, 480) });
     let baseline = spec.kernel_in(spec.baseline);
     let result = block_size_runner::compare::run(
@@ -225,8 +231,8 @@ fn histogram_comparison_prints_rust_against_cpp() {
         5,
     )
     .unwrap();
-    insta::assert_snapshot!("histogram_comparison_stdout", report::comparison(&result));
-    assert_eq!(report::comparison_stderr(&result), "");
+    insta::assert_snapshot!("histogram_comparison_stdout", compare::render(&result));
+    assert_eq!(compare::render_stderr(&result), "");
 }
 
 #[test]
@@ -235,5 +241,5 @@ fn a_corrupted_histogram_names_the_bin_in_every_row() {
     let spec = &histogram::KERNEL;
     let mut workload = uploaded(&mut gpu, &[spec.rust_kernel()], spec, &Params::frame(640, 480));
     let result = sweep::run(&mut gpu, workload.as_mut(), &[64, 1024], TIMING, Some(255)).unwrap();
-    insta::assert_snapshot!("histogram_corrupted_stderr", report::stderr(&result));
+    insta::assert_snapshot!("histogram_corrupted_stderr", sweep_cmd::stderr(&result));
 }

@@ -1,6 +1,8 @@
 //! Markdown: the table and the summary, ready to paste into a report.
 
 use super::{Exporter, Record};
+use crate::frame_size::FrameSize;
+use crate::report;
 use anyhow::Result;
 use std::fmt::Write as _;
 
@@ -10,17 +12,13 @@ impl Exporter for MarkdownExporter {
     fn render(&self, record: &Record) -> Result<String> {
         let device = &record.device;
         let mut text = format!(
-            "**{}** (compute capability {}.{}, {} SMs), {} x {} frame, median of {} runs after {} warm-ups{}; \
-             kernel `{}` (PTX sha256 `{}`)\n\n",
+            "**{}** (compute capability {}.{}, {} SMs), {} frame, {}; kernel `{}` (PTX sha256 `{}`)\n\n",
             device.name,
             device.compute_capability.0,
             device.compute_capability.1,
             device.multiprocessors,
-            record.width,
-            record.height,
-            record.timing.runs,
-            record.timing.warmups,
-            if record.timing.flush_l2 { ", L2 flushed before each run" } else { "" },
+            FrameSize::new(record.width, record.height),
+            report::timing_clause(record.timing),
             record.kernel,
             record.ptx_sha256,
         );
@@ -51,27 +49,13 @@ impl Exporter for MarkdownExporter {
             )?;
         }
         text += "\n";
-        writeln!(
-            text,
-            "cuOccupancyMaxPotentialBlockSize suggests {} threads per block and a grid of {} blocks.",
-            record.suggestion.threads_per_block, record.suggestion.grid_blocks
-        )?;
-        if let Some(fastest) =
-            record.rows.iter().find(|row| Some(row.threads_per_block) == record.fastest_threads_per_block)
-        {
-            writeln!(
-                text,
-                "Fastest measured: {} threads per block at {:.3} ms.",
-                fastest.threads_per_block, fastest.median_ms
-            )?;
+        let summary = &record.summary;
+        writeln!(text, "{}", summary.suggestion())?;
+        if let Some(fastest) = summary.fastest() {
+            writeln!(text, "{fastest}")?;
         }
-        writeln!(
-            text,
-            "{} of {} configurations reach at least 95 percent of that row. \\* marks rows within the measured noise of it.",
-            record.rows_near_best,
-            record.rows.len()
-        )?;
-        writeln!(text, "Occupancy: {}.", record.model_check)?;
+        writeln!(text, "{} \\* marks rows within the measured noise of it.", summary.near_best())?;
+        writeln!(text, "Occupancy: {}.", summary.model_clause())?;
         if !record.failures.is_empty() {
             writeln!(
                 text,

@@ -12,8 +12,9 @@ mod markdown;
 use crate::backend::{DeviceLimits, Suggestion, Timing};
 use crate::provenance::Provenance;
 use crate::ptx;
+use crate::report::{self, Summary};
 use crate::stats::RunStats;
-use crate::sweep::{ModelCheck, Sweep};
+use crate::sweep::Sweep;
 use crate::workload::Pass;
 use anyhow::Result;
 use serde::Serialize;
@@ -97,6 +98,9 @@ pub struct Record {
     pub model_check: String,
     /// Failed checks; a non-empty list means the rows are not a measurement.
     pub failures: Vec<String>,
+    /// The sentences after the table, as the printed report says them.
+    #[serde(skip)]
+    pub summary: Summary,
 }
 
 impl Record {
@@ -121,46 +125,29 @@ impl Record {
                     gigabytes_per_second: sweep.gigabytes_per_second(row),
                     fraction_of_best: sweep.fraction_of_best(row),
                     within_noise_of_best: sweep.within_noise_of_best(row),
-                    limiter: if row.limiters.is_empty() {
-                        "-".to_string()
-                    } else {
-                        crate::model::limiter_names(&row.limiters)
-                    },
+                    limiter: report::limiter_cell(&row.limiters),
                     run_ms: row.run_ms.clone(),
                 }
             })
             .collect();
+        let summary = Summary::of(sweep);
         Self {
             provenance,
             device: sweep.limits.clone(),
             kernel: ptx::RUST_CUDA.label,
             ptx_sha256: ptx::RUST_CUDA.sha256(),
             workload: sweep.pass.clone(),
-            width: sweep.pass.width,
-            height: sweep.pass.height,
+            width: sweep.pass.frame.width,
+            height: sweep.pass.frame.height,
             pixels: sweep.pixels(),
             timing: sweep.timing,
             rows,
             suggestion: sweep.suggestion,
             fastest_threads_per_block: sweep.best().map(|row| row.threads_per_block),
             rows_near_best: sweep.rows_near_best(),
-            model_check: match &sweep.model_check {
-                ModelCheck::Ran { resources, agreeing_rows } => format!(
-                    "model with {} registers/thread and {} B static{} shared memory agrees at {agreeing_rows} of {} rows",
-                    resources.registers_per_thread,
-                    resources.static_shared_memory,
-                    match sweep.constant_dynamic_shared_memory() {
-                        Some(0) => String::new(),
-                        Some(bytes) => format!(" + {bytes} B dynamic"),
-                        None => " + each row's dynamic".to_string(),
-                    },
-                    sweep.rows.len()
-                ),
-                ModelCheck::Unavailable { compute_capability: (major, minor) } => {
-                    format!("not checked: the model does not know compute capability {major}.{minor}")
-                }
-            },
+            model_check: summary.model_clause(),
             failures: sweep.failures.iter().map(ToString::to_string).collect(),
+            summary,
         }
     }
 }

@@ -6,10 +6,9 @@ shapes, which take the same arguments), checked against [`Frame::reference`] wit
 */
 
 use super::{Footprint, KernelSpec, Mismatch, Params, Pass, Workload, as_bytes, as_bytes_mut, view_values};
-use crate::backend::{BufferId, Gpu, KernelArg, Launch, MockMemory};
+use crate::backend::{BufferId, EmulatedMemory, Gpu, KernelArg, Launch};
 use crate::frame::{
-    Frame, RELATIVE_TOLERANCE, bytes_moved_per_pass, bytes_moved_per_pass_f64, first_mismatch,
-    host_bytes_needed, host_vec, luma,
+    BYTES_PER_PIXEL, Frame, HOST_BYTES_PER_PIXEL, RELATIVE_TOLERANCE, first_mismatch, host_vec, luma,
 };
 use crate::ptx;
 use anyhow::{Result, bail};
@@ -29,7 +28,7 @@ pub static KERNEL: KernelSpec = KernelSpec {
     baseline: ptx::NVCC,
     options: &[],
     validate: |_| Ok(()),
-    outputs: |params| (params.pixels(), format!("{}-pixel frame", params.pixels())),
+    outputs: |params| (params.frame.pixels(), format!("{}-pixel frame", params.frame.pixels())),
     footprint,
     dynamic_shared_memory: |_, _| 0,
     pass,
@@ -41,9 +40,9 @@ pub static KERNEL: KernelSpec = KernelSpec {
 /// the output read back on the host.
 fn footprint(params: &Params) -> Footprint {
     Footprint {
-        device_bytes: bytes_moved_per_pass(params.pixels()),
+        device_bytes: params.frame.bytes(BYTES_PER_PIXEL),
         device_what: "its four planes",
-        host_bytes: host_bytes_needed(params.pixels()),
+        host_bytes: params.frame.bytes(HOST_BYTES_PER_PIXEL),
         host_what: "three input planes, the CPU reference and the output read back",
     }
 }
@@ -51,10 +50,8 @@ fn footprint(params: &Params) -> Footprint {
 fn pass(params: &Params) -> Pass {
     Pass {
         kernel: KERNEL.name,
-        width: params.width,
-        height: params.height,
-        pixels: params.pixels(),
-        bytes_per_pass: bytes_moved_per_pass_f64(params.pixels()),
+        frame: params.frame,
+        bytes_per_pass: params.frame.bytes_f64(BYTES_PER_PIXEL),
         bytes_counted: "moved per pass",
         detail: None,
     }
@@ -82,7 +79,7 @@ pub struct GrayscaleWorkload {
 impl GrayscaleWorkload {
     /// The synthetic frame of `params`, every plane `params.offset` floats into its buffer.
     pub fn new(params: &Params) -> Result<Self> {
-        let frame = Frame::synthetic(params.width, params.height)?;
+        let frame = Frame::synthetic(params.frame)?;
         let reference = frame.reference()?;
         let mut output = host_vec(frame.pixels())?;
         output.resize(frame.pixels(), 0.0);
@@ -172,7 +169,7 @@ impl Workload for GrayscaleWorkload {
 }
 
 /// `out[i] = luma(r[i], g[i], b[i])` for every pixel, as every grayscale entry computes it.
-fn emulate(launch: &Launch, memory: &mut MockMemory, fault: Option<usize>) -> Result<()> {
+fn emulate(launch: &Launch, memory: &mut dyn EmulatedMemory, fault: Option<usize>) -> Result<()> {
     let [red, green, blue, out, pixels] = launch.args.as_slice() else {
         bail!("the grayscale kernels take five arguments, not {}", launch.args.len());
     };
@@ -190,7 +187,7 @@ fn emulate(launch: &Launch, memory: &mut MockMemory, fault: Option<usize>) -> Re
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::backend::MockGpu;
+    use crate::mock::MockGpu;
 
     fn uploaded(width: u32, height: u32, offset: usize) -> (MockGpu, GrayscaleWorkload) {
         let mut gpu = MockGpu::h200_with(&[KERNEL.rust_kernel()]);

@@ -16,7 +16,7 @@ use super::{
     Footprint, KernelSpec, Mismatch, Params, Pass, Workload, as_bytes, as_bytes_mut, host_vec, read_values,
     write_values,
 };
-use crate::backend::{BufferId, Gpu, KernelArg, Launch, MockMemory};
+use crate::backend::{BufferId, EmulatedMemory, Gpu, KernelArg, Launch};
 use crate::histogram_reference::{self as reference, LUMA_LEVELS, luma12};
 
 pub use crate::histogram_reference::MAX_BINS;
@@ -55,12 +55,11 @@ fn validate(params: &Params) -> Result<(), String> {
     if !(1..=MAX_BINS).contains(&params.bins) {
         return Err(format!("--bins {} is not 1 to {MAX_BINS}", params.bins));
     }
-    if params.pixels() > u64::from(u32::MAX) {
+    if params.frame.pixels() > u64::from(u32::MAX) {
         return Err(format!(
-            "a {} x {} frame has {} pixels; the histogram's 32-bit bins count at most {}",
-            params.width,
-            params.height,
-            params.pixels(),
+            "a {} frame has {} pixels; the histogram's 32-bit bins count at most {}",
+            params.frame,
+            params.frame.pixels(),
             u32::MAX
         ));
     }
@@ -70,7 +69,7 @@ fn validate(params: &Params) -> Result<(), String> {
 /// The luma plane and the bins, on the device and on the host.
 fn footprint(params: &Params) -> Footprint {
     let bins = 4 * u64::from(params.bins);
-    let luma = params.pixels().checked_mul(LUMA_BYTES);
+    let luma = params.frame.bytes(LUMA_BYTES);
     Footprint {
         device_bytes: luma.and_then(|luma| luma.checked_add(bins)),
         device_what: "its luma plane and bins",
@@ -83,10 +82,8 @@ fn pass(params: &Params) -> Pass {
     let shared = reference::dynamic_shared_bytes(params.bins.clamp(1, MAX_BINS));
     Pass {
         kernel: KERNEL.name,
-        width: params.width,
-        height: params.height,
-        pixels: params.pixels(),
-        bytes_per_pass: params.pixels() as f64 * LUMA_BYTES as f64,
+        frame: params.frame,
+        bytes_per_pass: params.frame.bytes_f64(LUMA_BYTES),
         bytes_counted: "of 16-bit luma read per pass (GB/s counts these bytes)",
         detail: Some(format!(
             "Kernel: histogram of {} bins, {shared} B of dynamic shared memory per block; bins zeroed before each launch, outside the timed interval",
@@ -114,7 +111,7 @@ pub struct HistogramWorkload {
 impl HistogramWorkload {
     pub fn new(params: &Params) -> Result<Self> {
         validate(params).map_err(anyhow::Error::msg)?;
-        let pixels = usize::try_from(params.pixels())?;
+        let pixels = params.frame.host_pixels()?;
         let bins = params.bins;
         let mut values = host_vec(pixels, "the luma plane")?;
         values.extend((0..pixels).map(|i| (u32::from(luma12(i)) * bins / LUMA_LEVELS) as u16));
@@ -215,7 +212,7 @@ impl Workload for HistogramWorkload {
 /// Adds each value below `bins` to its bin, as the kernel's atomics do (wrapping at 2^32);
 /// a launch without the `bins * 4` bytes of dynamic shared memory the kernel indexes is an
 /// error, as it would be an out-of-bounds access on a GPU.
-fn emulate(launch: &Launch, memory: &mut MockMemory, fault: Option<usize>) -> Result<()> {
+fn emulate(launch: &Launch, memory: &mut dyn EmulatedMemory, fault: Option<usize>) -> Result<()> {
     let [luma, hist, pixels, bins] = launch.args.as_slice() else {
         bail!("the histogram kernel takes four arguments, not {}", launch.args.len());
     };
@@ -240,7 +237,8 @@ fn emulate(launch: &Launch, memory: &mut MockMemory, fault: Option<usize>) -> Re
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::backend::{MockGpu, Timing};
+    use crate::backend::Timing;
+    use crate::mock::MockGpu;
 
     const ONCE: Timing = Timing { warmups: 2, runs: 3, flush_l2: false };
 
@@ -288,7 +286,7 @@ mod tests {
     #[test]
     fn a_faulty_kernel_counts_one_pixel_twice() {
         let (mut gpu, mut workload) = uploaded(50, 50, 4096);
-        gpu.wrong_kernel = Some(0);
+        gpu.wrong_kernel = Some(KERNEL.rust_kernel());
         gpu.wrong_element = 4095;
         gpu.time_launches(&workload.launch(1, 1024).unwrap(), ONCE).unwrap();
         let mismatch = workload.check(&mut gpu).unwrap().unwrap();

@@ -7,7 +7,7 @@ active kernel is launched at a grid and block size ([`Workload::launch`]: its ar
 its dynamic shared memory per block size, the buffers zeroed before each launch), checks what
 the device computed against its CPU reference ([`Workload::check`]), and says what one pass
 moves ([`Pass`], for GB/s). The engine ([`crate::sweep`], [`crate::compare`], [`crate::tail`])
-knows nothing else of it; [`crate::backend::MockGpu`] runs its launches through the CPU
+knows nothing else of it; the mock backend (`mock::MockGpu`) runs its launches through the CPU
 emulation its [`KernelSpec`] registers, so the whole pipeline runs in CPU tests for every
 kernel.
 
@@ -18,7 +18,8 @@ A new kernel is one module in `kernels/` (its `#[kernel]`), one module here (its
 pub mod grayscale;
 pub mod histogram;
 
-use crate::backend::{Gpu, Launch, MockMemory};
+use crate::backend::{EmulatedMemory, Gpu, Launch};
+use crate::frame_size::{self, FrameSize, mib};
 use crate::ptx::{EmbeddedPtx, KernelRef};
 use anyhow::{Context as _, Result};
 use serde::Serialize;
@@ -39,8 +40,7 @@ pub fn spec_of_entry(entry: &str) -> Option<&'static KernelSpec> {
 /// What a run was asked to build its workload from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Params {
-    pub width: u32,
-    pub height: u32,
+    pub frame: FrameSize,
     /// Histogram bins (the histogram's `--bins`).
     pub bins: u32,
     /// Elements every buffer starts past an aligned address (`variants --offset`).
@@ -50,11 +50,7 @@ pub struct Params {
 impl Params {
     /// A frame of `width` x `height` pixels with every other parameter at its default.
     pub fn frame(width: u32, height: u32) -> Self {
-        Self { width, height, bins: histogram::DEFAULT_BINS, offset: 0 }
-    }
-
-    pub fn pixels(&self) -> u64 {
-        u64::from(self.width) * u64::from(self.height)
+        Self { frame: FrameSize::new(width, height), bins: histogram::DEFAULT_BINS, offset: 0 }
     }
 }
 
@@ -76,12 +72,9 @@ pub struct Footprint {
 pub struct Pass {
     /// The kernel's name (`--kernel`).
     pub kernel: &'static str,
+    /// The frame a pass covers.
     #[serde(skip)]
-    pub width: u32,
-    #[serde(skip)]
-    pub height: u32,
-    #[serde(skip)]
-    pub pixels: u64,
+    pub frame: FrameSize,
     /// Bytes one pass moves, as every GB/s column counts them.
     pub bytes_per_pass: f64,
     /// What those bytes are: "moved per pass" (grayscale: three planes read, one written).
@@ -94,7 +87,7 @@ pub struct Pass {
 impl Pass {
     /// The bytes one pass moves over `milliseconds`, in GB/s.
     pub fn gigabytes_per_second(&self, milliseconds: f64) -> f64 {
-        self.bytes_per_pass / (milliseconds * 1e-3) / 1e9
+        frame_size::gigabytes_per_second(self.bytes_per_pass, milliseconds)
     }
 }
 
@@ -113,11 +106,11 @@ impl std::fmt::Display for Mismatch {
     }
 }
 
-/// The CPU emulation of a kernel, for [`crate::backend::MockGpu`] only: runs `launch` over
+/// The CPU emulation of a kernel, for the mock backend (`mock::MockGpu`): runs `launch` over
 /// `memory` as the kernel would. With `fault`, output element `fault` comes out wrong (a
 /// pixel of a wrong value, a bin counted once too often), so tests can show the checks
 /// catching a wrong kernel.
-pub type Emulation = fn(launch: &Launch, memory: &mut MockMemory, fault: Option<usize>) -> Result<()>;
+pub type Emulation = fn(launch: &Launch, memory: &mut dyn EmulatedMemory, fault: Option<usize>) -> Result<()>;
 
 /// A kernel the runner can measure: its name, entry point, modules, and what its workload
 /// needs before it exists (memory, validation, header).
@@ -282,7 +275,7 @@ pub fn host_vec<T>(len: usize, what: &str) -> Result<Vec<T>> {
     values.try_reserve_exact(len).with_context(|| {
         format!(
             "cannot allocate {:.1} MiB of host memory for {what}",
-            len as f64 * std::mem::size_of::<T>() as f64 / (1024.0 * 1024.0)
+            mib(len as f64 * std::mem::size_of::<T>() as f64)
         )
     })?;
     Ok(values)

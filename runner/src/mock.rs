@@ -1,0 +1,475 @@
+/*!
+The mock backend: a CPU stand-in for the driver and its devices, for tests only (built with
+`cfg(test)` or the `mock` feature, which the runner's own integration tests and the
+repository's `tests/` crate turn on; a release build has none of it).
+
+[`MockGpu`] answers occupancy and times from scripts, runs every launch through the workload's
+CPU emulation ([`crate::workload::KernelSpec::emulate`]) on [`MockMemory`], and injects faults
+(a failing launch, a kernel that computes one element wrong); [`MockDriver`] hands out its
+devices by ordinal and says which CUDA version it supports. Kernels are named by their
+[`KernelRef`], never by the order they were loaded in.
+*/
+
+use crate::backend::{
+    BufferId, Device, DeviceLimits, Driver, EmulatedMemory, Gpu, KernelArg, KernelResources, Launch,
+    LoadError, OpenError, SharedMemoryFn, Suggestion, Timing, check_args, kernel_params,
+};
+use crate::compat::Refusal;
+use crate::ptx::KernelRef;
+use crate::timing::Op;
+use anyhow::{Context as _, Result, anyhow, bail, ensure};
+use std::cell::RefCell;
+use std::collections::HashSet;
+use std::time::Duration;
+
+/// The mock's device memory: one buffer per allocation, each 8-byte aligned as a device
+/// allocation is (more than) aligned, so emulations can view it as values in place.
+#[derive(Debug, Clone, Default)]
+pub struct MockMemory {
+    /// Each buffer's words and its length in bytes.
+    buffers: Vec<(Vec<u64>, usize)>,
+}
+
+impl MockMemory {
+    fn alloc(&mut self, bytes: usize) -> BufferId {
+        self.buffers.push((vec![0; bytes.div_ceil(8)], bytes));
+        BufferId(self.buffers.len() - 1)
+    }
+
+    /// Every byte of `buffer`.
+    pub fn bytes(&self, buffer: BufferId) -> Result<&[u8]> {
+        let (words, len) = self.buffers.get(buffer.0).ok_or_else(|| anyhow!("no buffer {}", buffer.0))?;
+        Ok(&crate::workload::as_bytes(words)[..*len])
+    }
+
+    /// Every byte of `buffer`, to write.
+    pub fn bytes_mut(&mut self, buffer: BufferId) -> Result<&mut [u8]> {
+        let (words, len) = self.buffers.get_mut(buffer.0).ok_or_else(|| anyhow!("no buffer {}", buffer.0))?;
+        Ok(&mut crate::workload::as_bytes_mut(words)[..*len])
+    }
+
+    /// Buffers allocated so far.
+    pub fn len(&self) -> usize {
+        self.buffers.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.buffers.is_empty()
+    }
+}
+
+impl EmulatedMemory for MockMemory {
+    fn at(&self, arg: &KernelArg) -> Result<&[u8]> {
+        match *arg {
+            KernelArg::Buffer(buffer, offset) => {
+                self.bytes(buffer)?.get(offset..).ok_or_else(|| anyhow!("offset {offset} is past its buffer"))
+            }
+            other => bail!("expected a pointer argument, got {other:?}"),
+        }
+    }
+
+    fn at_mut(&mut self, arg: &KernelArg) -> Result<&mut [u8]> {
+        match *arg {
+            KernelArg::Buffer(buffer, offset) => self
+                .bytes_mut(buffer)?
+                .get_mut(offset..)
+                .ok_or_else(|| anyhow!("offset {offset} is past its buffer")),
+            other => bail!("expected a pointer argument, got {other:?}"),
+        }
+    }
+}
+
+/// A CPU stand-in for a GPU, for tests: scripted occupancy and times, launches run by the
+/// workloads' CPU emulations on [`MockMemory`], and faults to inject.
+#[derive(Debug, Clone)]
+pub struct MockGpu {
+    pub limits: DeviceLimits,
+    pub resources: KernelResources,
+    /// Blocks/SM answered for a block size, whatever the dynamic shared memory; sizes not
+    /// listed get `default_blocks_per_sm`.
+    pub blocks_per_sm: Vec<(u32, u32)>,
+    /// Blocks/SM answered for (block size, dynamic shared memory per block), before
+    /// `blocks_per_sm` is consulted: residency that shared memory limits.
+    pub shared_memory_residency: Vec<(u32, u32, u32)>,
+    pub default_blocks_per_sm: u32,
+    pub suggestion: Suggestion,
+    /// Milliseconds answered for a block size; sizes not listed get 1.0.
+    pub milliseconds: Vec<(u32, f32)>,
+    /// Fail `time_launches` at this block size with a driver-like error.
+    pub fail_launch_at: Option<u32>,
+    /// A factor on the scripted times, per kernel; kernels not listed get 1.0.
+    pub kernel_time_factors: Vec<(KernelRef, f32)>,
+    /// The kernel whose launches get output element `wrong_element` wrong: a pixel of a wrong
+    /// value, or a bin counted once too often.
+    pub wrong_kernel: Option<KernelRef>,
+    pub wrong_element: usize,
+    /// Position in `loaded` of the active kernel.
+    active: usize,
+    /// Calls to `time_one_launch`, in order: (kernel, block size).
+    pub timed: Vec<(KernelRef, u32)>,
+    /// Relative spread of the scripted per-run times (0 for identical runs).
+    pub run_spread: f32,
+    /// Where not empty, the factors on the scripted time of successive samples, in order
+    /// over the mock's life and then again from the start, instead of `run_spread`.
+    pub sample_script: Vec<f32>,
+    /// Samples taken from `sample_script` so far.
+    pub scripted_samples: usize,
+    /// Every operation of every schedule run ([`Gpu::run_schedule`]), in order.
+    pub enqueued: Vec<Op>,
+    /// The host clock [`Gpu::clock`] reads: it advances by each sample's scripted time, the
+    /// launches of a batch sample counted each.
+    pub clock: Duration,
+    /// L2 flushes done so far.
+    pub l2_flushes: usize,
+    /// Bandwidth the scripted device-to-device copy reaches, counting read and write.
+    pub copy_gb_per_s: f64,
+    /// The device memory the launches work on.
+    pub memory: MockMemory,
+    /// Every (grid, block) launched, in order, warm-ups included.
+    pub launches: Vec<(u32, u32)>,
+    /// The last launch, whole: its dynamic shared memory and arguments.
+    pub last_launch: Option<Launch>,
+    /// Every occupancy query, in order: (block size, dynamic shared memory). A cell because
+    /// the queries take `&self`, as the driver's change nothing.
+    pub occupancy_queries: RefCell<Vec<(u32, u32)>>,
+    /// For each suggestion asked for, the dynamic shared memory the caller's function gave
+    /// at 32, 256 and 1024 threads per block.
+    pub suggestion_queries: RefCell<Vec<[u32; 3]>>,
+    /// Device memory free, in bytes.
+    pub free_memory: u64,
+    /// Modules (by file) the driver refuses on this device, and how.
+    pub refuses: Vec<(&'static str, Refusal)>,
+    /// Kernels loaded through [`Device::load`], in order, with their PTX parameter types.
+    pub loaded: Vec<(KernelRef, Vec<String>)>,
+}
+
+impl MockGpu {
+    /// A device shaped like the H200 measured for this project: 132 SMs, 64 warps/SM,
+    /// 32 blocks/SM, 1024 threads per block.
+    pub fn h200_like() -> Self {
+        let sizes = [16, 32, 64, 96, 100, 128, 160, 192, 256, 384, 512, 768, 1024];
+        let residency = [32, 32, 32, 21, 16, 16, 12, 10, 8, 5, 4, 2, 2];
+        Self {
+            limits: DeviceLimits {
+                ordinal: 0,
+                name: "Mock H200".into(),
+                compute_capability: (9, 0),
+                multiprocessors: 132,
+                max_threads_per_sm: 2048,
+                warp_size: 32,
+                max_blocks_per_sm: 32,
+                max_threads_per_block: 1024,
+                registers_per_sm: 65536,
+                max_registers_per_block: 65536,
+                shared_memory_per_sm: 233_472,
+                max_shared_memory_per_block: 232_448,
+                reserved_shared_memory_per_block: 1024,
+                l2_cache_bytes: 62_914_560,
+            },
+            resources: KernelResources { registers_per_thread: 16, static_shared_memory: 0 },
+            blocks_per_sm: sizes.into_iter().zip(residency).collect(),
+            shared_memory_residency: Vec::new(),
+            default_blocks_per_sm: 1,
+            suggestion: Suggestion { threads_per_block: 1024, grid_blocks: 264 },
+            milliseconds: Vec::new(),
+            fail_launch_at: None,
+            kernel_time_factors: Vec::new(),
+            wrong_kernel: None,
+            wrong_element: 0,
+            active: 0,
+            timed: Vec::new(),
+            run_spread: 0.0,
+            sample_script: Vec::new(),
+            scripted_samples: 0,
+            enqueued: Vec::new(),
+            clock: Duration::ZERO,
+            l2_flushes: 0,
+            copy_gb_per_s: 4000.0,
+            memory: MockMemory::default(),
+            launches: Vec::new(),
+            last_launch: None,
+            occupancy_queries: RefCell::default(),
+            suggestion_queries: RefCell::default(),
+            // An H200 has 141 GB; a little of it is the driver's.
+            free_memory: 140_000_000_000,
+            refuses: Vec::new(),
+            loaded: Vec::new(),
+        }
+    }
+
+    /// [`MockGpu::h200_like`] with `kernels` loaded, the first one active.
+    pub fn h200_with(kernels: &[KernelRef]) -> Self {
+        let mut gpu = Self::h200_like();
+        for kernel in kernels {
+            gpu.load(kernel).expect("the mock loads every embedded kernel");
+        }
+        gpu
+    }
+
+    fn scripted_ms(&self, threads_per_block: u32) -> f32 {
+        let ms = self
+            .milliseconds
+            .iter()
+            .find(|(threads, _)| *threads == threads_per_block)
+            .map_or(1.0, |(_, ms)| *ms);
+        let active = self.loaded.get(self.active).map(|(kernel, _)| *kernel);
+        let factor = self.kernel_time_factors.iter().find(|(kernel, _)| Some(*kernel) == active);
+        ms * factor.map_or(1.0, |(_, factor)| *factor)
+    }
+
+    fn active_kernel(&self) -> Result<&(KernelRef, Vec<String>)> {
+        self.loaded.get(self.active).ok_or_else(|| anyhow!("no kernel loaded"))
+    }
+
+    /// One "launch": recorded, and where `emulate`, the active kernel's CPU emulation over
+    /// the mock's memory. A grid-stride loop of any grid covers every element, so the
+    /// emulation computes them all.
+    fn launch(&mut self, launch: &Launch, emulate: bool) -> Result<()> {
+        let (kernel, params) = self.active_kernel()?;
+        let kernel = *kernel;
+        check_args(&kernel, params, &launch.args)?;
+        self.launches.push((launch.grid_blocks, launch.threads_per_block));
+        self.last_launch = Some(launch.clone());
+        if !emulate {
+            return Ok(());
+        }
+        let spec = crate::workload::spec_of_entry(kernel.entry)
+            .with_context(|| format!("no workload emulates the kernel `{}`", kernel.entry))?;
+        let fault = (self.wrong_kernel == Some(kernel)).then_some(self.wrong_element);
+        (spec.emulate)(launch, &mut self.memory, fault)
+    }
+
+    /// The `k`-th sample of a schedule: the scripted time, times the next factor of
+    /// `sample_script`, or with `run_spread` (1 + spread x (k mod 3 - 1)).
+    fn sample_ms(&mut self, threads_per_block: u32, k: usize) -> f32 {
+        let base = self.scripted_ms(threads_per_block);
+        if self.sample_script.is_empty() {
+            return base * (1.0 + self.run_spread * ((k % 3) as f32 - 1.0));
+        }
+        let factor = self.sample_script[self.scripted_samples % self.sample_script.len()];
+        self.scripted_samples += 1;
+        base * factor
+    }
+
+    /// Which launches of `ops` the emulation must run for the memory to end as the device's
+    /// would: a kernel that overwrites its outputs ends the same after one launch or many, so
+    /// the last launch alone; one that adds to outputs zeroed before it (`zero_before_each`),
+    /// every launch after the last [`Op::Zero`].
+    fn emulated(ops: &[Op], accumulates: bool) -> Vec<bool> {
+        let last_launch = ops.iter().rposition(|op| *op == Op::Launch);
+        let last_zero = ops.iter().rposition(|op| *op == Op::Zero);
+        (0..ops.len())
+            .map(|index| {
+                ops[index] == Op::Launch
+                    && if accumulates {
+                        last_zero.is_none_or(|zero| index > zero)
+                    } else {
+                        Some(index) == last_launch
+                    }
+            })
+            .collect()
+    }
+}
+
+impl Device for MockGpu {
+    fn free_memory(&self) -> Result<u64> {
+        Ok(self.free_memory)
+    }
+
+    fn load(&mut self, kernel: &KernelRef) -> Result<(), LoadError> {
+        if let Some(&(_, refusal)) = self.refuses.iter().find(|(file, _)| *file == kernel.module.file) {
+            return Err(LoadError::Refused(refusal));
+        }
+        let params = kernel_params(kernel).map_err(LoadError::Setup)?;
+        self.loaded.push((*kernel, params));
+        Ok(())
+    }
+}
+
+/// A scripted driver for tests: its CUDA version, and its devices by ordinal.
+#[derive(Debug, Clone)]
+pub struct MockDriver {
+    /// What `cuDriverGetVersion` answers (12080 for 12.8).
+    pub cuda_version: i32,
+    pub devices: Vec<MockGpu>,
+}
+
+impl MockDriver {
+    /// One H200-like device on a CUDA 13.0 driver.
+    pub fn h200() -> Self {
+        Self { cuda_version: 13000, devices: vec![MockGpu::h200_like()] }
+    }
+}
+
+impl Driver for MockDriver {
+    type Device = MockGpu;
+
+    fn cuda_version(&self) -> i32 {
+        self.cuda_version
+    }
+
+    fn device_count(&self) -> Result<u32> {
+        match self.devices.len() {
+            0 => bail!("the CUDA driver reports no GPU"),
+            count => Ok(count as u32),
+        }
+    }
+
+    fn open(&self, ordinal: u32) -> Result<MockGpu, OpenError> {
+        let mut device = self.devices.get(ordinal as usize).cloned().ok_or_else(|| {
+            OpenError::NoDevice(anyhow!(
+                "there is no CUDA device {ordinal}: this machine has {} (ordinals 0 to {})",
+                self.devices.len(),
+                self.devices.len().saturating_sub(1)
+            ))
+        })?;
+        device.limits.ordinal = ordinal;
+        device.loaded.clear();
+        device.active = 0;
+        Ok(device)
+    }
+}
+
+impl Gpu for MockGpu {
+    fn limits(&self) -> &DeviceLimits {
+        &self.limits
+    }
+
+    fn select_kernel(&mut self, kernel: KernelRef) -> Result<()> {
+        self.active =
+            self.loaded.iter().position(|(loaded, _)| *loaded == kernel).ok_or_else(|| {
+                anyhow!("the {} kernel `{}` is not loaded", kernel.module.label, kernel.entry)
+            })?;
+        Ok(())
+    }
+
+    fn kernel_resources(&self) -> Result<KernelResources> {
+        Ok(self.resources)
+    }
+
+    fn blocks_per_sm(&self, threads_per_block: u32, dynamic_shared_memory: u32) -> Result<u32> {
+        self.occupancy_queries.borrow_mut().push((threads_per_block, dynamic_shared_memory));
+        let scripted = self
+            .shared_memory_residency
+            .iter()
+            .find(|&&(threads, shared, _)| threads == threads_per_block && shared == dynamic_shared_memory)
+            .map(|&(_, _, blocks)| blocks);
+        Ok(scripted.unwrap_or_else(|| {
+            self.blocks_per_sm
+                .iter()
+                .find(|(threads, _)| *threads == threads_per_block)
+                .map_or(self.default_blocks_per_sm, |(_, blocks)| *blocks)
+        }))
+    }
+
+    fn suggestion(&self, dynamic_shared_memory: SharedMemoryFn) -> Result<Suggestion> {
+        self.suggestion_queries.borrow_mut().push([32, 256, 1024].map(dynamic_shared_memory));
+        Ok(self.suggestion)
+    }
+
+    fn alloc_zeroed(&mut self, bytes: usize) -> Result<BufferId> {
+        Ok(self.memory.alloc(bytes))
+    }
+
+    fn upload(&mut self, buffer: BufferId, byte_offset: usize, bytes: &[u8]) -> Result<()> {
+        let target = self.memory.bytes_mut(buffer)?;
+        let end = byte_offset.checked_add(bytes.len()).filter(|&end| end <= target.len());
+        let end =
+            end.ok_or_else(|| anyhow!("{} bytes at {byte_offset} do not fit the buffer", bytes.len()))?;
+        target[byte_offset..end].copy_from_slice(bytes);
+        Ok(())
+    }
+
+    fn zero(&mut self, buffer: BufferId) -> Result<()> {
+        self.memory.bytes_mut(buffer)?.fill(0);
+        Ok(())
+    }
+
+    fn download(&mut self, buffer: BufferId, byte_offset: usize, out: &mut [u8]) -> Result<()> {
+        let source = self.memory.bytes(buffer)?;
+        let end = byte_offset.checked_add(out.len()).filter(|&end| end <= source.len());
+        let end = end.ok_or_else(|| anyhow!("{} bytes at {byte_offset} are past the buffer", out.len()))?;
+        out.copy_from_slice(&source[byte_offset..end]);
+        Ok(())
+    }
+
+    fn time_copy(&mut self, bytes: usize, timing: Timing) -> Result<Vec<f32>> {
+        // A scripted ceiling: `copy_gb_per_s` for every run.
+        let milliseconds = bytes as f64 * 2.0 / (self.copy_gb_per_s * 1e9) * 1e3;
+        Ok(vec![milliseconds as f32; timing.runs as usize])
+    }
+
+    fn time_one_launch(&mut self, launch: &Launch) -> Result<f32> {
+        let kernel = self.active_kernel()?.0;
+        self.timed.push((kernel, launch.threads_per_block));
+        let ops = crate::timing::schedule(
+            &crate::timing::Sampling::LAUNCH,
+            0,
+            1,
+            false,
+            !launch.zero_before_each.is_empty(),
+        );
+        Ok(self.run_schedule(launch, &ops)?[0])
+    }
+
+    /// Runs `ops` as a stream would, checking their order as the driver could not: a sample
+    /// read before its events are recorded and synchronised, a release without a blocking
+    /// kernel, a synchronisation while the stream is still held (which on a GPU waits for the
+    /// blocking kernel's timeout) are errors.
+    fn run_schedule(&mut self, launch: &Launch, ops: &[Op]) -> Result<Vec<f32>> {
+        let threads_per_block = launch.threads_per_block;
+        if self.fail_launch_at == Some(threads_per_block) && ops.contains(&Op::Launch) {
+            bail!("launch failed: mock driver error at {threads_per_block} threads per block");
+        }
+        let emulated = Self::emulated(ops, !launch.zero_before_each.is_empty());
+        let (mut recorded, mut unsynchronised) = (HashSet::new(), HashSet::new());
+        let mut blocked = false;
+        let mut samples = Vec::new();
+        for (index, &op) in ops.iter().enumerate() {
+            self.enqueued.push(op);
+            match op {
+                Op::Zero => {
+                    for &buffer in &launch.zero_before_each {
+                        self.memory.bytes_mut(buffer)?.fill(0);
+                    }
+                }
+                Op::FlushL2 => self.l2_flushes += 1,
+                Op::Record(event) => {
+                    recorded.insert(event);
+                    unsynchronised.insert(event);
+                }
+                Op::Launch => self.launch(launch, emulated[index])?,
+                Op::Block => {
+                    ensure!(!blocked, "op {index}: a second blocking kernel before the first is released");
+                    blocked = true;
+                }
+                Op::Release => {
+                    ensure!(blocked, "op {index}: a release with no blocking kernel");
+                    blocked = false;
+                }
+                Op::Synchronize => {
+                    ensure!(!blocked, "op {index}: synchronising a stream the host has not released");
+                    unsynchronised.clear();
+                }
+                Op::Sample { start, stop, launches } => {
+                    for event in [start, stop] {
+                        ensure!(recorded.contains(&event), "op {index}: event {event} was never recorded");
+                        ensure!(
+                            !unsynchronised.contains(&event),
+                            "op {index}: event {event} read before a synchronize"
+                        );
+                    }
+                    let ms = self.sample_ms(threads_per_block, samples.len());
+                    self.clock += Duration::from_secs_f64(f64::from(ms) * f64::from(launches.max(1)) / 1e3);
+                    samples.push(ms);
+                }
+            }
+        }
+        ensure!(!blocked, "the schedule ends with the stream still held");
+        Ok(samples)
+    }
+
+    fn clock(&self) -> Duration {
+        self.clock
+    }
+}
