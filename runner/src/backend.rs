@@ -15,7 +15,8 @@ running each launch through the workload's CPU emulation
 
 use crate::compat::Refusal;
 use crate::ptx::{self, KernelRef};
-use crate::timing::{Op, Sampling};
+use crate::timing::Op;
+pub use crate::timing::Timing;
 use anyhow::{Context as _, Result, anyhow, bail, ensure};
 use serde::Serialize;
 use std::sync::OnceLock;
@@ -43,6 +44,7 @@ pub enum LoadError {
 /// `mock::MockDriver`. The program opens a device, checks each module against the driver's
 /// CUDA version ([`crate::compat::check`]) and loads those that pass.
 pub trait Driver {
+    /// The devices it opens.
     type Device: Device;
 
     /// The CUDA version the driver supports, as `cuDriverGetVersion` encodes it (12080 for
@@ -69,22 +71,32 @@ pub trait Device: Gpu {
 /// What the driver reports about one device.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct DeviceLimits {
+    /// The device's CUDA ordinal.
     pub ordinal: u32,
+    /// The device's name, as the driver reports it (`NVIDIA H200`).
     pub name: String,
+    /// Compute capability, major and minor (9.0 is `(9, 0)`).
     pub compute_capability: (u32, u32),
+    /// Streaming multiprocessors (SMs).
     pub multiprocessors: u32,
+    /// Resident threads per SM.
     pub max_threads_per_sm: u32,
+    /// Threads per warp (32 on every NVIDIA GPU so far).
     pub warp_size: u32,
     /// Resident-block cap per SM (device attribute 106).
     pub max_blocks_per_sm: u32,
+    /// The largest block a launch may have, in threads.
     pub max_threads_per_block: u32,
     /// 32-bit registers per SM, and per block.
     pub registers_per_sm: u32,
+    /// 32-bit registers one block may hold.
     pub max_registers_per_block: u32,
     /// Shared memory per SM, the most one block may opt in to, and the driver's reserve
     /// per block, in bytes.
     pub shared_memory_per_sm: u32,
+    /// Shared memory one block may opt in to, in bytes.
     pub max_shared_memory_per_block: u32,
+    /// Shared memory the driver reserves in every block, in bytes.
     pub reserved_shared_memory_per_block: u32,
     /// L2 cache size in bytes.
     pub l2_cache_bytes: u32,
@@ -93,7 +105,9 @@ pub struct DeviceLimits {
 /// What the compiled kernel asks of an SM, as the driver reports it after its JIT.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct KernelResources {
+    /// 32-bit registers each thread uses.
     pub registers_per_thread: u32,
+    /// Bytes of shared memory the kernel declares statically, per block.
     pub static_shared_memory: u32,
 }
 
@@ -108,21 +122,10 @@ impl DeviceLimits {
 /// occupancy and the smallest grid that fills the device at that size.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct Suggestion {
+    /// Threads per block of the highest occupancy.
     pub threads_per_block: u32,
+    /// The smallest grid that fills the device at that block size.
     pub grid_blocks: u32,
-}
-
-/// How many launches each row takes; how they sit between events is
-/// [`crate::timing::Sampling`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub struct Timing {
-    /// Untimed launches first, so the row does not pay for lazy module loading or clocks.
-    pub warmups: u32,
-    /// Timed samples: exactly this many, or at least this many under the noise-driven stop.
-    pub runs: u32,
-    /// Overwrite a scratch buffer of twice the L2 before each sample, outside the timed
-    /// interval, so no sample finds the previous one's data in L2 (cold timing always does).
-    pub flush_l2: bool,
 }
 
 /// A device buffer, as [`Gpu::alloc_zeroed`] hands it out: valid on the device that made it,
@@ -142,7 +145,9 @@ impl BufferId {
 pub enum KernelArg {
     /// The device address of a buffer, `byte_offset` bytes in (a 64-bit pointer).
     Buffer(BufferId, usize),
+    /// A `u32` parameter.
     U32(u32),
+    /// A `u64` parameter.
     U64(u64),
     /// A `usize` (`size_t`) parameter: 64 bits on every target this project builds for.
     Usize(usize),
@@ -209,10 +214,13 @@ pub fn kernel_params(kernel: &KernelRef) -> Result<Vec<String>> {
 /// One launch configuration of the active kernel.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Launch {
+    /// Blocks in the grid.
     pub grid_blocks: u32,
+    /// Threads per block.
     pub threads_per_block: u32,
     /// Bytes of dynamic shared memory per block (`sharedMemBytes` of `cuLaunchKernel`).
     pub dynamic_shared_memory: u32,
+    /// The kernel's arguments, in its parameter order.
     pub args: Vec<KernelArg>,
     /// Buffers set to zero before every launch, outside the timed interval: the outputs of a
     /// kernel that adds to them (the histogram), so that each launch's result is one pass.
@@ -225,6 +233,7 @@ pub type SharedMemoryFn<'a> = &'a dyn Fn(u32) -> u32;
 
 /// One device with kernels loaded, one of them active, and buffers allocated.
 pub trait Gpu {
+    /// What the driver reports about this device.
     fn limits(&self) -> &DeviceLimits;
 
     /// Makes loaded kernel `kernel` the one every other method uses.
@@ -285,21 +294,17 @@ pub trait Gpu {
 
     /// One launch between its own pair of events (launch mode, no warm-up); its milliseconds.
     fn time_one_launch(&mut self, launch: &Launch) -> Result<f32> {
-        let ops =
-            crate::timing::schedule(&Sampling::LAUNCH, 0, 1, false, !launch.zero_before_each.is_empty());
+        let ops = crate::timing::schedule(&Timing::launch(0, 1), 0, 1, !launch.zero_before_each.is_empty());
         let samples = self.run_schedule(launch, &ops)?;
         samples.first().copied().ok_or_else(|| anyhow!("a timed launch gave no sample"))
     }
 
-    /// Runs the warm-ups, then each timed launch between its own pair of events (after an
-    /// L2 flush where asked), and returns every timed launch's milliseconds: launch mode
-    /// ([`Sampling::LAUNCH`]) with a fixed count.
+    /// Runs the warm-ups, then the samples `timing` asks for, a fixed count of them
+    /// ([`crate::timing::sample`] adds the noise-driven stop), and returns every sample's
+    /// milliseconds.
     fn time_launches(&mut self, launch: &Launch, timing: Timing) -> Result<Vec<f32>> {
         let zero = !launch.zero_before_each.is_empty();
-        let sampling = Sampling::LAUNCH;
-        let ops =
-            crate::timing::schedule(&sampling, timing.warmups, timing.runs, sampling.flushes(timing), zero);
-        self.run_schedule(launch, &ops)
+        self.run_schedule(launch, &crate::timing::schedule(&timing, timing.warmups, timing.runs, zero))
     }
 }
 

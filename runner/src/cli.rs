@@ -34,20 +34,30 @@ use std::ffi::OsString;
         the highest status of any device.",
     args_conflicts_with_subcommands = true
 )]
+#[cfg_attr(doc, doc = "The whole command line: a subcommand, or the sweep's options.")]
+#[cfg_attr(not(doc), allow(missing_docs))]
 pub struct Cli {
     #[command(subcommand)]
+    #[cfg_attr(doc, doc = "The subcommand, where one is given.")]
     pub command: Option<Command>,
 
     #[command(flatten)]
+    #[cfg_attr(doc, doc = "The sweep's options, `block-size`'s own.")]
     pub sweep: SweepArgs,
 }
 
 // The subcommands; each one's help is its module's.
 #[derive(Subcommand, Debug)]
+#[cfg_attr(doc, doc = "The subcommands; each one's help is its module's.")]
+#[cfg_attr(not(doc), allow(missing_docs))]
 pub enum Command {
+    #[cfg_attr(doc, doc = "`block-size occupancy`.")]
     Occupancy(OccupancyArgs),
+    #[cfg_attr(doc, doc = "`block-size compare`.")]
     Compare(CompareArgs),
+    #[cfg_attr(doc, doc = "`block-size tail`.")]
     Tail(TailArgs),
+    #[cfg_attr(doc, doc = "`block-size variants`.")]
     Variants(VariantsArgs),
 }
 
@@ -55,10 +65,15 @@ pub enum Command {
 /// calculator.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Request {
+    /// The sweep, `block-size`'s default command.
     Sweep(Options),
+    /// `block-size compare`.
     Compare(CompareOptions),
+    /// `block-size tail`.
     Tail(TailOptions),
+    /// `block-size variants`.
     Variants(VariantsOptions),
+    /// `block-size occupancy`, which needs no GPU.
     Occupancy(OccupancyOptions),
 }
 

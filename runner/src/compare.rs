@@ -22,14 +22,18 @@ use anyhow::{Context as _, Result, ensure};
 /// One kernel at one block size.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Cell {
+    /// The kernel of this cell.
     pub kernel: KernelRef,
+    /// The driver's blocks/SM for it at this block size.
     pub blocks_per_sm: u32,
+    /// Blocks in its grid: one full wave.
     pub grid_blocks: u32,
     /// Milliseconds of each round's launch, in round order.
     pub round_ms: Vec<f32>,
 }
 
 impl Cell {
+    /// The median of its rounds' milliseconds.
     pub fn median_ms(&self) -> f64 {
         RunStats::of(&self.round_ms).median
     }
@@ -38,7 +42,9 @@ impl Cell {
 /// One block size: a cell per kernel, in the order the kernels were given.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Row {
+    /// Threads per block of this row.
     pub threads_per_block: u32,
+    /// One cell per kernel, in the order compared.
     pub cells: Vec<Cell>,
 }
 
@@ -55,8 +61,11 @@ impl Row {
 /// A kernel that failed its reference check.
 #[derive(Debug, Clone, PartialEq)]
 pub struct WrongOutput {
+    /// The kernel whose output was wrong.
     pub kernel: KernelRef,
+    /// At this block size.
     pub threads_per_block: u32,
+    /// Where and how.
     pub mismatch: Mismatch,
 }
 
@@ -73,23 +82,30 @@ impl std::fmt::Display for WrongOutput {
 /// A kernel compared, with what it asks of an SM after the driver's JIT.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Compared {
+    /// The kernel.
     pub kernel: KernelRef,
+    /// Its registers and static shared memory on this device.
     pub resources: KernelResources,
 }
 
 /// Everything one comparison measured.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Comparison {
+    /// The device.
     pub limits: DeviceLimits,
     /// What one pass of the kernel is.
     pub pass: Pass,
+    /// Untimed launches of each kernel before the rounds.
     pub warmups: u32,
+    /// Interleaved rounds.
     pub rounds: u32,
     /// The kernels compared, in the order given.
     pub kernels: Vec<Compared>,
     /// The kernel the ratios divide by, one of `kernels`.
     pub baseline: KernelRef,
+    /// One row per block size.
     pub rows: Vec<Row>,
+    /// Kernels that failed their reference check; non-empty means no measurement.
     pub failures: Vec<WrongOutput>,
 }
 
@@ -110,6 +126,7 @@ impl Comparison {
         self.kernels.iter().map(|compared| compared.kernel).filter(|&kernel| kernel != self.baseline)
     }
 
+    /// The bytes one pass moves over `milliseconds`, in GB/s.
     pub fn gigabytes_per_second(&self, milliseconds: f64) -> f64 {
         self.pass.gigabytes_per_second(milliseconds)
     }
@@ -151,7 +168,7 @@ pub fn run(
             let blocks_per_sm = gpu.blocks_per_sm(threads_per_block, dynamic_shared_memory)?;
             let grid_blocks = one_wave_grid(blocks_per_sm, limits.multiprocessors, pixels, threads_per_block);
             // One checked launch per kernel and block size; the timed rounds come after.
-            let check = Timing { warmups: 0, runs: 1, flush_l2: false };
+            let check = Timing::launch(0, 1);
             let Checked { mismatch, .. } =
                 checked::measure(gpu, workload, grid_blocks, threads_per_block, check, None)
                     .with_context(|| label.to_string())?;

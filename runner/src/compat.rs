@@ -15,7 +15,9 @@ use std::fmt;
 /// A PTX ISA version, as a module's `.version` line states it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Isa {
+    /// The major version.
     pub major: u32,
+    /// The minor version.
     pub minor: u32,
 }
 
@@ -28,7 +30,9 @@ impl fmt::Display for Isa {
 /// A CUDA version: a toolkit release, or what a driver supports.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Cuda {
+    /// The major version.
     pub major: u32,
+    /// The minor version.
     pub minor: u32,
 }
 
@@ -253,11 +257,13 @@ pub enum Cause {
 /// A module this driver cannot load, with everything its one-line message names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Unloadable {
+    /// The module.
     pub module: EmbeddedPtx,
     /// The module's PTX ISA, where its text states one.
     pub isa: Option<Isa>,
     /// The CUDA version the driver supports, where it says.
     pub driver: Option<Cuda>,
+    /// Why it cannot load: this check's verdict, or the driver's refusal.
     pub cause: Cause,
 }
 
@@ -294,7 +300,12 @@ impl fmt::Display for Unloadable {
     /// One line: which module (label and file), its ISA, the CUDA it needs, the CUDA this
     /// driver supports, and what to do.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let module = format!("the {} module (kernels/ptx/{}.ptx)", self.module.label, self.module.file);
+        // This project's modules by their file; a module of your own by its label.
+        let module = if self.module.file.is_empty() {
+            format!("the {} module", self.module.label)
+        } else {
+            format!("the {} module (kernels/ptx/{}.ptx)", self.module.label, self.module.file)
+        };
         let isa = self.isa.map_or_else(|| "an unstated PTX ISA".to_string(), |isa| format!("PTX ISA {isa}"));
         let needs = match self.requirement() {
             Some(Requirement::AtLeast(cuda)) => format!("which needs CUDA {cuda} or newer"),

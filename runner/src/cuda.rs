@@ -20,10 +20,11 @@ use cust::device::{Device, DeviceAttribute};
 use cust::error::CudaError;
 use cust::event::{Event, EventFlags};
 use cust::function::{BlockSize, Function, FunctionAttribute};
-use cust::memory::{AsyncCopyDestination, CopyDestination, DeviceBuffer, DeviceSlice};
+use cust::memory::{AsyncCopyDestination, CopyDestination, DeviceBuffer, DeviceSlice, LockedBuffer};
 use cust::module::Module;
 use cust::stream::{Stream, StreamFlags};
 use cust::sys::{CUdevice_attribute as RawAttribute, CUfunction};
+use rayon::prelude::*;
 use std::cell::Cell;
 use std::ffi::{c_int, c_void};
 
@@ -187,6 +188,40 @@ impl Drop for MappedFlag {
     }
 }
 
+/// Bytes of one pinned staging buffer: large transfers go through two of them in turn.
+const STAGING_BYTES: usize = 32 << 20;
+
+/// Transfers this large and larger are staged; smaller ones go straight from the caller's
+/// memory, where one pageable copy costs less than setting up the pipeline.
+const STAGED_FROM_BYTES: usize = 2 * STAGING_BYTES;
+
+/// Two page-locked host buffers and an event each, for chunked transfers: while the DMA
+/// engine copies one chunk through one buffer, every core copies the next chunk into (or the
+/// previous one out of) the other. A pageable `cuMemcpy` instead stages through the driver's
+/// own pinned memory with one thread.
+struct Staging {
+    buffers: [LockedBuffer<u8>; 2],
+    /// Recorded after the copy through the buffer of the same index.
+    done: [Event; 2],
+}
+
+impl Staging {
+    fn new() -> Result<Self> {
+        let buffer = || LockedBuffer::new(&0u8, STAGING_BYTES).context("allocating a pinned staging buffer");
+        let event = || Event::new(EventFlags::DEFAULT).context("creating an event");
+        Ok(Self { buffers: [buffer()?, buffer()?], done: [event()?, event()?] })
+    }
+}
+
+/// `source` into `target` (the same length), a slice per core.
+fn parallel_copy(target: &mut [u8], source: &[u8]) {
+    const PIECE: usize = 1 << 20;
+    target
+        .par_chunks_mut(PIECE)
+        .zip(source.par_chunks(PIECE))
+        .for_each(|(to, from)| to.copy_from_slice(from));
+}
+
 /// The blocking kernel of cold timing, ready to launch: its function handle, the module it
 /// came from where no loaded module had it, and its flag.
 struct Blocker {
@@ -213,6 +248,8 @@ pub struct CudaGpu {
     active: usize,
     /// Source and destination of the device-to-device copy ceiling.
     copy_buffers: Option<(DeviceBuffer<u8>, DeviceBuffer<u8>)>,
+    /// Pinned buffers for large uploads and downloads, once one has needed them.
+    staging: Option<Staging>,
     limits: DeviceLimits,
     _context: Context,
 }
@@ -373,6 +410,7 @@ impl CudaGpu {
             modules: Vec::new(),
             active: 0,
             copy_buffers: None,
+            staging: None,
             limits,
             _context: context,
         })
@@ -395,6 +433,75 @@ impl CudaGpu {
         if self.l2_scratch.is_none() {
             let bytes = 2 * self.limits.l2_cache_bytes as usize;
             self.l2_scratch = Some(DeviceBuffer::zeroed(bytes).context("allocating the L2 flush buffer")?);
+        }
+        Ok(())
+    }
+
+    /// Copies `bytes` to device address `device` through the pinned staging buffers, a chunk
+    /// at a time: the host fills one buffer (on every core) while the previous chunk's
+    /// `cuMemcpyHtoDAsync` runs from the other. Returns once every chunk has arrived.
+    fn staged_upload(&mut self, device: u64, bytes: &[u8]) -> Result<()> {
+        use cust::sys::{CUresult, cuMemcpyHtoDAsync_v2};
+        if self.staging.is_none() {
+            self.staging = Some(Staging::new()?);
+        }
+        let staging = self.staging.as_mut().expect("allocated above");
+        for (index, chunk) in bytes.chunks(STAGING_BYTES).enumerate() {
+            let slot = index % 2;
+            // The copy out of this buffer two chunks ago has finished (an event never recorded
+            // is complete).
+            staging.done[slot].synchronize().context("a staged copy to the device failed")?;
+            let buffer = &mut staging.buffers[slot][..chunk.len()];
+            parallel_copy(buffer, chunk);
+            let target = device + (index * STAGING_BYTES) as u64;
+            // SAFETY: `buffer` is page-locked and lives in self, untouched until `done[slot]`
+            // says the copy is over; `target` is inside the caller's range (`range` checked it).
+            let status = unsafe {
+                cuMemcpyHtoDAsync_v2(target, buffer.as_ptr().cast(), chunk.len(), self.stream.as_inner())
+            };
+            if status != CUresult::CUDA_SUCCESS {
+                bail!("cuMemcpyHtoDAsync: {status:?}");
+            }
+            staging.done[slot].record(&self.stream)?;
+        }
+        self.stream.synchronize().context("a staged copy to the device failed")?;
+        Ok(())
+    }
+
+    /// Copies from device address `device` into `out` through the pinned staging buffers, a
+    /// chunk at a time: the next chunk's `cuMemcpyDtoHAsync` runs into one buffer while every
+    /// core copies the last one out of the other.
+    fn staged_download(&mut self, device: u64, out: &mut [u8]) -> Result<()> {
+        use cust::sys::{CUresult, cuMemcpyDtoHAsync_v2};
+        if self.staging.is_none() {
+            self.staging = Some(Staging::new()?);
+        }
+        let staging = self.staging.as_mut().expect("allocated above");
+        let mut chunks: Vec<&mut [u8]> = out.chunks_mut(STAGING_BYTES).collect();
+        let count = chunks.len();
+        for index in 0..=count {
+            if index < count {
+                let slot = index % 2;
+                let len = chunks[index].len();
+                let source = device + (index * STAGING_BYTES) as u64;
+                let buffer = &mut staging.buffers[slot][..len];
+                // SAFETY: `buffer` is page-locked and lives in self; the chunk that last used
+                // it was copied out at the step before; `source` is inside the caller's range.
+                let status = unsafe {
+                    cuMemcpyDtoHAsync_v2(buffer.as_mut_ptr().cast(), source, len, self.stream.as_inner())
+                };
+                if status != CUresult::CUDA_SUCCESS {
+                    bail!("cuMemcpyDtoHAsync: {status:?}");
+                }
+                staging.done[slot].record(&self.stream)?;
+            }
+            if index > 0 {
+                let slot = (index - 1) % 2;
+                staging.done[slot].synchronize().context("a staged copy from the device failed")?;
+                let chunk = &mut chunks[index - 1];
+                let len = chunk.len();
+                parallel_copy(chunk, &staging.buffers[slot][..len]);
+            }
         }
         Ok(())
     }
@@ -623,8 +730,11 @@ impl Gpu for CudaGpu {
 
     fn upload(&mut self, buffer: BufferId, byte_offset: usize, bytes: &[u8]) -> Result<()> {
         self.stream.synchronize()?;
-        self.range(buffer, byte_offset, bytes.len())?.copy_from(bytes).context("copying to the device")?;
-        Ok(())
+        let mut target = self.range(buffer, byte_offset, bytes.len())?;
+        if bytes.len() < STAGED_FROM_BYTES {
+            return target.copy_from(bytes).context("copying to the device");
+        }
+        self.staged_upload(target.as_device_ptr().as_raw(), bytes).context("copying to the device")
     }
 
     fn zero(&mut self, buffer: BufferId) -> Result<()> {
@@ -635,8 +745,11 @@ impl Gpu for CudaGpu {
 
     fn download(&mut self, buffer: BufferId, byte_offset: usize, out: &mut [u8]) -> Result<()> {
         self.stream.synchronize()?;
-        self.range(buffer, byte_offset, out.len())?.copy_to(out).context("copying from the device")?;
-        Ok(())
+        let source = self.range(buffer, byte_offset, out.len())?;
+        if out.len() < STAGED_FROM_BYTES {
+            return source.copy_to(out).context("copying from the device");
+        }
+        self.staged_download(source.as_device_ptr().as_raw(), out).context("copying from the device")
     }
 
     fn time_copy(&mut self, bytes: usize, timing: Timing) -> Result<Vec<f32>> {

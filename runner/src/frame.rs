@@ -5,10 +5,15 @@ The frame is the one `block_size.cu` builds (`r = (i mod 251)/251`, `g = (i mod 
 `b = (i mod 239)/239`), so a table from this program and one from the C++ program describe the
 same input. The reference computes each pixel with the very function the GPU kernel uses
 (`kernels/src/luma.rs`, compiled into both).
+
+Every pass over a frame here (its planes, its reference, the comparison) runs on every core
+(rayon): a 65536 x 65537 frame is 4.3 G pixels, and no step of the host's is a single-threaded
+pass over it.
 */
 
 use crate::frame_size::{FrameSize, mib};
 use anyhow::{Context as _, Result};
+use rayon::prelude::*;
 
 #[path = "../../kernels/src/luma.rs"]
 pub mod luma;
@@ -47,9 +52,13 @@ pub fn parse_mem_available(meminfo: &str) -> Option<u64> {
 /// Three planar float channels.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Frame {
+    /// Width and height.
     pub size: FrameSize,
+    /// The red plane, row by row.
     pub red: Vec<f32>,
+    /// The green plane.
     pub green: Vec<f32>,
+    /// The blue plane.
     pub blue: Vec<f32>,
 }
 
@@ -60,12 +69,17 @@ impl Frame {
         let pixels = size.host_pixels()?;
         let plane = |period: usize| -> Result<Vec<f32>> {
             let mut values = host_vec(pixels)?;
-            values.extend((0..pixels).map(|i| (i % period) as f32 / period as f32));
+            // Into the capacity just reserved: collect_into_vec allocates nothing more.
+            (0..pixels)
+                .into_par_iter()
+                .map(|i| (i % period) as f32 / period as f32)
+                .collect_into_vec(&mut values);
             Ok(values)
         };
         Ok(Self { size, red: plane(251)?, green: plane(241)?, blue: plane(239)? })
     }
 
+    /// Pixels in the frame.
     pub fn pixels(&self) -> usize {
         self.red.len()
     }
@@ -73,11 +87,22 @@ impl Frame {
     /// The CPU reference output.
     pub fn reference(&self) -> Result<Vec<f32>> {
         let mut out = host_vec(self.pixels())?;
-        out.extend(
-            self.red.iter().zip(&self.green).zip(&self.blue).map(|((&r, &g), &b)| luma::luma(r, g, b)),
-        );
+        self.red
+            .par_iter()
+            .zip(self.green.par_iter())
+            .zip(self.blue.par_iter())
+            .map(|((&r, &g), &b)| luma::luma(r, g, b))
+            .collect_into_vec(&mut out);
         Ok(out)
     }
+}
+
+/// `len` zeros, written on every core, or an error instead of an abort when the host cannot
+/// hold them.
+pub fn host_zeros(len: usize) -> Result<Vec<f32>> {
+    let mut values = host_vec(len)?;
+    rayon::iter::repeat_n(0.0, len).collect_into_vec(&mut values);
+    Ok(values)
 }
 
 /// An empty vector with room for `len` floats, or an error instead of an abort when the
@@ -93,8 +118,11 @@ pub fn host_vec(len: usize) -> Result<Vec<f32>> {
 /// A pixel where the GPU and the CPU disagree.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Mismatch {
+    /// The pixel.
     pub index: usize,
+    /// What the GPU computed.
     pub got: f32,
+    /// What the CPU reference says.
     pub want: f32,
 }
 
@@ -107,7 +135,7 @@ pub fn first_mismatch(got: &[f32], want: &[f32], relative_tolerance: f32) -> Opt
         let scale = if w == 0.0 { 1.0 } else { w.abs() };
         (g - w).abs() <= relative_tolerance * scale
     };
-    if let Some(index) = got.iter().zip(want).position(|(&g, &w)| !within(g, w)) {
+    if let Some(index) = got.par_iter().zip(want.par_iter()).position_first(|(&g, &w)| !within(g, w)) {
         return Some(Mismatch { index, got: got[index], want: want[index] });
     }
     (got.len() != want.len()).then(|| {
@@ -204,6 +232,24 @@ mod tests {
     fn zero_reference_uses_an_absolute_tolerance() {
         assert_eq!(first_mismatch(&[5e-6], &[0.0], RELATIVE_TOLERANCE), None);
         assert!(first_mismatch(&[5e-5], &[0.0], RELATIVE_TOLERANCE).is_some());
+    }
+
+    #[test]
+    fn the_first_mismatch_is_the_first_even_across_cores() {
+        // Mismatches far apart in a long output: the parallel search still names the first.
+        let want = vec![0.25f32; 5_000_000];
+        let mut got = want.clone();
+        got[4_900_000] = 1.0;
+        got[3_000_001] = 1.0;
+        got[1_234_567] = f32::NAN;
+        assert_eq!(first_mismatch(&got, &want, RELATIVE_TOLERANCE).unwrap().index, 1_234_567);
+        let frame = Frame::synthetic(FrameSize::new(2000, 1500)).unwrap();
+        assert_eq!(frame.red[2_999_999], (2_999_999 % 251) as f32 / 251.0);
+        assert_eq!(
+            frame.reference().unwrap()[2_999_999],
+            luma::luma(frame.red[2_999_999], frame.green[2_999_999], frame.blue[2_999_999])
+        );
+        assert_eq!(host_zeros(3).unwrap(), [0.0; 3]);
     }
 
     #[test]

@@ -13,11 +13,14 @@ pub const MIB: f64 = 1024.0 * 1024.0;
 /// A frame of `width` x `height` pixels.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct FrameSize {
+    /// Pixels per row.
     pub width: u32,
+    /// Rows.
     pub height: u32,
 }
 
 impl FrameSize {
+    /// A frame of `width` x `height` pixels.
     pub const fn new(width: u32, height: u32) -> Self {
         Self { width, height }
     }

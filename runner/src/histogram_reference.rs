@@ -1,6 +1,7 @@
 /*!
 The host side of the `histogram` kernel: its input, a 12-bit integer luma of the synthetic
-frame quantised to bins, and the CPU reference it is checked against. No dependencies.
+frame quantised to bins, and the CPU reference it is checked against, counted on every core
+(rayon).
 
 # The mapping, once
 
@@ -27,6 +28,8 @@ in `u64` (the numerator stays below 6.0e13), rounding halves up. No float is inv
 values do not depend on the platform or on FMA contraction, and every channel below 1
 (`r <= 250/251`) keeps the luma at or below 4095.
 */
+
+use rayon::prelude::*;
 
 /// Name of the kernel entry point in the PTX (both the cuda_builder and the nvcc build).
 pub const KERNEL_NAME: &str = "histogram";
@@ -82,16 +85,32 @@ pub fn quantise(luma12: &[u16], bins: u32) -> Vec<u16> {
         .collect()
 }
 
+/// Values one task of [`histogram`] counts alone before its counts are added to the others'.
+const HISTOGRAM_CHUNK: usize = 1 << 20;
+
 /// The histogram the kernel computes: `bins` counters, bin `v` counting the values equal to
-/// `v`; values `bins` or above count nowhere. Counters wrap modulo 2^32, as on the GPU.
+/// `v`; values `bins` or above count nowhere. Counters wrap modulo 2^32, as on the GPU. Each
+/// chunk of values is counted on its own core, and the chunks' counts added.
 pub fn histogram(values: &[u16], bins: u32) -> Vec<u32> {
-    let mut counts = vec![0u32; bins as usize];
-    for &value in values {
-        if let Some(count) = counts.get_mut(usize::from(value)) {
-            *count = count.wrapping_add(1);
+    let count = |chunk: &[u16]| {
+        let mut counts = vec![0u32; bins as usize];
+        for &value in chunk {
+            if let Some(count) = counts.get_mut(usize::from(value)) {
+                *count = count.wrapping_add(1);
+            }
         }
+        counts
+    };
+    if values.len() <= HISTOGRAM_CHUNK {
+        return count(values);
     }
-    counts
+    values.par_chunks(HISTOGRAM_CHUNK).map(count).reduce(
+        || vec![0u32; bins as usize],
+        |mut sum, part| {
+            sum.iter_mut().zip(part).for_each(|(sum, part)| *sum = sum.wrapping_add(part));
+            sum
+        },
+    )
 }
 
 #[cfg(test)]
@@ -105,6 +124,21 @@ mod tests {
         let g = (i % 241) as f64 / 241.0;
         let b = (i % 239) as f64 / 239.0;
         4095.0 * (0.299 * r + 0.587 * g + 0.114 * b)
+    }
+
+    #[test]
+    fn counting_in_parallel_chunks_is_counting_once() {
+        // Past three chunks, with values above the bins that count nowhere.
+        let values: Vec<u16> = (0..3 * HISTOGRAM_CHUNK + 12_345).map(|i| luma12(i) / 15).collect();
+        let mut serial = vec![0u32; 256];
+        for &value in &values {
+            if let Some(count) = serial.get_mut(usize::from(value)) {
+                *count += 1;
+            }
+        }
+        let counted = histogram(&values, 256);
+        assert_eq!(counted, serial);
+        assert!(counted.iter().map(|&count| count as usize).sum::<usize>() < values.len());
     }
 
     #[test]

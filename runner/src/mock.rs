@@ -17,6 +17,7 @@ use crate::backend::{
 use crate::compat::Refusal;
 use crate::ptx::KernelRef;
 use crate::timing::Op;
+use crate::workload::Emulation;
 use anyhow::{Context as _, Result, anyhow, bail, ensure};
 use std::cell::RefCell;
 use std::collections::HashSet;
@@ -53,6 +54,7 @@ impl MockMemory {
         self.buffers.len()
     }
 
+    /// Whether no buffer was allocated.
     pub fn is_empty(&self) -> bool {
         self.buffers.is_empty()
     }
@@ -83,7 +85,9 @@ impl EmulatedMemory for MockMemory {
 /// workloads' CPU emulations on [`MockMemory`], and faults to inject.
 #[derive(Debug, Clone)]
 pub struct MockGpu {
+    /// What the mock reports about itself.
     pub limits: DeviceLimits,
+    /// Registers and static shared memory of every kernel.
     pub resources: KernelResources,
     /// Blocks/SM answered for a block size, whatever the dynamic shared memory; sizes not
     /// listed get `default_blocks_per_sm`.
@@ -91,7 +95,9 @@ pub struct MockGpu {
     /// Blocks/SM answered for (block size, dynamic shared memory per block), before
     /// `blocks_per_sm` is consulted: residency that shared memory limits.
     pub shared_memory_residency: Vec<(u32, u32, u32)>,
+    /// Blocks/SM answered for block sizes no script lists.
     pub default_blocks_per_sm: u32,
+    /// What `cuOccupancyMaxPotentialBlockSize` answers.
     pub suggestion: Suggestion,
     /// Milliseconds answered for a block size; sizes not listed get 1.0.
     pub milliseconds: Vec<(u32, f32)>,
@@ -102,6 +108,7 @@ pub struct MockGpu {
     /// The kernel whose launches get output element `wrong_element` wrong: a pixel of a wrong
     /// value, or a bin counted once too often.
     pub wrong_kernel: Option<KernelRef>,
+    /// The output element `wrong_kernel` gets wrong.
     pub wrong_element: usize,
     /// Position in `loaded` of the active kernel.
     active: usize,
@@ -141,6 +148,9 @@ pub struct MockGpu {
     pub refuses: Vec<(&'static str, Refusal)>,
     /// Kernels loaded through [`Device::load`], in order, with their PTX parameter types.
     pub loaded: Vec<(KernelRef, Vec<String>)>,
+    /// CPU emulations of kernels of your own ([`MockGpu::emulate`]), consulted before the
+    /// registered kernels' ([`crate::workload::KERNELS`]).
+    pub emulations: Vec<(KernelRef, Emulation)>,
 }
 
 impl MockGpu {
@@ -194,7 +204,19 @@ impl MockGpu {
             free_memory: 140_000_000_000,
             refuses: Vec::new(),
             loaded: Vec::new(),
+            emulations: Vec::new(),
         }
+    }
+
+    /// Runs every launch of `kernel` (a kernel of your own, [`crate::user`]) through
+    /// `emulation` on the mock's memory, as a registered kernel's launches run through its
+    /// [`crate::workload::KernelSpec::emulate`]: the CPU stand-in that lets a sweep of that
+    /// kernel run in tests. Its `fault` argument is [`MockGpu::wrong_element`] when
+    /// [`MockGpu::wrong_kernel`] is `kernel`.
+    pub fn emulate(&mut self, kernel: KernelRef, emulation: Emulation) -> &mut Self {
+        self.emulations.retain(|(known, _)| *known != kernel);
+        self.emulations.push((kernel, emulation));
+        self
     }
 
     /// [`MockGpu::h200_like`] with `kernels` loaded, the first one active.
@@ -233,10 +255,17 @@ impl MockGpu {
         if !emulate {
             return Ok(());
         }
-        let spec = crate::workload::spec_of_entry(kernel.entry)
-            .with_context(|| format!("no workload emulates the kernel `{}`", kernel.entry))?;
+        let own = self.emulations.iter().find(|(known, _)| *known == kernel).map(|(_, emulation)| *emulation);
+        let emulation = match own {
+            Some(emulation) => emulation,
+            None => {
+                crate::workload::spec_of_entry(kernel.entry)
+                    .with_context(|| format!("no workload emulates the kernel `{}`", kernel.entry))?
+                    .emulate
+            }
+        };
         let fault = (self.wrong_kernel == Some(kernel)).then_some(self.wrong_element);
-        (spec.emulate)(launch, &mut self.memory, fault)
+        emulation(launch, &mut self.memory, fault)
     }
 
     /// The `k`-th sample of a schedule: the scripted time, times the next factor of
@@ -291,6 +320,7 @@ impl Device for MockGpu {
 pub struct MockDriver {
     /// What `cuDriverGetVersion` answers (12080 for 12.8).
     pub cuda_version: i32,
+    /// Its devices by ordinal; each `open` hands out a copy.
     pub devices: Vec<MockGpu>,
 }
 
@@ -402,13 +432,8 @@ impl Gpu for MockGpu {
     fn time_one_launch(&mut self, launch: &Launch) -> Result<f32> {
         let kernel = self.active_kernel()?.0;
         self.timed.push((kernel, launch.threads_per_block));
-        let ops = crate::timing::schedule(
-            &crate::timing::Sampling::LAUNCH,
-            0,
-            1,
-            false,
-            !launch.zero_before_each.is_empty(),
-        );
+        let zero = !launch.zero_before_each.is_empty();
+        let ops = crate::timing::schedule(&Timing::launch(0, 1), 0, 1, zero);
         Ok(self.run_schedule(launch, &ops)?[0])
     }
 

@@ -6,10 +6,10 @@ from published per-architecture numbers so that they can be explored with no GPU
 occupancy`) and checked against the driver on every sweep.
 
 Sources, cited beside each number:
-- [Guide] CUDA C++ Programming Guide, "Compute Capabilities", table "Technical Specifications
+- \[Guide\] CUDA C++ Programming Guide, "Compute Capabilities", table "Technical Specifications
   per Compute Capability" (resident warps, blocks, registers, shared memory per SM and block);
   and the per-architecture sections on shared memory carve-outs.
-- [Occ] `cuda_occupancy.h` of the CUDA 12.9 toolkit, which documents the allocation rules the
+- \[Occ\] `cuda_occupancy.h` of the CUDA 12.9 toolkit, which documents the allocation rules the
   driver applies: registers are allocated per warp in units of 256, from one of 4 sub-partitions
   of the register file; shared memory in units of 256 bytes (7.x) or 128 bytes (8.x and later);
   and from 8.0 on the driver reserves 1 KiB of shared memory per block.
@@ -21,29 +21,30 @@ use crate::occupancy::{WARP_SIZE, occupancy_percent, warps_per_block};
 /// The resource limits of one SM.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SmModel {
+    /// The compute capability modelled.
     pub compute_capability: (u32, u32),
-    /// Resident warps per SM. [Guide]
+    /// Resident warps per SM. \[Guide\]
     pub max_warps_per_sm: u32,
-    /// Resident blocks per SM. [Guide]
+    /// Resident blocks per SM. \[Guide\]
     pub max_blocks_per_sm: u32,
-    /// 32-bit registers per SM: 64K on every architecture here. [Guide]
+    /// 32-bit registers per SM: 64K on every architecture here. \[Guide\]
     pub registers_per_sm: u32,
-    /// 32-bit registers one block may hold: 64K. [Guide]
+    /// 32-bit registers one block may hold: 64K. \[Guide\]
     pub max_registers_per_block: u32,
-    /// Registers per thread a kernel may use: 255. [Guide]
+    /// Registers per thread a kernel may use: 255. \[Guide\]
     pub max_registers_per_thread: u32,
-    /// Registers are allocated per warp in multiples of this. [Occ]
+    /// Registers are allocated per warp in multiples of this. \[Occ\]
     pub register_allocation_unit: u32,
     /// The register file is split into this many sub-partitions; a warp's registers come from
-    /// one of them, so each holds a quarter of the warps. [Occ]
+    /// one of them, so each holds a quarter of the warps. \[Occ\]
     pub register_sub_partitions: u32,
-    /// Shared memory per SM at the largest carve-out, in bytes. [Guide]
+    /// Shared memory per SM at the largest carve-out, in bytes. \[Guide\]
     pub shared_memory_per_sm: u32,
-    /// Shared memory one block may use (with the opt-in attribute), in bytes. [Guide]
+    /// Shared memory one block may use (with the opt-in attribute), in bytes. \[Guide\]
     pub max_shared_memory_per_block: u32,
-    /// Shared memory is allocated per block in multiples of this many bytes. [Occ]
+    /// Shared memory is allocated per block in multiples of this many bytes. \[Occ\]
     pub shared_memory_allocation_unit: u32,
-    /// Shared memory the driver reserves for itself in every block, in bytes. [Guide], [Occ]
+    /// Shared memory the driver reserves for itself in every block, in bytes. \[Guide\], \[Occ\]
     pub reserved_shared_memory_per_block: u32,
 }
 
@@ -167,9 +168,13 @@ impl SmModel {
 /// A resource that caps the blocks per SM.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Limiter {
+    /// Resident warps per SM.
     Warps,
+    /// Resident blocks per SM.
     Blocks,
+    /// Registers per SM.
     Registers,
+    /// Shared memory per SM.
     SharedMemory,
 }
 
@@ -187,8 +192,11 @@ impl std::fmt::Display for Limiter {
 /// The model's answer for one block size.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Occupancy {
+    /// Blocks that fit on one SM.
     pub blocks_per_sm: u32,
+    /// Their warps.
     pub warps_per_sm: u32,
+    /// Their warps over the SM's maximum, in percent.
     pub occupancy_percent: f64,
     /// Every limit that equals `blocks_per_sm` (several where two limits meet).
     pub limiters: Vec<Limiter>,
@@ -211,13 +219,16 @@ pub fn limiter_names(limiters: &[Limiter]) -> String {
 pub struct Preset {
     /// What `--gpu` accepts.
     pub key: &'static str,
+    /// The product's name.
     pub name: &'static str,
+    /// Its compute capability.
     pub compute_capability: (u32, u32),
     /// SMs on the product, from its datasheet.
     pub multiprocessors: u32,
 }
 
 impl Preset {
+    /// The SM model of its compute capability.
     pub fn model(&self) -> SmModel {
         SmModel::for_compute_capability(self.compute_capability.0, self.compute_capability.1)
             .expect("every preset's compute capability is modelled")

@@ -36,9 +36,18 @@ fn draw(sweep: &Sweep, root: &Area<'_>) -> Result<(), Box<dyn std::error::Error>
         "{}: {}, {}, {}",
         sweep.limits.name,
         sweep.pass.kernel,
-        sweep.pass.frame,
+        if sweep.pass.items.is_some() { sweep.pass.extent() } else { sweep.pass.frame.to_string() },
         report::timing_title(sweep.timing)
     );
+    // With a tunable, each row is labelled "block size:value".
+    let label = |row: &crate::sweep::Row| match &row.tunable {
+        Some(value) => format!("{}:{value}", row.threads_per_block),
+        None => row.threads_per_block.to_string(),
+    };
+    let x_desc = match &sweep.tunable {
+        Some(name) => format!("threads per block:{name}"),
+        None => "threads per block".to_string(),
+    };
     let mut chart = ChartBuilder::on(root)
         .caption(title, ("sans-serif", 20))
         .margin(16)
@@ -54,12 +63,12 @@ fn draw(sweep: &Sweep, root: &Area<'_>) -> Result<(), Box<dyn std::error::Error>
         .x_label_formatter(&|x| {
             let index = x.round();
             if (x - index).abs() < 1e-6 && index >= 0.0 {
-                rows.get(index as usize).map_or(String::new(), |row| row.threads_per_block.to_string())
+                rows.get(index as usize).map_or(String::new(), label)
             } else {
                 String::new()
             }
         })
-        .x_desc("threads per block")
+        .x_desc(x_desc)
         .y_desc("effective bandwidth, GB/s (median; whisker: min-max)")
         .draw()?;
     chart.configure_secondary_axes().y_desc("occupancy, %").draw()?;
@@ -126,7 +135,7 @@ mod tests {
         gpu.run_spread = 0.05;
         let mut workload = (grayscale::KERNEL.create)(&Params::frame(64, 64)).unwrap();
         workload.upload(&mut gpu).unwrap();
-        let timing = Timing { warmups: 1, runs: 5, flush_l2: false };
+        let timing = Timing::launch(1, 5);
         let result = crate::sweep::run(&mut gpu, workload.as_mut(), &[32, 128, 1024], timing, None).unwrap();
         let svg = svg(&result).unwrap();
         assert!(svg.starts_with("<svg"), "{}", &svg[..100]);

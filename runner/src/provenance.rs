@@ -21,30 +21,46 @@ pub struct Environment {
 /// The same facts as [`lines`], for the JSON export, about the run's first module.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Provenance {
+    /// The command line.
     pub command: String,
+    /// When the run started (RFC 3339, UTC).
     pub date: String,
+    /// The GPU's name.
     pub gpu: String,
+    /// Its compute capability, `9.0`.
     pub compute_capability: String,
+    /// The NVIDIA driver's release, where the kernel module says it.
     pub driver_release: Option<String>,
     /// The CUDA version the driver supports, e.g. `13.0`.
     pub cuda_driver_api: String,
+    /// The label of the module measured.
     pub kernel: String,
+    /// SHA-256 of its PTX.
     pub ptx_sha256: String,
+    /// Its registers per thread after the driver's JIT.
     pub registers_per_thread: Option<u32>,
+    /// What compiled it, from its stamp.
     pub compiler: String,
+    /// The rust-cuda revision, from its stamp.
     pub rust_cuda_rev: Option<String>,
+    /// The Rust toolchain, from its stamp.
     pub toolchain: Option<String>,
+    /// `rustc -V` of that toolchain.
     pub rustc: Option<String>,
+    /// The libNVVM version, from its stamp.
     pub libnvvm: Option<String>,
     /// The CUDA release of that libNVVM (or nvcc), which sets the PTX ISA.
     pub libnvvm_release: Option<String>,
     /// The module's `.version`, e.g. `7.8`, and the oldest CUDA a driver must support to load it.
     pub ptx_isa: Option<String>,
+    /// The oldest CUDA a driver must support to load that ISA.
     pub ptx_isa_needs_cuda: Option<String>,
+    /// This program and its version.
     pub runner: String,
 }
 
 impl Provenance {
+    /// The provenance of a run on `limits`' device, of `environment`'s first module.
     pub fn new(limits: &DeviceLimits, environment: &Environment, command: &str, date: &str) -> Self {
         let (module, registers) =
             environment.modules.first().copied().unwrap_or((crate::ptx::RUST_CUDA, None));

@@ -11,50 +11,129 @@ use crate::backend::{DeviceLimits, Suggestion, Timing};
 use crate::frame_size::mib;
 use crate::model;
 use crate::sweep::{ModelCheck, Sweep};
+use crate::timing::{NoiseStop, Stopped, TimingMode};
 use crate::workload::Pass;
 use tabled::builder::Builder;
 use tabled::settings::{Alignment, Padding, Style};
 
-/// How a row's runs are summarised: "median of 10 runs after 3 warm-ups".
+/// What one sample of `timing` is called: a batch mode sample is a batch; a cold or launch
+/// mode sample is one launch, a run.
+fn unit(timing: Timing) -> &'static str {
+    match timing.mode {
+        TimingMode::Batch => "samples",
+        TimingMode::Cold | TimingMode::Launch => "runs",
+    }
+}
+
+/// How many samples a row takes: "10", or under the noise-driven stop "at least 10".
+fn count(timing: Timing) -> String {
+    match timing.stop {
+        None => timing.runs.to_string(),
+        Some(_) => format!("at least {}", timing.runs),
+    }
+}
+
+/// `value` with at most `decimals` decimals and no trailing zeros: 0.5, 2, 0.25.
+fn trimmed(value: f64, decimals: usize) -> String {
+    let text = format!("{value:.decimals$}");
+    if text.contains('.') { text.trim_end_matches('0').trim_end_matches('.').to_string() } else { text }
+}
+
+/// The noise-driven stop in a few words: "until MAD/median <= 0.5% or 0.5 s a row".
+fn stop_words(stop: &NoiseStop) -> String {
+    format!(
+        "until MAD/median <= {}% or {} s a row",
+        trimmed(stop.max_noise * 100.0, 3),
+        trimmed(stop.max_time_per_row.as_secs_f64(), 3)
+    )
+}
+
+/// How a row's samples are summarised: "batch mode, median of 10 samples after 3 warm-ups".
 fn median_of(timing: Timing) -> String {
-    format!("median of {} runs after {} warm-ups", timing.runs, timing.warmups)
+    format!(
+        "{} mode, median of {} {} after {} warm-ups",
+        timing.mode,
+        count(timing),
+        unit(timing),
+        timing.warmups
+    )
 }
 
-/// What `--flush-l2` adds to a timing description.
+/// What one sample is, in the mode's words.
+fn method(timing: Timing) -> String {
+    match timing.mode {
+        TimingMode::Batch => {
+            let launches = timing.launches();
+            format!(
+                "each sample {launches} launches back to back between one pair of CUDA events, divided by {launches}"
+            )
+        }
+        TimingMode::Cold => {
+            "each run one launch between its own CUDA events after an L2 flush, every run queued \
+                             behind a blocking kernel until all are enqueued"
+                .to_string()
+        }
+        TimingMode::Launch => "each run between its own CUDA events".to_string(),
+    }
+}
+
+/// What `--flush-l2` adds to a timing description (cold mode says its flush in its method).
 fn flushed(timing: Timing) -> &'static str {
-    if timing.flush_l2 { ", L2 flushed before each run" } else { "" }
+    match timing.mode {
+        _ if !timing.flush_l2 => "",
+        TimingMode::Batch => ", L2 flushed before each sample",
+        TimingMode::Launch => ", L2 flushed before each run",
+        TimingMode::Cold => "",
+    }
 }
 
-/// The `Timing:` line of the sweep and `tail`: "Timing: median of 10 runs after 3 warm-ups,
-/// each run between its own CUDA events", and the L2 flush where there was one.
+/// The `Timing:` line of the sweep and `tail`: "Timing: batch mode, median of 10 samples after
+/// 3 warm-ups, each sample 10 launches back to back between one pair of CUDA events, divided
+/// by 10", the L2 flush where there was one; under the noise-driven stop, a second line with
+/// its limits.
 pub fn timing_line(timing: Timing) -> String {
-    format!("Timing: {}, each run between its own CUDA events{}\n", median_of(timing), flushed(timing))
+    let mut text = format!("Timing: {}, {}{}\n", median_of(timing), method(timing), flushed(timing));
+    if let Some(stop) = &timing.stop {
+        text += &format!(
+            "  Noise-driven stop: each row takes more {} until their median absolute deviation is at most {}% of their median, or for {} s\n",
+            unit(timing),
+            trimmed(stop.max_noise * 100.0, 3),
+            trimmed(stop.max_time_per_row.as_secs_f64(), 3),
+        );
+    }
+    text
 }
 
 /// The same as a clause, for the Markdown export's first line.
 pub fn timing_clause(timing: Timing) -> String {
-    median_of(timing) + flushed(timing)
+    let stop = timing.stop.map_or_else(String::new, |stop| format!(", {}", stop_words(&stop)));
+    median_of(timing) + flushed(timing) + &stop
 }
 
-/// The same in a few words, for the plot's title: "median of 10 runs, L2 flushed".
+/// The same in a few words, for the plot's title: "batch, median of 10 samples, L2 flushed".
 pub fn timing_title(timing: Timing) -> String {
-    format!("median of {} runs{}", timing.runs, if timing.flush_l2 { ", L2 flushed" } else { "" })
+    let flushed = if timing.flushes() { ", L2 flushed" } else { "" };
+    format!("{}, median of {} {}{flushed}", timing.mode, count(timing), unit(timing))
 }
 
 /// The device line pair, the image line (what a pass moves, as GB/s counts it) and the
 /// kernel's own line where it has one; shared by the sweep, `compare`, `tail` and `variants`.
 pub fn device_and_image(limits: &DeviceLimits, pass: &Pass) -> String {
     let frame = pass.frame;
+    // A frame's pixels, or a user kernel's items ("Work: 16777216 values").
+    let covered = match pass.items {
+        Some(items) => format!("Work: {} {}", items.count, items.noun),
+        None => format!("Image: {frame}, {} pixels", frame.pixels()),
+    };
     let mut text = format!(
         "GPU: {} (compute capability {}.{})\n  SMs {}, resident warps/SM {}, resident blocks/SM {}\n\
-         Image: {frame}, {} pixels, {:.1} MiB {}\n",
+         {covered}, {:.1} MiB {}\n",
         limits.name,
         limits.compute_capability.0,
         limits.compute_capability.1,
         limits.multiprocessors,
         limits.max_warps_per_sm(),
         limits.max_blocks_per_sm,
-        frame.pixels(),
         mib(pass.bytes_per_pass),
         pass.bytes_counted,
     );
@@ -78,6 +157,8 @@ pub struct Summary {
     suggestion: Suggestion,
     /// The fastest row's block size and median milliseconds.
     fastest: Option<(u32, f64)>,
+    /// The fastest row's tunable, as its name and value, where the sweep has one.
+    fastest_tunable: Option<(String, String)>,
     rows_near_best: usize,
     rows: usize,
     /// Whether some row is marked as within the measured noise of the fastest.
@@ -85,19 +166,80 @@ pub struct Summary {
     model_check: ModelCheck,
     /// The dynamic shared memory of every row, where it is the same in all.
     dynamic_shared_memory: Option<u32>,
+    /// How the noise-driven stop ended the rows, where it ran.
+    stops: Option<StopCounts>,
+}
+
+/// How the noise-driven stop ended a sweep's rows, and the samples they took.
+#[derive(Debug, Clone, PartialEq)]
+struct StopCounts {
+    stop: NoiseStop,
+    converged: usize,
+    time_budget: usize,
+    max_runs: usize,
+    fewest: usize,
+    most: usize,
+}
+
+impl StopCounts {
+    fn of(sweep: &Sweep) -> Option<Self> {
+        let stop = sweep.timing.stop?;
+        let count = |why: Stopped| sweep.rows.iter().filter(|row| row.stopped == Some(why)).count();
+        let samples = sweep.rows.iter().map(|row| row.run_ms.len());
+        Some(Self {
+            stop,
+            converged: count(Stopped::Converged),
+            time_budget: count(Stopped::TimeBudget),
+            max_runs: count(Stopped::MaxRuns),
+            fewest: samples.clone().min().unwrap_or(0),
+            most: samples.max().unwrap_or(0),
+        })
+    }
 }
 
 impl Summary {
+    /// The summary of `sweep`.
     pub fn of(sweep: &Sweep) -> Self {
         Self {
             suggestion: sweep.suggestion,
             fastest: sweep.best().map(|best| (best.threads_per_block, best.stats.median)),
+            fastest_tunable: sweep.tunable.clone().zip(sweep.best().and_then(|best| best.tunable.clone())),
             rows_near_best: sweep.rows_near_best(),
             rows: sweep.rows.len(),
             noise_marks: sweep.rows.iter().any(|row| sweep.within_noise_of_best(row)),
             model_check: sweep.model_check.clone(),
             dynamic_shared_memory: sweep.constant_dynamic_shared_memory(),
+            stops: StopCounts::of(sweep),
         }
+    }
+
+    /// How the noise-driven stop ended the rows, where it ran: "Noise-driven stop: 9 of 13
+    /// rows reached MAD/median <= 0.5%, 4 stopped at 0.5 s; 10 to 52 samples a row (runs
+    /// column)."
+    pub fn stop_sentence(&self) -> Option<String> {
+        let counts = self.stops.as_ref()?;
+        let mut text = format!(
+            "Noise-driven stop: {} of {} rows reached MAD/median <= {}%",
+            counts.converged,
+            self.rows,
+            trimmed(counts.stop.max_noise * 100.0, 3)
+        );
+        if counts.time_budget > 0 {
+            text += &format!(
+                ", {} stopped at {} s",
+                counts.time_budget,
+                trimmed(counts.stop.max_time_per_row.as_secs_f64(), 3)
+            );
+        }
+        if counts.max_runs > 0 {
+            text += &format!(", {} at {} samples", counts.max_runs, counts.stop.max_runs);
+        }
+        text += &if counts.fewest == counts.most {
+            format!("; {} samples a row.", counts.most)
+        } else {
+            format!("; {} to {} samples a row (runs column).", counts.fewest, counts.most)
+        };
+        Some(text)
     }
 
     /// "cuOccupancyMaxPotentialBlockSize suggests 1024 threads per block and a grid of 264 blocks."
@@ -108,15 +250,26 @@ impl Summary {
         )
     }
 
-    /// "Fastest measured: 64 threads per block at 0.038 ms."
+    /// "Fastest measured: 64 threads per block at 0.038 ms.", or with a tunable "Fastest
+    /// measured: 64 threads per block, items/thr 4, at 0.038 ms."
     pub fn fastest(&self) -> Option<String> {
-        self.fastest
-            .map(|(threads, ms)| format!("Fastest measured: {threads} threads per block at {ms:.3} ms."))
+        let tunable = self.tunable_phrase();
+        self.fastest.map(|(threads, ms)| {
+            format!("Fastest measured: {threads} threads per block{tunable} at {ms:.3} ms.")
+        })
     }
 
-    /// The plot's legend for the fastest row: "fastest: 64 threads, 0.038 ms".
+    /// The plot's legend for the fastest row: "fastest: 64 threads, 0.038 ms" (", items/thr 4"
+    /// after the threads where the sweep has a tunable).
     pub fn fastest_label(&self) -> Option<String> {
-        self.fastest.map(|(threads, ms)| format!("fastest: {threads} threads, {ms:.3} ms"))
+        let tunable = self.tunable_phrase();
+        let tunable = tunable.trim_end_matches(',');
+        self.fastest.map(|(threads, ms)| format!("fastest: {threads} threads{tunable}, {ms:.3} ms"))
+    }
+
+    /// ", items/thr 4," for the fastest row of a sweep with a tunable; empty without one.
+    fn tunable_phrase(&self) -> String {
+        self.fastest_tunable.as_ref().map_or_else(String::new, |(name, value)| format!(", {name} {value},"))
     }
 
     /// "8 of 13 configurations reach at least 95 percent of that row."
@@ -157,6 +310,13 @@ impl Summary {
             ModelCheck::Unavailable { compute_capability: (major, minor) } => {
                 format!("Occupancy model: not checked: it does not know compute capability {major}.{minor}.")
             }
+            check @ ModelCheck::PerTunable { .. } => format!(
+                "Occupancy model ({}{} shared memory) agrees with the driver's blk/SM at {} of {} rows.",
+                check.per_tunable_resources(),
+                self.dynamic_phrase(),
+                check.agreeing_rows(),
+                self.rows
+            ),
         }
     }
 
@@ -174,6 +334,13 @@ impl Summary {
             ModelCheck::Unavailable { compute_capability: (major, minor) } => {
                 format!("not checked: the model does not know compute capability {major}.{minor}")
             }
+            check @ ModelCheck::PerTunable { .. } => format!(
+                "model with {}{} shared memory agrees at {} of {} rows",
+                check.per_tunable_resources(),
+                self.dynamic_phrase(),
+                check.agreeing_rows(),
+                self.rows
+            ),
         }
     }
 
@@ -186,6 +353,10 @@ impl Summary {
         }
         if let Some(note) = self.noise_note() {
             text += note;
+            text.push('\n');
+        }
+        if let Some(stop) = self.stop_sentence() {
+            text += &stop;
             text.push('\n');
         }
         text + &self.model_sentence() + "\n"
@@ -222,20 +393,92 @@ mod tests {
         gpu.loaded.clear();
         crate::backend::Device::load(gpu, &grayscale::KERNEL.rust_kernel()).unwrap();
         workload.upload(gpu).unwrap();
-        let timing = Timing { warmups: 0, runs: 3, flush_l2: false };
+        let timing = Timing::launch(0, 3);
         crate::sweep::run(gpu, workload.as_mut(), sizes, timing, None).unwrap()
     }
 
     #[test]
     fn every_format_says_the_timing_in_the_same_words() {
-        let timing = Timing { warmups: 3, runs: 10, flush_l2: true };
+        let timing = Timing { flush_l2: true, ..Timing::launch(3, 10) };
         assert_eq!(
             timing_line(timing),
-            "Timing: median of 10 runs after 3 warm-ups, each run between its own CUDA events, L2 flushed before each run\n"
+            "Timing: launch mode, median of 10 runs after 3 warm-ups, each run between its own CUDA events, L2 flushed before each run\n"
         );
-        assert_eq!(timing_clause(timing), "median of 10 runs after 3 warm-ups, L2 flushed before each run");
-        assert_eq!(timing_title(timing), "median of 10 runs, L2 flushed");
-        assert_eq!(timing_title(Timing { flush_l2: false, ..timing }), "median of 10 runs");
+        assert_eq!(
+            timing_clause(timing),
+            "launch mode, median of 10 runs after 3 warm-ups, L2 flushed before each run"
+        );
+        assert_eq!(timing_title(timing), "launch, median of 10 runs, L2 flushed");
+        assert_eq!(timing_title(Timing { flush_l2: false, ..timing }), "launch, median of 10 runs");
+    }
+
+    #[test]
+    fn the_timing_line_names_the_mode_and_the_stop() {
+        let batch = Timing::fixed(TimingMode::Batch, 3, 10);
+        assert_eq!(
+            timing_line(batch),
+            "Timing: batch mode, median of 10 samples after 3 warm-ups, each sample 10 launches back to back \
+             between one pair of CUDA events, divided by 10\n"
+        );
+        assert_eq!(timing_title(Timing { launches_per_sample: 4, ..batch }), "batch, median of 10 samples");
+        let cold = Timing::fixed(TimingMode::Cold, 0, 5);
+        assert_eq!(
+            timing_line(cold),
+            "Timing: cold mode, median of 5 runs after 0 warm-ups, each run one launch between its own CUDA \
+             events after an L2 flush, every run queued behind a blocking kernel until all are enqueued\n"
+        );
+        assert_eq!(timing_title(cold), "cold, median of 5 runs, L2 flushed", "cold always flushes");
+        let stop = NoiseStop {
+            max_noise: 0.0025,
+            max_time_per_row: std::time::Duration::from_millis(1500),
+            max_runs: 99,
+        };
+        let adaptive = batch.until(stop);
+        assert_eq!(
+            timing_line(adaptive),
+            "Timing: batch mode, median of at least 10 samples after 3 warm-ups, each sample 10 launches back to \
+             back between one pair of CUDA events, divided by 10\n  Noise-driven stop: each row takes more \
+             samples until their median absolute deviation is at most 0.25% of their median, or for 1.5 s\n"
+        );
+        assert_eq!(
+            timing_clause(adaptive),
+            "batch mode, median of at least 10 samples after 3 warm-ups, until MAD/median <= 0.25% or 1.5 s a row"
+        );
+    }
+
+    #[test]
+    fn the_summary_says_how_the_noise_driven_stop_ended_the_rows() {
+        let mut gpu = MockGpu::h200_like();
+        gpu.milliseconds = vec![(64, 0.5), (128, 0.25)];
+        // Steady at 64 threads, ten percent apart at 128, for ever.
+        gpu.sample_script =
+            vec![1.0; 5].into_iter().chain([0.9, 1.0, 1.1].into_iter().cycle().take(3000)).collect();
+        let mut workload = (grayscale::KERNEL.create)(&Params::frame(16, 16)).unwrap();
+        crate::backend::Device::load(&mut gpu, &grayscale::KERNEL.rust_kernel()).unwrap();
+        workload.upload(&mut gpu).unwrap();
+        let stop = NoiseStop {
+            max_noise: 0.01,
+            max_time_per_row: std::time::Duration::from_millis(10),
+            max_runs: 1000,
+        };
+        let timing = Timing::launch(0, 5).until(stop);
+        let sweep = crate::sweep::run(&mut gpu, workload.as_mut(), &[64, 128], timing, None).unwrap();
+        assert_eq!(sweep.rows[0].stopped, Some(Stopped::Converged));
+        assert_eq!(sweep.rows[1].stopped, Some(Stopped::TimeBudget));
+        assert!(sweep.samples_vary());
+        let summary = Summary::of(&sweep);
+        // 5 samples of 0.5 ms steady; 0.25 ms samples for 10 ms: 41 of them.
+        assert_eq!(
+            summary.stop_sentence().as_deref(),
+            Some(
+                "Noise-driven stop: 1 of 2 rows reached MAD/median <= 1%, 1 stopped at 0.01 s; 5 to 41 samples a row (runs column)."
+            )
+        );
+        assert!(summary.lines().contains("Noise-driven stop: 1 of 2 rows"), "{}", summary.lines());
+        // A fixed count says nothing of it.
+        let fixed =
+            crate::sweep::run(&mut gpu, workload.as_mut(), &[64], Timing::launch(0, 2), None).unwrap();
+        assert_eq!(Summary::of(&fixed).stop_sentence(), None);
     }
 
     #[test]

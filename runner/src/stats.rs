@@ -23,8 +23,11 @@ pub fn quantile(values: &[f64], fraction: f64) -> f64 {
 /// Summary of one row's per-launch times, in milliseconds.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct RunStats {
+    /// The median.
     pub median: f64,
+    /// The fastest.
     pub min: f64,
+    /// The slowest.
     pub max: f64,
     /// Median absolute deviation from the median.
     pub mad: f64,

@@ -6,10 +6,11 @@ every other row report; the caller turns any failure into exit status 1.
 
 use crate::backend::{DeviceLimits, Gpu, KernelResources, Suggestion, Timing};
 use crate::checked::{self, Checked};
+use crate::grid::GridPolicy;
 use crate::model::{Limiter, SmModel};
-use crate::occupancy::{WARP_SIZE, idle_lanes, occupancy_percent, one_wave_grid, warps_per_block};
+use crate::occupancy::{WARP_SIZE, idle_lanes, occupancy_percent, warps_per_block};
 use crate::stats::RunStats;
-use crate::timing::{Sampling, Stopped};
+use crate::timing::Stopped;
 use crate::workload::{Mismatch, Pass, Workload};
 use anyhow::{Context as _, Result};
 
@@ -27,11 +28,17 @@ pub const NEAR_BEST_FRACTION: f64 = 0.95;
 /// One measured block size.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Row {
+    /// Threads per block.
     pub threads_per_block: u32,
+    /// Warps per block, rounded up.
     pub warps_per_block: u32,
+    /// Threads of the last warp with no work.
     pub idle_lanes: u32,
+    /// The driver's resident blocks per SM, with the row's dynamic shared memory.
     pub blocks_per_sm: u32,
+    /// Resident warps per SM: blocks/SM x warps per block.
     pub resident_warps: u32,
+    /// Blocks launched, as the grid policy says.
     pub grid_blocks: u32,
     /// Bytes of dynamic shared memory each block was launched with (and the occupancy
     /// queries were given).
@@ -46,23 +53,68 @@ pub struct Row {
     pub stopped: Option<Stopped>,
     /// Their median, extremes and median absolute deviation.
     pub stats: RunStats,
+    /// The value of the sweep's tunable this row ran with ([`Sweep::tunable`]), where it has
+    /// one: the table's first column.
+    pub tunable: Option<String>,
 }
 
 /// A check that did not hold. Each variant says why its row, or the run, measures nothing.
 #[derive(Debug, Clone, PartialEq)]
 pub enum CheckFailure {
     /// The driver fits no block of this size on an SM.
-    NoResidency { threads_per_block: u32 },
+    NoResidency {
+        /// The row's block size.
+        threads_per_block: u32,
+    },
     /// The driver's blocks/SM is above the device's resident-block cap.
-    BlockCapExceeded { threads_per_block: u32, blocks_per_sm: u32, cap: u32 },
+    BlockCapExceeded {
+        /// The row's block size.
+        threads_per_block: u32,
+        /// The driver's blocks/SM.
+        blocks_per_sm: u32,
+        /// The device's resident-block cap.
+        cap: u32,
+    },
     /// blocks/SM x warps/block is above the device's resident-warp cap.
-    WarpCapExceeded { threads_per_block: u32, resident_warps: u32, cap: u32 },
-    /// The output differs from the CPU reference.
-    WrongOutput { threads_per_block: u32, mismatch: Mismatch },
+    WarpCapExceeded {
+        /// The row's block size.
+        threads_per_block: u32,
+        /// Warps resident per SM by the driver's blocks/SM.
+        resident_warps: u32,
+        /// The device's resident-warp cap.
+        cap: u32,
+    },
+    /// The output differs from the CPU reference (or, for a kernel of your own, fails one of
+    /// its checks).
+    WrongOutput {
+        /// The row's block size.
+        threads_per_block: u32,
+        /// Where and how.
+        mismatch: Mismatch,
+    },
     /// The device's warp size is not the one the warps and idle columns assume.
-    WarpSize { reported: u32 },
+    WarpSize {
+        /// The warp size the device reports.
+        reported: u32,
+    },
     /// The occupancy model and the driver disagree about blocks/SM.
-    ModelDisagrees { threads_per_block: u32, model: u32, driver: u32 },
+    ModelDisagrees {
+        /// The row's block size.
+        threads_per_block: u32,
+        /// The model's blocks/SM.
+        model: u32,
+        /// The driver's.
+        driver: u32,
+    },
+    /// A failure of the rows with one value of the sweep's tunable ([`Sweep::tunable`]).
+    Tunable {
+        /// The tunable's name ("items/thr").
+        name: String,
+        /// Its value in those rows ("4").
+        value: String,
+        /// What failed there.
+        failure: Box<CheckFailure>,
+    },
 }
 
 impl std::fmt::Display for CheckFailure {
@@ -91,6 +143,7 @@ impl std::fmt::Display for CheckFailure {
                 f,
                 "at {threads_per_block} threads per block the occupancy model predicts {model} blocks/SM, the driver says {driver}"
             ),
+            Self::Tunable { ref name, ref value, ref failure } => write!(f, "{name} {value}: {failure}"),
         }
     }
 }
@@ -99,34 +152,57 @@ impl std::fmt::Display for CheckFailure {
 /// how many rows it agreed (disagreements are [`CheckFailure::ModelDisagrees`]).
 #[derive(Debug, Clone, PartialEq)]
 pub enum ModelCheck {
+    /// The model ran: with these resources, agreeing at this many rows.
     Ran {
+        /// The kernel's registers and static shared memory it was given.
         resources: KernelResources,
+        /// Rows at which it agreed with the driver.
         agreeing_rows: usize,
     },
     /// Not checked: the model does not know this compute capability's architecture.
     Unavailable {
+        /// The device's compute capability.
         compute_capability: (u32, u32),
+    },
+    /// A sweep with a tunable whose values' kernels differ in resources: each value's check
+    /// ([`crate::tunable::combine`]).
+    PerTunable {
+        /// The tunable's name.
+        name: String,
+        /// Each value with its kernel's check.
+        checks: Vec<(String, ModelCheck)>,
     },
 }
 
 /// Everything one sweep measured, ready to print.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Sweep {
+    /// The device.
     pub limits: DeviceLimits,
     /// What one pass of the kernel is: its name, frame and bytes.
     pub pass: Pass,
+    /// How each row was timed.
     pub timing: Timing,
-    /// How each row's samples were taken.
-    pub sampling: Sampling,
+    /// One row per block size (per combination, with a tunable), in order.
     pub rows: Vec<Row>,
+    /// How many blocks each row launched.
+    pub grid: GridPolicy,
+    /// The name of the tunable beyond the block size ("items/thr"), where the sweep ran the
+    /// cross product of block sizes and its values ([`crate::tunable::combine`]); each row
+    /// says its value ([`Row::tunable`]).
+    pub tunable: Option<String>,
+    /// The driver's suggestion for the kernel (with a tunable, for its first value's kernel).
     pub suggestion: Suggestion,
+    /// The occupancy model's check against the driver.
     pub model_check: ModelCheck,
+    /// Every check that failed; non-empty means the rows are not a measurement.
     pub failures: Vec<CheckFailure>,
 }
 
 impl Sweep {
+    /// Items one pass covers: the frame's pixels, or a user kernel's items.
     pub fn pixels(&self) -> u64 {
-        self.pass.frame.pixels()
+        self.pass.item_count()
     }
 
     /// The row with the lowest median time (the first of equals).
@@ -144,7 +220,9 @@ impl Sweep {
     /// median exceeds the best median by at most the two rows' median absolute deviations.
     pub fn within_noise_of_best(&self, row: &Row) -> bool {
         match self.best() {
-            Some(best) if best.threads_per_block != row.threads_per_block => {
+            Some(best)
+                if (best.threads_per_block, &best.tunable) != (row.threads_per_block, &row.tunable) =>
+            {
                 row.stats.median - best.stats.median <= best.stats.mad + row.stats.mad
             }
             _ => false,
@@ -156,6 +234,7 @@ impl Sweep {
         self.rows.iter().filter(|row| self.fraction_of_best(row) >= NEAR_BEST_FRACTION).count()
     }
 
+    /// A row's resident warps over the SM's maximum, in percent.
     pub fn occupancy_percent(&self, row: &Row) -> f64 {
         occupancy_percent(row.resident_warps, self.limits.max_warps_per_sm())
     }
@@ -168,6 +247,12 @@ impl Sweep {
     /// The bytes one pass moves over `milliseconds`, in GB/s.
     pub fn gigabytes_per_second_at(&self, milliseconds: f64) -> f64 {
         self.pass.gigabytes_per_second(milliseconds)
+    }
+
+    /// Whether rows took different numbers of samples (the noise-driven stop): the table then
+    /// has a `runs` column.
+    pub fn samples_vary(&self) -> bool {
+        self.rows.windows(2).any(|pair| pair[0].run_ms.len() != pair[1].run_ms.len())
     }
 
     /// The dynamic shared memory every row was launched with, where it is the same in all.
@@ -186,8 +271,9 @@ impl Sweep {
 /// Returns `Err` only when the driver itself fails (a launch, a copy); failed checks are
 /// collected in [`Sweep::failures`].
 ///
-/// Each launch is timed between its own events, a fixed count of them
-/// ([`Sampling::LAUNCH`]); [`run_sampled`] takes the mode and the stop.
+/// Each row's samples are taken as `timing` says: its mode, and a fixed count or the
+/// noise-driven stop ([`crate::timing::sample`]). Each row launches one full wave
+/// ([`GridPolicy::OneWave`]); [`measure`] takes the grid policy too.
 pub fn run(
     gpu: &mut dyn Gpu,
     workload: &mut dyn Workload,
@@ -195,33 +281,48 @@ pub fn run(
     timing: Timing,
     corrupt: Option<usize>,
 ) -> Result<Sweep> {
-    run_sampled(gpu, workload, block_sizes, timing, &Sampling::LAUNCH, corrupt)
+    measure(
+        gpu,
+        workload,
+        &Settings { block_sizes: block_sizes.to_vec(), timing, grid: GridPolicy::OneWave, corrupt },
+    )
 }
 
-/// [`run`], each row's samples taken as `sampling` says.
-pub fn run_sampled(
-    gpu: &mut dyn Gpu,
-    workload: &mut dyn Workload,
-    block_sizes: &[u32],
-    timing: Timing,
-    sampling: &Sampling,
-    corrupt: Option<usize>,
-) -> Result<Sweep> {
+/// What one sweep measures, besides the kernel and its workload: the engine's options, as
+/// the CLI's sweep ([`crate::cmd::sweep`]) and a sweep of your own kernel
+/// ([`crate::user::run`]) both give them to [`measure`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct Settings {
+    /// Threads per block of each row, in order.
+    pub block_sizes: Vec<u32>,
+    /// How each row is timed.
+    pub timing: Timing,
+    /// How many blocks each row launches.
+    pub grid: GridPolicy,
+    /// Overwrite this output element after every row's launches (the `--corrupt-pixel`
+    /// self-test); `None` in a real run.
+    pub corrupt: Option<usize>,
+}
+
+/// The sweep engine: [`run`] with every option of [`Settings`], the grid policy included.
+/// The CLI's sweep and [`crate::user::run`] both measure through it.
+pub fn measure(gpu: &mut dyn Gpu, workload: &mut dyn Workload, settings: &Settings) -> Result<Sweep> {
+    let Settings { ref block_sizes, timing, grid, corrupt } = *settings;
     let limits = gpu.limits().clone();
-    let pixels = workload.pass().frame.pixels();
+    let pixels = workload.pass().item_count();
     let mut rows = Vec::with_capacity(block_sizes.len());
     let mut failures = Vec::new();
     let resources = gpu.kernel_resources().context("reading the kernel's registers and shared memory")?;
     let model = SmModel::from_device(&limits);
     let mut agreeing_rows = 0;
 
-    for &threads_per_block in block_sizes {
+    for &threads_per_block in block_sizes.iter() {
         let warps = warps_per_block(threads_per_block);
         let dynamic_shared_memory = workload.dynamic_shared_memory(threads_per_block);
         let blocks_per_sm = gpu
             .blocks_per_sm(threads_per_block, dynamic_shared_memory)
             .with_context(|| format!("occupancy query at {threads_per_block} threads per block"))?;
-        let grid_blocks = one_wave_grid(blocks_per_sm, limits.multiprocessors, pixels, threads_per_block);
+        let grid_blocks = grid.grid_blocks(blocks_per_sm, limits.multiprocessors, pixels, threads_per_block);
         let resident_warps = blocks_per_sm * warps;
 
         if blocks_per_sm == 0 {
@@ -260,15 +361,8 @@ pub fn run_sampled(
             }
         }
 
-        let (Checked { run_ms, mismatch }, stopped) = checked::measure_sampled(
-            gpu,
-            workload,
-            grid_blocks,
-            threads_per_block,
-            timing,
-            sampling,
-            corrupt,
-        )?;
+        let Checked { run_ms, stopped, mismatch } =
+            checked::measure(gpu, workload, grid_blocks, threads_per_block, timing, corrupt)?;
         if let Some(mismatch) = mismatch {
             failures.push(CheckFailure::WrongOutput { threads_per_block, mismatch });
         }
@@ -285,6 +379,7 @@ pub fn run_sampled(
             stats: RunStats::of(&run_ms),
             run_ms,
             stopped,
+            tunable: None,
         });
     }
 
@@ -302,8 +397,9 @@ pub fn run_sampled(
         limits,
         pass: workload.pass().clone(),
         timing,
-        sampling: *sampling,
         rows,
+        grid,
+        tunable: None,
         suggestion,
         model_check,
         failures,
@@ -317,7 +413,7 @@ mod tests {
     use crate::mock::MockGpu;
     use crate::workload::{KernelSpec, Params, grayscale, histogram};
 
-    const TIMING: Timing = Timing { warmups: 3, runs: 10, flush_l2: false };
+    const TIMING: Timing = Timing::launch(3, 10);
 
     /// `spec`'s workload of `params`, uploaded to `gpu` with its kernel loaded.
     fn uploaded(gpu: &mut MockGpu, spec: &KernelSpec, params: &Params) -> Box<dyn Workload> {

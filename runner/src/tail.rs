@@ -23,27 +23,36 @@ pub const DEFAULT_WAVES: [f64; 8] = [0.5, 1.0, 1.1, 1.5, 2.0, 2.1, 4.0, 8.0];
 pub struct TailRow {
     /// Waves asked for.
     pub waves: f64,
+    /// Blocks launched.
     pub grid_blocks: u32,
     /// Waves the grid really is (`grid_blocks` over one wave).
     pub actual_waves: f64,
     /// Full waves, and how full the last one is (1.0 when the grid is whole waves).
     pub full_waves: u32,
+    /// How full the last wave is (1.0 when the grid is whole waves).
     pub last_wave_fill: f64,
+    /// The samples' median, extremes and MAD.
     pub stats: RunStats,
 }
 
 /// The tail experiment at one block size.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Tail {
+    /// The device.
     pub limits: DeviceLimits,
     /// What one pass of the kernel is.
     pub pass: Pass,
+    /// The block size of every grid.
     pub threads_per_block: u32,
+    /// The driver's blocks/SM at it.
     pub blocks_per_sm: u32,
     /// Blocks in one wave: blocks/SM x SMs.
     pub wave_blocks: u32,
+    /// How each row was timed.
     pub timing: Timing,
+    /// One row per grid.
     pub rows: Vec<TailRow>,
+    /// Every check that failed.
     pub failures: Vec<CheckFailure>,
 }
 
@@ -78,7 +87,7 @@ pub fn run(
     }
     for &wave_count in waves {
         let grid_blocks = grid_for(wave_count, wave_blocks);
-        let Checked { run_ms, mismatch } =
+        let Checked { run_ms, mismatch, .. } =
             checked::measure(gpu, workload, grid_blocks, threads_per_block, timing, None)?;
         if let Some(mismatch) = mismatch {
             failures.push(CheckFailure::WrongOutput { threads_per_block, mismatch });
@@ -130,7 +139,7 @@ mod tests {
     #[test]
     fn rows_describe_full_waves_and_the_last_waves_fill() {
         let (mut gpu, mut workload) = uploaded(&grayscale::KERNEL, &Params::frame(64, 64));
-        let timing = Timing { warmups: 1, runs: 3, flush_l2: false };
+        let timing = Timing::launch(1, 3);
         let tail = run(&mut gpu, workload.as_mut(), 256, &[1.0, 1.1, 2.0], timing).unwrap();
         assert_eq!((tail.blocks_per_sm, tail.wave_blocks), (8, 1056));
         let shape: Vec<(u32, u32)> = tail.rows.iter().map(|row| (row.grid_blocks, row.full_waves)).collect();
@@ -148,7 +157,7 @@ mod tests {
         let (mut gpu, mut workload) =
             uploaded(&histogram::KERNEL, &Params { bins: 4096, ..Params::frame(64, 64) });
         gpu.shared_memory_residency = vec![(64, 16384, 13)];
-        let timing = Timing { warmups: 0, runs: 2, flush_l2: false };
+        let timing = Timing::launch(0, 2);
         let tail = run(&mut gpu, workload.as_mut(), 64, &[0.5, 1.0], timing).unwrap();
         assert_eq!((tail.blocks_per_sm, tail.wave_blocks), (13, 1716));
         assert!(tail.failures.is_empty(), "{:?}", tail.failures);

@@ -16,7 +16,7 @@ time budget is spent.
   its own events, the host waiting for each before it enqueues the next.
 */
 
-use crate::backend::{Gpu, Launch, Timing};
+use crate::backend::{Gpu, Launch};
 use crate::ptx::{KernelRef, RUST_CUDA};
 use crate::stats::RunStats;
 use anyhow::Result;
@@ -52,6 +52,7 @@ pub enum TimingMode {
 }
 
 impl TimingMode {
+    /// Every mode.
     pub const ALL: [Self; 3] = [Self::Batch, Self::Cold, Self::Launch];
 
     /// What `--timing` takes and the JSON export writes.
@@ -81,9 +82,12 @@ impl std::fmt::Display for TimingMode {
 /// `max_runs` samples.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct NoiseStop {
+    /// Stop once MAD over median is at most this fraction.
     pub max_noise: f64,
+    /// Stop once a row has run this long (host time, after its warm-ups).
     #[serde(rename = "max_time_per_row_s", serialize_with = "seconds")]
     pub max_time_per_row: Duration,
+    /// Stop at this many samples.
     pub max_runs: u32,
 }
 
@@ -97,41 +101,44 @@ fn seconds<S: Serializer>(duration: &Duration, serializer: S) -> Result<S::Ok, S
     serializer.serialize_f64(duration.as_secs_f64())
 }
 
-/// How a row's samples are taken: the mode, the launches in one batch sample, and when to
-/// stop.
+/// How each row is timed: the mode, the warm-ups, how many samples, the L2 flush and the
+/// noise-driven stop.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct Sampling {
+pub struct Timing {
+    /// How a sample's launches sit between events.
     pub mode: TimingMode,
-    /// Launches between one pair of events in batch mode; 1 in the other modes.
+    /// Untimed launches first, so the row does not pay for lazy module loading or clocks.
+    pub warmups: u32,
+    /// Samples: exactly this many, or with `stop` at least this many.
+    pub runs: u32,
+    /// Launches between one pair of events in batch mode (the other modes take one a sample).
     pub launches_per_sample: u32,
-    /// `None`: exactly [`Timing::runs`] samples. `Some`: at least that many, then until the
-    /// noise-driven stop says so.
+    /// Overwrite a scratch buffer of twice the L2 before each sample, outside the timed
+    /// interval, so no sample finds the previous one's data in L2 (cold timing always does).
+    pub flush_l2: bool,
+    /// `None`: exactly `runs` samples. `Some`: at least `runs`, then until the noise-driven
+    /// stop says so.
     pub stop: Option<NoiseStop>,
 }
 
-impl Sampling {
-    /// This program's method before batch and cold: `runs` launches, each between its own
-    /// events.
-    pub const LAUNCH: Self = Self { mode: TimingMode::Launch, launches_per_sample: 1, stop: None };
-
-    /// Batch samples of `launches` launches each, a fixed count of them.
-    pub const fn batch(launches: u32) -> Self {
-        Self { mode: TimingMode::Batch, launches_per_sample: launches, stop: None }
+impl Timing {
+    /// `runs` samples of `mode` after `warmups` warm-ups, with the mode's default launches
+    /// per sample, no flush asked for and a fixed count.
+    pub const fn fixed(mode: TimingMode, warmups: u32, runs: u32) -> Self {
+        let launches_per_sample = match mode {
+            TimingMode::Batch => DEFAULT_BATCH_LAUNCHES,
+            TimingMode::Cold | TimingMode::Launch => 1,
+        };
+        Self { mode, warmups, runs, launches_per_sample, flush_l2: false, stop: None }
     }
 
-    /// Cold samples, a fixed count of them.
-    pub const COLD: Self = Self { mode: TimingMode::Cold, launches_per_sample: 1, stop: None };
-
-    /// `mode` with its default launches per sample and a fixed count.
-    pub const fn of(mode: TimingMode) -> Self {
-        match mode {
-            TimingMode::Batch => Self::batch(DEFAULT_BATCH_LAUNCHES),
-            TimingMode::Cold => Self::COLD,
-            TimingMode::Launch => Self::LAUNCH,
-        }
+    /// This program's method before batch and cold: `runs` launches after `warmups`, each
+    /// between its own events, a fixed count.
+    pub const fn launch(warmups: u32, runs: u32) -> Self {
+        Self::fixed(TimingMode::Launch, warmups, runs)
     }
 
-    /// The same with the noise-driven stop.
+    /// The same with the noise-driven stop, `runs` being the minimum.
     pub const fn until(self, stop: NoiseStop) -> Self {
         Self { stop: Some(stop), ..self }
     }
@@ -145,8 +152,8 @@ impl Sampling {
     }
 
     /// Whether L2 is flushed before each sample: always in cold mode, where asked otherwise.
-    pub fn flushes(&self, timing: Timing) -> bool {
-        self.mode == TimingMode::Cold || timing.flush_l2
+    pub fn flushes(&self) -> bool {
+        self.mode == TimingMode::Cold || self.flush_l2
     }
 }
 
@@ -171,21 +178,29 @@ pub enum Op {
     Synchronize,
     /// One sample, read after a [`Op::Synchronize`]: the milliseconds between events `start`
     /// and `stop`, over the `launches` launches between them.
-    Sample { start: usize, stop: usize, launches: u32 },
+    Sample {
+        /// The event recorded before.
+        start: usize,
+        /// The event recorded after.
+        stop: usize,
+        /// Launches between them.
+        launches: u32,
+    },
 }
 
 /// The operations that take `warmups` untimed launches and then `samples` samples of
-/// `sampling.mode`, with an L2 flush before each where `flush`, and the launch's
+/// `timing.mode`, with an L2 flush before each where [`Timing::flushes`], and the launch's
 /// `zero_before_each` buffers zeroed before each launch or batch where `zero`:
 ///
 /// - warm-ups, every mode: `[Zero] Launch` per warm-up, then `Synchronize`;
 /// - launch: per sample `[Zero] [FlushL2] Record(0) Launch Record(1) Synchronize Sample`;
 /// - batch: per sample `[Zero] [FlushL2] Record(0) Launch x n Record(1) Synchronize Sample`
-///   with n = `launches_per_sample`; a kernel that adds to zeroed outputs then holds n passes,
+///   with n = [`Timing::launches`]; a kernel that adds to zeroed outputs then holds n passes,
 ///   so `Zero Launch Synchronize` follows the last sample and the check sees one pass;
 /// - cold, per window of up to [`COLD_WINDOW`] samples: `Block`, per sample `[Zero] FlushL2
 ///   Record(2i) Launch Record(2i+1)`, then `Release`, `Synchronize` and the window's samples.
-pub fn schedule(sampling: &Sampling, warmups: u32, samples: u32, flush: bool, zero: bool) -> Vec<Op> {
+pub fn schedule(timing: &Timing, warmups: u32, samples: u32, zero: bool) -> Vec<Op> {
+    let flush = timing.flushes();
     let mut ops = Vec::new();
     let zero_op = |ops: &mut Vec<Op>| {
         if zero {
@@ -199,9 +214,9 @@ pub fn schedule(sampling: &Sampling, warmups: u32, samples: u32, flush: bool, ze
         }
         ops.push(Op::Synchronize);
     }
-    match sampling.mode {
+    match timing.mode {
         TimingMode::Launch | TimingMode::Batch => {
-            let launches = sampling.launches();
+            let launches = timing.launches();
             for _ in 0..samples {
                 zero_op(&mut ops);
                 if flush {
@@ -303,7 +318,9 @@ pub fn next_chunk(taken: u32, min_runs: u32, stop: &NoiseStop, elapsed: Duration
 /// One row's samples and why they stopped (`None`: a fixed count).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Samples {
+    /// Each sample's milliseconds, in order.
     pub run_ms: Vec<f32>,
+    /// Why the noise-driven stop ended the row (`None`: a fixed count).
     pub stopped: Option<Stopped>,
 }
 
@@ -311,20 +328,19 @@ pub struct Samples {
 const CHUNK_CAP: u32 = 64;
 
 /// Times `launch` on `gpu`: `timing.warmups` warm-ups, then `timing.runs` samples of
-/// `sampling`, or with [`Sampling::stop`] at least that many and more, a chunk at a time,
+/// `timing.mode`, or with [`Timing::stop`] at least that many and more, a chunk at a time,
 /// until [`decide`] stops the row. The budget counts from after the warm-ups, on
 /// [`Gpu::clock`].
-pub fn sample(gpu: &mut dyn Gpu, launch: &Launch, timing: Timing, sampling: &Sampling) -> Result<Samples> {
-    let flush = sampling.flushes(timing);
+pub fn sample(gpu: &mut dyn Gpu, launch: &Launch, timing: &Timing) -> Result<Samples> {
     let zero = !launch.zero_before_each.is_empty();
-    let Some(stop) = sampling.stop else {
-        let ops = schedule(sampling, timing.warmups, timing.runs, flush, zero);
+    let Some(stop) = timing.stop else {
+        let ops = schedule(timing, timing.warmups, timing.runs, zero);
         return Ok(Samples { run_ms: gpu.run_schedule(launch, &ops)?, stopped: None });
     };
     if timing.warmups > 0 {
-        gpu.run_schedule(launch, &schedule(sampling, timing.warmups, 0, flush, zero))?;
+        gpu.run_schedule(launch, &schedule(timing, timing.warmups, 0, zero))?;
     }
-    let cap = if sampling.mode == TimingMode::Cold { COLD_WINDOW } else { CHUNK_CAP };
+    let cap = if timing.mode == TimingMode::Cold { COLD_WINDOW } else { CHUNK_CAP };
     let started = gpu.clock();
     let mut run_ms = Vec::new();
     loop {
@@ -333,7 +349,7 @@ pub fn sample(gpu: &mut dyn Gpu, launch: &Launch, timing: Timing, sampling: &Sam
             return Ok(Samples { run_ms, stopped: Some(stopped) });
         }
         let chunk = next_chunk(run_ms.len() as u32, timing.runs, &stop, elapsed, cap);
-        run_ms.extend(gpu.run_schedule(launch, &schedule(sampling, 0, chunk, flush, zero))?);
+        run_ms.extend(gpu.run_schedule(launch, &schedule(timing, 0, chunk, zero))?);
     }
 }
 
@@ -354,11 +370,11 @@ mod tests {
 
     #[test]
     fn launch_mode_is_one_launch_between_its_own_events_synchronised_each_time() {
-        let ops = schedule(&Sampling::LAUNCH, 2, 2, false, false);
+        let ops = schedule(&Timing::launch(0, 0), 2, 2, false);
         let sample = [Record(0), Launch, Record(1), Synchronize, Sample { start: 0, stop: 1, launches: 1 }];
         assert_eq!(ops, [&[Launch, Launch, Synchronize][..], &sample, &sample].concat());
         // With a flush and zeroed outputs, both go before the start event.
-        let ops = schedule(&Sampling::LAUNCH, 0, 1, true, true);
+        let ops = schedule(&Timing { flush_l2: true, ..Timing::launch(0, 0) }, 0, 1, true);
         assert_eq!(
             ops,
             [
@@ -375,7 +391,7 @@ mod tests {
 
     #[test]
     fn batch_mode_puts_n_launches_between_one_event_pair_per_sample() {
-        let ops = schedule(&Sampling::batch(3), 1, 2, false, false);
+        let ops = schedule(&batch(3), 1, 2, false);
         let sample = [
             Record(0),
             Launch,
@@ -387,7 +403,7 @@ mod tests {
         ];
         assert_eq!(ops, [&[Launch, Synchronize][..], &sample, &sample].concat());
         // An accumulating kernel: zeroed before each batch, and one more pass at the end.
-        let ops = schedule(&Sampling::batch(2), 0, 1, true, true);
+        let ops = schedule(&Timing { flush_l2: true, ..batch(2) }, 0, 1, true);
         assert_eq!(
             ops,
             [
@@ -408,7 +424,7 @@ mod tests {
 
     #[test]
     fn cold_mode_queues_every_sample_behind_the_blocking_kernel_and_releases_last() {
-        let ops = schedule(&Sampling::COLD, 1, 3, false, false);
+        let ops = schedule(&COLD, 1, 3, false);
         assert_eq!(
             ops,
             [
@@ -435,7 +451,7 @@ mod tests {
             ]
         );
         // Past one window: a blocking kernel per window, its events counted from 0 again.
-        let ops = schedule(&Sampling::COLD, 0, COLD_WINDOW + 2, false, true);
+        let ops = schedule(&COLD, 0, COLD_WINDOW + 2, true);
         assert_eq!(ops.iter().filter(|op| **op == Block).count(), 2);
         assert_eq!(ops.iter().filter(|op| **op == Release).count(), 2);
         assert_eq!(ops.iter().filter(|op| matches!(op, Sample { .. })).count(), COLD_WINDOW as usize + 2);
@@ -449,10 +465,10 @@ mod tests {
     fn no_samples_is_the_warm_ups_alone() {
         for mode in TimingMode::ALL {
             assert_eq!(
-                schedule(&Sampling::of(mode), 2, 0, true, true),
+                schedule(&Timing { flush_l2: true, ..Timing::fixed(mode, 0, 0) }, 2, 0, true),
                 [Zero, Launch, Zero, Launch, Synchronize]
             );
-            assert_eq!(schedule(&Sampling::of(mode), 0, 0, true, true), []);
+            assert_eq!(schedule(&Timing::fixed(mode, 0, 0), 0, 0, true), []);
         }
     }
 
@@ -519,25 +535,35 @@ mod tests {
         assert_eq!(next_chunk(998, 10, &STOP, Duration::from_millis(1), 64), 2);
     }
 
-    /// Through the mock, end to end: a sweep of one row of `spec`'s workload in `sampling`,
-    /// on a fresh H200-like mock; the row and the mock, with what it was asked to enqueue.
-    fn one_row(spec: &KernelSpec, sampling: &Sampling, timing: Timing) -> (crate::sweep::Row, MockGpu) {
+    /// Through the mock, end to end: a sweep of one row of `spec`'s workload timed as
+    /// `timing` says, on a fresh H200-like mock; the row and the mock, with what it was asked
+    /// to enqueue.
+    fn one_row(spec: &KernelSpec, timing: Timing) -> (crate::sweep::Row, MockGpu) {
         let mut gpu = MockGpu::h200_like();
         gpu.load(&spec.rust_kernel()).unwrap();
         let mut workload = (spec.create)(&Params { bins: 256, ..Params::frame(33, 17) }).unwrap();
         workload.upload(&mut gpu).unwrap();
-        let sweep =
-            crate::sweep::run_sampled(&mut gpu, workload.as_mut(), &[128], timing, sampling, None).unwrap();
+        let sweep = crate::sweep::run(&mut gpu, workload.as_mut(), &[128], timing, None).unwrap();
         assert_eq!(sweep.failures, [], "{}: every mode leaves one checked pass", spec.name);
-        assert_eq!(sweep.sampling, *sampling);
+        assert_eq!(sweep.timing, timing);
         (sweep.rows.into_iter().next().unwrap(), gpu)
     }
 
-    const FIXED: Timing = Timing { warmups: 2, runs: 3, flush_l2: false };
+    /// Two warm-ups and three samples.
+    const fn fixed(mode: TimingMode) -> Timing {
+        Timing::fixed(mode, 2, 3)
+    }
+
+    /// Batch samples of `launches` launches.
+    const fn batch(launches: u32) -> Timing {
+        Timing { launches_per_sample: launches, ..Timing::fixed(TimingMode::Batch, 0, 0) }
+    }
+
+    const COLD: Timing = Timing::fixed(TimingMode::Cold, 0, 0);
 
     #[test]
     fn the_mock_enqueues_launch_mode_as_before_one_event_pair_per_launch() {
-        let (row, gpu) = one_row(&grayscale::KERNEL, &Sampling::LAUNCH, FIXED);
+        let (row, gpu) = one_row(&grayscale::KERNEL, fixed(TimingMode::Launch));
         let sample = [Record(0), Launch, Record(1), Synchronize, Sample { start: 0, stop: 1, launches: 1 }];
         assert_eq!(gpu.enqueued, [&[Launch, Launch, Synchronize][..], &sample, &sample, &sample].concat());
         assert_eq!((row.run_ms.len(), row.stopped), (3, None));
@@ -546,7 +572,7 @@ mod tests {
 
     #[test]
     fn the_mock_enqueues_batch_mode_as_one_event_pair_around_n_launches_per_sample() {
-        let (row, gpu) = one_row(&grayscale::KERNEL, &Sampling::batch(4), FIXED);
+        let (row, gpu) = one_row(&grayscale::KERNEL, Timing { warmups: 2, runs: 3, ..batch(4) });
         let sample = [
             Record(0),
             Launch,
@@ -565,7 +591,7 @@ mod tests {
 
     #[test]
     fn the_mock_enqueues_cold_mode_behind_the_blocking_kernel_released_after_the_last_sample() {
-        let (row, gpu) = one_row(&grayscale::KERNEL, &Sampling::COLD, FIXED);
+        let (row, gpu) = one_row(&grayscale::KERNEL, fixed(TimingMode::Cold));
         assert_eq!(
             gpu.enqueued,
             [
@@ -599,7 +625,7 @@ mod tests {
     #[test]
     fn a_kernel_that_adds_to_its_outputs_is_zeroed_outside_every_sample_and_checked_on_one_pass() {
         // The histogram zeroes its bins before each launch; the check (in one_row) sees one pass.
-        let (_, gpu) = one_row(&histogram::KERNEL, &Sampling::batch(3), Timing { warmups: 1, ..FIXED });
+        let (_, gpu) = one_row(&histogram::KERNEL, Timing { warmups: 1, runs: 3, ..batch(3) });
         let sample = [
             Zero,
             Record(0),
@@ -614,10 +640,9 @@ mod tests {
             [&[Zero, Launch, Synchronize][..], &sample, &sample, &sample, &[Zero, Launch, Synchronize]]
                 .concat();
         assert_eq!(gpu.enqueued, expected);
-        let (_, gpu) = one_row(&histogram::KERNEL, &Sampling::COLD, Timing { warmups: 0, ..FIXED });
+        let (_, gpu) = one_row(&histogram::KERNEL, Timing { runs: 3, ..COLD });
         assert_eq!(gpu.enqueued[..6], [Block, Zero, FlushL2, Record(0), Launch, Record(1)]);
-        let (_, gpu) =
-            one_row(&histogram::KERNEL, &Sampling::LAUNCH, Timing { warmups: 0, flush_l2: true, ..FIXED });
+        let (_, gpu) = one_row(&histogram::KERNEL, Timing { flush_l2: true, ..Timing::launch(0, 3) });
         assert_eq!(gpu.enqueued[..4], [Zero, FlushL2, Record(0), Launch]);
     }
 
@@ -654,8 +679,8 @@ mod tests {
             let mut workload = (grayscale::KERNEL.create)(&Params::frame(8, 8)).unwrap();
             workload.upload(&mut gpu).unwrap();
             let launch = workload.launch(1, 64).unwrap();
-            let timing = Timing { warmups: 1, runs: 5, flush_l2: false };
-            let samples = sample(&mut gpu, &launch, timing, &Sampling::of(mode).until(stop)).unwrap();
+            let timing = Timing::fixed(mode, 1, 5).until(stop);
+            let samples = sample(&mut gpu, &launch, &timing).unwrap();
             // Chunks of 5 (the minimum), 1, 1, 1 and 2: at 10 samples six are 1.0 and the
             // median absolute deviation is 0.
             assert_eq!(samples.run_ms.len(), 10, "{mode}");
@@ -681,8 +706,7 @@ mod tests {
         let mut workload = (grayscale::KERNEL.create)(&Params::frame(8, 8)).unwrap();
         workload.upload(&mut gpu).unwrap();
         let launch = workload.launch(1, 64).unwrap();
-        let timing = Timing { warmups: 3, runs: 10, flush_l2: false };
-        let samples = sample(&mut gpu, &launch, timing, &Sampling::LAUNCH.until(stop)).unwrap();
+        let samples = sample(&mut gpu, &launch, &Timing::launch(3, 10).until(stop)).unwrap();
         assert_eq!(samples.stopped, Some(Stopped::TimeBudget));
         // About 1 ms a sample on the mock's clock: about 50 of them, the chunks sized to fit.
         assert!((50..=52).contains(&samples.run_ms.len()), "{}", samples.run_ms.len());
@@ -693,10 +717,11 @@ mod tests {
         );
         // A budget spent at once still gets the minimum.
         let spent = NoiseStop { max_time_per_row: Duration::ZERO, ..stop };
-        let samples = sample(&mut gpu, &launch, timing, &Sampling::batch(10).until(spent)).unwrap();
+        let timing = Timing::fixed(TimingMode::Batch, 3, 10);
+        let samples = sample(&mut gpu, &launch, &timing.until(spent)).unwrap();
         assert_eq!((samples.run_ms.len(), samples.stopped), (10, Some(Stopped::TimeBudget)));
         // A fixed count ignores the spread.
-        let samples = sample(&mut gpu, &launch, timing, &Sampling::COLD).unwrap();
+        let samples = sample(&mut gpu, &launch, &Timing::fixed(TimingMode::Cold, 3, 10)).unwrap();
         assert_eq!((samples.run_ms.len(), samples.stopped), (10, None));
     }
 
@@ -719,8 +744,9 @@ mod tests {
             assert_eq!(serde_json::to_string(&mode).unwrap(), format!("\"{mode}\""));
         }
         assert_eq!(TimingMode::from_name("warm"), None);
-        assert_eq!(Sampling::of(TimingMode::Batch).launches(), DEFAULT_BATCH_LAUNCHES);
-        assert_eq!(Sampling { launches_per_sample: 7, ..Sampling::COLD }.launches(), 1);
+        assert_eq!(Timing::fixed(TimingMode::Batch, 0, 1).launches(), DEFAULT_BATCH_LAUNCHES);
+        assert_eq!(Timing { launches_per_sample: 7, ..COLD }.launches(), 1);
+        assert!(COLD.flushes() && !Timing::launch(0, 1).flushes());
         let stop = serde_json::to_value(NoiseStop::DEFAULT).unwrap();
         assert_eq!(stop["max_time_per_row_s"], 0.5);
     }

@@ -20,6 +20,7 @@ use anyhow::{Context as _, Result};
 /// One shape of the loop.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Variant {
+    /// Its name in the table: `k1`, `vec4`, `k2`, `k4`, `k8`.
     pub name: &'static str,
     /// Entry point, the same in the Rust and the C++ module.
     pub entry: &'static str,
@@ -28,6 +29,7 @@ pub struct Variant {
     pub pixels_per_trip: u32,
 }
 
+/// Every shape, in the table's order.
 pub const VARIANTS: [Variant; 5] = [
     Variant { name: "k1", entry: "grayscale", pixels_per_trip: 1 },
     Variant { name: "vec4", entry: "grayscale_vec4", pixels_per_trip: 4 },
@@ -39,11 +41,14 @@ pub const VARIANTS: [Variant; 5] = [
 /// The compiler of a variant: rust-cuda's `cuda_builder` or nvcc.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Compiler {
+    /// rust-cuda's `cuda_builder`.
     Rust,
+    /// nvcc.
     Cpp,
 }
 
 impl Compiler {
+    /// Both, Rust first.
     pub const ALL: [Self; 2] = [Self::Rust, Self::Cpp];
 
     /// The module its variants are in.
@@ -68,8 +73,11 @@ impl std::fmt::Display for Compiler {
 /// A variant as compiled by one compiler.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Candidate {
+    /// Who compiled it.
     pub compiler: Compiler,
+    /// The shape.
     pub variant: Variant,
+    /// Its entry point in that compiler's module.
     pub kernel: KernelRef,
 }
 
@@ -107,27 +115,38 @@ pub fn datasheet_peak(name: &str) -> Option<f64> {
 /// One kernel at one block size.
 #[derive(Debug, Clone, PartialEq)]
 pub struct VariantRow {
+    /// The kernel.
     pub candidate: Candidate,
     /// The candidate's registers per thread after the driver's JIT.
     pub registers_per_thread: u32,
+    /// Threads per block.
     pub threads_per_block: u32,
+    /// The driver's blocks/SM.
     pub blocks_per_sm: u32,
+    /// Blocks launched: one wave, fewer where the pixels per trip need fewer.
     pub grid_blocks: u32,
+    /// The samples' median, extremes and MAD.
     pub stats: RunStats,
 }
 
 /// Everything one `variants` run measured.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Variants {
+    /// The device.
     pub limits: DeviceLimits,
     /// What one pass is: the grayscale kernel's frame and bytes.
     pub pass: Pass,
+    /// Elements every buffer starts past an aligned address.
     pub offset: usize,
+    /// How each row was timed.
     pub timing: Timing,
+    /// The kernels measured, in order.
     pub candidates: Vec<Candidate>,
     /// The device-to-device copy of half the bytes a pass moves (it reads and writes them).
     pub copy: RunStats,
+    /// One row per kernel and block size.
     pub rows: Vec<VariantRow>,
+    /// Every check that failed, with the kernel's name.
     pub failures: Vec<(String, CheckFailure)>,
 }
 
@@ -137,6 +156,7 @@ impl Variants {
         self.pass.bytes_per_pass
     }
 
+    /// The bytes one pass moves over `milliseconds`, in GB/s.
     pub fn gigabytes_per_second(&self, milliseconds: f64) -> f64 {
         self.pass.gigabytes_per_second(milliseconds)
     }
@@ -198,7 +218,7 @@ pub fn run(
             let blocks_per_sm = gpu.blocks_per_sm(threads_per_block, 0)?;
             let grid_blocks =
                 one_wave_grid(blocks_per_sm, limits.multiprocessors, trips.max(1), threads_per_block);
-            let Checked { run_ms, mismatch } =
+            let Checked { run_ms, mismatch, .. } =
                 checked::measure(gpu, workload, grid_blocks, threads_per_block, timing, None)
                     .with_context(|| label.clone())?;
             if let Some(mismatch) = mismatch {
@@ -264,7 +284,7 @@ mod tests {
         gpu.copy_gb_per_s = 4250.0;
         let mut workload = GrayscaleWorkload::new(&Params { offset: 1, ..Params::frame(100, 100) }).unwrap();
         workload.upload(&mut gpu).unwrap();
-        let timing = Timing { warmups: 1, runs: 3, flush_l2: false };
+        let timing = Timing::launch(1, 3);
         let result = run(&mut gpu, &mut workload, &picked, &[256], timing, 1).unwrap();
         // 10,000 pixels: k1 needs ceil(10000/256) = 40 blocks, k8 ceil(1250/256) = 5.
         let grids: Vec<u32> = result.rows.iter().map(|row| row.grid_blocks).collect();

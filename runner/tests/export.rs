@@ -5,8 +5,10 @@ use block_size_runner::export::{Format, Record};
 use block_size_runner::mock::MockGpu;
 use block_size_runner::provenance::Provenance;
 use block_size_runner::sweep::DEFAULT_BLOCK_SIZES;
+use block_size_runner::timing::{NoiseStop, TimingMode};
 use block_size_runner::workload::{KernelSpec, Params, grayscale, histogram};
 use block_size_runner::{ptx, sweep};
+use std::time::Duration;
 
 fn record(corrupt_pixel: Option<usize>) -> Record {
     record_of(&grayscale::KERNEL, &Params::frame(320, 200), corrupt_pixel)
@@ -20,7 +22,7 @@ fn record_of(spec: &KernelSpec, params: &Params, corrupt_pixel: Option<usize>) -
     gpu.run_spread = 0.02;
     let mut workload = (spec.create)(params).unwrap();
     workload.upload(&mut gpu).unwrap();
-    let timing = Timing { warmups: 3, runs: 4, flush_l2: false };
+    let timing = Timing::fixed(TimingMode::Batch, 3, 4);
     let result =
         sweep::run(&mut gpu, workload.as_mut(), &[32, 100, 256, 1024], timing, corrupt_pixel).unwrap();
     Record::of(&result, provenance())
@@ -102,4 +104,54 @@ fn a_histogram_export_names_its_kernel_bins_and_bytes() {
     let markdown = rendered(Format::Markdown, &record);
     assert!(markdown.contains("Kernel: histogram of 1000 bins"), "{markdown}");
     assert!(markdown.contains("| limiter |"), "{markdown}");
+}
+
+#[test]
+fn every_format_says_how_the_noise_driven_stop_ended_each_row() {
+    let mut gpu = MockGpu::h200_with(&[grayscale::KERNEL.rust_kernel()]);
+    gpu.milliseconds = vec![(64, 0.5), (256, 0.25)];
+    // Steady at 64 threads; three percent apart at 256 threads, until the budget.
+    gpu.sample_script = [&[1.0; 5][..], &[0.97, 1.0, 1.03].repeat(1000)].concat();
+    let mut workload = (grayscale::KERNEL.create)(&Params::frame(32, 32)).unwrap();
+    workload.upload(&mut gpu).unwrap();
+    let stop = NoiseStop { max_noise: 0.005, max_time_per_row: Duration::from_millis(25), max_runs: 1000 };
+    let timing = Timing::fixed(TimingMode::Cold, 0, 5).until(stop);
+    let result = sweep::run(&mut gpu, workload.as_mut(), &[64, 256], timing, None).unwrap();
+    let record = Record::of(&result, provenance());
+
+    let json: serde_json::Value = serde_json::from_str(&rendered(Format::Json, &record)).unwrap();
+    assert_eq!(json["timing"]["mode"], "cold");
+    assert_eq!(json["timing"]["stop"]["max_noise"], 0.005);
+    assert_eq!(json["timing"]["stop"]["max_time_per_row_s"], 0.025);
+    let rows = json["rows"].as_array().unwrap();
+    let described: Vec<(&str, &str, u64, usize)> = rows
+        .iter()
+        .map(|row| {
+            (
+                row["timing_mode"].as_str().unwrap(),
+                row["stopped"].as_str().unwrap(),
+                row["samples"].as_u64().unwrap(),
+                row["run_ms"].as_array().unwrap().len(),
+            )
+        })
+        .collect();
+    // 25 ms of 0.25 ms runs: 100 of them, and one more for the rounding of their sum.
+    assert_eq!(described, [("cold", "converged", 5, 5), ("cold", "time_budget", 101, 101)]);
+
+    let csv = rendered(Format::Csv, &record);
+    assert!(csv.lines().next().unwrap().ends_with(",timing_mode,launches_per_sample,samples,stopped"));
+    assert!(csv.lines().nth(2).unwrap().ends_with(",cold,1,101,time_budget"), "{csv}");
+
+    let markdown = rendered(Format::Markdown, &record);
+    assert!(markdown.contains("| MAD ms | runs | limiter |"), "{markdown}");
+    assert!(markdown.contains(" | 101 | warps |"), "{markdown}");
+    assert!(
+        markdown.contains(
+            "Noise-driven stop: 1 of 2 rows reached MAD/median <= 0.5%, 1 stopped at 0.025 s; 5 to 101 samples a row (runs column)."
+        ),
+        "{markdown}"
+    );
+    assert!(markdown.starts_with(
+        "**Mock H200** (compute capability 9.0, 132 SMs), 32 x 32 frame, cold mode, median of at least 5 runs after 0 warm-ups, until MAD/median <= 0.5% or 0.025 s a row;"
+    ), "{markdown}");
 }

@@ -7,9 +7,14 @@ use block_size_runner::mock::MockGpu;
 use block_size_runner::ptx::KernelRef;
 use block_size_runner::sweep;
 use block_size_runner::sweep::DEFAULT_BLOCK_SIZES;
+use block_size_runner::timing::{NoiseStop, TimingMode};
 use block_size_runner::workload::{KernelSpec, Params, Workload, grayscale, histogram};
+use std::time::Duration;
 
-const TIMING: Timing = Timing { warmups: 3, runs: 10, flush_l2: false };
+const TIMING: Timing = Timing::fixed(TimingMode::Batch, 3, 10);
+
+/// `variants` times launches as it times its copy ceiling: each between its own events.
+const VARIANTS_TIMING: Timing = Timing::launch(3, 10);
 
 /// Times shaped like a memory-bound kernel: slow at the smallest blocks and at 100
 /// threads, flat elsewhere.
@@ -65,6 +70,39 @@ fn stats_columns_and_noise_marks() {
     let result = sweep::run(&mut gpu, workload.as_mut(), &DEFAULT_BLOCK_SIZES, timing, None).unwrap();
     let stdout = sweep_cmd::header(&result.limits, workload.pass(), timing) + &sweep_cmd::body(&result, true);
     insta::assert_snapshot!("stats_and_flush_stdout", stdout);
+}
+
+#[test]
+fn the_noise_driven_stop_adds_a_runs_column_and_says_how_rows_ended() {
+    let mut gpu = scripted_gpu();
+    // Steady samples for the first rows, then samples 3 percent apart for ever: the rows
+    // from there on run to their budget, on the mock's clock (each sample's scripted time).
+    gpu.sample_script = [&[1.0; 60][..], &[0.97, 1.0, 1.03].repeat(10_000)].concat();
+    let mut workload = grayscale(&mut gpu, 640, 480);
+    let stop = NoiseStop { max_noise: 0.005, max_time_per_row: Duration::from_millis(20), max_runs: 10_000 };
+    let timing = Timing::fixed(TimingMode::Batch, 3, 10).until(stop);
+    let result = sweep::run(&mut gpu, workload.as_mut(), &DEFAULT_BLOCK_SIZES, timing, None).unwrap();
+    assert!(result.samples_vary());
+    let stdout =
+        sweep_cmd::header(&result.limits, workload.pass(), timing) + &sweep_cmd::body(&result, false);
+    insta::assert_snapshot!("noise_driven_stop_stdout", stdout);
+}
+
+#[test]
+fn cold_timing_says_so_in_its_header() {
+    let mut gpu = scripted_gpu();
+    let mut workload = grayscale(&mut gpu, 64, 64);
+    let timing = Timing::fixed(TimingMode::Cold, 3, 10);
+    let result = sweep::run(&mut gpu, workload.as_mut(), &[64, 128], timing, None).unwrap();
+    assert_eq!(gpu.l2_flushes, 20, "cold flushes before every run");
+    let header = sweep_cmd::header(&result.limits, workload.pass(), timing);
+    assert!(
+        header.ends_with(
+            "Timing: cold mode, median of 10 runs after 3 warm-ups, each run one launch between its own CUDA events \
+             after an L2 flush, every run queued behind a blocking kernel until all are enqueued\n"
+        ),
+        "{header}"
+    );
 }
 
 #[test]
@@ -143,7 +181,7 @@ fn tail_table_compares_every_grid_with_one_wave() {
         workload.as_mut(),
         256,
         &block_size_runner::tail::DEFAULT_WAVES,
-        Timing { warmups: 1, runs: 3, flush_l2: false },
+        Timing::fixed(TimingMode::Batch, 1, 3),
     )
     .unwrap();
     insta::assert_snapshot!("tail_stdout", tail::render(&result));
@@ -176,9 +214,15 @@ fn variants_table_reports_each_row_against_the_copy_and_the_peak() {
     }
     let mut workload = GrayscaleWorkload::new(&Params { offset: 2, ..Params::frame(640, 480) }).unwrap();
     workload.upload(&mut gpu).unwrap();
-    let result =
-        block_size_runner::variants::run(&mut gpu, &mut workload, &candidates, &[128, 256], TIMING, 2)
-            .unwrap();
+    let result = block_size_runner::variants::run(
+        &mut gpu,
+        &mut workload,
+        &candidates,
+        &[128, 256],
+        VARIANTS_TIMING,
+        2,
+    )
+    .unwrap();
     insta::assert_snapshot!("variants_stdout", variants::render(&result));
 }
 

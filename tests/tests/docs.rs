@@ -11,8 +11,9 @@
 //!   (no driver, no GPU: exit 3) they must exit 3 with nothing on stdout, never 2 (bad input).
 //!   Where this machine could run them, they are not started (a sweep is not a unit test) and
 //!   the test says SKIPPED for them;
-//! - the rest (`scripts/test`, `scripts/regenerate-ptx`) are named in [`NOT_RUN`] with the
-//!   reason; any other command fails the test, so that a new one gets a decision.
+//! - the rest (`scripts/test`, `scripts/regenerate-ptx`, the example host crate's `cargo run`)
+//!   are named in [`NOT_RUN`] with the reason; any other command fails the test, so that a new
+//!   one gets a decision.
 
 use block_size_tests::repo_root;
 use std::collections::HashMap;
@@ -20,14 +21,24 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;
 
-/// Commands shown in the docs that this test does not run, by their first word, and why.
-const NOT_RUN: [(&str, &str); 2] = [
+/// Commands shown in the docs that this test does not run, by their first words, and why.
+const NOT_RUN: [(&str, &str); 3] = [
     ("scripts/test", "it runs this test suite, this test included"),
     (
         "scripts/regenerate-ptx",
         "it needs, or with --check looks for, LLVM 7 and rust-cuda's source (docs/ptx.md)",
     ),
+    (
+        "cargo run --release -p reduce-example",
+        "the example links the driver's libcuda.so.1 (cust), so it cannot start without one; \
+         examples/reduce/tests/reduce.rs runs the program on the mock driver and parses every such command",
+    ),
 ];
+
+/// Whether `command` is `program` (one or more words) or `program` followed by more words.
+fn starts_with_words(command: &str, program: &str) -> bool {
+    command.strip_prefix(program).is_some_and(|rest| rest.is_empty() || rest.starts_with(' '))
+}
 
 /// The exit status of `block-size` when no driver, GPU or loadable module is there (3), and for
 /// bad input (2): the exit table of docs/options.md.
@@ -187,7 +198,7 @@ fn classify(shown: &Shown) -> Result<Kind, String> {
         ));
     }
     let words: Vec<&str> = shown.command.split_whitespace().collect();
-    if let Some((_, why)) = NOT_RUN.iter().find(|(program, _)| *program == words[0]) {
+    if let Some((_, why)) = NOT_RUN.iter().find(|(program, _)| starts_with_words(&shown.command, program)) {
         return Ok(Kind::NotRun(why));
     }
     if !matches!(words[0], "block-size" | "scripts/sweep") {
@@ -474,4 +485,10 @@ fn the_parsers_find_commands_comments_and_anchors() {
     assert_eq!(inline, ["block-size --stats"]);
     assert_eq!(anchors(&page.text), ["title", "a-code-title-twice", "a-code-title-twice-1"]);
     assert_eq!(strip_comment("a#b # c"), "a#b ");
+    assert!(starts_with_words(
+        "cargo run --release -p reduce-example -- --n 8",
+        "cargo run --release -p reduce-example"
+    ));
+    assert!(starts_with_words("scripts/test", "scripts/test"));
+    assert!(!starts_with_words("scripts/testing", "scripts/test"));
 }

@@ -8,11 +8,6 @@ use block_size_tests::{PTXAS_RELEASES, ptxas, quoted_value, read_repo_file, repo
 use ptx_stamp::{EXAMPLE_REDUCE_INPUTS, Stamp, inputs_sha256, sha256_hex};
 use std::process::Command;
 
-// The CPU reference a host crate for the example will use (examples/reduce/ has no manifest
-// yet): compiled here so that its unit tests run with the workspace's.
-#[path = "../../examples/reduce/src/reference.rs"]
-mod reference;
-
 const PTX_FILE: &str = "examples/reduce/ptx/reduce.ptx";
 const STAMP_FILE: &str = "examples/reduce/ptx/reduce.stamp.toml";
 const CRATE_DIR: &str = "examples/reduce/kernels";

@@ -26,11 +26,15 @@ pub const DEFAULT_ROUNDS: u32 = 30;
 #[command(
     about = "The kernel from cuda_builder and nvcc (and, for grayscale, rustc's NVPTX backend), timed side by side in interleaved rounds"
 )]
+#[cfg_attr(doc, doc = "The options of `block-size compare`.")]
+#[cfg_attr(not(doc), allow(missing_docs))]
 pub struct CompareArgs {
     #[command(flatten)]
+    #[cfg_attr(doc, doc = "`--kernel` and `--bins`.")]
     pub kernel: KernelArgs,
 
     #[command(flatten)]
+    #[cfg_attr(doc, doc = "`--width` and `--height`.")]
     pub frame: FrameArgs,
 
     /// Threads per block, comma-separated, each 1 to the device's maximum
@@ -50,6 +54,7 @@ pub struct CompareArgs {
     pub warmups: u32,
 
     #[command(flatten)]
+    #[cfg_attr(doc, doc = "`--device`.")]
     pub device: DeviceArgs,
 
     /// Interleaved rounds timed per block size
@@ -57,29 +62,40 @@ pub struct CompareArgs {
     pub rounds: u32,
 
     #[command(flatten)]
+    #[cfg_attr(doc, doc = "`--provenance`.")]
     pub provenance: ProvenanceArgs,
 }
 
 /// What `block-size compare` was asked.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CompareOptions {
+    /// CUDA device ordinal.
     pub device: u32,
+    /// The kernel compared.
     pub kernel: &'static KernelSpec,
+    /// Histogram bins (`--bins`).
     pub bins: u32,
+    /// The frame every kernel converts.
     pub frame: FrameSize,
+    /// Threads per block of each row.
     pub block_sizes: Vec<u32>,
+    /// Untimed launches of each kernel before the rounds.
     pub warmups: u32,
+    /// Interleaved rounds: one timed launch of every kernel at every block size each.
     pub rounds: u32,
+    /// Print the provenance lines first.
     pub provenance: bool,
 }
 
 impl CompareOptions {
+    /// What the workload is built from.
     pub fn params(&self) -> Params {
         super::params(self.frame, self.bins)
     }
 }
 
 impl CompareArgs {
+    /// The options, once every check that needs no device holds; the message is one line.
     pub fn validate(&self, given: Given) -> Result<CompareOptions, String> {
         let (kernel, bins) = self.kernel.choice(given)?;
         let options = CompareOptions {

@@ -33,11 +33,14 @@ pub mod exit {
 /// Why a run stopped before its verdict.
 #[derive(Debug)]
 pub struct Stop {
+    /// The exit status ([`exit`]).
     pub code: i32,
+    /// What went wrong, in one line; empty where there is nothing to say (`--help`).
     pub message: String,
 }
 
 impl Stop {
+    /// A stop with exit status `code` and `message`.
     pub fn new(code: i32, message: impl Into<String>) -> Self {
         Self { code, message: message.into() }
     }
@@ -51,16 +54,20 @@ pub fn failed(error: anyhow::Error) -> Stop {
 /// Where a run prints: standard output and standard error, or buffers in tests. Write
 /// errors (a closed pipe) are ignored, as the table's streaming always did.
 pub struct Console<'a> {
+    /// Standard output, or a buffer.
     pub out: &'a mut dyn Write,
+    /// Standard error, or a buffer.
     pub err: &'a mut dyn Write,
 }
 
 impl Console<'_> {
+    /// Writes `text` to standard output and flushes it.
     pub fn out(&mut self, text: &str) {
         let _ = self.out.write_all(text.as_bytes());
         let _ = self.out.flush();
     }
 
+    /// Writes `text` to standard error and flushes it.
     pub fn err(&mut self, text: &str) {
         let _ = self.err.write_all(text.as_bytes());
         let _ = self.err.flush();
@@ -69,6 +76,7 @@ impl Console<'_> {
 
 /// A device with the kernels this driver could load.
 pub struct Opened<G> {
+    /// The open device.
     pub gpu: G,
     /// The kernels asked for that loaded, in the order asked.
     pub loaded: Vec<ptx::KernelRef>,
@@ -109,8 +117,11 @@ fn open_loading<D: Driver>(
 /// What a run measures: a kernel's workload, from these parameters.
 #[derive(Clone, Copy)]
 pub struct Job<'a> {
+    /// The kernel measured.
     pub spec: &'static KernelSpec,
+    /// What its workload is built from.
     pub params: Params,
+    /// Threads per block of each row.
     pub block_sizes: &'a [u32],
 }
 
@@ -193,8 +204,11 @@ pub fn create_workload(spec: &KernelSpec, params: &Params) -> Result<Box<dyn Wor
 /// What a run's provenance is made of: the driver, the modules of the loaded kernels (one per
 /// module) with their registers, the command line and the date.
 pub struct Facts {
+    /// The driver and the loaded modules.
     pub environment: Environment,
+    /// The command line, as one string.
     pub command: String,
+    /// When the run started (RFC 3339, UTC).
     pub date: String,
 }
 

@@ -17,16 +17,23 @@ pub mod tail;
 pub mod variants;
 
 use crate::frame_size::FrameSize;
+use crate::timing::{NoiseStop, Timing, TimingMode};
 use crate::workload::{self, KernelSpec, Params};
 use clap::builder::{PossibleValuesParser, TypedValueParser as _};
 use clap::parser::ValueSource;
-use clap::{ArgMatches, Args};
+use clap::{ArgMatches, Args, ValueEnum};
+use std::time::Duration;
 
 /// One 4K frame, 8,294,400 pixels.
 pub const DEFAULT_WIDTH: u32 = 3840;
+/// The default frame's height (4K).
 pub const DEFAULT_HEIGHT: u32 = 2160;
+/// Untimed launches before each row: `block_size.cu`'s.
 pub const DEFAULT_WARMUPS: u32 = 3;
+/// Timed samples per row where a subcommand takes a fixed count: `block_size.cu`'s ten.
 pub const DEFAULT_RUNS: u32 = 10;
+/// Samples a row takes at least under the noise-driven stop: the seed's ten.
+pub const DEFAULT_MIN_RUNS: u32 = 10;
 
 /// Which options the command line itself gave, as opposed to their defaults: a kernel-specific
 /// option given for a kernel that does not read it is an error, not silently ignored.
@@ -44,6 +51,8 @@ impl Given<'_> {
 
 // `--kernel` and `--bins`: which kernel a sweep, a comparison or `tail` measures.
 #[derive(Args, Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(doc, doc = "`--kernel` and `--bins`: which kernel a sweep, a comparison or `tail` measures.")]
+#[cfg_attr(not(doc), allow(missing_docs))]
 pub struct KernelArgs {
     #[arg(
         long,
@@ -53,6 +62,7 @@ pub struct KernelArgs {
         default_value = workload::KERNELS[0].name,
         help = kernel_help(),
     )]
+    #[cfg_attr(doc, doc = "The kernel measured.")]
     pub kernel: &'static KernelSpec,
 
     /// Histogram bins, 1 to 4096 (--kernel histogram only): 4 bytes of dynamic shared memory
@@ -96,8 +106,128 @@ impl KernelArgs {
     }
 }
 
+// What `--timing` takes. (No doc comments on the values: clap would print them as help.)
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+#[cfg_attr(doc, doc = "What `--timing` takes.")]
+#[cfg_attr(not(doc), allow(missing_docs))]
+pub enum TimingArg {
+    #[cfg_attr(doc, doc = "Batch mode ([`TimingMode::Batch`]).")]
+    Batch,
+    #[cfg_attr(doc, doc = "Cold mode ([`TimingMode::Cold`]).")]
+    Cold,
+    #[cfg_attr(doc, doc = "Launch mode ([`TimingMode::Launch`]).")]
+    Launch,
+}
+
+impl TimingArg {
+    /// The timing mode it names.
+    pub fn mode(self) -> TimingMode {
+        match self {
+            Self::Batch => TimingMode::Batch,
+            Self::Cold => TimingMode::Cold,
+            Self::Launch => TimingMode::Launch,
+        }
+    }
+}
+
+/// `--max-time-per-row`: seconds (`0.5`), or a duration with its unit (`500ms`, `2s`).
+fn parse_seconds(text: &str) -> Result<Duration, String> {
+    let duration = match text.trim().parse::<f64>() {
+        Ok(seconds) if seconds.is_finite() && seconds >= 0.0 => Duration::from_secs_f64(seconds),
+        Ok(_) => return Err("a time of 0 seconds or more".to_string()),
+        Err(_) => humantime::parse_duration(text.trim())
+            .map_err(|_| "seconds (0.5) or a duration with its unit (500ms, 2s)".to_string())?,
+    };
+    Ok(duration)
+}
+
+/// `--max-noise`: a fraction, 0 to 1.
+fn parse_fraction(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(fraction) if (0.0..=1.0).contains(&fraction) => Ok(fraction),
+        _ => Err("a fraction from 0 to 1 (0.005 is half a percent)".to_string()),
+    }
+}
+
+// How each row is timed: the mode, the warm-ups, the count or the noise-driven stop, the L2
+// flush. The sweep and `tail` flatten it in.
+#[derive(Args, Debug, Clone, PartialEq)]
+#[cfg_attr(doc, doc = "How each row is timed: mode, warm-ups, count or noise-driven stop, L2 flush.")]
+#[cfg_attr(not(doc), allow(missing_docs))]
+pub struct TimingArgs {
+    /// How a row's samples sit between CUDA events. batch (block_size.cu's method): each
+    /// sample is --launches-per-sample launches back to back between one pair of events,
+    /// their mean. cold: each sample one launch between its own events after an L2 flush
+    /// (cold always flushes), every sample queued behind a blocking kernel that the host
+    /// releases once all are enqueued. launch: each sample one launch between its own events,
+    /// the host enqueuing it after the previous one has finished
+    #[arg(long, value_name = "MODE", value_enum, default_value = "batch")]
+    pub timing: TimingArg,
+
+    /// Launches between one pair of events in a batch sample (--timing batch only)
+    #[arg(long, id = "launches-per-sample", value_name = "N", value_parser = clap::value_parser!(u32).range(1..), default_value_t = crate::timing::DEFAULT_BATCH_LAUNCHES)]
+    pub launches_per_sample: u32,
+
+    /// Untimed launches before each row
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(0..), default_value_t = DEFAULT_WARMUPS)]
+    pub warmups: u32,
+
+    /// Exactly N samples per row: no noise-driven stop (instead of --min-runs, --max-noise
+    /// and --max-time-per-row)
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..), conflicts_with_all = ["min-runs", "max-noise", "max-time-per-row"])]
+    pub runs: Option<u32>,
+
+    /// Samples every row takes before the noise-driven stop may end it
+    #[arg(long, id = "min-runs", value_name = "N", value_parser = clap::value_parser!(u32).range(1..), default_value_t = DEFAULT_MIN_RUNS)]
+    pub min_runs: u32,
+
+    /// Noise-driven stop: a row takes samples until their median absolute deviation is at
+    /// most FRACTION of their median (0.005: half a percent)...
+    #[arg(long, id = "max-noise", value_name = "FRACTION", value_parser = parse_fraction, default_value = "0.005")]
+    pub max_noise: f64,
+
+    /// ...or until this much time has passed on it, in seconds (0.5) or with a unit (500ms)
+    #[arg(long, id = "max-time-per-row", value_name = "SECONDS", value_parser = parse_seconds, default_value = "0.5")]
+    pub max_time_per_row: Duration,
+
+    /// Before each sample, outside the timed interval, overwrite a scratch buffer of twice
+    /// the L2, so no sample reads the previous one's data from L2 (batch: before each batch,
+    /// so its first launch starts cold; --timing cold always flushes)
+    #[arg(long, id = "flush-l2")]
+    pub flush_l2: bool,
+}
+
+impl TimingArgs {
+    /// The timing asked for; `--launches-per-sample` given with another mode than batch is
+    /// an error.
+    pub fn timing(&self, given: Given) -> Result<Timing, String> {
+        let mode = self.timing.mode();
+        if given.contains("launches-per-sample") && mode != TimingMode::Batch {
+            return Err(format!("--launches-per-sample applies to --timing batch, not --timing {mode}"));
+        }
+        let timing = Timing {
+            mode,
+            warmups: self.warmups,
+            runs: self.runs.unwrap_or(self.min_runs),
+            launches_per_sample: if mode == TimingMode::Batch { self.launches_per_sample } else { 1 },
+            flush_l2: self.flush_l2,
+            stop: None,
+        };
+        Ok(match self.runs {
+            Some(_) => timing,
+            None => timing.until(NoiseStop {
+                max_noise: self.max_noise,
+                max_time_per_row: self.max_time_per_row,
+                max_runs: NoiseStop::DEFAULT.max_runs.max(self.min_runs),
+            }),
+        })
+    }
+}
+
 // `--width` and `--height`: the frame every device subcommand measures over.
 #[derive(Args, Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(doc, doc = "`--width` and `--height`: the frame every device subcommand measures over.")]
+#[cfg_attr(not(doc), allow(missing_docs))]
 pub struct FrameArgs {
     /// Frame width
     #[arg(long, value_name = "PIXELS", value_parser = clap::value_parser!(u32).range(1..), default_value_t = DEFAULT_WIDTH)]
@@ -109,6 +239,7 @@ pub struct FrameArgs {
 }
 
 impl FrameArgs {
+    /// The frame they give.
     pub fn size(self) -> FrameSize {
         FrameSize::new(self.width, self.height)
     }
@@ -116,6 +247,8 @@ impl FrameArgs {
 
 // `--device` of the subcommands that measure one GPU.
 #[derive(Args, Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(doc, doc = "`--device` of the subcommands that measure one GPU.")]
+#[cfg_attr(not(doc), allow(missing_docs))]
 pub struct DeviceArgs {
     /// CUDA device ordinal
     #[arg(long, value_name = "INDEX", value_parser = clap::value_parser!(u32).range(0..), default_value_t = 0)]
@@ -124,6 +257,8 @@ pub struct DeviceArgs {
 
 // `--provenance`, which every device subcommand takes.
 #[derive(Args, Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(doc, doc = "`--provenance`, which every device subcommand takes.")]
+#[cfg_attr(not(doc), allow(missing_docs))]
 pub struct ProvenanceArgs {
     /// Print what was measured with what (PTX sha256, compilers, driver, command, date) first
     #[arg(long)]

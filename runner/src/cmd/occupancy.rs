@@ -22,6 +22,8 @@ pub const DEFAULT_REGISTERS: u32 = 16;
     about = "Blocks per SM, occupancy and the binding limit for a preset GPU, from a model; no GPU needed",
     group(ArgGroup::new("which").args(["gpu", "compare-gpus"]).required(true))
 )]
+#[cfg_attr(doc, doc = "The options of `block-size occupancy`.")]
+#[cfg_attr(not(doc), allow(missing_docs))]
 pub struct OccupancyArgs {
     /// The GPU to model
     #[arg(long, value_name = "PRESET", value_parser = presets(), ignore_case = true)]
@@ -71,12 +73,16 @@ fn presets() -> PossibleValuesParser {
 pub struct OccupancyOptions {
     /// Preset keys, one (`--gpu`) or several (`--compare-gpus`).
     pub gpus: Vec<String>,
+    /// Registers per thread of the kernel modelled.
     pub registers_per_thread: u32,
+    /// Shared memory per block of the kernel modelled, in bytes.
     pub shared_memory_per_block: u32,
+    /// Threads per block of each row.
     pub block_sizes: Vec<u32>,
 }
 
 impl OccupancyArgs {
+    /// The options, once they hold; the message is one line.
     pub fn validate(&self) -> Result<OccupancyOptions, String> {
         let gpus = match &self.gpu {
             Some(gpu) => vec![gpu.to_ascii_lowercase()],
@@ -94,8 +100,11 @@ impl OccupancyArgs {
 /// What the model says: each preset's occupancy at each block size.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Modelled {
+    /// The GPUs modelled, one table each.
     pub presets: Vec<&'static Preset>,
+    /// Registers per thread of the kernel modelled.
     pub registers_per_thread: u32,
+    /// Shared memory per block of the kernel modelled, in bytes.
     pub shared_memory_per_block: u32,
     /// Per block size, one occupancy per preset, in the presets' order.
     pub rows: Vec<(u32, Vec<Occupancy>)>,

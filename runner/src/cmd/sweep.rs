@@ -11,12 +11,13 @@ function of the results and the plan, then performed).
 */
 
 use super::device::{self, Console, Facts, Job, Stop, exit, failed};
-use super::{FrameArgs, Given, KernelArgs, ProvenanceArgs, unique_block_sizes};
+use super::{FrameArgs, Given, KernelArgs, ProvenanceArgs, TimingArgs, unique_block_sizes};
 use crate::backend::{DeviceLimits, Driver, Gpu, Timing};
 use crate::export::{self, Format};
 use crate::frame_size::FrameSize;
+use crate::grid::GridPolicy;
 use crate::plot;
-use crate::progress::WithProgress;
+use crate::progress::{Phase, WithProgress};
 use crate::report::{self, Summary};
 use crate::sweep::{self, DEFAULT_BLOCK_SIZES, Sweep};
 use crate::workload::{KernelSpec, Params, Pass, Workload};
@@ -31,6 +32,7 @@ use tabled::settings::{Alignment, Padding, Style};
 /// Which GPUs a sweep runs on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DeviceChoice {
+    /// The device of this ordinal.
     One(u32),
     /// Every visible GPU, one table each, then a summary line per GPU.
     All,
@@ -67,11 +69,15 @@ impl FormatArg {
 // The sweep's options: `block-size`'s own, with no subcommand. Defaults are `block_size.cu`'s
 // constants, so a bare run is the seed's run.
 #[derive(Args, Debug, Clone, PartialEq)]
+#[cfg_attr(doc, doc = "The sweep's options: `block-size`'s own, with no subcommand.")]
+#[cfg_attr(not(doc), allow(missing_docs))]
 pub struct SweepArgs {
     #[command(flatten)]
+    #[cfg_attr(doc, doc = "`--kernel` and `--bins`.")]
     pub kernel: KernelArgs,
 
     #[command(flatten)]
+    #[cfg_attr(doc, doc = "`--width` and `--height`.")]
     pub frame: FrameArgs,
 
     /// Threads per block, comma-separated, each 1 to the device's maximum
@@ -86,17 +92,13 @@ pub struct SweepArgs {
     )]
     pub block_sizes: Vec<u32>,
 
-    /// Untimed launches before each row
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(0..), default_value_t = super::DEFAULT_WARMUPS)]
-    pub warmups: u32,
+    #[command(flatten)]
+    #[cfg_attr(doc, doc = "The timing options.")]
+    pub timing: TimingArgs,
 
     /// CUDA device ordinal, or `all` for one table per visible GPU
     #[arg(long, value_name = "INDEX|all", value_parser = parse_device_choice, default_value = "0")]
     pub device: DeviceChoice,
-
-    /// Timed launches averaged per row
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..), default_value_t = super::DEFAULT_RUNS)]
-    pub runs: u32,
 
     /// Self-test: overwrite output element INDEX on the device after every row's launches
     /// (grayscale: a pixel, with -1; histogram: a bin, with 4294967295), so every row must fail
@@ -105,12 +107,8 @@ pub struct SweepArgs {
     pub corrupt_pixel: Option<usize>,
 
     #[command(flatten)]
+    #[cfg_attr(doc, doc = "`--provenance`.")]
     pub provenance: ProvenanceArgs,
-
-    /// Before every timed launch, outside the timed interval, overwrite a scratch buffer of twice
-    /// the L2, so no launch reads the previous one's data from L2
-    #[arg(long, id = "flush-l2")]
-    pub flush_l2: bool,
 
     /// Add each row's min, max and median absolute deviation (ms) to the table
     #[arg(long)]
@@ -128,27 +126,33 @@ pub struct SweepArgs {
     /// Plot GB/s (median, min-max whiskers) and occupancy against block size as SVG
     #[arg(long, value_name = "FILE.svg")]
     pub plot: Option<PathBuf>,
+
+    /// Blocks each row launches: one-wave (the seed's: blk/SM x SMs), per-item (one thread per
+    /// item: ceil(pixels / threads)) or waves:K (K full waves); never more than one thread per item
+    #[arg(long, value_name = "POLICY", value_parser = crate::grid::parse, default_value = "one-wave")]
+    pub grid: GridPolicy,
 }
 
 /// A validated sweep.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Options {
+    /// One GPU, or every visible one.
     pub device: DeviceChoice,
     /// The kernel swept (`--kernel`).
     pub kernel: &'static KernelSpec,
     /// Histogram bins (`--bins`).
     pub bins: u32,
+    /// The frame the kernel converts.
     pub frame: FrameSize,
+    /// Threads per block of each row.
     pub block_sizes: Vec<u32>,
-    pub warmups: u32,
-    pub runs: u32,
+    /// How each row is timed: `--timing`, its counts and the L2 flush.
+    pub timing: Timing,
     /// Print the provenance lines (PTX hash, toolchain, driver, command, date) first.
     pub provenance: bool,
     /// Overwrite this output element (a pixel, a bin) after every row's launches (a self-test
     /// of the check).
     pub corrupt_pixel: Option<usize>,
-    /// Evict L2 before every timed launch.
-    pub flush_l2: bool,
     /// Add min, max and MAD columns to the table.
     pub stats: bool,
     /// The sweep's output: the seed's table (`None`), or an export format.
@@ -157,6 +161,8 @@ pub struct Options {
     pub output: Option<PathBuf>,
     /// An SVG plot of the sweep to write.
     pub plot: Option<PathBuf>,
+    /// How many blocks each row launches (`--grid`).
+    pub grid: GridPolicy,
 }
 
 impl Options {
@@ -167,7 +173,17 @@ impl Options {
 
     /// How each row is timed.
     pub fn timing(&self) -> Timing {
-        Timing { warmups: self.warmups, runs: self.runs, flush_l2: self.flush_l2 }
+        self.timing
+    }
+
+    /// What the sweep engine measures ([`sweep::measure`], which [`crate::user::run`] uses too).
+    pub fn settings(&self) -> sweep::Settings {
+        sweep::Settings {
+            block_sizes: self.block_sizes.clone(),
+            timing: self.timing(),
+            grid: self.grid,
+            corrupt: self.corrupt_pixel,
+        }
     }
 }
 
@@ -182,15 +198,14 @@ impl SweepArgs {
             bins,
             frame: self.frame.size(),
             block_sizes,
-            warmups: self.warmups,
-            runs: self.runs,
+            timing: self.timing.timing(given)?,
             provenance: self.provenance.provenance,
             corrupt_pixel: self.corrupt_pixel,
-            flush_l2: self.flush_l2,
             stats: self.stats,
             format: self.format.export(),
             output: self.output.clone(),
             plot: self.plot.clone(),
+            grid: self.grid,
         };
         for path in options.output.iter().chain(&options.plot) {
             let folder = path.parent().filter(|folder| !folder.as_os_str().is_empty());
@@ -268,13 +283,17 @@ fn sweep_device<D: Driver>(
     let spec = options.kernel;
     let kernel = spec.rust_kernel();
     let job = Job { spec, params: options.params(), block_sizes: &options.block_sizes };
-    let mut gpu = device::open_one(driver, ordinal, kernel, job, device::flush_scratch(options.flush_l2))?;
+    let mut gpu =
+        device::open_one(driver, ordinal, kernel, job, device::flush_scratch(options.timing.flushes()))?;
     let facts = Facts::gather(&mut gpu, driver.cuda_version(), &[kernel], args).map_err(failed)?;
     let plan = Plan::new(options, name_for);
     let head = head(gpu.limits(), options, &facts);
     // The workload before the header: a host that cannot hold it is bad input, with nothing
     // on standard output.
-    let mut workload = device::create_workload(spec, &job.params)?;
+    let building = Phase::start("building the frame and its CPU reference on every core");
+    let workload = device::create_workload(spec, &job.params);
+    building.finish();
+    let mut workload = workload?;
     if plan.streams {
         console.out(&head);
     }
@@ -287,20 +306,18 @@ fn sweep_device<D: Driver>(
 fn head(limits: &DeviceLimits, options: &Options, facts: &Facts) -> String {
     let mut text = if options.provenance { facts.lines(limits) } else { String::new() };
     text += &header(limits, &(options.kernel.pass)(&options.params()), options.timing());
+    text += &options.grid.header_line();
     text
 }
 
 /// Uploads the workload and sweeps it, with a progress bar on a long sweep.
 fn measure(gpu: &mut dyn Gpu, workload: &mut dyn Workload, options: &Options) -> Result<Sweep, Stop> {
-    workload.upload(gpu).map_err(failed)?;
+    let uploading = Phase::start("uploading the frame");
+    let uploaded = workload.upload(gpu);
+    uploading.finish();
+    uploaded.map_err(failed)?;
     let mut with_progress = WithProgress::new(gpu, options.block_sizes.len());
-    let result = sweep::run(
-        &mut with_progress,
-        workload,
-        &options.block_sizes,
-        options.timing(),
-        options.corrupt_pixel,
-    );
+    let result = sweep::measure(&mut with_progress, workload, &options.settings());
     with_progress.finish();
     result.map_err(failed)
 }
@@ -310,7 +327,9 @@ fn measure(gpu: &mut dyn Gpu, workload: &mut dyn Workload, options: &Options) ->
 pub struct Plan {
     /// The table streams to standard output: its header is on the terminal while the sweep runs.
     pub streams: bool,
+    /// The export, or `None` for the table.
     pub format: Option<Format>,
+    /// Add the min, max and MAD columns to the table.
     pub stats: bool,
     /// The file the table or export goes to (`--output`, named for the device); standard
     /// output where `None`.
@@ -369,8 +388,11 @@ impl Plan {
 /// One thing a sweep writes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Effect {
+    /// Text for standard output.
     Stdout(String),
+    /// Text for standard error.
     Stderr(String),
+    /// A file and its text.
     File(PathBuf, String),
 }
 
@@ -422,6 +444,9 @@ const COLUMNS: [(&str, usize); 10] = [
 /// blocks/SM at this size, by the occupancy model.
 const LIMITER_COLUMN: (&str, usize) = ("limiter", 14);
 
+/// Samples each row took, before the limiter, where the noise-driven stop made them differ.
+const RUNS_COLUMN: (&str, usize) = ("runs", 6);
+
 /// The lines printed before the sweep starts.
 pub fn header(limits: &DeviceLimits, pass: &Pass, timing: Timing) -> String {
     report::device_and_image(limits, pass) + &report::timing_line(timing)
@@ -430,12 +455,14 @@ pub fn header(limits: &DeviceLimits, pass: &Pass, timing: Timing) -> String {
 /// Extra columns `--stats` adds after the seed's ten, with their widths.
 const STATS_COLUMNS: [(&str, usize); 3] = [("min ms", 9), ("max ms", 9), ("MAD ms", 9)];
 
-/// The seed's ten columns, one row per block size; with `stats`, three more columns; last,
-/// the binding limit.
+/// The seed's ten columns, one row per block size; with `stats`, three more columns; where
+/// rows took different numbers of samples, how many each took; last, the binding limit.
 pub fn table(sweep: &Sweep, stats: bool) -> String {
-    let columns: Vec<(&str, usize)> = COLUMNS
+    let runs = sweep.samples_vary();
+    let mut columns: Vec<(&str, usize)> = COLUMNS
         .iter()
         .chain(if stats { &STATS_COLUMNS[..] } else { &[] })
+        .chain(if runs { &[RUNS_COLUMN][..] } else { &[] })
         .chain([&LIMITER_COLUMN])
         .copied()
         .collect();
@@ -460,8 +487,19 @@ pub fn table(sweep: &Sweep, stats: bool) -> String {
         if stats {
             record.extend([row.stats.min, row.stats.max, row.stats.mad].map(|ms| format!("{ms:.4}")));
         }
+        if runs {
+            record.push(row.run_ms.len().to_string());
+        }
         record.push(report::limiter_cell(&row.limiters));
         records.push(record);
+    }
+    // A tunable beyond the block size (a sweep of your own kernel): its value comes first.
+    if let Some(name) = &sweep.tunable {
+        columns.insert(0, (name.as_str(), name.len() + 2));
+        records[0].insert(0, name.clone());
+        for (record, row) in records[1..].iter_mut().zip(&sweep.rows) {
+            record.insert(0, row.tunable.clone().unwrap_or_default());
+        }
     }
     let mut table = Builder::from_iter(records.iter().cloned()).build();
     table.with(Style::blank()).with(Padding::zero()).with(Alignment::right());
@@ -514,8 +552,9 @@ pub fn device_summary(sweep: &Sweep) -> String {
 mod tests {
     use super::*;
     use crate::cmd::testing::parse;
-    use crate::cmd::{DEFAULT_HEIGHT, DEFAULT_RUNS, DEFAULT_WARMUPS, DEFAULT_WIDTH};
+    use crate::cmd::{DEFAULT_HEIGHT, DEFAULT_MIN_RUNS, DEFAULT_WARMUPS, DEFAULT_WIDTH};
     use crate::mock::MockGpu;
+    use crate::timing::{NoiseStop, TimingMode};
     use crate::workload::{grayscale, histogram};
 
     fn options(args: &[&str]) -> Result<Options, String> {
@@ -542,15 +581,15 @@ mod tests {
                 bins: histogram::DEFAULT_BINS,
                 frame: FrameSize::new(DEFAULT_WIDTH, DEFAULT_HEIGHT),
                 block_sizes: DEFAULT_BLOCK_SIZES.to_vec(),
-                warmups: DEFAULT_WARMUPS,
-                runs: DEFAULT_RUNS,
+                timing: Timing::fixed(TimingMode::Batch, DEFAULT_WARMUPS, DEFAULT_MIN_RUNS)
+                    .until(NoiseStop::DEFAULT),
                 provenance: false,
                 corrupt_pixel: None,
-                flush_l2: false,
                 stats: false,
                 format: None,
                 output: None,
                 plot: None,
+                grid: GridPolicy::OneWave,
             }
         );
         assert_eq!(options.frame.pixels(), 8_294_400);
@@ -591,18 +630,71 @@ mod tests {
                 bins: histogram::DEFAULT_BINS,
                 frame: FrameSize::new(7, 13),
                 block_sizes: vec![256, 32],
-                warmups: 0,
-                runs: 2,
+                timing: Timing { flush_l2: true, ..Timing::fixed(TimingMode::Batch, 0, 2) },
                 provenance: true,
                 corrupt_pixel: Some(90),
-                flush_l2: true,
                 stats: true,
                 format: Some(Format::Csv),
                 output: Some(PathBuf::from("sweep.csv")),
                 plot: Some(PathBuf::from("sweep.svg")),
+                grid: GridPolicy::OneWave,
             }
         );
-        assert_eq!(options.timing(), Timing { warmups: 0, runs: 2, flush_l2: true });
+        assert_eq!(options.timing().stop, None, "--runs is a fixed count");
+    }
+
+    #[test]
+    fn timing_takes_a_mode_and_a_fixed_count_or_the_noise_driven_stop() {
+        let timing = |args: &[&str]| parse_ok(args).timing;
+        // The default: batch of 10, at least 10 samples, until half a percent or half a second.
+        let default = timing(&[]);
+        assert_eq!((default.mode, default.launches(), default.runs), (TimingMode::Batch, 10, 10));
+        assert_eq!(default.stop, Some(NoiseStop::DEFAULT));
+        assert_eq!(timing(&["--timing", "launch"]).mode, TimingMode::Launch);
+        let cold = timing(&["--timing", "cold", "--runs", "7"]);
+        assert_eq!((cold.mode, cold.runs, cold.stop, cold.flushes()), (TimingMode::Cold, 7, None, true));
+        assert_eq!(timing(&["--launches-per-sample", "4"]).launches(), 4);
+        let adaptive = timing(&[
+            "--min-runs",
+            "20",
+            "--max-noise",
+            "0.01",
+            "--max-time-per-row",
+            "250ms",
+            "--warmups",
+            "1",
+        ]);
+        assert_eq!((adaptive.runs, adaptive.warmups), (20, 1));
+        assert_eq!(
+            adaptive.stop,
+            Some(NoiseStop {
+                max_noise: 0.01,
+                max_time_per_row: std::time::Duration::from_millis(250),
+                max_runs: 10_000
+            })
+        );
+        assert_eq!(timing(&["--max-time-per-row", "2"]).stop.unwrap().max_time_per_row.as_secs(), 2);
+        assert_eq!(
+            timing(&["--min-runs", "20000"]).stop.unwrap().max_runs,
+            20_000,
+            "the cap is never below the minimum"
+        );
+    }
+
+    #[test]
+    fn a_fixed_count_and_the_stop_s_limits_do_not_mix() {
+        for limit in [&["--min-runs", "5"][..], &["--max-noise", "0.01"], &["--max-time-per-row", "1"]] {
+            let message = usage_error(&[&["--runs", "5"][..], limit].concat());
+            assert!(message.contains("cannot be used with"), "{limit:?}: {message}");
+        }
+        assert_eq!(
+            usage_error(&["--timing", "cold", "--launches-per-sample", "4"]),
+            "--launches-per-sample applies to --timing batch, not --timing cold"
+        );
+        assert!(usage_error(&["--max-noise", "2"]).contains("a fraction from 0 to 1"));
+        assert!(usage_error(&["--max-time-per-row", "soon"]).contains("500ms"));
+        assert!(usage_error(&["--timing", "warm"]).contains("invalid value 'warm' for '--timing <MODE>'"));
+        assert!(usage_error(&["--launches-per-sample", "0"]).contains("is not in 1.."));
     }
 
     #[test]

@@ -4,9 +4,10 @@
 */
 
 use super::device::{self, Console, Job, Stop, exit, failed};
-use super::{DeviceArgs, FrameArgs, Given, KernelArgs, ProvenanceArgs};
+use super::{DeviceArgs, FrameArgs, Given, KernelArgs, ProvenanceArgs, TimingArgs};
 use crate::backend::{Driver, Timing};
 use crate::frame_size::FrameSize;
+use crate::progress::Phase;
 use crate::report;
 use crate::tail::{self, DEFAULT_WAVES, Tail};
 use crate::workload::{KernelSpec, Params};
@@ -18,14 +19,19 @@ use std::ffi::OsString;
 #[command(
     about = "What a partial last wave costs: one block size, grids of 0.5 to 8 waves over the same frame"
 )]
+#[cfg_attr(doc, doc = "The options of `block-size tail`.")]
+#[cfg_attr(not(doc), allow(missing_docs))]
 pub struct TailArgs {
     #[command(flatten)]
+    #[cfg_attr(doc, doc = "`--kernel` and `--bins`.")]
     pub kernel: KernelArgs,
 
     #[command(flatten)]
+    #[cfg_attr(doc, doc = "`--device`.")]
     pub device: DeviceArgs,
 
     #[command(flatten)]
+    #[cfg_attr(doc, doc = "`--width` and `--height`.")]
     pub frame: FrameArgs,
 
     /// Threads per block, 1 to the device's maximum
@@ -42,48 +48,50 @@ pub struct TailArgs {
     )]
     pub waves: Vec<f64>,
 
-    /// Untimed launches before each row
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(0..), default_value_t = super::DEFAULT_WARMUPS)]
-    pub warmups: u32,
-
-    /// Timed launches per row
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..), default_value_t = super::DEFAULT_RUNS)]
-    pub runs: u32,
-
-    /// Evict L2 before each timed launch
-    #[arg(long, id = "flush-l2")]
-    pub flush_l2: bool,
+    #[command(flatten)]
+    #[cfg_attr(doc, doc = "The timing options.")]
+    pub timing: TimingArgs,
 
     #[command(flatten)]
+    #[cfg_attr(doc, doc = "`--provenance`.")]
     pub provenance: ProvenanceArgs,
 }
 
 /// What `block-size tail` was asked.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TailOptions {
+    /// CUDA device ordinal.
     pub device: u32,
+    /// The kernel measured.
     pub kernel: &'static KernelSpec,
+    /// Histogram bins (`--bins`).
     pub bins: u32,
+    /// The frame the kernel converts.
     pub frame: FrameSize,
+    /// The one block size every grid is launched with.
     pub threads_per_block: u32,
+    /// The grids, in waves (blocks/SM x SMs blocks each).
     pub waves: Vec<f64>,
-    pub warmups: u32,
-    pub runs: u32,
-    pub flush_l2: bool,
+    /// How each row is timed: `--timing`, its counts and the L2 flush.
+    pub timing: Timing,
+    /// Print the provenance lines first.
     pub provenance: bool,
 }
 
 impl TailOptions {
+    /// What the workload is built from.
     pub fn params(&self) -> Params {
         super::params(self.frame, self.bins)
     }
 
+    /// How each row is timed.
     pub fn timing(&self) -> Timing {
-        Timing { warmups: self.warmups, runs: self.runs, flush_l2: self.flush_l2 }
+        self.timing
     }
 }
 
 impl TailArgs {
+    /// The options, once every check that needs no device holds; the message is one line.
     pub fn validate(&self, given: Given) -> Result<TailOptions, String> {
         if let Some(bad) =
             self.waves.iter().find(|waves| !(waves.is_finite() && **waves > 0.0 && **waves <= 1000.0))
@@ -98,9 +106,7 @@ impl TailArgs {
             frame: self.frame.size(),
             threads_per_block: self.block_size,
             waves: self.waves.clone(),
-            warmups: self.warmups,
-            runs: self.runs,
-            flush_l2: self.flush_l2,
+            timing: self.timing.timing(given)?,
             provenance: self.provenance.provenance,
         };
         (kernel.validate)(&options.params())?;
@@ -118,13 +124,24 @@ pub fn exec<D: Driver>(
     let spec = options.kernel;
     let kernel = spec.rust_kernel();
     let job = Job { spec, params: options.params(), block_sizes: &[options.threads_per_block] };
-    let mut gpu =
-        device::open_one(driver, options.device, kernel, job, device::flush_scratch(options.flush_l2))?;
+    let mut gpu = device::open_one(
+        driver,
+        options.device,
+        kernel,
+        job,
+        device::flush_scratch(options.timing.flushes()),
+    )?;
     if options.provenance {
         console.out(&device::provenance_lines(&mut gpu, driver.cuda_version(), &[kernel], args)?);
     }
-    let mut workload = device::create_workload(spec, &job.params)?;
-    workload.upload(&mut gpu).map_err(failed)?;
+    let building = Phase::start("building the frame and its CPU reference on every core");
+    let workload = device::create_workload(spec, &job.params);
+    building.finish();
+    let mut workload = workload?;
+    let uploading = Phase::start("uploading the frame");
+    let uploaded = workload.upload(&mut gpu);
+    uploading.finish();
+    uploaded.map_err(failed)?;
     let result =
         tail::run(&mut gpu, workload.as_mut(), options.threads_per_block, &options.waves, options.timing())
             .map_err(failed)?;
@@ -170,6 +187,7 @@ pub fn render_stderr(result: &Tail) -> String {
 mod tests {
     use super::*;
     use crate::cmd::testing::parse;
+    use crate::timing::{NoiseStop, TimingMode};
 
     fn options(args: &[&str]) -> Result<TailOptions, String> {
         let (parsed, matches) = parse::<TailArgs>(args)?;
@@ -183,13 +201,19 @@ mod tests {
         assert_eq!((asked.threads_per_block, asked.waves), (128, vec![1.0, 1.25]));
         let defaults = options_of(&[]);
         assert_eq!(
-            (defaults.frame, defaults.runs, defaults.flush_l2),
+            (defaults.frame, defaults.timing),
             (
                 FrameSize::new(super::super::DEFAULT_WIDTH, super::super::DEFAULT_HEIGHT),
-                super::super::DEFAULT_RUNS,
-                false
+                Timing::fixed(
+                    TimingMode::Batch,
+                    super::super::DEFAULT_WARMUPS,
+                    super::super::DEFAULT_MIN_RUNS
+                )
+                .until(NoiseStop::DEFAULT)
             )
         );
+        let asked = options_of(&["--timing", "launch", "--runs", "4", "--warmups", "1", "--flush-l2"]);
+        assert_eq!(asked.timing, Timing { flush_l2: true, ..Timing::launch(1, 4) });
         assert_eq!(defaults.waves, DEFAULT_WAVES);
         for bad in ["0", "-1", "nan", "inf"] {
             assert!(options(&["--waves", bad]).is_err(), "{bad}");

@@ -25,11 +25,15 @@ pub const VARIANT_BLOCK_SIZES: [u32; 4] = [128, 256, 512, 1024];
 #[command(
     about = "Vector loads and several pixels per thread of the grayscale kernel (grayscale only), in Rust and C++, against a device-to-device copy"
 )]
+#[cfg_attr(doc, doc = "The options of `block-size variants`.")]
+#[cfg_attr(not(doc), allow(missing_docs))]
 pub struct VariantsArgs {
     #[command(flatten)]
+    #[cfg_attr(doc, doc = "`--device`.")]
     pub device: DeviceArgs,
 
     #[command(flatten)]
+    #[cfg_attr(doc, doc = "`--width` and `--height`.")]
     pub frame: FrameArgs,
 
     /// Threads per block, comma-separated, each 1 to the device's maximum
@@ -57,28 +61,38 @@ pub struct VariantsArgs {
     pub offset: u64,
 
     #[command(flatten)]
+    #[cfg_attr(doc, doc = "`--provenance`.")]
     pub provenance: ProvenanceArgs,
 }
 
 /// What `block-size variants` was asked.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct VariantsOptions {
+    /// CUDA device ordinal.
     pub device: u32,
+    /// The frame every variant converts.
     pub frame: FrameSize,
+    /// Threads per block of each row.
     pub block_sizes: Vec<u32>,
+    /// Untimed launches before each row.
     pub warmups: u32,
+    /// Timed launches per row.
     pub runs: u32,
+    /// Elements every buffer starts past an aligned address (`--offset`).
     pub offset: usize,
+    /// Print the provenance lines first.
     pub provenance: bool,
 }
 
 impl VariantsOptions {
+    /// What the workload is built from.
     pub fn params(&self) -> Params {
         Params { offset: self.offset, ..super::params(self.frame, crate::workload::histogram::DEFAULT_BINS) }
     }
 }
 
 impl VariantsArgs {
+    /// The options, once they hold; the message is one line.
     pub fn validate(&self) -> Result<VariantsOptions, String> {
         Ok(VariantsOptions {
             device: self.device.device,
@@ -129,7 +143,9 @@ pub fn exec<D: Driver>(
     let mut workload =
         GrayscaleWorkload::new(&job.params).map_err(|error| Stop::new(exit::USAGE, format!("{error:#}")))?;
     workload.upload(&mut gpu).map_err(failed)?;
-    let timing = Timing { warmups: options.warmups, runs: options.runs, flush_l2: false };
+    // Launch mode, as the copy ceiling it is set against: each copy and each launch between
+    // its own pair of events.
+    let timing = Timing::launch(options.warmups, options.runs);
     let rows = candidates.len() * options.block_sizes.len();
     let mut with_progress = WithProgress::new(&mut gpu, rows);
     let result = variants::run(

@@ -3,6 +3,7 @@
 use super::{Exporter, Record, RowRecord};
 use anyhow::Result;
 
+/// CSV: one line per row, every per-row figure.
 pub struct CsvExporter;
 
 impl Exporter for CsvExporter {

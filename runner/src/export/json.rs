@@ -3,6 +3,7 @@
 use super::{Exporter, Record};
 use anyhow::Result;
 
+/// JSON: the whole record, every sample included.
 pub struct JsonExporter;
 
 impl Exporter for JsonExporter {

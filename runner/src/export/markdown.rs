@@ -1,36 +1,54 @@
 //! Markdown: the table and the summary, ready to paste into a report.
 
 use super::{Exporter, Record};
-use crate::frame_size::FrameSize;
+use crate::grid::GridPolicy;
 use crate::report;
 use anyhow::Result;
 use std::fmt::Write as _;
 
+/// Markdown: the table and the summary.
 pub struct MarkdownExporter;
 
 impl Exporter for MarkdownExporter {
     fn render(&self, record: &Record) -> Result<String> {
         let device = &record.device;
         let mut text = format!(
-            "**{}** (compute capability {}.{}, {} SMs), {} frame, {}; kernel `{}` (PTX sha256 `{}`)\n\n",
+            "**{}** (compute capability {}.{}, {} SMs), {}, {}{}; kernel `{}` (PTX sha256 `{}`)\n\n",
             device.name,
             device.compute_capability.0,
             device.compute_capability.1,
             device.multiprocessors,
-            FrameSize::new(record.width, record.height),
+            record.workload.extent(),
             report::timing_clause(record.timing),
+            match record.grid {
+                GridPolicy::OneWave => String::new(),
+                other => format!(", grid: {other}"),
+            },
             record.kernel,
             record.ptx_sha256,
         );
         if let Some(detail) = &record.workload.detail {
             writeln!(text, "{detail}; GB/s counts the bytes {}.\n", record.workload.bytes_counted)?;
         }
-        text += "| thr/blk | warps | idle | blk/SM | warps/SM | occ | grid | ms | GB/s | of best | min ms | max ms | MAD ms | limiter |\n";
-        text += "|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|:--|\n";
+        // A `runs` column where the noise-driven stop gave rows different sample counts.
+        let runs = record.rows.windows(2).any(|pair| pair[0].samples != pair[1].samples);
+        let (runs_head, runs_rule) = if runs { (" runs |", "--:|") } else { ("", "") };
+        // The tunable first, where the sweep has one.
+        let (tunable_head, tunable_rule) = match &record.tunable {
+            Some(name) => (format!("| {name} "), "|--:"),
+            None => (String::new(), ""),
+        };
+        writeln!(
+            text,
+            "{tunable_head}| thr/blk | warps | idle | blk/SM | warps/SM | occ | grid | ms | GB/s | of best | min ms | max ms | MAD ms |{runs_head} limiter |"
+        )?;
+        writeln!(text, "{tunable_rule}|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|{runs_rule}:--|")?;
         for row in &record.rows {
+            let runs_cell = if runs { format!(" {} |", row.samples) } else { String::new() };
+            let tunable_cell = row.tunable.as_ref().map_or_else(String::new, |value| format!("| {value} "));
             writeln!(
                 text,
-                "| {} | {} | {} | {} | {} | {:.0}% | {} | {:.3} | {:.1} | {:.2}{} | {:.4} | {:.4} | {:.4} | {} |",
+                "{tunable_cell}| {} | {} | {} | {} | {} | {:.0}% | {} | {:.3} | {:.1} | {:.2}{} | {:.4} | {:.4} | {:.4} |{runs_cell} {} |",
                 row.threads_per_block,
                 row.warps_per_block,
                 row.idle_lanes,
@@ -55,6 +73,9 @@ impl Exporter for MarkdownExporter {
             writeln!(text, "{fastest}")?;
         }
         writeln!(text, "{} \\* marks rows within the measured noise of it.", summary.near_best())?;
+        if let Some(stop) = summary.stop_sentence() {
+            writeln!(text, "{stop}")?;
+        }
         writeln!(text, "Occupancy: {}.", summary.model_clause())?;
         if !record.failures.is_empty() {
             writeln!(

@@ -10,11 +10,12 @@ mod json;
 mod markdown;
 
 use crate::backend::{DeviceLimits, Suggestion, Timing};
+use crate::grid::GridPolicy;
 use crate::provenance::Provenance;
-use crate::ptx;
 use crate::report::{self, Summary};
 use crate::stats::RunStats;
 use crate::sweep::Sweep;
+use crate::timing::{Stopped, TimingMode};
 use crate::workload::Pass;
 use anyhow::Result;
 use serde::Serialize;
@@ -32,12 +33,16 @@ pub trait Exporter {
 /// The formats `--format` offers besides the table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
+    /// JSON ([`JsonExporter`]).
     Json,
+    /// CSV ([`CsvExporter`]).
     Csv,
+    /// Markdown ([`MarkdownExporter`]).
     Markdown,
 }
 
 impl Format {
+    /// The exporter of this format.
     pub fn exporter(self) -> Box<dyn Exporter> {
         match self {
             Self::Json => Box::new(JsonExporter),
@@ -55,24 +60,51 @@ pub fn render(sweep: &Sweep, provenance: Provenance, format: Format) -> Result<S
 /// One row as every format sees it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RowRecord {
+    /// The row's value of the sweep's tunable ([`Record::tunable`]), where it has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tunable: Option<String>,
+    /// Threads per block.
     pub threads_per_block: u32,
+    /// Warps per block, rounded up.
     pub warps_per_block: u32,
+    /// Threads of the last warp with no work: a block size not a multiple of 32.
     pub idle_lanes: u32,
+    /// The driver's resident blocks per SM.
     pub blocks_per_sm: u32,
+    /// Resident warps per SM: blocks/SM x warps per block.
     pub warps_per_sm: u32,
+    /// Resident warps over the SM's maximum, in percent.
     pub occupancy_percent: f64,
+    /// Blocks launched.
     pub grid_blocks: u32,
+    /// The median sample, in milliseconds.
     pub median_ms: f64,
+    /// The fastest sample, in milliseconds.
     pub min_ms: f64,
+    /// The slowest sample, in milliseconds.
     pub max_ms: f64,
+    /// The samples' median absolute deviation, in milliseconds.
     pub mad_ms: f64,
+    /// The bytes one pass moves over the median, in GB/s.
     pub gigabytes_per_second: f64,
+    /// The fastest row's median over this row's.
     pub fraction_of_best: f64,
+    /// Whether this row is slower than the fastest by no more than their MADs added.
     pub within_noise_of_best: bool,
     /// The resources that bind blocks/SM at this size by the occupancy model
     /// (`warps+blocks` where two meet; `-` where the model did not run).
     pub limiter: String,
-    /// Every timed launch, in order (JSON only; CSV and Markdown keep one line per row).
+    /// How the samples were taken (`--timing`): batch, cold or launch.
+    pub timing_mode: TimingMode,
+    /// Launches each sample holds: a batch's, or 1.
+    pub launches_per_sample: u32,
+    /// Samples this row took.
+    pub samples: usize,
+    /// Why the noise-driven stop ended the row (converged, time_budget, max_runs); empty for a
+    /// fixed count.
+    pub stopped: Option<Stopped>,
+    /// Every sample's milliseconds, in order: one launch's, or a batch's mean (JSON only; CSV
+    /// and Markdown keep one line per row).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub run_ms: Vec<f32>,
 }
@@ -82,19 +114,41 @@ pub struct RowRecord {
 pub struct Record {
     /// Command, date, GPU, driver, CUDA version, PTX sha256, rust-cuda revision, toolchain.
     pub provenance: Provenance,
+    /// What the driver reports about the device.
     pub device: DeviceLimits,
-    pub kernel: &'static str,
+    /// The label of the module measured (the provenance's `kernel`).
+    pub kernel: String,
+    /// SHA-256 of its PTX.
     pub ptx_sha256: String,
     /// The kernel measured (`--kernel`) and what one pass of it moves.
     pub workload: Pass,
-    pub width: u32,
-    pub height: u32,
+    /// The frame's width; absent where a pass covers items, not a frame.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub width: Option<u32>,
+    /// The frame's height; absent where a pass covers items, not a frame.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub height: Option<u32>,
+    /// Pixels, or items, one pass covers.
     pub pixels: u64,
+    /// How each row was timed.
     pub timing: Timing,
+    /// How many blocks each row launched (`--grid`): `one-wave`, `per-item` or `waves:K`.
+    pub grid: GridPolicy,
+    /// The tunable beyond the block size, where the sweep has one: each row says its value.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tunable: Option<String>,
+    /// One record per row.
     pub rows: Vec<RowRecord>,
+    /// The driver's suggested block size and grid.
     pub suggestion: Suggestion,
+    /// The fastest row's block size.
     pub fastest_threads_per_block: Option<u32>,
+    /// The fastest row's value of the tunable, where the sweep has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fastest_tunable: Option<String>,
+    /// Rows within 95 percent of the fastest.
     pub rows_near_best: usize,
+    /// The occupancy model's check, in words.
     pub model_check: String,
     /// Failed checks; a non-empty list means the rows are not a measurement.
     pub failures: Vec<String>,
@@ -104,6 +158,7 @@ pub struct Record {
 }
 
 impl Record {
+    /// The record of `sweep`, with its provenance.
     pub fn of(sweep: &Sweep, provenance: Provenance) -> Self {
         let rows = sweep
             .rows
@@ -111,6 +166,7 @@ impl Record {
             .map(|row| {
                 let RunStats { median, min, max, mad } = row.stats;
                 RowRecord {
+                    tunable: row.tunable.clone(),
                     threads_per_block: row.threads_per_block,
                     warps_per_block: row.warps_per_block,
                     idle_lanes: row.idle_lanes,
@@ -126,24 +182,32 @@ impl Record {
                     fraction_of_best: sweep.fraction_of_best(row),
                     within_noise_of_best: sweep.within_noise_of_best(row),
                     limiter: report::limiter_cell(&row.limiters),
+                    timing_mode: sweep.timing.mode,
+                    launches_per_sample: sweep.timing.launches(),
+                    samples: row.run_ms.len(),
+                    stopped: row.stopped,
                     run_ms: row.run_ms.clone(),
                 }
             })
             .collect();
         let summary = Summary::of(sweep);
+        let frame = sweep.pass.items.is_none().then_some(sweep.pass.frame);
         Self {
+            kernel: provenance.kernel.clone(),
+            ptx_sha256: provenance.ptx_sha256.clone(),
             provenance,
             device: sweep.limits.clone(),
-            kernel: ptx::RUST_CUDA.label,
-            ptx_sha256: ptx::RUST_CUDA.sha256(),
             workload: sweep.pass.clone(),
-            width: sweep.pass.frame.width,
-            height: sweep.pass.frame.height,
+            width: frame.map(|frame| frame.width),
+            height: frame.map(|frame| frame.height),
             pixels: sweep.pixels(),
             timing: sweep.timing,
+            grid: sweep.grid,
+            tunable: sweep.tunable.clone(),
             rows,
             suggestion: sweep.suggestion,
             fastest_threads_per_block: sweep.best().map(|row| row.threads_per_block),
+            fastest_tunable: sweep.best().and_then(|row| row.tunable.clone()),
             rows_near_best: sweep.rows_near_best(),
             model_check: summary.model_clause(),
             failures: sweep.failures.iter().map(ToString::to_string).collect(),

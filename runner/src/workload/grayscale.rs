@@ -8,7 +8,7 @@ shapes, which take the same arguments), checked against [`Frame::reference`] wit
 use super::{Footprint, KernelSpec, Mismatch, Params, Pass, Workload, as_bytes, as_bytes_mut, view_values};
 use crate::backend::{BufferId, EmulatedMemory, Gpu, KernelArg, Launch};
 use crate::frame::{
-    BYTES_PER_PIXEL, Frame, HOST_BYTES_PER_PIXEL, RELATIVE_TOLERANCE, first_mismatch, host_vec, luma,
+    BYTES_PER_PIXEL, Frame, HOST_BYTES_PER_PIXEL, RELATIVE_TOLERANCE, first_mismatch, host_zeros, luma,
 };
 use crate::ptx;
 use anyhow::{Result, bail};
@@ -19,6 +19,7 @@ pub const CORRUPT_VALUE: f32 = -1.0;
 /// Value a faulty mock kernel writes: luma of inputs in [0, 1] is never above 1.
 const FAULT_VALUE: f32 = 2.0;
 
+/// The grayscale kernel, `--kernel grayscale` (the default).
 pub static KERNEL: KernelSpec = KernelSpec {
     name: "grayscale",
     about: "Rec. 601 luma of three float planes, one pixel per thread per trip (the default)",
@@ -54,6 +55,7 @@ fn pass(params: &Params) -> Pass {
         bytes_per_pass: params.frame.bytes_f64(BYTES_PER_PIXEL),
         bytes_counted: "moved per pass",
         detail: None,
+        items: None,
     }
 }
 
@@ -81,11 +83,11 @@ impl GrayscaleWorkload {
     pub fn new(params: &Params) -> Result<Self> {
         let frame = Frame::synthetic(params.frame)?;
         let reference = frame.reference()?;
-        let mut output = host_vec(frame.pixels())?;
-        output.resize(frame.pixels(), 0.0);
+        let output = host_zeros(frame.pixels())?;
         Ok(Self { frame, reference, output, offset: params.offset, pass: pass(params), planes: None })
     }
 
+    /// The synthetic frame converted.
     pub fn frame(&self) -> &Frame {
         &self.frame
     }
@@ -97,8 +99,8 @@ impl GrayscaleWorkload {
 }
 
 impl Workload for GrayscaleWorkload {
-    fn spec(&self) -> &'static KernelSpec {
-        &KERNEL
+    fn spec(&self) -> Option<&'static KernelSpec> {
+        Some(&KERNEL)
     }
 
     fn pass(&self) -> &Pass {
@@ -203,7 +205,7 @@ mod tests {
         let launch = workload.launch(1, 32).unwrap();
         assert_eq!(launch.args[0], KernelArg::Buffer(BufferId(0), 8));
         assert_eq!(launch.args[4], KernelArg::Usize(60));
-        gpu.time_launches(&launch, crate::backend::Timing { warmups: 0, runs: 1, flush_l2: false }).unwrap();
+        gpu.time_launches(&launch, crate::backend::Timing::launch(0, 1)).unwrap();
         assert_eq!(workload.check(&mut gpu).unwrap(), None);
         // The two floats before the planes are the allocation's, untouched.
         assert_eq!(&gpu.memory.bytes(BufferId(3)).unwrap()[..8], &[0; 8]);
@@ -215,7 +217,7 @@ mod tests {
         let missing = workload.check(&mut gpu).unwrap().unwrap();
         assert_eq!(missing.index, Some(1), "pixel 0's luma is 0 and the output is zeroed");
         let launch = workload.launch(1, 64).unwrap();
-        gpu.time_launches(&launch, crate::backend::Timing { warmups: 0, runs: 1, flush_l2: false }).unwrap();
+        gpu.time_launches(&launch, crate::backend::Timing::launch(0, 1)).unwrap();
         workload.corrupt(&mut gpu, 9).unwrap();
         let want = workload.frame().reference().unwrap()[9];
         assert_eq!(

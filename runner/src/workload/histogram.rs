@@ -22,6 +22,7 @@ use crate::histogram_reference::{self as reference, LUMA_LEVELS, luma12};
 pub use crate::histogram_reference::MAX_BINS;
 use crate::ptx;
 use anyhow::{Result, bail, ensure};
+use rayon::prelude::*;
 
 /// Bins without `--bins`: one per 8-bit luma level.
 pub const DEFAULT_BINS: u32 = 256;
@@ -33,6 +34,7 @@ pub const CORRUPT_COUNT: u32 = u32::MAX;
 /// Bytes of the luma the kernel reads per pixel.
 const LUMA_BYTES: u64 = 2;
 
+/// The histogram kernel, `--kernel histogram`.
 pub static KERNEL: KernelSpec = KernelSpec {
     name: "histogram",
     about: "luma histogram with per-block bins in dynamic shared memory (--bins x 4 bytes a block)",
@@ -89,6 +91,7 @@ fn pass(params: &Params) -> Pass {
             "Kernel: histogram of {} bins, {shared} B of dynamic shared memory per block; bins zeroed before each launch, outside the timed interval",
             params.bins
         )),
+        items: None,
     }
 }
 
@@ -109,12 +112,17 @@ pub struct HistogramWorkload {
 }
 
 impl HistogramWorkload {
+    /// The quantised luma of the synthetic frame of `params` and its CPU histogram.
     pub fn new(params: &Params) -> Result<Self> {
         validate(params).map_err(anyhow::Error::msg)?;
         let pixels = params.frame.host_pixels()?;
         let bins = params.bins;
         let mut values = host_vec(pixels, "the luma plane")?;
-        values.extend((0..pixels).map(|i| (u32::from(luma12(i)) * bins / LUMA_LEVELS) as u16));
+        // On every core, into the capacity just reserved.
+        (0..pixels)
+            .into_par_iter()
+            .map(|i| (u32::from(luma12(i)) * bins / LUMA_LEVELS) as u16)
+            .collect_into_vec(&mut values);
         let reference = reference::histogram(&values, bins);
         Ok(Self {
             bins,
@@ -154,8 +162,8 @@ pub fn compare_bins(got: &[u32], want: &[u32], pixels: u64) -> Option<Mismatch> 
 }
 
 impl Workload for HistogramWorkload {
-    fn spec(&self) -> &'static KernelSpec {
-        &KERNEL
+    fn spec(&self) -> Option<&'static KernelSpec> {
+        Some(&KERNEL)
     }
 
     fn pass(&self) -> &Pass {
@@ -240,7 +248,7 @@ mod tests {
     use crate::backend::Timing;
     use crate::mock::MockGpu;
 
-    const ONCE: Timing = Timing { warmups: 2, runs: 3, flush_l2: false };
+    const ONCE: Timing = Timing::launch(2, 3);
 
     fn uploaded(width: u32, height: u32, bins: u32) -> (MockGpu, HistogramWorkload) {
         let mut gpu = MockGpu::h200_with(&[KERNEL.rust_kernel()]);

@@ -40,6 +40,7 @@ pub fn spec_of_entry(entry: &str) -> Option<&'static KernelSpec> {
 /// What a run was asked to build its workload from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Params {
+    /// The frame measured over.
     pub frame: FrameSize,
     /// Histogram bins (the histogram's `--bins`).
     pub bins: u32,
@@ -64,6 +65,7 @@ pub struct Footprint {
     pub device_what: &'static str,
     /// Host bytes of its inputs, reference and read-back; `None` where the count overflows.
     pub host_bytes: Option<u64>,
+    /// What they are, for the message.
     pub host_what: &'static str,
 }
 
@@ -82,12 +84,39 @@ pub struct Pass {
     /// A line on the kernel's parameters, where it has any (the histogram's bins).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub detail: Option<String>,
+    /// What a pass covers where it is not a frame of pixels (a user kernel's vector): the
+    /// reports then count these items instead, and [`Pass::frame`] is not used.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub items: Option<Items>,
+}
+
+/// A count of the items a pass covers, and what they are called ("values").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Items {
+    /// How many.
+    pub count: u64,
+    /// Their name in the plural, for the header: "values", "particles".
+    pub noun: &'static str,
 }
 
 impl Pass {
     /// The bytes one pass moves over `milliseconds`, in GB/s.
     pub fn gigabytes_per_second(&self, milliseconds: f64) -> f64 {
         frame_size::gigabytes_per_second(self.bytes_per_pass, milliseconds)
+    }
+
+    /// Items a pass covers, which the grid policies size grids by: [`Pass::items`]' count, or
+    /// the frame's pixels.
+    pub fn item_count(&self) -> u64 {
+        self.items.map_or_else(|| self.frame.pixels(), |items| items.count)
+    }
+
+    /// What a pass covers, in words: "3840 x 2160 frame", or "1048576 values".
+    pub fn extent(&self) -> String {
+        match self.items {
+            Some(items) => format!("{} {}", items.count, items.noun),
+            None => format!("{} frame", self.frame),
+        }
     }
 }
 
@@ -134,13 +163,16 @@ pub struct KernelSpec {
     pub validate: fn(&Params) -> Result<(), String>,
     /// Output elements, and how to say their count: (91, "91-pixel frame").
     pub outputs: fn(&Params) -> (u64, String),
+    /// Device and host memory a run of `params` needs.
     pub footprint: fn(&Params) -> Footprint,
     /// Bytes of dynamic shared memory a block of the given size needs.
     pub dynamic_shared_memory: fn(&Params, u32) -> u32,
+    /// What one pass of `params` is.
     pub pass: fn(&Params) -> Pass,
     /// Builds the workload on the host: inputs and CPU reference. An error is bad input (the
     /// host cannot hold it).
     pub create: fn(&Params) -> Result<Box<dyn Workload>>,
+    /// Its CPU emulation, for the mock backend.
     pub emulate: Emulation,
 }
 
@@ -168,7 +200,11 @@ impl Eq for KernelSpec {}
 /// One kernel's inputs, outputs and CPU reference, on the host and, once uploaded, on one
 /// device.
 pub trait Workload {
-    fn spec(&self) -> &'static KernelSpec;
+    /// The registered kernel this workload belongs to, where it is one of [`KERNELS`]; a
+    /// workload of your own ([`crate::user::UserKernel`]) has none.
+    fn spec(&self) -> Option<&'static KernelSpec> {
+        None
+    }
 
     /// What one pass is.
     fn pass(&self) -> &Pass;
@@ -186,8 +222,11 @@ pub trait Workload {
     fn clear_outputs(&mut self, gpu: &mut dyn Gpu) -> Result<()>;
 
     /// Overwrites output element `index` on the device: the fault `--corrupt-pixel` injects
-    /// to show the check catching it.
-    fn corrupt(&mut self, gpu: &mut dyn Gpu, index: usize) -> Result<()>;
+    /// to show the check catching it. A workload without this self-test says so.
+    fn corrupt(&mut self, gpu: &mut dyn Gpu, index: usize) -> Result<()> {
+        let _ = (gpu, index);
+        anyhow::bail!("this workload cannot overwrite an output element (no --corrupt-pixel self-test)")
+    }
 
     /// Copies the outputs back and compares them with the CPU reference.
     fn check(&mut self, gpu: &mut dyn Gpu) -> Result<Option<Mismatch>>;
@@ -198,16 +237,26 @@ fn uploaded<T: Copy>(buffers: Option<T>) -> Result<T> {
     buffers.context("the workload's buffers are not uploaded")
 }
 
-/// Values of a plain numeric type, which any bytes of the right length may hold.
-pub trait Plain: Copy + Default + 'static {
+/// Values of a plain numeric type, which any bytes of the right length may hold: `f32`,
+/// `f64`, `u16`, `u32`, `u64`, `i32`.
+///
+/// # Safety
+///
+/// Implemented only for types with no padding and no invalid bit pattern, whose size is
+/// [`Plain::SIZE`]: [`as_bytes`] and [`view_values`] reinterpret bytes as values of them.
+pub unsafe trait Plain: Copy + Default + 'static {
+    /// `size_of::<Self>()`.
     const SIZE: usize;
+    /// The value whose native-endian bytes are `bytes` (exactly [`Plain::SIZE`] of them).
     fn from_ne(bytes: &[u8]) -> Self;
+    /// Its native-endian bytes.
     fn to_ne(self) -> Vec<u8>;
 }
 
 macro_rules! plain {
     ($($ty:ty),*) => {$(
-        impl Plain for $ty {
+        // SAFETY: a primitive number: no padding, every bit pattern valid.
+        unsafe impl Plain for $ty {
             const SIZE: usize = std::mem::size_of::<$ty>();
             fn from_ne(bytes: &[u8]) -> Self {
                 Self::from_ne_bytes(bytes.try_into().expect("SIZE bytes"))
@@ -219,11 +268,11 @@ macro_rules! plain {
     )*};
 }
 
-plain!(f32, u16, u32, u64);
+plain!(f32, f64, u16, u32, u64, i32);
 
 /// `values` as the bytes the device holds them in.
 pub fn as_bytes<T: Plain>(values: &[T]) -> &[u8] {
-    // SAFETY: T is f32, u16, u32 or u64 (Plain is implemented for nothing else): no padding,
+    // SAFETY: T is Plain (an unsafe trait, implemented for plain numbers only): no padding,
     // no invalid bit patterns, and u8 has alignment 1; the length is the slice's size in bytes.
     unsafe { std::slice::from_raw_parts(values.as_ptr().cast::<u8>(), std::mem::size_of_val(values)) }
 }

@@ -1,0 +1,88 @@
+//! The host side of the example: sweeps the kernels of `examples/reduce/kernels` over block
+//! sizes x items per thread with the block-size runner, checking every row's sum.
+
+pub mod reference;
+
+use block_size_runner::user::{
+    self, Agreement, Arg, Check, Console, Driver, EmbeddedPtx, SweepArgs, UserKernel, Values,
+};
+use clap::{Parser, ValueEnum};
+
+/// The kernels' PTX as cuda_builder wrote it, and its provenance stamp.
+pub const PTX: EmbeddedPtx = EmbeddedPtx::user("reduce", include_str!("../ptx/reduce.ptx"))
+    .with_stamp(include_str!("../ptx/reduce.stamp.toml"));
+
+/// The command line: the example's own options, then the sweep's.
+#[derive(Parser, Debug)]
+#[command(
+    name = "reduce-example",
+    about = "Sweeps the example sum-of-squares kernels over block sizes x items per thread"
+)]
+pub struct Cli {
+    /// Values to sum
+    #[arg(long, default_value_t = 1 << 24, value_parser = clap::value_parser!(u32).range(1..))]
+    pub n: u32,
+    /// How every row is checked: reference (the CPU sum, within the kernels' error bound) or
+    /// same-as-first (the first row's sum, within --tolerance)
+    #[arg(long, value_enum, default_value = "reference")]
+    pub check: CheckArg,
+    /// Relative tolerance of --check same-as-first (0: bit for bit)
+    #[arg(long, default_value_t = 1e-5)]
+    pub tolerance: f64,
+    #[command(flatten)]
+    pub sweep: SweepArgs,
+}
+
+/// What `--check` takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum CheckArg {
+    Reference,
+    SameAsFirst,
+}
+
+/// `n` values in [-1, 1].
+pub fn values(n: usize) -> Vec<f32> {
+    (0..n).map(|i| (i % 2001) as f32 / 1000.0 - 1.0).collect()
+}
+
+/// Both entries, the tunable "items/thr" (1 and 4), over `x`: one f32 partial per block,
+/// `threads * 4` bytes of dynamic shared memory; a row's result is its partials' sum.
+pub fn kernel(x: Vec<f32>, check: Check) -> UserKernel {
+    let n = x.len();
+    UserKernel::new(PTX, "sum_of_squares")
+        .tunable("items/thr", [("1", "sum_of_squares"), ("4", "sum_of_squares_x4")])
+        .items(n as u64, "values")
+        .bytes_per_pass(4 * n as u64)
+        .input("x", x)
+        .output_per_block::<f32>("partials")
+        .dynamic_shared_memory(|threads, _| threads * 4)
+        .args(move |_| vec![Arg::buffer("x"), Arg::Usize(n), Arg::buffer("partials")])
+        .result(|out, _| Ok(Values::from(out.f32("partials")?.iter().map(|&p| f64::from(p)).sum::<f64>())))
+        .check(check)
+}
+
+/// Every row's sum against the CPU's, within the bound of the launch's f32 roundings.
+pub fn reference_check(x: &[f32]) -> Check {
+    let (n, want) = (x.len(), reference::sum_of_squares(x));
+    Check::reference(move |result, shape| {
+        let got = result.get(0).unwrap_or(f64::NAN);
+        let bound =
+            reference::relative_error_bound(n, shape.grid_blocks as usize, shape.threads_per_block as usize);
+        let error = (got - want).abs() / want;
+        if error <= bound {
+            return Ok(());
+        }
+        Err(format!("the sum is {got}, the CPU's {want}: relative error {error:.2e} > bound {bound:.2e}"))
+    })
+}
+
+/// The program on `driver`; returns its exit status.
+pub fn run(driver: &impl Driver, cli: &Cli, console: &mut Console) -> i32 {
+    let x = values(cli.n as usize);
+    let check = match cli.check {
+        CheckArg::Reference => reference_check(&x),
+        CheckArg::SameAsFirst if cli.tolerance == 0.0 => Check::same_as_first(Agreement::BitForBit),
+        CheckArg::SameAsFirst => Check::same_as_first(Agreement::Within(cli.tolerance)),
+    };
+    user::run_with_args(driver, &mut kernel(x, check), &cli.sweep, console)
+}

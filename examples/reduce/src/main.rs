@@ -1,0 +1,12 @@
+//! `reduce-example`: sweeps the example kernels on the GPU. It links the NVIDIA driver's
+//! `libcuda.so.1` (through cust), so it starts only where the driver is installed.
+
+use clap::Parser as _;
+
+fn main() {
+    let cli = reduce_example::Cli::parse();
+    let driver = block_size_runner::user::CudaDriver;
+    std::process::exit(block_size_runner::user::with_stdio(|console| {
+        reduce_example::run(&driver, &cli, console)
+    }));
+}

@@ -1,0 +1,311 @@
+//! The checks of a kernel of your own: against a CPU reference ([`Check::reference`]), or "the
+//! result at every block size equals the first row's" ([`Check::same_as_first`]), bit for bit
+//! or within a relative tolerance ([`Agreement`]).
+
+use super::kernel::Shape;
+use std::fmt;
+
+/// A row's result: the values a check compares, of one number type.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Values {
+    /// `f32`s.
+    F32(Vec<f32>),
+    /// `f64`s.
+    F64(Vec<f64>),
+    /// `u16`s.
+    U16(Vec<u16>),
+    /// `u32`s.
+    U32(Vec<u32>),
+    /// `u64`s.
+    U64(Vec<u64>),
+    /// `i32`s.
+    I32(Vec<i32>),
+}
+
+impl Values {
+    /// How many values.
+    pub fn len(&self) -> usize {
+        match self {
+            Self::F32(values) => values.len(),
+            Self::F64(values) => values.len(),
+            Self::U16(values) => values.len(),
+            Self::U32(values) => values.len(),
+            Self::U64(values) => values.len(),
+            Self::I32(values) => values.len(),
+        }
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The number type's name: `f32`, `u32`, ...
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Self::F32(_) => "f32",
+            Self::F64(_) => "f64",
+            Self::U16(_) => "u16",
+            Self::U32(_) => "u32",
+            Self::U64(_) => "u64",
+            Self::I32(_) => "i32",
+        }
+    }
+
+    /// Value `index` as an `f64` (exact for every type but `u64`s above 2^53).
+    pub fn get(&self, index: usize) -> Option<f64> {
+        match self {
+            Self::F32(values) => values.get(index).map(|&value| f64::from(value)),
+            Self::F64(values) => values.get(index).copied(),
+            Self::U16(values) => values.get(index).map(|&value| f64::from(value)),
+            Self::U32(values) => values.get(index).map(|&value| f64::from(value)),
+            Self::U64(values) => values.get(index).map(|&value| value as f64),
+            Self::I32(values) => values.get(index).map(|&value| f64::from(value)),
+        }
+    }
+
+    /// The bits of value `index`, as the device wrote them.
+    pub fn bits(&self, index: usize) -> Option<u64> {
+        match self {
+            Self::F32(values) => values.get(index).map(|value| u64::from(value.to_bits())),
+            Self::F64(values) => values.get(index).map(|value| value.to_bits()),
+            Self::U16(values) => values.get(index).map(|&value| u64::from(value)),
+            Self::U32(values) => values.get(index).map(|&value| u64::from(value)),
+            Self::U64(values) => values.get(index).copied(),
+            Self::I32(values) => values.get(index).map(|&value| u64::from(value as u32)),
+        }
+    }
+
+    /// Value `index` as printed: the number, exactly (`f32` and `f64` in their shortest form
+    /// that reads back the same).
+    pub fn show(&self, index: usize) -> String {
+        match self {
+            Self::F32(values) => values.get(index).map(ToString::to_string),
+            Self::F64(values) => values.get(index).map(ToString::to_string),
+            Self::U16(values) => values.get(index).map(ToString::to_string),
+            Self::U32(values) => values.get(index).map(ToString::to_string),
+            Self::U64(values) => values.get(index).map(ToString::to_string),
+            Self::I32(values) => values.get(index).map(ToString::to_string),
+        }
+        .unwrap_or_else(|| "nothing".to_string())
+    }
+
+    /// Whether the values are floating-point.
+    fn is_float(&self) -> bool {
+        matches!(self, Self::F32(_) | Self::F64(_))
+    }
+}
+
+/// One `f64`: a scalar result (a sum).
+impl From<f64> for Values {
+    fn from(value: f64) -> Self {
+        Self::F64(vec![value])
+    }
+}
+
+/// One `f32`.
+impl From<f32> for Values {
+    fn from(value: f32) -> Self {
+        Self::F32(vec![value])
+    }
+}
+
+/// A vector of any [`super::Element`] type.
+impl<T: super::Element> From<Vec<T>> for Values {
+    fn from(values: Vec<T>) -> Self {
+        T::wrap(values)
+    }
+}
+
+/// How close a row's result must be to the first row's.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Agreement {
+    /// Bit for bit: the same type, the same count, every value of the same bits.
+    BitForBit,
+    /// Within this relative tolerance: `|value - first| <= tolerance x max(|value|, |first|)`
+    /// for every value (integers too, as `f64`). A float sum whose order of additions depends
+    /// on the block size needs this; `0.0` accepts equal values only (but `0.0` and `-0.0`).
+    Within(f64),
+}
+
+impl Agreement {
+    /// Where `got` differs from `first` more than this agreement allows: the first value that
+    /// does (`None` where the types or counts differ), and what is wrong, ending with the
+    /// first row's value, which `first_row` names.
+    pub fn difference(
+        self,
+        first: &Values,
+        got: &Values,
+        first_row: &str,
+    ) -> Option<(Option<usize>, String)> {
+        if first.type_name() != got.type_name() {
+            return Some((
+                None,
+                format!(
+                    "the result is {} {}s, the first row's ({first_row}) {} {}s",
+                    got.len(),
+                    got.type_name(),
+                    first.len(),
+                    first.type_name()
+                ),
+            ));
+        }
+        if first.len() != got.len() {
+            return Some((
+                None,
+                format!(
+                    "the result has {} values, the first row ({first_row}) had {}",
+                    got.len(),
+                    first.len()
+                ),
+            ));
+        }
+        let hex = |values: &Values, index| {
+            values.bits(index).map_or_else(String::new, |bits| {
+                let digits = if matches!(values, Values::F64(_) | Values::U64(_)) { 16 } else { 8 };
+                format!(" (0x{bits:0digits$x})")
+            })
+        };
+        (0..got.len()).find_map(|index| {
+            let same_bits = got.bits(index) == first.bits(index);
+            match self {
+                Self::BitForBit if !same_bits => Some((
+                    Some(index),
+                    format!(
+                        "value {index} is {}{}, not bit for bit the first row's ({first_row}) {}{}",
+                        got.show(index),
+                        if got.is_float() { hex(got, index) } else { String::new() },
+                        first.show(index),
+                        if got.is_float() { hex(first, index) } else { String::new() },
+                    ),
+                )),
+                Self::Within(tolerance) if !same_bits => {
+                    let (value, reference) = (got.get(index)?, first.get(index)?);
+                    let difference = (value - reference).abs();
+                    let scale = value.abs().max(reference.abs());
+                    let relative = if scale > 0.0 { difference / scale } else { difference };
+                    // NaN compares false: a NaN where the first row had another value is a difference.
+                    let within = difference <= tolerance * scale;
+                    (!within).then(|| {
+                        (
+                            Some(index),
+                            format!(
+                                "value {index} is {}, the first row's ({first_row}) {}: a relative difference of {relative:.3e}, above the tolerance {tolerance:e}",
+                                got.show(index),
+                                first.show(index)
+                            ),
+                        )
+                    })
+                }
+                _ => None,
+            }
+        })
+    }
+}
+
+/// `bit for bit`, or `within 1e-6 (relative)`.
+impl fmt::Display for Agreement {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::BitForBit => f.write_str("bit for bit"),
+            Self::Within(tolerance) => write!(f, "within {tolerance:e} (relative)"),
+        }
+    }
+}
+
+/// A CPU reference's verdict on a row's result: `Err` with what is wrong, in one line.
+pub type ReferenceFn = Box<dyn Fn(&Values, &Shape) -> Result<(), String>>;
+
+/// A check every row of a sweep must pass; a row that fails one is a failed check of the run
+/// (exit status 1), its table not a measurement.
+pub enum Check {
+    /// The row's result against a CPU reference: the function says what is wrong, if anything.
+    Reference(ReferenceFn),
+    /// The row's result against the first row's (the first block size of the first value of
+    /// the tunable), as closely as the [`Agreement`] says.
+    SameAsFirst(Agreement),
+}
+
+impl Check {
+    /// A check against a CPU reference: `verdict(result, shape)` is `Ok(())` for a right
+    /// result, or `Err` with what is wrong ("the sum is 3.2, the CPU reference says 3.1").
+    pub fn reference(verdict: impl Fn(&Values, &Shape) -> Result<(), String> + 'static) -> Self {
+        Self::Reference(Box::new(verdict))
+    }
+
+    /// Every row's result must equal the first row's, as closely as `agreement` says: a check
+    /// for a kernel with no CPU reference, that the block size must not change what it
+    /// computes.
+    pub fn same_as_first(agreement: Agreement) -> Self {
+        Self::SameAsFirst(agreement)
+    }
+}
+
+impl fmt::Debug for Check {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Reference(_) => f.write_str("Reference(..)"),
+            Self::SameAsFirst(agreement) => f.debug_tuple("SameAsFirst").field(agreement).finish(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bit_for_bit_takes_every_bit() {
+        let first = Values::F32(vec![1.0, 2.0]);
+        assert_eq!(Agreement::BitForBit.difference(&first, &first.clone(), "32 threads per block"), None);
+        let next = Values::F32(vec![1.0, f32::from_bits(2.0f32.to_bits() + 1)]);
+        let (index, text) = Agreement::BitForBit.difference(&first, &next, "32 threads per block").unwrap();
+        assert_eq!(index, Some(1));
+        assert_eq!(
+            text,
+            "value 1 is 2.0000002 (0x40000001), not bit for bit the first row's (32 threads per block) 2 (0x40000000)"
+        );
+        // -0.0 and 0.0 differ in their bits.
+        assert!(Agreement::BitForBit.difference(&Values::from(0.0), &Values::from(-0.0), "x").is_some());
+        assert_eq!(Agreement::Within(0.0).difference(&Values::from(0.0), &Values::from(-0.0), "x"), None);
+    }
+
+    #[test]
+    fn a_tolerance_is_relative_to_the_larger_value() {
+        let first = Values::from(1000.0);
+        assert_eq!(Agreement::Within(1e-6).difference(&first, &Values::from(1000.0009), "x"), None);
+        let (index, text) = Agreement::Within(1e-6).difference(&first, &Values::from(1000.002), "x").unwrap();
+        assert_eq!(index, Some(0));
+        assert!(
+            text.starts_with(
+                "value 0 is 1000.002, the first row's (x) 1000: a relative difference of 2.000e-6"
+            ),
+            "{text}"
+        );
+        assert!(
+            Agreement::Within(1.0).difference(&first, &Values::from(f64::NAN), "x").is_some(),
+            "NaN is never close"
+        );
+        assert_eq!(
+            Agreement::Within(0.1).difference(&Values::U32(vec![100]), &Values::U32(vec![95]), "x"),
+            None
+        );
+    }
+
+    #[test]
+    fn types_and_counts_must_match() {
+        let (index, text) = Agreement::BitForBit
+            .difference(&Values::F32(vec![1.0]), &Values::U32(vec![1]), "64 threads per block")
+            .unwrap();
+        assert_eq!(
+            (index, text.as_str()),
+            (None, "the result is 1 u32s, the first row's (64 threads per block) 1 f32s")
+        );
+        let (_, text) =
+            Agreement::Within(1.0).difference(&Values::U32(vec![1]), &Values::U32(vec![1, 2]), "r").unwrap();
+        assert_eq!(text, "the result has 2 values, the first row (r) had 1");
+        assert_eq!(Values::from(vec![1u16, 2]).type_name(), "u16");
+        assert_eq!(Values::from(vec![-1i32]).bits(0), Some(0xffff_ffff));
+        assert_eq!(Agreement::Within(1e-6).to_string(), "within 1e-6 (relative)");
+    }
+}

@@ -1,0 +1,347 @@
+//! A kernel of one's own on the mock: `scale` (out = 2 x) and `scale_x2` (the same, two items a
+//! thread), hand-written PTX and a CPU emulation that, at 256 threads per block, rounds one
+//! value differently, as a kernel whose float result depends on the block size would.
+
+use super::*;
+use crate::backend::{EmulatedMemory, Launch};
+use crate::mock::{MockDriver, MockGpu};
+use crate::workload::{read_values, write_values};
+use anyhow::Result;
+
+const PTX: &str = ".version 7.8\n.target sm_75\n.address_size 64\n\n\
+    .visible .entry scale(\n\t.param .u64 scale_param_0,\n\t.param .u64 scale_param_1,\n\t.param .u64 scale_param_2\n)\n{\n\tret;\n}\n\n\
+    .visible .entry scale_x2(\n\t.param .u64 scale_x2_param_0,\n\t.param .u64 scale_x2_param_1,\n\t.param .u64 scale_x2_param_2\n)\n{\n\tret;\n}\n";
+
+const MODULE: EmbeddedPtx = EmbeddedPtx::user("scale", PTX);
+
+/// The block size at which the emulation's value 0 comes out one ulp high.
+const ODD_BLOCK: u32 = 256;
+
+/// `out[i] = 2 x[i]`; at [`ODD_BLOCK`] threads, the last value one ulp higher; `fault` set to -1.
+fn emulate(launch: &Launch, memory: &mut dyn EmulatedMemory, fault: Option<usize>) -> Result<()> {
+    let [x, n, out] = launch.args.as_slice() else { anyhow::bail!("scale takes three arguments") };
+    let n = n.as_usize()?;
+    let mut values: Vec<f32> =
+        read_values::<f32>(memory.at(x)?, n)?.iter().map(|value| 2.0 * value).collect();
+    if launch.threads_per_block == ODD_BLOCK {
+        let last = values.last_mut().expect("values");
+        *last = f32::from_bits(last.to_bits() + 1);
+    }
+    if let Some(value) = fault.and_then(|index| values.get_mut(index)) {
+        *value = -1.0;
+    }
+    write_values(memory.at_mut(out)?, &values)
+}
+
+fn driver() -> MockDriver {
+    let mut gpu = MockGpu::h200_like();
+    gpu.emulate(MODULE.kernel("scale"), emulate).emulate(MODULE.kernel("scale_x2"), emulate);
+    MockDriver { cuda_version: 13000, devices: vec![gpu] }
+}
+
+const N: usize = 1000;
+
+/// The kernel over `N` values `i / 8`, checked by `check`.
+fn kernel(check: Check) -> UserKernel {
+    let x: Vec<f32> = (0..N).map(|i| i as f32 / 8.0).collect();
+    UserKernel::new(MODULE, "scale")
+        .items(N as u64, "values")
+        .bytes_per_pass(8 * N as u64)
+        .input("x", x)
+        .output::<f32>("out", N)
+        .args(|_| vec![Arg::buffer("x"), Arg::Usize(N), Arg::buffer("out")])
+        .check(check)
+}
+
+/// The CPU reference: every value exactly twice its input.
+fn reference() -> Check {
+    Check::reference(|result, _| {
+        let Values::F32(values) = result else { return Err("not f32s".into()) };
+        match (0..N).find(|&i| values[i] != 2.0 * (i as f32 / 8.0)) {
+            Some(i) => {
+                Err(format!("value {i} is {}, the CPU reference says {}", values[i], 2.0 * (i as f32 / 8.0)))
+            }
+            None => Ok(()),
+        }
+    })
+}
+
+fn options(block_sizes: &[u32]) -> Options {
+    Options {
+        block_sizes: block_sizes.to_vec(),
+        timing: Timing::launch(1, 3),
+        command: vec!["scale".into()],
+        ..Options::default()
+    }
+}
+
+fn failures(measured: &Measured) -> Vec<String> {
+    measured.sweep.failures.iter().map(ToString::to_string).collect()
+}
+
+#[test]
+fn a_kernel_of_ones_own_is_swept_and_checked_against_its_reference() {
+    let mut kernel = kernel(reference());
+    let measured = run(&driver(), &mut kernel, &options(&[32, 128, 1024])).unwrap();
+    assert_eq!(failures(&measured), Vec::<String>::new());
+    assert_eq!(measured.exit_code(), 0);
+    let threads: Vec<u32> = measured.sweep.rows.iter().map(|row| row.threads_per_block).collect();
+    assert_eq!(threads, [32, 128, 1024]);
+    // One wave, capped at one thread per value: ceil(1000 / 128) = 8 blocks.
+    assert_eq!(measured.sweep.rows[1].grid_blocks, 8);
+    assert!(measured.head.contains("Work: 1000 values, 0.0 MiB moved per pass\n"), "{}", measured.head);
+    let report = measured.report(false);
+    assert!(report.contains(" thr/blk  warps"), "{report}");
+    assert!(report.contains("Fastest measured: "), "{report}");
+    let json: serde_json::Value = serde_json::from_str(&measured.export(Format::Json).unwrap()).unwrap();
+    assert_eq!(json["kernel"], "scale");
+    assert_eq!(json["pixels"], 1000);
+    assert_eq!(json["grid"], "one-wave");
+    assert_eq!(json["workload"]["items"]["noun"], "values");
+    assert!(json.get("width").is_none() && json.get("tunable").is_none());
+    assert!(measured.plot().unwrap().starts_with("<svg"));
+}
+
+#[test]
+fn a_wrong_result_fails_the_reference_check() {
+    let mut driver = driver();
+    driver.devices[0].wrong_kernel = Some(MODULE.kernel("scale"));
+    driver.devices[0].wrong_element = 7;
+    let measured = run(&driver, &mut kernel(reference()), &options(&[64, 128])).unwrap();
+    assert_eq!(
+        failures(&measured),
+        [
+            "wrong output at 64 threads per block: value 7 is -1, the CPU reference says 1.75",
+            "wrong output at 128 threads per block: value 7 is -1, the CPU reference says 1.75",
+        ]
+    );
+    assert_eq!(measured.exit_code(), 1);
+    assert!(measured.failures().contains("2 check(s) failed"));
+}
+
+#[test]
+fn same_as_first_bit_for_bit_catches_the_one_block_size_that_differs() {
+    let mut kernel = kernel(Check::same_as_first(Agreement::BitForBit));
+    let measured = run(&driver(), &mut kernel, &options(&[64, ODD_BLOCK, 512])).unwrap();
+    assert_eq!(
+        failures(&measured),
+        ["wrong output at 256 threads per block: value 999 is 249.75002 (0x4379c001), \
+          not bit for bit the first row's (64 threads per block) 249.75 (0x4379c000)"]
+    );
+    let [crate::sweep::CheckFailure::WrongOutput { mismatch, .. }] = measured.sweep.failures.as_slice()
+    else {
+        panic!("{:?}", measured.sweep.failures)
+    };
+    assert_eq!(mismatch.index, Some(999));
+}
+
+#[test]
+fn same_as_first_within_a_tolerance_takes_small_differences_but_not_large_ones() {
+    // The last value is one ulp of 249.75 higher at 256: a relative difference of 6.1e-8,
+    // within 1e-6 and not within 1e-9; the other values agree exactly.
+    let mut loose = kernel(Check::same_as_first(Agreement::Within(1e-6)));
+    assert_eq!(
+        failures(&run(&driver(), &mut loose, &options(&[64, ODD_BLOCK])).unwrap()),
+        Vec::<String>::new()
+    );
+    let mut tight = kernel(Check::same_as_first(Agreement::Within(1e-9)));
+    let measured = run(&driver(), &mut tight, &options(&[64, ODD_BLOCK, 512])).unwrap();
+    assert_eq!(
+        failures(&measured),
+        [
+            "wrong output at 256 threads per block: value 999 is 249.75002, the first row's (64 threads per block) 249.75: \
+          a relative difference of 6.110e-8, above the tolerance 1e-9"
+        ]
+    );
+    // The CPU reference is exact: it catches what the loose tolerance lets through.
+    let mut both = kernel(reference()).check(Check::same_as_first(Agreement::Within(1e-6)));
+    let measured = run(&driver(), &mut both, &options(&[64, ODD_BLOCK])).unwrap();
+    assert_eq!(failures(&measured).len(), 1, "the reference catches it, the loose tolerance does not");
+}
+
+#[test]
+fn same_as_first_on_a_larger_value_within_a_tolerance() {
+    // A result of its own: the sum of the outputs, whose one-ulp change at value 0 is far
+    // below a relative 1e-6 of the total.
+    let sum = |readback: &Readback, _: &Shape| -> Result<Values> {
+        Ok(Values::from(readback.f32("out")?.iter().map(|&value| f64::from(value)).sum::<f64>()))
+    };
+    let mut bits = kernel(Check::same_as_first(Agreement::BitForBit)).result(sum);
+    let measured = run(&driver(), &mut bits, &options(&[64, ODD_BLOCK])).unwrap();
+    assert_eq!(measured.sweep.failures.len(), 1, "bit for bit, the sum differs");
+    let mut within = kernel(Check::same_as_first(Agreement::Within(1e-6))).result(sum);
+    assert_eq!(
+        failures(&run(&driver(), &mut within, &options(&[64, ODD_BLOCK])).unwrap()),
+        Vec::<String>::new()
+    );
+}
+
+#[test]
+fn a_tunable_runs_the_cross_product_and_shows_as_a_column() {
+    let mut kernel = kernel(reference())
+        .tunable("items/thr", [("1", "scale"), ("2", "scale_x2")])
+        .dynamic_shared_memory(|threads, variant| threads * 4 * (variant.index as u32 + 1));
+    let mut driver = driver();
+    driver.devices[0].milliseconds = vec![(64, 0.5), (128, 0.25)];
+    let measured = run(&driver, &mut kernel, &options(&[64, 128])).unwrap();
+    let rows: Vec<(Option<&str>, u32, u32)> = measured
+        .sweep
+        .rows
+        .iter()
+        .map(|row| (row.tunable.as_deref(), row.threads_per_block, row.dynamic_shared_memory))
+        .collect();
+    assert_eq!(
+        rows,
+        [(Some("1"), 64, 256), (Some("1"), 128, 512), (Some("2"), 64, 512), (Some("2"), 128, 1024)]
+    );
+    let report = measured.report(false);
+    let table: Vec<&str> = report.lines().skip_while(|line| !line.contains("thr/blk")).take(5).collect();
+    assert!(table[0].starts_with("  items/thr  thr/blk"), "{report}");
+    assert!(table[3].starts_with("          2       64"), "{report}");
+    assert!(
+        report.contains("Fastest measured: 128 threads per block, items/thr 1, at 0.250 ms."),
+        "{report}"
+    );
+    let csv = measured.export(Format::Csv).unwrap();
+    assert!(csv.starts_with("tunable,threads_per_block,"), "{csv}");
+    assert!(csv.lines().nth(3).unwrap().starts_with("2,64,"), "{csv}");
+    let markdown = measured.export(Format::Markdown).unwrap();
+    assert!(markdown.contains("| items/thr | thr/blk |"), "{markdown}");
+    assert!(markdown.contains("1000 values"), "{markdown}");
+    let json: serde_json::Value = serde_json::from_str(&measured.export(Format::Json).unwrap()).unwrap();
+    assert_eq!((json["tunable"].as_str(), json["fastest_tunable"].as_str()), (Some("items/thr"), Some("1")));
+    assert_eq!(json["rows"][2]["tunable"], "2");
+    // Each value's kernel was loaded and launched.
+    let loaded: Vec<&str> = driver.devices[0].loaded.iter().map(|(kernel, _)| kernel.entry).collect();
+    assert!(loaded.is_empty(), "the driver's template device is untouched: {loaded:?}");
+}
+
+#[test]
+fn grid_policies_size_every_launch() {
+    for (grid, want) in
+        [(GridPolicy::OneWave, [8, 4]), (GridPolicy::PerItem, [8, 4]), (GridPolicy::Waves(2), [8, 4])]
+    {
+        let options = Options { grid, ..options(&[128, 256]) };
+        let measured = run(&driver(), &mut kernel(reference()), &options).unwrap();
+        let grids: Vec<u32> = measured.sweep.rows.iter().map(|row| row.grid_blocks).collect();
+        assert_eq!(grids, want, "{grid:?}: 1000 values are few enough for one block each 128 or 256");
+    }
+    // A million values: one wave is blk/SM x SMs, waves:2 twice that, per-item one per 128.
+    let n = 1 << 20;
+    let big = || {
+        UserKernel::new(MODULE, "scale")
+            .items(n as u64, "values")
+            .input("x", vec![0.0f32; n])
+            .output::<f32>("out", n)
+            .args(move |_| vec![Arg::buffer("x"), Arg::Usize(n), Arg::buffer("out")])
+            .check(Check::same_as_first(Agreement::BitForBit))
+    };
+    for (grid, want) in
+        [(GridPolicy::OneWave, 2112), (GridPolicy::Waves(2), 4224), (GridPolicy::PerItem, 8192)]
+    {
+        let measured = run(&driver(), &mut big(), &Options { grid, ..options(&[128]) }).unwrap();
+        assert_eq!(measured.sweep.rows[0].grid_blocks, want, "{grid:?}");
+        assert_eq!(measured.sweep.grid, grid);
+        assert_eq!(measured.head.contains("Grid: "), grid != GridPolicy::OneWave, "{}", measured.head);
+    }
+}
+
+#[test]
+fn bad_input_no_device_and_an_unloadable_module_are_stops_with_their_exit_status() {
+    let stop = |kernel: &mut UserKernel, driver: &MockDriver, options: &Options| {
+        run(driver, kernel, options).unwrap_err()
+    };
+    let unchecked = UserKernel::new(MODULE, "scale").items(10, "values").output::<f32>("out", 10);
+    let no_check = stop(&mut { unchecked }, &driver(), &options(&[64]));
+    assert_eq!(no_check.code, exit::USAGE);
+    assert!(no_check.message.starts_with("the kernel has no check"), "{}", no_check.message);
+    let misnamed =
+        UserKernel::new(MODULE, "scal").items(1, "values").output::<f32>("out", 1).check(reference());
+    let missing = stop(&mut { misnamed }, &driver(), &options(&[64]));
+    assert_eq!(
+        (missing.code, missing.message.as_str()),
+        (exit::USAGE, "the scale PTX has no kernel `scal`; its kernels: scale, scale_x2")
+    );
+    let too_large = stop(&mut kernel(reference()), &driver(), &options(&[64, 2048]));
+    assert_eq!(too_large.code, exit::USAGE);
+    let twice = stop(&mut kernel(reference()), &driver(), &options(&[64, 64]));
+    assert_eq!(twice.message, "block size 64 is listed twice in --block-sizes");
+    let shared = kernel(reference()).dynamic_shared_memory(|threads, _| threads * 64);
+    assert!(stop(&mut { shared }, &driver(), &options(&[1024])).message.contains("dynamic shared memory"));
+    let none = MockDriver { cuda_version: 13000, devices: Vec::new() };
+    assert_eq!(stop(&mut kernel(reference()), &none, &options(&[64])).code, exit::NO_DEVICE);
+    // A CUDA 11.7 driver cannot load PTX ISA 7.8.
+    let old = MockDriver { cuda_version: 11070, ..driver() };
+    let refused = stop(&mut kernel(reference()), &old, &options(&[64]));
+    assert_eq!(refused.code, exit::NO_DEVICE);
+    assert!(refused.message.contains("the scale module"), "{}", refused.message);
+}
+
+#[test]
+fn run_and_print_prints_as_block_size_does() {
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let code = run_and_print(
+        &driver(),
+        &mut kernel(reference()),
+        &options(&[64, 128]),
+        &mut Console { out: &mut out, err: &mut err },
+    );
+    let (out, err) = (String::from_utf8(out).unwrap(), String::from_utf8(err).unwrap());
+    assert_eq!((code, err.as_str()), (0, ""));
+    assert!(out.starts_with("GPU: Mock H200 (compute capability 9.0)\n"), "{out}");
+    assert!(out.contains("\n thr/blk  warps"), "{out}");
+    // A failure: the table, then the failed checks on standard error, exit 1.
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let mut wrong = driver();
+    wrong.devices[0].wrong_kernel = Some(MODULE.kernel("scale"));
+    let options = Options { format: Some(Format::Json), ..options(&[64]) };
+    let code = run_and_print(
+        &wrong,
+        &mut kernel(reference()),
+        &options,
+        &mut Console { out: &mut out, err: &mut err },
+    );
+    assert_eq!(code, exit::FAILED);
+    let json: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(json["failures"].as_array().unwrap().len(), 1);
+    assert!(
+        String::from_utf8(err).unwrap().starts_with("check failed: wrong output at 64 threads per block")
+    );
+    // A stop: one line, its status.
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let none = MockDriver { cuda_version: 13000, devices: Vec::new() };
+    let code = run_and_print(
+        &none,
+        &mut kernel(reference()),
+        &options,
+        &mut Console { out: &mut out, err: &mut err },
+    );
+    assert_eq!((code, out.is_empty()), (exit::NO_DEVICE, true));
+    assert!(String::from_utf8(err).unwrap().starts_with("Error: "));
+}
+
+#[test]
+fn the_sweep_options_parse_as_block_size_s() {
+    use clap::Parser;
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        sweep: SweepArgs,
+    }
+    let parse = |args: &[&str]| {
+        Cli::try_parse_from(std::iter::once("mine").chain(args.iter().copied()))
+            .map(|cli| cli.sweep.options())
+    };
+    let options = parse(&["--block-sizes", "64,128", "--grid", "waves:3", "--runs", "4", "--format", "csv"])
+        .unwrap()
+        .unwrap();
+    assert_eq!(options.block_sizes, [64, 128]);
+    assert_eq!(options.grid, GridPolicy::Waves(3));
+    assert_eq!((options.timing.runs, options.timing.stop), (4, None));
+    assert_eq!(options.format, Some(Format::Csv));
+    assert!(parse(&["--grid", "waves:0"]).is_err());
+    assert_eq!(parse(&["--block-sizes", "64,64"]).unwrap().unwrap_err().code, exit::USAGE);
+    let defaults = Options::default();
+    assert_eq!(defaults.block_sizes, DEFAULT_BLOCK_SIZES);
+    assert_eq!(defaults.grid, GridPolicy::OneWave);
+}
