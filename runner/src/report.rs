@@ -68,6 +68,9 @@ fn method(timing: Timing) -> String {
                 "each sample {launches} launches back to back between one pair of CUDA events, divided by {launches}"
             )
         }
+        TimingMode::Cold if !timing.flushes() => "each run one launch between its own CUDA events, \
+                             no L2 flush (--no-flush-l2), every run queued behind a blocking kernel until all are enqueued"
+            .to_string(),
         TimingMode::Cold => {
             "each run one launch between its own CUDA events after an L2 flush, every run queued \
                              behind a blocking kernel until all are enqueued"

@@ -114,8 +114,12 @@ pub struct Timing {
     /// Launches between one pair of events in batch mode (the other modes take one a sample).
     pub launches_per_sample: u32,
     /// Overwrite a scratch buffer of twice the L2 before each sample, outside the timed
-    /// interval, so no sample finds the previous one's data in L2 (cold timing always does).
+    /// interval, so no sample finds the previous one's data in L2 (cold timing does unless
+    /// `cold_keeps_l2`).
     pub flush_l2: bool,
+    /// Cold timing without its L2 flush (`--no-flush-l2`): samples still queued behind the
+    /// blocking kernel, each finding in L2 what the one before left there.
+    pub cold_keeps_l2: bool,
     /// `None`: exactly `runs` samples. `Some`: at least `runs`, then until the noise-driven
     /// stop says so.
     pub stop: Option<NoiseStop>,
@@ -129,7 +133,7 @@ impl Timing {
             TimingMode::Batch => DEFAULT_BATCH_LAUNCHES,
             TimingMode::Cold | TimingMode::Launch => 1,
         };
-        Self { mode, warmups, runs, launches_per_sample, flush_l2: false, stop: None }
+        Self { mode, warmups, runs, launches_per_sample, flush_l2: false, cold_keeps_l2: false, stop: None }
     }
 
     /// This program's method before batch and cold: `runs` launches after `warmups`, each
@@ -151,9 +155,10 @@ impl Timing {
         }
     }
 
-    /// Whether L2 is flushed before each sample: always in cold mode, where asked otherwise.
+    /// Whether L2 is flushed before each sample: in cold mode unless `cold_keeps_l2`, where
+    /// asked otherwise.
     pub fn flushes(&self) -> bool {
-        self.mode == TimingMode::Cold || self.flush_l2
+        (self.mode == TimingMode::Cold && !self.cold_keeps_l2) || self.flush_l2
     }
 }
 
@@ -747,6 +752,8 @@ mod tests {
         assert_eq!(Timing::fixed(TimingMode::Batch, 0, 1).launches(), DEFAULT_BATCH_LAUNCHES);
         assert_eq!(Timing { launches_per_sample: 7, ..COLD }.launches(), 1);
         assert!(COLD.flushes() && !Timing::launch(0, 1).flushes());
+        assert!(!Timing { cold_keeps_l2: true, ..COLD }.flushes(), "--no-flush-l2");
+        assert!(Timing { cold_keeps_l2: true, flush_l2: true, ..COLD }.flushes());
         let stop = serde_json::to_value(NoiseStop::DEFAULT).unwrap();
         assert_eq!(stop["max_time_per_row_s"], 0.5);
     }

@@ -195,6 +195,11 @@ pub struct TimingArgs {
     /// so its first launch starts cold; --timing cold always flushes)
     #[arg(long, id = "flush-l2")]
     pub flush_l2: bool,
+
+    /// With --timing cold: no L2 flush before each sample, so each finds in L2 what the one
+    /// before left there (the samples still queue behind the blocking kernel)
+    #[arg(long, id = "no-flush-l2", conflicts_with = "flush-l2")]
+    pub no_flush_l2: bool,
 }
 
 impl TimingArgs {
@@ -205,12 +210,16 @@ impl TimingArgs {
         if given.contains("launches-per-sample") && mode != TimingMode::Batch {
             return Err(format!("--launches-per-sample applies to --timing batch, not --timing {mode}"));
         }
+        if self.no_flush_l2 && mode != TimingMode::Cold {
+            return Err(format!("--no-flush-l2 applies to --timing cold, not --timing {mode}"));
+        }
         let timing = Timing {
             mode,
             warmups: self.warmups,
             runs: self.runs.unwrap_or(self.min_runs),
             launches_per_sample: if mode == TimingMode::Batch { self.launches_per_sample } else { 1 },
             flush_l2: self.flush_l2,
+            cold_keeps_l2: self.no_flush_l2,
             stop: None,
         };
         Ok(match self.runs {

@@ -653,6 +653,7 @@ mod tests {
         assert_eq!(timing(&["--timing", "launch"]).mode, TimingMode::Launch);
         let cold = timing(&["--timing", "cold", "--runs", "7"]);
         assert_eq!((cold.mode, cold.runs, cold.stop, cold.flushes()), (TimingMode::Cold, 7, None, true));
+        assert!(!timing(&["--timing", "cold", "--no-flush-l2"]).flushes(), "cold without its flush");
         assert_eq!(timing(&["--launches-per-sample", "4"]).launches(), 4);
         let adaptive = timing(&[
             "--min-runs",
@@ -690,6 +691,10 @@ mod tests {
         assert_eq!(
             usage_error(&["--timing", "cold", "--launches-per-sample", "4"]),
             "--launches-per-sample applies to --timing batch, not --timing cold"
+        );
+        assert_eq!(
+            usage_error(&["--no-flush-l2"]),
+            "--no-flush-l2 applies to --timing cold, not --timing batch"
         );
         assert!(usage_error(&["--max-noise", "2"]).contains("a fraction from 0 to 1"));
         assert!(usage_error(&["--max-time-per-row", "soon"]).contains("500ms"));

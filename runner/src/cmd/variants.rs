@@ -56,6 +56,13 @@ pub struct VariantsArgs {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..), default_value_t = super::DEFAULT_RUNS)]
     pub runs: u32,
 
+    /// How each row's samples sit between CUDA events: launch (the default, as the copy
+    /// ceiling: each launch between its own events), batch (--runs samples of 10 launches
+    /// between one pair) or cold (one launch a sample after an L2 flush, queued behind a
+    /// blocking kernel); the copy ceiling is timed one copy per pair of events in every mode
+    #[arg(long, value_name = "MODE", value_enum, default_value = "launch")]
+    pub timing: super::TimingArg,
+
     /// Start every plane this many floats past a 16-byte boundary (1-3: misaligned vectors)
     #[arg(long, value_name = "FLOATS", value_parser = clap::value_parser!(u64).range(0..=1024), default_value_t = 0)]
     pub offset: u64,
@@ -78,6 +85,8 @@ pub struct VariantsOptions {
     pub warmups: u32,
     /// Timed launches per row.
     pub runs: u32,
+    /// How each row is timed (`--timing`).
+    pub timing_mode: crate::timing::TimingMode,
     /// Elements every buffer starts past an aligned address (`--offset`).
     pub offset: usize,
     /// Print the provenance lines first.
@@ -100,6 +109,7 @@ impl VariantsArgs {
             block_sizes: unique_block_sizes(&self.block_sizes)?,
             warmups: self.warmups,
             runs: self.runs,
+            timing_mode: self.timing.mode(),
             offset: self.offset as usize,
             provenance: self.provenance.provenance,
         })
@@ -143,9 +153,9 @@ pub fn exec<D: Driver>(
     let mut workload =
         GrayscaleWorkload::new(&job.params).map_err(|error| Stop::new(exit::USAGE, format!("{error:#}")))?;
     workload.upload(&mut gpu).map_err(failed)?;
-    // Launch mode, as the copy ceiling it is set against: each copy and each launch between
-    // its own pair of events.
-    let timing = Timing::launch(options.warmups, options.runs);
+    // Launch mode by default, as the copy ceiling it is set against: each copy and each
+    // launch between its own pair of events.
+    let timing = Timing::fixed(options.timing_mode, options.warmups, options.runs);
     let rows = candidates.len() * options.block_sizes.len();
     let mut with_progress = WithProgress::new(&mut gpu, rows);
     let result = variants::run(
