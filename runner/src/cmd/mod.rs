@@ -158,7 +158,7 @@ pub struct TimingArgs {
     /// How a row's samples sit between CUDA events. batch (block_size.cu's method): each
     /// sample is --launches-per-sample launches back to back between one pair of events,
     /// their mean. cold: each sample one launch between its own events after an L2 flush
-    /// (cold always flushes), every sample queued behind a blocking kernel that the host
+    /// (unless --no-flush-l2), every sample queued behind a blocking kernel that the host
     /// releases once all are enqueued. launch: each sample one launch between its own events,
     /// the host enqueuing it after the previous one has finished
     #[arg(long, value_name = "MODE", value_enum, default_value = "batch")]
@@ -192,7 +192,7 @@ pub struct TimingArgs {
 
     /// Before each sample, outside the timed interval, overwrite a scratch buffer of twice
     /// the L2, so no sample reads the previous one's data from L2 (batch: before each batch,
-    /// so its first launch starts cold; --timing cold always flushes)
+    /// so its first launch starts cold; --timing cold flushes unless --no-flush-l2)
     #[arg(long, id = "flush-l2")]
     pub flush_l2: bool,
 
