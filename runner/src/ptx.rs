@@ -87,12 +87,7 @@ impl EmbeddedPtx {
     fn unstamped(&self) -> Stamp {
         let target = self.ptx.lines().find_map(|line| line.trim().strip_prefix(".target "));
         Stamp {
-            kernels: self
-                .ptx
-                .lines()
-                .filter_map(|line| line.split(".entry ").nth(1))
-                .map(|rest| rest.trim_end_matches('(').trim().to_string())
-                .collect(),
+            kernels: ptx_stamp::entry_names(self.ptx),
             arch: target
                 .map_or_else(|| "unknown".to_string(), |target| target.trim().replace("sm_", "compute_")),
             compiler: "unknown (no stamp)".to_string(),

@@ -116,6 +116,14 @@ impl Stamp {
     }
 }
 
+/// The names of the kernels `ptx` defines (its `.entry` directives), in the PTX's order.
+pub fn entry_names(ptx: &str) -> Vec<String> {
+    ptx.lines()
+        .filter_map(|line| line.split(".entry ").nth(1))
+        .map(|rest| rest.trim_end_matches('(').trim().to_string())
+        .collect()
+}
+
 /// Lower-case hex SHA-256 of `bytes`.
 pub fn sha256_hex(bytes: &[u8]) -> String {
     let digest = Sha256::digest(bytes);

@@ -1,9 +1,12 @@
 /*!
 Helpers for the repository-level tests in `tests/tests/`: where the repository and the
-committed PTX are, and where `ptxas` is.
+committed PTX are, where `ptxas` is, and what it makes of a PTX file.
 */
 
+use ptx_stamp::entry_names;
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
+use std::process::Command;
 
 /// The repository root.
 pub fn repo_root() -> PathBuf {
@@ -30,6 +33,57 @@ pub fn ptxas(release: &str) -> Option<PathBuf> {
         return Some(PathBuf::from(path));
     }
     Some(repo_root().join(unpacked)).filter(|path| path.is_file())
+}
+
+/// Assembles `ptx` (from the file `file`, named in messages) with `ptxas -arch=<arch> -v` of
+/// CUDA `release` and returns each entry's registers per thread, in the order ptxas reports
+/// them, after checking that ptxas reports every entry the PTX defines and that none spills or
+/// holds static shared memory.
+pub fn assemble(file: &str, ptx: &str, release: &str, arch: &str) -> Vec<(String, u32)> {
+    let ptxas = ptxas(release).unwrap_or_else(|| {
+        panic!("ptxas {release} not found: run scripts/setup-dev, which unpacks it from PyPI")
+    });
+    let name = Path::new(file).file_stem().and_then(|stem| stem.to_str()).unwrap_or("kernel");
+    let dir =
+        std::env::temp_dir().join(format!("block-size-ptxas-{}-{name}-{release}-{arch}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let input = dir.join("kernel.ptx");
+    std::fs::write(&input, ptx).unwrap();
+    let output = Command::new(&ptxas)
+        .arg(format!("-arch={arch}"))
+        .arg("-v")
+        .arg(&input)
+        .arg("-o")
+        .arg(dir.join("kernel.cubin"))
+        .output()
+        .unwrap_or_else(|error| panic!("{}: {error}", ptxas.display()));
+    std::fs::remove_dir_all(&dir).unwrap();
+    let log = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "ptxas {release} -arch={arch} rejected {file}:\n{log}");
+    let mut registers = Vec::new();
+    for section in log.split("Compiling entry function '").skip(1) {
+        let entry = section.split('\'').next().unwrap().to_string();
+        assert!(
+            section.contains("0 bytes spill stores, 0 bytes spill loads"),
+            "{file} {entry} spills:\n{log}"
+        );
+        let used = section.lines().find(|line| line.contains("Used ")).unwrap_or_else(|| panic!("{log}"));
+        assert!(!used.contains("smem"), "{file} {entry} has static shared memory: {used}");
+        let count = used
+            .split("Used ")
+            .nth(1)
+            .and_then(|rest| rest.split(" registers").next())
+            .and_then(|count| count.trim().parse().ok())
+            .unwrap_or_else(|| panic!("no register count in:\n{log}"));
+        println!("ptxas {release} -arch={arch} {file} {entry}: {count} registers per thread");
+        registers.push((entry, count));
+    }
+    assert_eq!(
+        registers.iter().map(|(entry, _)| entry.clone()).collect::<BTreeSet<_>>(),
+        entry_names(ptx).into_iter().collect(),
+        "{file}: ptxas reports every entry"
+    );
+    registers
 }
 
 /// The value of `key = "value"` in a TOML-like line set, first match.

@@ -4,9 +4,8 @@
 //! the oldest and newest ptxas, with the parameters a host passes, their reduction in dynamic
 //! shared memory only; and regenerated and diffed by the same script and CI as `kernels/`.
 
-use block_size_tests::{PTXAS_RELEASES, ptxas, quoted_value, read_repo_file, repo_root};
-use ptx_stamp::{EXAMPLE_REDUCE_INPUTS, Stamp, inputs_sha256, sha256_hex};
-use std::process::Command;
+use block_size_tests::{PTXAS_RELEASES, assemble, quoted_value, read_repo_file, repo_root};
+use ptx_stamp::{EXAMPLE_REDUCE_INPUTS, Stamp, entry_names, inputs_sha256, sha256_hex};
 
 const PTX_FILE: &str = "examples/reduce/ptx/reduce.ptx";
 const STAMP_FILE: &str = "examples/reduce/ptx/reduce.stamp.toml";
@@ -25,13 +24,6 @@ fn ptx() -> String {
 
 fn stamp() -> Stamp {
     Stamp::parse(&read_repo_file(STAMP_FILE)).unwrap_or_else(|error| panic!("{STAMP_FILE}: {error}"))
-}
-
-fn entries(ptx: &str) -> Vec<String> {
-    ptx.lines()
-        .filter_map(|line| line.split(".entry ").nth(1))
-        .map(|rest| rest.trim_end_matches('(').trim().to_string())
-        .collect()
 }
 
 /// The text of entry `name`, from `.entry` to its closing brace.
@@ -74,8 +66,8 @@ fn the_example_stamp_matches_its_committed_ptx() {
         "{PTX_FILE} was edited by hand: regenerate it with `{}`",
         stamp.regenerate
     );
-    assert_eq!(stamp.kernels, entries(&ptx), "the stamp lists the PTX's entries");
-    assert_eq!(entries(&ptx), ENTRIES);
+    assert_eq!(stamp.kernels, entry_names(&ptx), "the stamp lists the PTX's entries");
+    assert_eq!(entry_names(&ptx), ENTRIES);
 }
 
 #[test]
@@ -163,55 +155,11 @@ fn the_example_reduces_in_dynamic_shared_memory_only() {
     assert_eq!(body(&ptx, "sum_of_squares").matches("ld.global.f32").count(), 1);
 }
 
-/// Assembles the example's PTX with `ptxas -arch=<arch> -v` of CUDA `release` and returns each
-/// entry's registers per thread, after checking that no entry spills or has static shared
-/// memory.
-fn assemble(release: &str, arch: &str) -> Vec<(String, u32)> {
-    let ptxas = ptxas(release).unwrap_or_else(|| {
-        panic!("ptxas {release} not found: run scripts/setup-dev, which unpacks it from PyPI")
-    });
-    let dir = std::env::temp_dir()
-        .join(format!("block-size-example-ptxas-{}-{release}-{arch}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let input = dir.join("reduce.ptx");
-    std::fs::write(&input, ptx()).unwrap();
-    let output = Command::new(&ptxas)
-        .arg(format!("-arch={arch}"))
-        .arg("-v")
-        .arg(&input)
-        .arg("-o")
-        .arg(dir.join("reduce.cubin"))
-        .output()
-        .unwrap_or_else(|error| panic!("{}: {error}", ptxas.display()));
-    std::fs::remove_dir_all(&dir).unwrap();
-    let log = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "ptxas {release} -arch={arch} rejected {PTX_FILE}:\n{log}");
-    let mut registers = Vec::new();
-    for section in log.split("Compiling entry function '").skip(1) {
-        let entry = section.split('\'').next().unwrap().to_string();
-        assert!(section.contains("0 bytes spill stores, 0 bytes spill loads"), "{entry} spills:\n{log}");
-        let used = section.lines().find(|line| line.contains("Used ")).unwrap_or_else(|| panic!("{log}"));
-        assert!(!used.contains("smem"), "{entry} has static shared memory: {used}");
-        let count = used
-            .split("Used ")
-            .nth(1)
-            .and_then(|rest| rest.split(" registers").next())
-            .and_then(|count| count.trim().parse().ok())
-            .unwrap_or_else(|| panic!("no register count in:\n{log}"));
-        println!("ptxas {release} -arch={arch} reduce {entry}: {count} registers per thread");
-        registers.push((entry, count));
-    }
-    let mut reported: Vec<&str> = registers.iter().map(|(entry, _)| entry.as_str()).collect();
-    reported.sort();
-    assert_eq!(reported, ENTRIES, "ptxas reports every entry");
-    registers
-}
-
 #[test]
 fn the_example_assembles_for_sm_75_and_sm_90_with_the_oldest_and_newest_ptxas() {
     for (release, _, _) in PTXAS_RELEASES {
         for arch in ["sm_75", "sm_90"] {
-            for (entry, registers) in assemble(release, arch) {
+            for (entry, registers) in assemble(PTX_FILE, &ptx(), release, arch) {
                 // At 64 registers or fewer a 1024-thread block still fits on a 64K-register SM.
                 assert!((1..=64).contains(&registers), "{entry} {release} {arch}: {registers}");
             }

@@ -7,16 +7,15 @@ use block_size_runner::backend::check_args;
 use block_size_runner::frame::luma::{BLUE_WEIGHT, GREEN_WEIGHT, RED_WEIGHT};
 use block_size_runner::mock::MockGpu;
 use block_size_runner::ptx::{
-    ALL, EmbeddedPtx, HISTOGRAM_NVCC, NVCC, RUST_CUDA, RUSTC_NVPTX, RUSTC_NVPTX_FMA, entry_params,
+    ALL, HISTOGRAM_NVCC, NVCC, RUST_CUDA, RUSTC_NVPTX, RUSTC_NVPTX_FMA, entry_params,
 };
 use block_size_runner::timing::BLOCKING_KERNEL;
 use block_size_runner::workload::{self, KERNELS, Params, grayscale, histogram};
-use block_size_tests::{PTXAS_RELEASES, ptxas, quoted_value, read_repo_file, repo_root};
+use block_size_tests::{PTXAS_RELEASES, assemble, quoted_value, read_repo_file, repo_root};
 use ptx_stamp::{
-    CUDA_BUILDER_INPUTS, HISTOGRAM_NVCC_INPUTS, NVCC_INPUTS, NVCC_MODULES, NVPTX_INPUTS, inputs_sha256,
-    sha256_hex,
+    CUDA_BUILDER_INPUTS, HISTOGRAM_NVCC_INPUTS, NVCC_INPUTS, NVCC_MODULES, NVPTX_INPUTS, entry_names,
+    inputs_sha256, sha256_hex,
 };
-use std::process::Command;
 
 fn channel() -> String {
     quoted_value(&read_repo_file("rust-toolchain.toml"), "channel").unwrap().to_string()
@@ -176,13 +175,6 @@ fn nvptx_stamp_names_the_pinned_toolchain_and_nvcc_stamp_its_release() {
     assert!(NVCC.stamp().nvcc.is_some_and(|release| release.contains("release 11.8")));
 }
 
-fn entries(ptx: &str) -> Vec<String> {
-    ptx.lines()
-        .filter_map(|line| line.split(".entry ").nth(1))
-        .map(|rest| rest.trim_end_matches('(').trim().to_string())
-        .collect()
-}
-
 /// The parameter types of each kernel signature, as the PTX of every compiler must declare
 /// them: the grayscale kernels take four pointers and a usize, the histogram two pointers, a
 /// usize and a u32, and the blocking kernel of cold timing (no workload's: the timing's own)
@@ -196,7 +188,7 @@ const SIGNATURES: [(&str, &[&str]); 3] = [
 #[test]
 fn every_ptx_defines_the_kernels_the_runner_launches() {
     for module in ALL {
-        let defined = entries(module.ptx);
+        let defined = entry_names(module.ptx);
         assert_eq!(module.stamp().kernels, defined, "{}: the stamp lists the PTX's entries", module.file);
         for entry in &defined {
             // Every entry belongs to a registered kernel, with that kernel's signature, or is
@@ -217,20 +209,20 @@ fn every_ptx_defines_the_kernels_the_runner_launches() {
     for spec in KERNELS {
         for module in spec.modules {
             assert!(
-                entries(module.ptx).iter().any(|entry| entry == spec.entry),
+                entry_names(module.ptx).iter().any(|entry| entry == spec.entry),
                 "{} lacks {}",
                 module.file,
                 spec.entry
             );
         }
     }
-    assert_eq!(entries(HISTOGRAM_NVCC.ptx), ["histogram"]);
-    assert!(entries(BLOCKING_KERNEL.module.ptx).iter().any(|entry| entry == BLOCKING_KERNEL.entry));
+    assert_eq!(entry_names(HISTOGRAM_NVCC.ptx), ["histogram"]);
+    assert!(entry_names(BLOCKING_KERNEL.module.ptx).iter().any(|entry| entry == BLOCKING_KERNEL.entry));
     // The variants run in Rust and in C++: both modules define every one.
     for variant in block_size_runner::variants::VARIANTS {
         for module in [RUST_CUDA, NVCC] {
             assert!(
-                entries(module.ptx).iter().any(|entry| entry == variant.entry),
+                entry_names(module.ptx).iter().any(|entry| entry == variant.entry),
                 "{} lacks {}",
                 module.file,
                 variant.entry
@@ -326,66 +318,12 @@ fn every_grayscale_ptx_uses_the_weights_of_the_cpu_reference() {
     }
 }
 
-/// Assembles `module` with `ptxas -arch=<arch> -v` of CUDA `release` and returns each entry's
-/// registers per thread, in the order ptxas reports them, after checking that no entry spills
-/// or holds static shared memory (the histogram's bins are dynamic).
-fn assemble(module: &EmbeddedPtx, release: &str, arch: &str) -> Vec<(String, u32)> {
-    let ptxas = ptxas(release).unwrap_or_else(|| {
-        panic!("ptxas {release} not found: run scripts/setup-dev, which unpacks it from PyPI")
-    });
-    let dir = std::env::temp_dir().join(format!(
-        "block-size-ptxas-{}-{}-{release}-{arch}",
-        std::process::id(),
-        module.file
-    ));
-    std::fs::create_dir_all(&dir).unwrap();
-    let input = dir.join("kernel.ptx");
-    std::fs::write(&input, module.ptx).unwrap();
-    let output = Command::new(&ptxas)
-        .arg(format!("-arch={arch}"))
-        .arg("-v")
-        .arg(&input)
-        .arg("-o")
-        .arg(dir.join("kernel.cubin"))
-        .output()
-        .unwrap_or_else(|error| panic!("{}: {error}", ptxas.display()));
-    std::fs::remove_dir_all(&dir).unwrap();
-    let log = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "ptxas {release} -arch={arch} rejected {}:\n{log}", module.file);
-    let mut registers = Vec::new();
-    for section in log.split("Compiling entry function '").skip(1) {
-        let entry = section.split('\'').next().unwrap().to_string();
-        assert!(
-            section.contains("0 bytes spill stores, 0 bytes spill loads"),
-            "{} {entry} spills:\n{log}",
-            module.file
-        );
-        let used = section.lines().find(|line| line.contains("Used ")).unwrap_or_else(|| panic!("{log}"));
-        assert!(!used.contains("smem"), "{} {entry} has static shared memory: {used}", module.file);
-        let count = used
-            .split("Used ")
-            .nth(1)
-            .and_then(|rest| rest.split(" registers").next())
-            .and_then(|count| count.trim().parse().ok())
-            .unwrap_or_else(|| panic!("no register count in:\n{log}"));
-        println!("ptxas {release} -arch={arch} {} {entry}: {count} registers per thread", module.file);
-        registers.push((entry, count));
-    }
-    assert_eq!(
-        registers.iter().map(|(entry, _)| entry.clone()).collect::<std::collections::BTreeSet<_>>(),
-        entries(module.ptx).into_iter().collect(),
-        "{}: ptxas reports every entry",
-        module.file
-    );
-    registers
-}
-
 #[test]
 fn every_ptx_assembles_for_sm_75_and_sm_90_with_the_oldest_and_newest_ptxas() {
     for module in ALL {
         for (release, _, _) in PTXAS_RELEASES {
             for arch in ["sm_75", "sm_90"] {
-                for (entry, registers) in assemble(&module, release, arch) {
+                for (entry, registers) in assemble(module.file, module.ptx, release, arch) {
                     // At 64 registers or fewer a 1024-thread block still fits on a 64K-register SM.
                     assert!(
                         (1..=64).contains(&registers),

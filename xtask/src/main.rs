@@ -76,11 +76,7 @@ fn write_or_check(
     check: bool,
 ) -> Result<()> {
     let ptx = std::fs::read_to_string(ptx_path).with_context(|| ptx_path.display().to_string())?;
-    let kernels = ptx
-        .lines()
-        .filter_map(|line| line.split(".entry ").nth(1))
-        .map(|rest| rest.trim_end_matches('(').trim().to_string())
-        .collect();
+    let kernels = ptx_stamp::entry_names(&ptx);
     let stamp = Stamp { ptx_sha256: sha256_hex(ptx.as_bytes()), kernels, ..stamp };
     let committed_ptx = repo.join(format!("kernels/ptx/{name}.ptx"));
     let committed_stamp = repo.join(format!("kernels/ptx/{name}.stamp.toml"));

@@ -6,16 +6,17 @@ each against its CUDA C++ twin.
 */
 
 use super::device::{self, Console, Job, Stop, exit, failed};
-use super::{DeviceArgs, FrameArgs, Given, KernelArgs, ProvenanceArgs, unique_block_sizes};
+use super::{
+    BlockSizesArgs, DeviceArgs, FrameArgs, Given, KernelArgs, ProvenanceArgs, WarmupsArgs, unique_block_sizes,
+};
 use crate::backend::Driver;
 use crate::compare::{self, Comparison, round_ratios};
 use crate::frame_size::FrameSize;
 use crate::ptx::KernelRef;
 use crate::report;
 use crate::stats::{median, quantile};
-use crate::sweep::DEFAULT_BLOCK_SIZES;
 use crate::workload::{KernelSpec, Params};
-use clap::{ArgAction, Args};
+use clap::Args;
 use std::ffi::OsString;
 
 /// Interleaved rounds `compare` times per block size unless told otherwise.
@@ -37,21 +38,13 @@ pub struct CompareArgs {
     #[cfg_attr(doc, doc = "`--width` and `--height`.")]
     pub frame: FrameArgs,
 
-    /// Threads per block, comma-separated, each 1 to the device's maximum
-    #[arg(
-        long,
-        id = "block-sizes",
-        value_name = "LIST",
-        value_delimiter = ',',
-        value_parser = clap::value_parser!(u32).range(1..),
-        default_values_t = DEFAULT_BLOCK_SIZES,
-        action = ArgAction::Set
-    )]
-    pub block_sizes: Vec<u32>,
+    #[command(flatten)]
+    #[cfg_attr(doc, doc = "`--block-sizes`.")]
+    pub block_sizes: BlockSizesArgs,
 
-    /// Untimed launches before each row
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(0..), default_value_t = super::DEFAULT_WARMUPS)]
-    pub warmups: u32,
+    #[command(flatten)]
+    #[cfg_attr(doc, doc = "`--warmups`.")]
+    pub warmups: WarmupsArgs,
 
     #[command(flatten)]
     #[cfg_attr(doc, doc = "`--device`.")]
@@ -103,8 +96,8 @@ impl CompareArgs {
             kernel,
             bins,
             frame: self.frame.size(),
-            block_sizes: unique_block_sizes(&self.block_sizes)?,
-            warmups: self.warmups,
+            block_sizes: unique_block_sizes(&self.block_sizes.block_sizes)?,
+            warmups: self.warmups.warmups,
             rounds: self.rounds,
             provenance: self.provenance.provenance,
         };
@@ -242,6 +235,7 @@ pub fn render_stderr(result: &Comparison) -> String {
 mod tests {
     use super::*;
     use crate::cmd::testing::parse;
+    use crate::sweep::DEFAULT_BLOCK_SIZES;
     use crate::workload::{grayscale, histogram};
 
     fn options(args: &[&str]) -> Result<CompareOptions, String> {

@@ -4,7 +4,8 @@ device, and its report. [`crate::cli`] puts them under one parser; the sweep's o
 top level's own, so `block-size --width ...` sweeps.
 
 Here: the option groups several subcommands flatten in ([`KernelArgs`], [`FrameArgs`],
-[`DeviceArgs`], [`ProvenanceArgs`]), the seed's defaults, and the checks every list of block
+[`BlockSizesArgs`], [`VariantBlockSizesArgs`], [`WarmupsArgs`], [`TimingArgs`], [`DeviceArgs`],
+[`ProvenanceArgs`]), the seed's defaults, and the checks every list of block
 sizes gets. [`device`] holds the steps every run on a GPU shares: open, load, validate, gather
 its provenance, and the console and exit statuses it ends with.
 */
@@ -17,11 +18,12 @@ pub mod tail;
 pub mod variants;
 
 use crate::frame_size::FrameSize;
+use crate::sweep::DEFAULT_BLOCK_SIZES;
 use crate::timing::{NoiseStop, Timing, TimingMode};
 use crate::workload::{self, KernelSpec, Params};
 use clap::builder::{PossibleValuesParser, TypedValueParser as _};
 use clap::parser::ValueSource;
-use clap::{ArgMatches, Args, ValueEnum};
+use clap::{ArgAction, ArgMatches, Args, ValueEnum};
 use std::time::Duration;
 
 /// One 4K frame, 8,294,400 pixels.
@@ -168,9 +170,9 @@ pub struct TimingArgs {
     #[arg(long, id = "launches-per-sample", value_name = "N", value_parser = clap::value_parser!(u32).range(1..), default_value_t = crate::timing::DEFAULT_BATCH_LAUNCHES)]
     pub launches_per_sample: u32,
 
-    /// Untimed launches before each row
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(0..), default_value_t = DEFAULT_WARMUPS)]
-    pub warmups: u32,
+    #[command(flatten)]
+    #[cfg_attr(doc, doc = "`--warmups`.")]
+    pub warmups: WarmupsArgs,
 
     /// Exactly N samples per row: no noise-driven stop (instead of --min-runs, --max-noise
     /// and --max-time-per-row)
@@ -215,7 +217,7 @@ impl TimingArgs {
         }
         let timing = Timing {
             mode,
-            warmups: self.warmups,
+            warmups: self.warmups.warmups,
             runs: self.runs.unwrap_or(self.min_runs),
             launches_per_sample: if mode == TimingMode::Batch { self.launches_per_sample } else { 1 },
             flush_l2: self.flush_l2,
@@ -252,6 +254,52 @@ impl FrameArgs {
     pub fn size(self) -> FrameSize {
         FrameSize::new(self.width, self.height)
     }
+}
+
+// `--block-sizes` at the sweep's defaults: the sweep, `compare` and a program's own sweep.
+#[derive(Args, Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(doc, doc = "`--block-sizes` at the sweep's defaults ([`DEFAULT_BLOCK_SIZES`]).")]
+#[cfg_attr(not(doc), allow(missing_docs))]
+pub struct BlockSizesArgs {
+    /// Threads per block, comma-separated, each 1 to the device's maximum
+    #[arg(
+        long,
+        id = "block-sizes",
+        value_name = "LIST",
+        value_delimiter = ',',
+        value_parser = clap::value_parser!(u32).range(1..),
+        default_values_t = DEFAULT_BLOCK_SIZES,
+        action = ArgAction::Set
+    )]
+    pub block_sizes: Vec<u32>,
+}
+
+// `--block-sizes` at `variants`' defaults, the plateau of the one-pixel sweep.
+#[derive(Args, Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(doc, doc = "`--block-sizes` at `variants`' defaults ([`variants::VARIANT_BLOCK_SIZES`]).")]
+#[cfg_attr(not(doc), allow(missing_docs))]
+pub struct VariantBlockSizesArgs {
+    /// Threads per block, comma-separated, each 1 to the device's maximum
+    #[arg(
+        long,
+        id = "block-sizes",
+        value_name = "LIST",
+        value_delimiter = ',',
+        value_parser = clap::value_parser!(u32).range(1..),
+        default_values_t = variants::VARIANT_BLOCK_SIZES,
+        action = ArgAction::Set
+    )]
+    pub block_sizes: Vec<u32>,
+}
+
+// `--warmups`: untimed launches before each row.
+#[derive(Args, Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(doc, doc = "`--warmups`: untimed launches before each row.")]
+#[cfg_attr(not(doc), allow(missing_docs))]
+pub struct WarmupsArgs {
+    /// Untimed launches before each row
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(0..), default_value_t = DEFAULT_WARMUPS)]
+    pub warmups: u32,
 }
 
 // `--device` of the subcommands that measure one GPU.

@@ -11,7 +11,7 @@ function of the results and the plan, then performed).
 */
 
 use super::device::{self, Console, Facts, Job, Stop, exit, failed};
-use super::{FrameArgs, Given, KernelArgs, ProvenanceArgs, TimingArgs, unique_block_sizes};
+use super::{BlockSizesArgs, FrameArgs, Given, KernelArgs, ProvenanceArgs, TimingArgs, unique_block_sizes};
 use crate::backend::{DeviceLimits, Driver, Gpu, Timing};
 use crate::export::{self, Format};
 use crate::frame_size::FrameSize;
@@ -19,10 +19,10 @@ use crate::grid::GridPolicy;
 use crate::plot;
 use crate::progress::{Phase, WithProgress};
 use crate::report::{self, Summary};
-use crate::sweep::{self, DEFAULT_BLOCK_SIZES, Sweep};
+use crate::sweep::{self, Sweep};
 use crate::workload::{KernelSpec, Params, Pass, Workload};
 use anyhow::anyhow;
-use clap::{ArgAction, Args, ValueEnum};
+use clap::{Args, ValueEnum};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use tabled::builder::Builder;
@@ -80,17 +80,9 @@ pub struct SweepArgs {
     #[cfg_attr(doc, doc = "`--width` and `--height`.")]
     pub frame: FrameArgs,
 
-    /// Threads per block, comma-separated, each 1 to the device's maximum
-    #[arg(
-        long,
-        id = "block-sizes",
-        value_name = "LIST",
-        value_delimiter = ',',
-        value_parser = clap::value_parser!(u32).range(1..),
-        default_values_t = DEFAULT_BLOCK_SIZES,
-        action = ArgAction::Set
-    )]
-    pub block_sizes: Vec<u32>,
+    #[command(flatten)]
+    #[cfg_attr(doc, doc = "`--block-sizes`.")]
+    pub block_sizes: BlockSizesArgs,
 
     #[command(flatten)]
     #[cfg_attr(doc, doc = "The timing options.")]
@@ -190,7 +182,7 @@ impl Options {
 impl SweepArgs {
     /// The options, once every check that needs no device holds; the message is one line.
     pub fn validate(&self, given: Given) -> Result<Options, String> {
-        let block_sizes = unique_block_sizes(&self.block_sizes)?;
+        let block_sizes = unique_block_sizes(&self.block_sizes.block_sizes)?;
         let (kernel, bins) = self.kernel.choice(given)?;
         let options = Options {
             device: self.device,
@@ -554,6 +546,7 @@ mod tests {
     use crate::cmd::testing::parse;
     use crate::cmd::{DEFAULT_HEIGHT, DEFAULT_MIN_RUNS, DEFAULT_WARMUPS, DEFAULT_WIDTH};
     use crate::mock::MockGpu;
+    use crate::sweep::DEFAULT_BLOCK_SIZES;
     use crate::timing::{NoiseStop, TimingMode};
     use crate::workload::{grayscale, histogram};
 

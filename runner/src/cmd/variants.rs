@@ -5,7 +5,7 @@ device-to-device copy of the same bytes ([`crate::variants`]).
 */
 
 use super::device::{self, Console, Job, Stop, exit, failed};
-use super::{DeviceArgs, FrameArgs, ProvenanceArgs, unique_block_sizes};
+use super::{DeviceArgs, FrameArgs, ProvenanceArgs, VariantBlockSizesArgs, WarmupsArgs, unique_block_sizes};
 use crate::backend::{Driver, Timing};
 use crate::frame_size::{self, FrameSize};
 use crate::progress::WithProgress;
@@ -14,7 +14,7 @@ use crate::report;
 use crate::variants::{self, Candidate, Compiler, VariantRow, Variants};
 use crate::workload::grayscale::{self, GrayscaleWorkload};
 use crate::workload::{Params, Workload as _};
-use clap::{ArgAction, Args};
+use clap::Args;
 use std::ffi::OsString;
 
 /// Block sizes `variants` sweeps unless told otherwise: the plateau of the one-pixel sweep.
@@ -36,21 +36,13 @@ pub struct VariantsArgs {
     #[cfg_attr(doc, doc = "`--width` and `--height`.")]
     pub frame: FrameArgs,
 
-    /// Threads per block, comma-separated, each 1 to the device's maximum
-    #[arg(
-        long,
-        id = "block-sizes",
-        value_name = "LIST",
-        value_delimiter = ',',
-        value_parser = clap::value_parser!(u32).range(1..),
-        default_values_t = VARIANT_BLOCK_SIZES,
-        action = ArgAction::Set
-    )]
-    pub block_sizes: Vec<u32>,
+    #[command(flatten)]
+    #[cfg_attr(doc, doc = "`--block-sizes`.")]
+    pub block_sizes: VariantBlockSizesArgs,
 
-    /// Untimed launches before each row
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(0..), default_value_t = super::DEFAULT_WARMUPS)]
-    pub warmups: u32,
+    #[command(flatten)]
+    #[cfg_attr(doc, doc = "`--warmups`.")]
+    pub warmups: WarmupsArgs,
 
     /// Timed launches per row
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..), default_value_t = super::DEFAULT_RUNS)]
@@ -106,8 +98,8 @@ impl VariantsArgs {
         Ok(VariantsOptions {
             device: self.device.device,
             frame: self.frame.size(),
-            block_sizes: unique_block_sizes(&self.block_sizes)?,
-            warmups: self.warmups,
+            block_sizes: unique_block_sizes(&self.block_sizes.block_sizes)?,
+            warmups: self.warmups.warmups,
             runs: self.runs,
             timing_mode: self.timing.mode(),
             offset: self.offset as usize,

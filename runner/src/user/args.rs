@@ -3,11 +3,10 @@
 
 use super::Options;
 use crate::cmd::device::{Stop, exit};
-use crate::cmd::{Given, TimingArgs, unique_block_sizes};
+use crate::cmd::{BlockSizesArgs, Given, TimingArgs, unique_block_sizes};
 use crate::export::Format;
 use crate::grid::GridPolicy;
-use crate::sweep::DEFAULT_BLOCK_SIZES;
-use clap::{ArgAction, Args, Parser, ValueEnum};
+use clap::{Args, Parser, ValueEnum};
 use std::path::PathBuf;
 
 /// What `--format` takes: the table, or an export.
@@ -41,17 +40,9 @@ impl OutputFormat {
 /// `#[command(flatten)]`, then [`SweepArgs::options`].
 #[derive(Args, Debug, Clone, PartialEq)]
 pub struct SweepArgs {
-    /// Threads per block, comma-separated, each 1 to the device's maximum
-    #[arg(
-        long,
-        id = "block-sizes",
-        value_name = "LIST",
-        value_delimiter = ',',
-        value_parser = clap::value_parser!(u32).range(1..),
-        default_values_t = DEFAULT_BLOCK_SIZES,
-        action = ArgAction::Set
-    )]
-    pub block_sizes: Vec<u32>,
+    /// `--block-sizes`, as the sweep's.
+    #[command(flatten)]
+    pub block_sizes: BlockSizesArgs,
 
     /// The timing options, as the sweep's.
     #[command(flatten)]
@@ -104,7 +95,7 @@ impl SweepArgs {
     /// 2 (bad input) and a one-line message where one does not.
     pub fn options(&self) -> Result<Options, Stop> {
         let usage = |message: String| Stop::new(exit::USAGE, message);
-        let block_sizes = unique_block_sizes(&self.block_sizes).map_err(usage)?;
+        let block_sizes = unique_block_sizes(&self.block_sizes.block_sizes).map_err(usage)?;
         let timing = self.timing.timing(Given(None)).map_err(usage)?;
         for path in self.output.iter().chain(&self.plot) {
             let folder = path.parent().filter(|folder| !folder.as_os_str().is_empty());
