@@ -285,7 +285,7 @@ pub trait Gpu {
     fn run_schedule(&mut self, launch: &Launch, ops: &[Op]) -> Result<Vec<f32>>;
 
     /// Host time since an arbitrary start, which the noise-driven stop
-    /// ([`crate::timing::sample`]) budgets each row against: the wall clock for the driver,
+    /// ([`crate::checked::sample`]) budgets each row against: the wall clock for the driver,
     /// scripted in tests.
     fn clock(&self) -> Duration {
         static START: OnceLock<Instant> = OnceLock::new();
@@ -300,7 +300,7 @@ pub trait Gpu {
     }
 
     /// Runs the warm-ups, then the samples `timing` asks for, a fixed count of them
-    /// ([`crate::timing::sample`] adds the noise-driven stop), and returns every sample's
+    /// ([`crate::checked::sample`] adds the noise-driven stop), and returns every sample's
     /// milliseconds.
     fn time_launches(&mut self, launch: &Launch, timing: Timing) -> Result<Vec<f32>> {
         let zero = !launch.zero_before_each.is_empty();

@@ -5,10 +5,48 @@ launches, copy the outputs back and compare them with the CPU reference. The swe
 checking it.
 */
 
-use crate::backend::{Gpu, Timing};
-use crate::timing::Stopped;
+use crate::backend::{Gpu, Launch, Timing};
+use crate::timing::{COLD_WINDOW, Stopped, TimingMode, decide, next_chunk, schedule};
 use crate::workload::{Mismatch, Workload};
 use anyhow::{Context as _, Result};
+
+/// One row's samples and why they stopped (`None`: a fixed count).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Samples {
+    /// Each sample's milliseconds, in order.
+    pub run_ms: Vec<f32>,
+    /// Why the noise-driven stop ended the row (`None`: a fixed count).
+    pub stopped: Option<Stopped>,
+}
+
+/// Most samples one call of [`sample`] asks for at once in batch and launch modes.
+const CHUNK_CAP: u32 = 64;
+
+/// Times `launch` on `gpu`: `timing.warmups` warm-ups, then `timing.runs` samples of
+/// `timing.mode`, or with [`Timing::stop`] at least that many and more, a chunk at a time,
+/// until [`decide`] stops the row. The budget counts from after the warm-ups, on
+/// [`Gpu::clock`].
+pub fn sample(gpu: &mut dyn Gpu, launch: &Launch, timing: &Timing) -> Result<Samples> {
+    let zero = !launch.zero_before_each.is_empty();
+    let Some(stop) = timing.stop else {
+        let ops = schedule(timing, timing.warmups, timing.runs, zero);
+        return Ok(Samples { run_ms: gpu.run_schedule(launch, &ops)?, stopped: None });
+    };
+    if timing.warmups > 0 {
+        gpu.run_schedule(launch, &schedule(timing, timing.warmups, 0, zero))?;
+    }
+    let cap = if timing.mode == TimingMode::Cold { COLD_WINDOW } else { CHUNK_CAP };
+    let started = gpu.clock();
+    let mut run_ms = Vec::new();
+    loop {
+        let elapsed = gpu.clock().saturating_sub(started);
+        if let Some(stopped) = decide(&run_ms, timing.runs, &stop, elapsed) {
+            return Ok(Samples { run_ms, stopped: Some(stopped) });
+        }
+        let chunk = next_chunk(run_ms.len() as u32, timing.runs, &stop, elapsed, cap);
+        run_ms.extend(gpu.run_schedule(launch, &schedule(timing, 0, chunk, zero))?);
+    }
+}
 
 /// What one checked measurement found.
 pub struct Checked {
@@ -21,7 +59,7 @@ pub struct Checked {
 }
 
 /// Measures the active kernel on `workload` at `grid_blocks` x `threads_per_block`, its
-/// samples taken as `timing` says ([`crate::timing::sample`]). With `corrupt`, that output
+/// samples taken as `timing` says ([`sample`]). With `corrupt`, that output
 /// element is overwritten on the device after the launches (the `--corrupt-pixel` self-test).
 /// `Err` only when the driver fails.
 pub fn measure(
@@ -34,7 +72,7 @@ pub fn measure(
 ) -> Result<Checked> {
     workload.clear_outputs(gpu)?;
     let launch = workload.launch(grid_blocks, threads_per_block)?;
-    let samples = crate::timing::sample(gpu, &launch, &timing)
+    let samples = sample(gpu, &launch, &timing)
         .with_context(|| format!("launching {grid_blocks} blocks of {threads_per_block} threads"))?;
     if let Some(index) = corrupt {
         workload.corrupt(gpu, index)?;

@@ -272,7 +272,7 @@ impl Sweep {
 /// collected in [`Sweep::failures`].
 ///
 /// Each row's samples are taken as `timing` says: its mode, and a fixed count or the
-/// noise-driven stop ([`crate::timing::sample`]). Each row launches one full wave
+/// noise-driven stop ([`crate::checked::sample`]). Each row launches one full wave
 /// ([`GridPolicy::OneWave`]); [`measure`] takes the grid policy too.
 pub fn run(
     gpu: &mut dyn Gpu,

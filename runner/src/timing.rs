@@ -16,7 +16,6 @@ time budget is spent.
   its own events, the host waiting for each before it enqueues the next.
 */
 
-use crate::backend::{Gpu, Launch};
 use crate::ptx::{KernelRef, RUST_CUDA};
 use crate::stats::RunStats;
 use anyhow::Result;
@@ -163,7 +162,7 @@ impl Timing {
 }
 
 /// One operation on the measuring stream, as [`schedule`] lays them out and
-/// [`Gpu::run_schedule`] executes them. The launch's function handle and argument list are
+/// [`Gpu::run_schedule`](crate::backend::Gpu::run_schedule) executes them. The launch's function handle and argument list are
 /// prepared before the first op, so [`Op::Launch`] is the driver's `cuLaunchKernel` alone.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Op {
@@ -320,48 +319,12 @@ pub fn next_chunk(taken: u32, min_runs: u32, stop: &NoiseStop, elapsed: Duration
     chunk.min(stop.max_runs.saturating_sub(taken).max(1))
 }
 
-/// One row's samples and why they stopped (`None`: a fixed count).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Samples {
-    /// Each sample's milliseconds, in order.
-    pub run_ms: Vec<f32>,
-    /// Why the noise-driven stop ended the row (`None`: a fixed count).
-    pub stopped: Option<Stopped>,
-}
-
-/// Most samples one call of [`sample`] asks for at once in batch and launch modes.
-const CHUNK_CAP: u32 = 64;
-
-/// Times `launch` on `gpu`: `timing.warmups` warm-ups, then `timing.runs` samples of
-/// `timing.mode`, or with [`Timing::stop`] at least that many and more, a chunk at a time,
-/// until [`decide`] stops the row. The budget counts from after the warm-ups, on
-/// [`Gpu::clock`].
-pub fn sample(gpu: &mut dyn Gpu, launch: &Launch, timing: &Timing) -> Result<Samples> {
-    let zero = !launch.zero_before_each.is_empty();
-    let Some(stop) = timing.stop else {
-        let ops = schedule(timing, timing.warmups, timing.runs, zero);
-        return Ok(Samples { run_ms: gpu.run_schedule(launch, &ops)?, stopped: None });
-    };
-    if timing.warmups > 0 {
-        gpu.run_schedule(launch, &schedule(timing, timing.warmups, 0, zero))?;
-    }
-    let cap = if timing.mode == TimingMode::Cold { COLD_WINDOW } else { CHUNK_CAP };
-    let started = gpu.clock();
-    let mut run_ms = Vec::new();
-    loop {
-        let elapsed = gpu.clock().saturating_sub(started);
-        if let Some(stopped) = decide(&run_ms, timing.runs, &stop, elapsed) {
-            return Ok(Samples { run_ms, stopped: Some(stopped) });
-        }
-        let chunk = next_chunk(run_ms.len() as u32, timing.runs, &stop, elapsed, cap);
-        run_ms.extend(gpu.run_schedule(launch, &schedule(timing, 0, chunk, zero))?);
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::backend::Device as _;
+    use crate::backend::Gpu as _;
+    use crate::checked::sample;
     use crate::mock::MockGpu;
     use crate::workload::{KernelSpec, Params, grayscale, histogram};
     use Op::*;
