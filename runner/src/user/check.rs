@@ -2,7 +2,7 @@
 //! result at every block size equals the first row's" ([`Check::same_as_first`]), bit for bit
 //! or within a relative tolerance ([`Agreement`]).
 
-use super::kernel::Shape;
+use super::shape::Shape;
 use std::fmt;
 
 /// A row's result: the values a check compares, of one number type.

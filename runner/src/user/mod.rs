@@ -25,10 +25,12 @@ driver failed mid-run), 2 bad input, 3 no driver, no GPU, or a driver that canno
 mod args;
 mod check;
 mod kernel;
+mod shape;
 
 pub use self::args::{OutputFormat, SweepArgs};
 pub use self::check::{Agreement, Check, ReferenceFn, Values};
-pub use self::kernel::{Arg, Element, Readback, Shape, UserKernel, Variant};
+pub use self::kernel::{Arg, Element, Readback, UserKernel};
+pub use self::shape::{Shape, Variant};
 pub use crate::backend::Driver;
 pub use crate::cmd::device::{Console, Stop, exit};
 pub use crate::cuda::CudaDriver;
