@@ -62,6 +62,10 @@ pub fn driver_version_text(version: i32) -> String {
     Cuda::from_driver(version).map_or_else(|| "unknown".to_string(), |cuda| cuda.to_string())
 }
 
+/// The project's PTX ISA floor: CUDA 11.8's, the newest an R520 driver loads. Every module this
+/// repository commits stays at or below it (the repository tests check).
+pub const ISA_FLOOR: Isa = isa(7, 8);
+
 const fn isa(major: u32, minor: u32) -> Isa {
     Isa { major, minor }
 }
@@ -476,6 +480,12 @@ mod tests {
         assert_eq!(driver_version_text(0), "unknown");
         assert_eq!(Cuda::from_driver(12090), Some(cuda(12, 9)));
         assert_eq!(cuda(12, 8).to_driver(), 12080);
+    }
+
+    #[test]
+    fn the_floor_is_what_cuda_11_8_loads() {
+        assert_eq!(newest_isa(cuda(11, 8)), Some(ISA_FLOOR));
+        assert_eq!(driver_branch(cuda(11, 8)), Some(520));
     }
 
     #[test]

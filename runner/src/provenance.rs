@@ -66,6 +66,7 @@ impl Provenance {
             environment.modules.first().copied().unwrap_or((crate::ptx::RUST_CUDA, None));
         let stamp = module.stamp();
         let api = environment.driver_api_version;
+        let isa = compat::parse_isa(module.ptx);
         Self {
             command: command.to_string(),
             date: date.to_string(),
@@ -82,9 +83,8 @@ impl Provenance {
             rustc: stamp.rustc,
             libnvvm: stamp.libnvvm,
             libnvvm_release: stamp.libnvvm_release,
-            ptx_isa: compat::parse_isa(module.ptx).map(|isa| isa.to_string()),
-            ptx_isa_needs_cuda: compat::parse_isa(module.ptx)
-                .map(|isa| compat::required_cuda(isa).to_string()),
+            ptx_isa: isa.map(|isa| isa.to_string()),
+            ptx_isa_needs_cuda: isa.map(|isa| compat::required_cuda(isa).to_string()),
             runner: format!("block-size {}", env!("CARGO_PKG_VERSION")),
         }
     }

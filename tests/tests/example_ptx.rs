@@ -4,6 +4,7 @@
 //! the oldest and newest ptxas, with the parameters a host passes, their reduction in dynamic
 //! shared memory only; and regenerated and diffed by the same script and CI as `kernels/`.
 
+use block_size_runner::compat::{ISA_FLOOR, parse_isa};
 use block_size_tests::{PTXAS_RELEASES, assemble, quoted_value, read_repo_file, repo_root};
 use ptx_stamp::{EXAMPLE_REDUCE_INPUTS, Stamp, entry_names, inputs_sha256, sha256_hex};
 
@@ -14,9 +15,6 @@ const CRATE_DIR: &str = "examples/reduce/kernels";
 /// The entries a host launches, in the PTX's order, each `(x: *const f32, n: usize,
 /// partials: *mut f32)`: three 64-bit parameters.
 const ENTRIES: [&str; 2] = ["sum_of_squares", "sum_of_squares_x4"];
-
-/// The PTX ISA floor of tests/tests/ptx.rs: CUDA 11.8's, the newest an R520 driver loads.
-const PTX_ISA_FLOOR: (u32, u32) = (7, 8);
 
 fn ptx() -> String {
     read_repo_file(PTX_FILE)
@@ -117,10 +115,8 @@ fn the_example_is_built_with_the_pins_of_kernels() {
 #[test]
 fn the_example_ptx_is_at_or_below_the_ptx_isa_floor_and_targets_sm_75() {
     let ptx = ptx();
-    let version = ptx.lines().find_map(|line| line.trim().strip_prefix(".version ")).expect(".version");
-    let (major, minor) = version.trim().split_once('.').expect(".version X.Y");
-    let isa: (u32, u32) = (major.parse().unwrap(), minor.parse().unwrap());
-    assert!(isa <= PTX_ISA_FLOOR, "{PTX_FILE} says .version {version}, above the floor 7.8");
+    let isa = parse_isa(&ptx).expect("a .version X.Y directive");
+    assert!(isa <= ISA_FLOOR, "{PTX_FILE} says .version {isa}, above the floor {ISA_FLOOR}");
     assert!(ptx.lines().any(|line| line.trim() == ".target sm_75"), "{PTX_FILE}: built for sm_75");
 }
 

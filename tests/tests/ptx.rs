@@ -4,6 +4,7 @@
 //! host's CPU reference.
 
 use block_size_runner::backend::check_args;
+use block_size_runner::compat::{ISA_FLOOR, Isa, parse_isa};
 use block_size_runner::frame::luma::{BLUE_WEIGHT, GREEN_WEIGHT, RED_WEIGHT};
 use block_size_runner::mock::MockGpu;
 use block_size_runner::ptx::{
@@ -21,18 +22,9 @@ fn channel() -> String {
     quoted_value(&read_repo_file("rust-toolchain.toml"), "channel").unwrap().to_string()
 }
 
-/// The PTX ISA floor: CUDA 11.8's, the newest an R520 driver loads. Every committed module
-/// must stay at or below it.
-const PTX_ISA_FLOOR: (u32, u32) = (7, 8);
-
-/// The `.version X.Y` directive of a PTX module.
-fn ptx_isa(ptx: &str) -> (u32, u32) {
-    let version = ptx
-        .lines()
-        .find_map(|line| line.trim().strip_prefix(".version "))
-        .unwrap_or_else(|| panic!("no .version directive"));
-    let (major, minor) = version.trim().split_once('.').expect(".version X.Y");
-    (major.parse().unwrap(), minor.parse().unwrap())
+/// A module's `.version`, which every committed module states.
+fn ptx_isa(ptx: &str) -> Isa {
+    parse_isa(ptx).expect("a .version X.Y directive")
 }
 
 #[test]
@@ -40,14 +32,10 @@ fn every_ptx_is_at_or_below_the_ptx_isa_floor() {
     for module in ALL {
         let isa = ptx_isa(module.ptx);
         assert!(
-            isa <= PTX_ISA_FLOOR,
-            "kernels/ptx/{}.ptx says .version {}.{}, above the floor {}.{} (CUDA 11.8, R520 drivers): \
+            isa <= ISA_FLOOR,
+            "kernels/ptx/{}.ptx says .version {isa}, above the floor {ISA_FLOOR} (CUDA 11.8, R520 drivers): \
              rebuild it with a CUDA 11.8 compiler ({})",
             module.file,
-            isa.0,
-            isa.1,
-            PTX_ISA_FLOOR.0,
-            PTX_ISA_FLOOR.1,
             module.stamp().regenerate
         );
     }
@@ -55,10 +43,10 @@ fn every_ptx_is_at_or_below_the_ptx_isa_floor() {
 
 #[test]
 fn ptx_isa_reads_the_version_directive() {
-    assert_eq!(ptx_isa("//\n// comment\n.version 7.8\n.target sm_75\n"), (7, 8));
-    assert_eq!(ptx_isa(".version 9.0\n"), (9, 0));
-    assert!(ptx_isa(".version 8.8\n") > PTX_ISA_FLOOR);
-    assert!(ptx_isa(".version 6.3\n") <= PTX_ISA_FLOOR);
+    assert_eq!(ptx_isa("//\n// comment\n.version 7.8\n.target sm_75\n"), ISA_FLOOR);
+    assert_eq!(ptx_isa(".version 9.0\n").to_string(), "9.0");
+    assert!(ptx_isa(".version 8.8\n") > ISA_FLOOR);
+    assert!(ptx_isa(".version 6.3\n") <= ISA_FLOOR);
 }
 
 #[test]
