@@ -332,6 +332,20 @@ pub fn unique_block_sizes(block_sizes: &[u32]) -> Result<Vec<u32>, String> {
     Ok(block_sizes.to_vec())
 }
 
+/// Every file `--output` and `--plot` name can be created: its folder exists. The message is
+/// one line.
+pub fn output_folders_exist<'a>(
+    paths: impl IntoIterator<Item = &'a std::path::PathBuf>,
+) -> Result<(), String> {
+    for path in paths {
+        let folder = path.parent().filter(|folder| !folder.as_os_str().is_empty());
+        if folder.is_some_and(|folder| !folder.is_dir()) {
+            return Err(format!("cannot write {}: its folder does not exist", path.display()));
+        }
+    }
+    Ok(())
+}
+
 /// What a kernel's workload is built from: the frame, `bins` and no offset.
 pub fn params(frame: FrameSize, bins: u32) -> Params {
     Params { frame, bins, offset: 0 }

@@ -199,12 +199,7 @@ impl SweepArgs {
             plot: self.plot.clone(),
             grid: self.grid,
         };
-        for path in options.output.iter().chain(&options.plot) {
-            let folder = path.parent().filter(|folder| !folder.as_os_str().is_empty());
-            if folder.is_some_and(|folder| !folder.is_dir()) {
-                return Err(format!("cannot write {}: its folder does not exist", path.display()));
-            }
-        }
+        super::output_folders_exist(options.output.iter().chain(&options.plot))?;
         (kernel.validate)(&options.params())?;
         let (outputs, whole) = (kernel.outputs)(&options.params());
         if let Some(index) = options.corrupt_pixel

@@ -3,7 +3,7 @@
 
 use super::Options;
 use crate::cmd::device::{Stop, exit};
-use crate::cmd::{BlockSizesArgs, Given, TimingArgs, unique_block_sizes};
+use crate::cmd::{BlockSizesArgs, Given, TimingArgs, output_folders_exist, unique_block_sizes};
 use crate::export::Format;
 use crate::grid::GridPolicy;
 use clap::{Args, Parser, ValueEnum};
@@ -97,12 +97,7 @@ impl SweepArgs {
         let usage = |message: String| Stop::new(exit::USAGE, message);
         let block_sizes = unique_block_sizes(&self.block_sizes.block_sizes).map_err(usage)?;
         let timing = self.timing.timing(Given(None)).map_err(usage)?;
-        for path in self.output.iter().chain(&self.plot) {
-            let folder = path.parent().filter(|folder| !folder.as_os_str().is_empty());
-            if folder.is_some_and(|folder| !folder.is_dir()) {
-                return Err(usage(format!("cannot write {}: its folder does not exist", path.display())));
-            }
-        }
+        output_folders_exist(self.output.iter().chain(&self.plot)).map_err(usage)?;
         Ok(Options {
             device: self.device,
             block_sizes,
