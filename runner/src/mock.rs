@@ -153,7 +153,24 @@ pub struct MockGpu {
     pub emulations: Vec<(KernelRef, Emulation)>,
 }
 
+/// The H200's blocks/SM at each of the sweep's default block sizes
+/// ([`crate::sweep::DEFAULT_BLOCK_SIZES`]) for a kernel asking 16 KiB of dynamic shared memory
+/// a block (the histogram at 4096 bins): 16 KiB and the 1 KiB reserve leave room for 13 blocks
+/// of its 228 KiB, fewer than warps allow up to 128 threads a block; from 160 threads on, warps
+/// bind. The driver answered these on the H200 (evidence/2026-11-30-h200-histogram/).
+pub const H200_BLOCKS_PER_SM_AT_16_KIB: [u32; 13] = [13, 13, 13, 13, 13, 13, 12, 10, 8, 5, 4, 2, 2];
+
 impl MockGpu {
+    /// Answers the occupancy queries for 16 KiB of dynamic shared memory a block as the H200's
+    /// driver does ([`H200_BLOCKS_PER_SM_AT_16_KIB`]); other amounts get `blocks_per_sm`.
+    pub fn answer_16_kib_as_the_h200(&mut self) {
+        self.shared_memory_residency = crate::sweep::DEFAULT_BLOCK_SIZES
+            .into_iter()
+            .zip(H200_BLOCKS_PER_SM_AT_16_KIB)
+            .map(|(threads, blocks)| (threads, 16384, blocks))
+            .collect();
+    }
+
     /// A device shaped like the H200 measured for this project: 132 SMs, 64 warps/SM,
     /// 32 blocks/SM, 1024 threads per block.
     pub fn h200_like() -> Self {

@@ -410,7 +410,7 @@ pub fn measure(gpu: &mut dyn Gpu, workload: &mut dyn Workload, settings: &Settin
 mod tests {
     use super::*;
     use crate::backend::Device as _;
-    use crate::mock::MockGpu;
+    use crate::mock::{H200_BLOCKS_PER_SM_AT_16_KIB, MockGpu};
     use crate::workload::{KernelSpec, Params, grayscale, histogram};
 
     const TIMING: Timing = Timing::launch(3, 10);
@@ -632,22 +632,13 @@ mod tests {
         assert!((result.gigabytes_per_second(&result.rows[0]) - 265.4208).abs() < 1e-9);
     }
 
-    /// The H200's blocks/SM for the histogram at 4096 bins (16 KiB + the 1 KiB reserve per
-    /// block: 233472 / 17408 = 13 blocks), as the model computes them: shared memory binds up
-    /// to 128 threads per block, warps from 160 on.
-    const SHARED_LIMITED: [u32; 13] = [13, 13, 13, 13, 13, 13, 12, 10, 8, 5, 4, 2, 2];
-
     /// An H200 and the histogram of a 101 x 103 frame; at 4096 bins the driver answers
-    /// [`SHARED_LIMITED`], at fewer (1 KiB and less a block) the grayscale column, which
-    /// shared memory does not bind.
+    /// [`H200_BLOCKS_PER_SM_AT_16_KIB`], at fewer (1 KiB and less a block) the grayscale column,
+    /// which shared memory does not bind.
     fn histogram_gpu(bins: u32) -> (MockGpu, Box<dyn Workload>) {
         let mut gpu = MockGpu::h200_like();
         if bins == 4096 {
-            gpu.shared_memory_residency = DEFAULT_BLOCK_SIZES
-                .into_iter()
-                .zip(SHARED_LIMITED)
-                .map(|(threads, blocks)| (threads, 16384, blocks))
-                .collect();
+            gpu.answer_16_kib_as_the_h200();
         }
         let workload = uploaded(&mut gpu, &histogram::KERNEL, &Params { bins, ..Params::frame(101, 103) });
         (gpu, workload)
@@ -661,7 +652,7 @@ mod tests {
         assert_eq!(result.failures, []);
         assert_eq!(result.model_check, ModelCheck::Ran { resources: gpu.resources, agreeing_rows: 13 });
         let blocks: Vec<u32> = result.rows.iter().map(|row| row.blocks_per_sm).collect();
-        assert_eq!(blocks, SHARED_LIMITED, "the scripted driver answered for 16384 B");
+        assert_eq!(blocks, H200_BLOCKS_PER_SM_AT_16_KIB, "the scripted driver answered for 16384 B");
         // The occupancy query, the suggestion's function and every launch got 16 KiB.
         assert!(gpu.occupancy_queries.borrow().iter().all(|&(_, smem)| smem == 16384));
         assert_eq!(*gpu.suggestion_queries.borrow(), [[16384; 3]]);

@@ -314,10 +314,7 @@ fn histogram_args(extra: &[&'static str]) -> Vec<&'static str> {
 /// blocks/SM wherever warps would allow more.
 fn shared_memory_driver() -> MockDriver {
     let mut driver = MockDriver::h200();
-    let sizes = [16, 32, 64, 96, 100, 128, 160, 192, 256, 384, 512, 768, 1024];
-    let blocks = [13, 13, 13, 13, 13, 13, 12, 10, 8, 5, 4, 2, 2];
-    driver.devices[0].shared_memory_residency =
-        sizes.into_iter().zip(blocks).map(|(threads, blocks)| (threads, 16384, blocks)).collect();
+    driver.devices[0].answer_16_kib_as_the_h200();
     driver
 }
 

@@ -226,20 +226,13 @@ fn variants_table_reports_each_row_against_the_copy_and_the_peak() {
     insta::assert_snapshot!("variants_stdout", variants::render(&result));
 }
 
-/// The H200's blocks/SM for the histogram at 4096 bins: 16 KiB of bins and the 1 KiB reserve
-/// per block leave room for 13 blocks, fewer than warps allow up to 128 threads per block.
-const SHARED_LIMITED: [u32; 13] = [13, 13, 13, 13, 13, 13, 12, 10, 8, 5, 4, 2, 2];
-
-/// The scripted H200; at 4096 bins its driver answers [`SHARED_LIMITED`], at fewer (1 KiB and
-/// less a block) the grayscale column, which shared memory does not bind.
+/// The scripted H200; at 4096 bins its driver answers as the H200's does for 16 KiB a block
+/// (`MockGpu::answer_16_kib_as_the_h200`), at fewer (1 KiB and less a block) the grayscale
+/// column, which shared memory does not bind.
 fn histogram_gpu(bins: u32) -> MockGpu {
     let mut gpu = scripted_gpu();
     if bins == 4096 {
-        gpu.shared_memory_residency = DEFAULT_BLOCK_SIZES
-            .into_iter()
-            .zip(SHARED_LIMITED)
-            .map(|(threads, blocks)| (threads, 16384, blocks))
-            .collect();
+        gpu.answer_16_kib_as_the_h200();
     }
     gpu
 }
