@@ -44,6 +44,7 @@ impl Cuda {
         Some(Self { major: version / 1000, minor: (version % 1000) / 10 })
     }
 
+    #[cfg_attr(not(test), allow(dead_code))]
     /// The driver API's encoding: 12.8 is 12080.
     pub fn to_driver(self) -> i32 {
         (self.major * 1000 + self.minor * 10) as i32
@@ -62,6 +63,7 @@ pub fn driver_version_text(version: i32) -> String {
     Cuda::from_driver(version).map_or_else(|| "unknown".to_string(), |cuda| cuda.to_string())
 }
 
+#[cfg_attr(not(any(test, feature = "mock")), allow(dead_code))]
 /// The project's PTX ISA floor: CUDA 11.8's, the newest an R520 driver loads. Every module this
 /// repository commits stays at or below it (the repository tests check).
 pub const ISA_FLOOR: Isa = isa(7, 8);

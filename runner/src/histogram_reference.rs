@@ -64,11 +64,13 @@ pub fn luma12(i: usize) -> u16 {
     ((numerator + DENOMINATOR / 2) / DENOMINATOR) as u16
 }
 
+#[cfg_attr(not(any(test, feature = "mock")), allow(dead_code))]
 /// The 12-bit luma plane of a synthetic frame of `pixels` pixels.
 pub fn synthetic_luma12(pixels: usize) -> Vec<u16> {
     (0..pixels).map(luma12).collect()
 }
 
+#[cfg_attr(not(any(test, feature = "mock")), allow(dead_code))]
 /// Each 12-bit luma quantised to its bin: `luma12 * bins / 4096`.
 ///
 /// # Panics

@@ -10,14 +10,15 @@ devices by ordinal and says which CUDA version it supports. Kernels are named by
 [`KernelRef`], never by the order they were loaded in.
 */
 
+pub use crate::backend::{BufferId, EmulatedMemory, KernelArg, Launch};
 use crate::backend::{
-    BufferId, Device, DeviceLimits, Driver, EmulatedMemory, Gpu, KernelArg, KernelResources, Launch,
-    LoadError, OpenError, SharedMemoryFn, Suggestion, Timing, check_args, kernel_params,
+    Device, DeviceLimits, Driver, Gpu, KernelResources, LoadError, OpenError, SharedMemoryFn, Suggestion,
+    Timing, check_args, kernel_params,
 };
 use crate::compat::Refusal;
 use crate::ptx::KernelRef;
 use crate::timing::Op;
-use crate::workload::Emulation;
+pub use crate::workload::{Emulation, read_values, write_values};
 use anyhow::{Context as _, Result, anyhow, bail, ensure};
 use std::cell::RefCell;
 use std::collections::HashSet;
@@ -95,7 +96,8 @@ pub struct MockGpu {
     /// Blocks/SM answered for (block size, dynamic shared memory per block), before
     /// `blocks_per_sm` is consulted: residency that shared memory limits.
     pub shared_memory_residency: Vec<(u32, u32, u32)>,
-    /// Blocks/SM answered for block sizes no script lists.
+    /// Blocks/SM answered for block sizes no script lists, where the occupancy model does not
+    /// know the device's compute capability; where it does, the model answers them.
     pub default_blocks_per_sm: u32,
     /// What `cuOccupancyMaxPotentialBlockSize` answers.
     pub suggestion: Suggestion,
@@ -154,7 +156,7 @@ pub struct MockGpu {
 }
 
 /// The H200's blocks/SM at each of the sweep's default block sizes
-/// ([`crate::sweep::DEFAULT_BLOCK_SIZES`]) for a kernel asking 16 KiB of dynamic shared memory
+/// ([`crate::settings::DEFAULT_BLOCK_SIZES`]) for a kernel asking 16 KiB of dynamic shared memory
 /// a block (the histogram at 4096 bins): 16 KiB and the 1 KiB reserve leave room for 13 blocks
 /// of its 228 KiB, fewer than warps allow up to 128 threads a block; from 160 threads on, warps
 /// bind. The driver answered these on the H200 (evidence/2026-11-30-h200-histogram/).
@@ -164,7 +166,7 @@ impl MockGpu {
     /// Answers the occupancy queries for 16 KiB of dynamic shared memory a block as the H200's
     /// driver does ([`H200_BLOCKS_PER_SM_AT_16_KIB`]); other amounts get `blocks_per_sm`.
     pub fn answer_16_kib_as_the_h200(&mut self) {
-        self.shared_memory_residency = crate::sweep::DEFAULT_BLOCK_SIZES
+        self.shared_memory_residency = crate::settings::DEFAULT_BLOCK_SIZES
             .into_iter()
             .zip(H200_BLOCKS_PER_SM_AT_16_KIB)
             .map(|(threads, blocks)| (threads, 16384, blocks))
@@ -243,6 +245,15 @@ impl MockGpu {
             gpu.load(kernel).expect("the mock loads every embedded kernel");
         }
         gpu
+    }
+
+    /// What the occupancy model answers for this device and kernel, as the driver would: any
+    /// block size, not only the scripted ones.
+    fn modelled_blocks_per_sm(&self, threads_per_block: u32, dynamic_shared_memory: u32) -> u32 {
+        let shared = self.resources.static_shared_memory + dynamic_shared_memory;
+        crate::model::SmModel::from_device(&self.limits).map_or(self.default_blocks_per_sm, |model| {
+            model.occupancy(threads_per_block, self.resources.registers_per_thread, shared).blocks_per_sm
+        })
     }
 
     fn scripted_ms(&self, threads_per_block: u32) -> f32 {
@@ -402,10 +413,10 @@ impl Gpu for MockGpu {
             .find(|&&(threads, shared, _)| threads == threads_per_block && shared == dynamic_shared_memory)
             .map(|&(_, _, blocks)| blocks);
         Ok(scripted.unwrap_or_else(|| {
-            self.blocks_per_sm
-                .iter()
-                .find(|(threads, _)| *threads == threads_per_block)
-                .map_or(self.default_blocks_per_sm, |(_, blocks)| *blocks)
+            self.blocks_per_sm.iter().find(|(threads, _)| *threads == threads_per_block).map_or_else(
+                || self.modelled_blocks_per_sm(threads_per_block, dynamic_shared_memory),
+                |(_, blocks)| *blocks,
+            )
         }))
     }
 

@@ -46,6 +46,7 @@ impl<'a> WithProgress<'a> {
         self.bar.finish_and_clear();
     }
 
+    #[cfg_attr(not(test), allow(dead_code))]
     /// Whether the bar was ever drawn (or would have been, on a terminal).
     pub fn shown(&self) -> bool {
         self.shown
@@ -69,6 +70,7 @@ impl<'a> WithProgress<'a> {
         }
     }
 
+    #[cfg_attr(not(test), allow(dead_code))]
     /// What the bar says the current row is doing.
     pub fn message(&self) -> String {
         self.bar.message()
@@ -118,6 +120,7 @@ impl Phase {
         Self { bar, state, waiter: Some(waiter) }
     }
 
+    #[cfg_attr(not(test), allow(dead_code))]
     /// Whether the step has been shown (or would have been, on a terminal).
     pub fn shown(&self) -> bool {
         self.state.0.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).shown

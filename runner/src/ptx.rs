@@ -135,6 +135,7 @@ pub const RUSTC_NVPTX_FMA: EmbeddedPtx = embedded!("rustc-nvptx-fma", "grayscale
 /// `kernels/cuda/histogram.cu` through nvcc: the histogram's CUDA C++ baseline.
 pub const HISTOGRAM_NVCC: EmbeddedPtx = embedded!("nvcc", "histogram-nvcc");
 
+#[cfg_attr(not(any(test, feature = "mock")), allow(dead_code))]
 /// Every embedded module, the sweep's own first.
 pub const ALL: [EmbeddedPtx; 5] = [RUST_CUDA, NVCC, RUSTC_NVPTX, RUSTC_NVPTX_FMA, HISTOGRAM_NVCC];
 

@@ -14,6 +14,7 @@ use crate::sweep::{ModelCheck, Sweep};
 use crate::timing::{NoiseStop, Stopped, TimingMode};
 use crate::workload::Pass;
 use tabled::builder::Builder;
+use tabled::settings::object::Columns;
 use tabled::settings::{Alignment, Padding, Style};
 
 /// What one sample of `timing` is called: a batch mode sample is a batch; a cold or launch
@@ -383,6 +384,131 @@ pub fn render_columns(records: Vec<Vec<String>>) -> String {
     let mut text = table.to_string();
     text.push('\n');
     text
+}
+
+// The sweep's table: `block_size.cu`'s columns, its summary and its verdict.
+
+/// Column headings and the width `block_size.cu` prints each one in, so that the two
+/// programs' tables line up character for character.
+const COLUMNS: [(&str, usize); 10] = [
+    ("thr/blk", 8),
+    ("warps", 6),
+    ("idle", 5),
+    ("blk/SM", 7),
+    ("warps/SM", 9),
+    ("occ", 6),
+    ("grid", 7),
+    ("ms", 9),
+    ("GB/s", 8),
+    ("of best", 8),
+];
+
+/// The last column, after the seed's ten (and `--stats`' three): which resources bind
+/// blocks/SM at this size, by the occupancy model.
+const LIMITER_COLUMN: (&str, usize) = ("limiter", 14);
+
+/// Samples each row took, before the limiter, where the noise-driven stop made them differ.
+const RUNS_COLUMN: (&str, usize) = ("runs", 6);
+
+/// The lines printed before the sweep starts.
+pub fn header(limits: &DeviceLimits, pass: &Pass, timing: Timing) -> String {
+    device_and_image(limits, pass) + &timing_line(timing)
+}
+
+/// Extra columns `--stats` adds after the seed's ten, with their widths.
+const STATS_COLUMNS: [(&str, usize); 3] = [("min ms", 9), ("max ms", 9), ("MAD ms", 9)];
+
+/// The seed's ten columns, one row per block size; with `stats`, three more columns; where
+/// rows took different numbers of samples, how many each took; last, the binding limit.
+pub fn table(sweep: &Sweep, stats: bool) -> String {
+    let runs = sweep.samples_vary();
+    let mut columns: Vec<(&str, usize)> = COLUMNS
+        .iter()
+        .chain(if stats { &STATS_COLUMNS[..] } else { &[] })
+        .chain(if runs { &[RUNS_COLUMN][..] } else { &[] })
+        .chain([&LIMITER_COLUMN])
+        .copied()
+        .collect();
+    let mut records = vec![columns.iter().map(|(name, _)| name.to_string()).collect::<Vec<_>>()];
+    for row in &sweep.rows {
+        let mut record = vec![
+            row.threads_per_block.to_string(),
+            row.warps_per_block.to_string(),
+            row.idle_lanes.to_string(),
+            row.blocks_per_sm.to_string(),
+            row.resident_warps.to_string(),
+            format!("{:.0}%", sweep.occupancy_percent(row)),
+            row.grid_blocks.to_string(),
+            format!("{:.3}", row.stats.median),
+            format!("{:.1}", sweep.gigabytes_per_second(row)),
+            format!(
+                "{:.2}{}",
+                sweep.fraction_of_best(row),
+                if sweep.within_noise_of_best(row) { "*" } else { "" }
+            ),
+        ];
+        if stats {
+            record.extend([row.stats.min, row.stats.max, row.stats.mad].map(|ms| format!("{ms:.4}")));
+        }
+        if runs {
+            record.push(row.run_ms.len().to_string());
+        }
+        record.push(limiter_cell(&row.limiters));
+        records.push(record);
+    }
+    // A tunable beyond the block size (a sweep of your own kernel): its value comes first.
+    if let Some(name) = &sweep.tunable {
+        columns.insert(0, (name.as_str(), name.len() + 2));
+        records[0].insert(0, name.clone());
+        for (record, row) in records[1..].iter_mut().zip(&sweep.rows) {
+            record.insert(0, row.tunable.clone().unwrap_or_default());
+        }
+    }
+    let mut table = Builder::from_iter(records.iter().cloned()).build();
+    table.with(Style::blank()).with(Padding::zero()).with(Alignment::right());
+    // Widen each column to block_size.cu's printf width with left padding, so the cells
+    // stay right-aligned; a wider value simply widens its column, as printf would.
+    for (index, (_, width)) in columns.iter().enumerate() {
+        let natural = records.iter().map(|record| record[index].chars().count()).max().unwrap_or(0);
+        table.modify(Columns::one(index), Padding::new(width.saturating_sub(natural), 0, 0, 0));
+    }
+    let mut text = table.to_string();
+    text.push('\n');
+    text
+}
+
+/// What follows the header once the sweep is done: a blank line, the table, a blank line,
+/// the summary.
+pub fn body(sweep: &Sweep, stats: bool) -> String {
+    format!("\n{}\n{}", table(sweep, stats), Summary::of(sweep).lines())
+}
+
+/// Everything for standard error: one line per failed check, then the verdict. Empty when
+/// every check held.
+pub fn stderr(sweep: &Sweep) -> String {
+    failure_lines(&sweep.failures, "the table above is not a measurement of this kernel")
+}
+
+/// One line for `--device all`'s closing summary.
+pub fn device_summary(sweep: &Sweep) -> String {
+    let verdict = if sweep.failures.is_empty() {
+        "every check held".to_string()
+    } else {
+        format!("{} check(s) failed", sweep.failures.len())
+    };
+    match sweep.best() {
+        Some(best) => format!(
+            "GPU {} ({}): fastest {} threads per block at {:.3} ms ({:.1} GB/s); {} of {} rows within 95 percent; {verdict}.\n",
+            sweep.limits.ordinal,
+            sweep.limits.name,
+            best.threads_per_block,
+            best.stats.median,
+            sweep.gigabytes_per_second(best),
+            sweep.rows_near_best(),
+            sweep.rows.len()
+        ),
+        None => format!("GPU {} ({}): no rows; {verdict}.\n", sweep.limits.ordinal, sweep.limits.name),
+    }
 }
 
 #[cfg(test)]

@@ -14,14 +14,6 @@ use crate::timing::Stopped;
 use crate::workload::{Mismatch, Pass, Workload};
 use anyhow::{Context as _, Result};
 
-pub use crate::workload::grayscale::CORRUPT_VALUE;
-
-/// The seed's sweep. Below a warp (16); where the per-SM block cap binds first on small
-/// cards (32, 64); sizes that do not divide a 32- or 64-warp SM evenly (96, 160, 192, 384,
-/// 768); not a multiple of 32 at all (100); and the 128-1024 range the Best Practices Guide
-/// suggests.
-pub const DEFAULT_BLOCK_SIZES: [u32; 13] = [16, 32, 64, 96, 100, 128, 160, 192, 256, 384, 512, 768, 1024];
-
 /// Rows within this fraction of the fastest row count as "reaching" it in the summary.
 pub const NEAR_BEST_FRACTION: f64 = 0.95;
 
@@ -262,6 +254,7 @@ impl Sweep {
     }
 }
 
+#[cfg_attr(not(any(test, feature = "mock")), allow(dead_code))]
 /// Runs the sweep over `block_sizes` of the active kernel on `workload`, already uploaded.
 /// Every row's occupancy query, suggestion, launch and model check get the workload's
 /// dynamic shared memory at that block size. With `corrupt`, that output element is
@@ -411,6 +404,8 @@ mod tests {
     use super::*;
     use crate::backend::Device as _;
     use crate::mock::{H200_BLOCKS_PER_SM_AT_16_KIB, MockGpu};
+    use crate::settings::DEFAULT_BLOCK_SIZES;
+    use crate::workload::grayscale::CORRUPT_VALUE;
     use crate::workload::{KernelSpec, Params, grayscale, histogram};
 
     const TIMING: Timing = Timing::launch(3, 10);

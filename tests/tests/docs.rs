@@ -226,7 +226,7 @@ fn block_size() -> &'static Path {
         let output = Command::new(&cargo)
             .current_dir(repo_root())
             .env("CARGO_PROFILE_DEV_DEBUG", "false")
-            .args(["build", "--quiet", "--locked", "--package", "block-size-runner", "--bin", "block-size"])
+            .args(["build", "--quiet", "--locked", "--package", "block-size", "--bin", "block-size"])
             .arg("--target-dir")
             .arg(&target)
             .output()

@@ -4,7 +4,7 @@
 //! the oldest and newest ptxas, with the parameters a host passes, their reduction in dynamic
 //! shared memory only; and regenerated and diffed by the same script and CI as `kernels/`.
 
-use block_size_runner::compat::{ISA_FLOOR, parse_isa};
+use block_size_runner::testing::{ISA_FLOOR, parse_isa};
 use block_size_tests::{PTXAS_RELEASES, assemble, quoted_value, read_repo_file, repo_root};
 use ptx_stamp::{EXAMPLE_REDUCE_INPUTS, Stamp, entry_names, inputs_sha256, sha256_hex};
 

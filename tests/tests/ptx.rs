@@ -3,14 +3,14 @@
 //! runner launches with the parameters its workloads pass, and using the weights of the
 //! host's CPU reference.
 
-use block_size_runner::backend::check_args;
-use block_size_runner::compat::{ISA_FLOOR, Isa, parse_isa};
-use block_size_runner::frame::luma::{BLUE_WEIGHT, GREEN_WEIGHT, RED_WEIGHT};
 use block_size_runner::mock::MockGpu;
-use block_size_runner::ptx::{
+use block_size_runner::testing::BLOCKING_KERNEL;
+use block_size_runner::testing::check_args;
+use block_size_runner::testing::luma::{BLUE_WEIGHT, GREEN_WEIGHT, RED_WEIGHT};
+use block_size_runner::testing::{
     ALL, HISTOGRAM_NVCC, NVCC, RUST_CUDA, RUSTC_NVPTX, RUSTC_NVPTX_FMA, entry_params,
 };
-use block_size_runner::timing::BLOCKING_KERNEL;
+use block_size_runner::testing::{ISA_FLOOR, Isa, parse_isa};
 use block_size_runner::workload::{self, KERNELS, Params, grayscale, histogram};
 use block_size_tests::{PTXAS_RELEASES, assemble, quoted_value, read_repo_file, repo_root};
 use ptx_stamp::{
@@ -207,7 +207,7 @@ fn every_ptx_defines_the_kernels_the_runner_launches() {
     assert_eq!(entry_names(HISTOGRAM_NVCC.ptx), ["histogram"]);
     assert!(entry_names(BLOCKING_KERNEL.module.ptx).iter().any(|entry| entry == BLOCKING_KERNEL.entry));
     // The variants run in Rust and in C++: both modules define every one.
-    for variant in block_size_runner::variants::VARIANTS {
+    for variant in block_size_runner::testing::VARIANTS {
         for module in [RUST_CUDA, NVCC] {
             assert!(
                 entry_names(module.ptx).iter().any(|entry| entry == variant.entry),

@@ -3,9 +3,8 @@
 
 pub mod reference;
 
-use block_size_runner::user::{
-    self, Agreement, Arg, Check, Console, Driver, EmbeddedPtx, SweepArgs, UserKernel, Values,
-};
+use block_size_cli::SweepArgs;
+use block_size_runner::{Agreement, Arg, Check, Console, Driver, EmbeddedPtx, UserKernel};
 use clap::{Parser, ValueEnum};
 
 /// The kernels' PTX as cuda_builder wrote it, and its provenance stamp.
@@ -57,7 +56,7 @@ pub fn kernel(x: Vec<f32>, check: Check) -> UserKernel {
         .output_per_block::<f32>("partials")
         .dynamic_shared_memory(|threads, _| threads * 4)
         .args(move |_| vec![Arg::buffer("x"), Arg::Usize(n), Arg::buffer("partials")])
-        .result(|out, _| Ok(Values::from(out.f32("partials")?.iter().map(|&p| f64::from(p)).sum::<f64>())))
+        .result(|out, _| Ok(out.f32("partials")?.iter().map(|&p| f64::from(p)).sum::<f64>().into()))
         .check(check)
 }
 
@@ -84,5 +83,5 @@ pub fn run(driver: &impl Driver, cli: &Cli, console: &mut Console) -> i32 {
         CheckArg::SameAsFirst if cli.tolerance == 0.0 => Check::same_as_first(Agreement::BitForBit),
         CheckArg::SameAsFirst => Check::same_as_first(Agreement::Within(cli.tolerance)),
     };
-    user::run_with_args(driver, &mut kernel(x, check), &cli.sweep, console)
+    block_size_runner::sweep_and_print(driver, &mut kernel(x, check), &cli.sweep.settings(), console)
 }

@@ -5,8 +5,6 @@ use clap::Parser as _;
 
 fn main() {
     let cli = reduce_example::Cli::parse();
-    let driver = block_size_runner::user::CudaDriver;
-    std::process::exit(block_size_runner::user::with_stdio(|console| {
-        reduce_example::run(&driver, &cli, console)
-    }));
+    let driver = block_size_runner::CudaDriver;
+    std::process::exit(block_size_runner::with_stdio(|console| reduce_example::run(&driver, &cli, console)));
 }

@@ -3,10 +3,8 @@
 //! bad input and no GPU; and every command docs/sweep-your-own-kernel.md shows parses.
 
 use anyhow::{Result, bail, ensure};
-use block_size_runner::backend::{EmulatedMemory, Launch};
-use block_size_runner::mock::{MockDriver, MockGpu};
-use block_size_runner::user::{Console, exit};
-use block_size_runner::workload::{read_values, write_values};
+use block_size_runner::mock::{EmulatedMemory, Launch, MockDriver, MockGpu, read_values, write_values};
+use block_size_runner::{Console, exit};
 use clap::Parser as _;
 use reduce_example::{Cli, PTX};
 
@@ -175,7 +173,7 @@ fn every_command_the_guide_shows_parses() {
         let parsed = Cli::try_parse_from(std::iter::once("reduce-example").chain(args.split_whitespace()));
         let options = parsed
             .map_err(|error| error.to_string())
-            .and_then(|cli| cli.sweep.options().map_err(|stop| stop.message));
+            .and_then(|cli| cli.sweep.settings().validate().map_err(|error| error.to_string()));
         assert!(options.is_ok(), "`{prefix}{args}`: {}", options.unwrap_err());
     }
 }

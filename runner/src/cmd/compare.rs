@@ -5,122 +5,88 @@ on the same device buffers, timed side by side in interleaved rounds ([`crate::c
 each against its CUDA C++ twin.
 */
 
-use super::device::{self, Console, Job, Stop, exit, failed};
-use super::{
-    BlockSizesArgs, DeviceArgs, FrameArgs, Given, KernelArgs, ProvenanceArgs, WarmupsArgs, unique_block_sizes,
-};
+use super::device::{self, Job, command_line};
+use super::{Chosen, KernelChoice};
 use crate::backend::Driver;
 use crate::compare::{self, Comparison, round_ratios};
-use crate::frame_size::FrameSize;
+use crate::error::{Console, Error, exit, failed};
 use crate::ptx::KernelRef;
 use crate::report;
+use crate::settings::{DEFAULT_BLOCK_SIZES, DEFAULT_WARMUPS, check_block_sizes};
 use crate::stats::{median, quantile};
-use crate::workload::{KernelSpec, Params};
-use clap::Args;
-use std::ffi::OsString;
 
 /// Interleaved rounds `compare` times per block size unless told otherwise.
 pub const DEFAULT_ROUNDS: u32 = 30;
 
-// The options of `block-size compare`.
-#[derive(Args, Debug, Clone, PartialEq, Eq)]
-#[command(
-    about = "The kernel from cuda_builder and nvcc (and, for grayscale, rustc's NVPTX backend), timed side by side in interleaved rounds"
-)]
-#[cfg_attr(doc, doc = "The options of `block-size compare`.")]
-#[cfg_attr(not(doc), allow(missing_docs))]
-pub struct CompareArgs {
-    #[command(flatten)]
-    #[cfg_attr(doc, doc = "`--kernel` and `--bins`.")]
-    pub kernel: KernelArgs,
-
-    #[command(flatten)]
-    #[cfg_attr(doc, doc = "`--width` and `--height`.")]
-    pub frame: FrameArgs,
-
-    #[command(flatten)]
-    #[cfg_attr(doc, doc = "`--block-sizes`.")]
-    pub block_sizes: BlockSizesArgs,
-
-    #[command(flatten)]
-    #[cfg_attr(doc, doc = "`--warmups`.")]
-    pub warmups: WarmupsArgs,
-
-    #[command(flatten)]
-    #[cfg_attr(doc, doc = "`--device`.")]
-    pub device: DeviceArgs,
-
-    /// Interleaved rounds timed per block size
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..), default_value_t = DEFAULT_ROUNDS)]
-    pub rounds: u32,
-
-    #[command(flatten)]
-    #[cfg_attr(doc, doc = "`--provenance`.")]
-    pub provenance: ProvenanceArgs,
-}
-
-/// What `block-size compare` was asked.
+/// What `block-size compare` is asked.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CompareOptions {
-    /// CUDA device ordinal.
+pub struct CompareRequest {
+    /// `--device`: the CUDA device ordinal.
     pub device: u32,
-    /// The kernel compared.
-    pub kernel: &'static KernelSpec,
-    /// Histogram bins (`--bins`).
-    pub bins: u32,
-    /// The frame every kernel converts.
-    pub frame: FrameSize,
-    /// Threads per block of each row.
+    /// The kernel compared and its frame.
+    pub kernel: KernelChoice,
+    /// `--block-sizes`: threads per block of each row.
     pub block_sizes: Vec<u32>,
-    /// Untimed launches of each kernel before the rounds.
+    /// `--warmups`: untimed launches of each kernel before the rounds.
     pub warmups: u32,
-    /// Interleaved rounds: one timed launch of every kernel at every block size each.
+    /// `--rounds`: interleaved rounds, one timed launch of every kernel at every block size each.
     pub rounds: u32,
-    /// Print the provenance lines first.
+    /// `--provenance`: print the provenance lines first.
     pub provenance: bool,
+    /// The command line the provenance records: this process's where empty.
+    pub command: Vec<String>,
 }
 
-impl CompareOptions {
-    /// What the workload is built from.
-    pub fn params(&self) -> Params {
-        super::params(self.frame, self.bins)
+impl Default for CompareRequest {
+    fn default() -> Self {
+        Self {
+            device: 0,
+            kernel: KernelChoice::default(),
+            block_sizes: DEFAULT_BLOCK_SIZES.to_vec(),
+            warmups: DEFAULT_WARMUPS,
+            rounds: DEFAULT_ROUNDS,
+            provenance: false,
+            command: Vec::new(),
+        }
     }
 }
 
-impl CompareArgs {
-    /// The options, once every check that needs no device holds; the message is one line.
-    pub fn validate(&self, given: Given) -> Result<CompareOptions, String> {
-        let (kernel, bins) = self.kernel.choice(given)?;
-        let options = CompareOptions {
-            device: self.device.device,
-            kernel,
-            bins,
-            frame: self.frame.size(),
-            block_sizes: unique_block_sizes(&self.block_sizes.block_sizes)?,
-            warmups: self.warmups.warmups,
-            rounds: self.rounds,
-            provenance: self.provenance.provenance,
-        };
-        (kernel.validate)(&options.params())?;
-        Ok(options)
+impl CompareRequest {
+    /// Every check that needs no device, the first failing one as one line (exit 2).
+    pub fn validate(&self) -> Result<(), Error> {
+        self.checked().map(|_| ())
+    }
+
+    fn checked(&self) -> Result<Chosen, Error> {
+        let chosen = self.kernel.chosen()?;
+        check_block_sizes(&self.block_sizes).map_err(|message| Error::new(exit::USAGE, message))?;
+        if self.rounds == 0 {
+            return Err(Error::new(exit::USAGE, "--rounds must be at least 1, not 0"));
+        }
+        Ok(chosen)
     }
 }
 
 /// The kernel's modules on the same buffers, its CUDA C++ twin as the baseline (or, where this
 /// driver cannot load that, the first module loaded).
-pub fn exec<D: Driver>(
+pub(crate) fn exec<D: Driver>(
     driver: &D,
-    options: &CompareOptions,
-    args: &[OsString],
+    request: &CompareRequest,
     console: &mut Console,
-) -> Result<i32, Stop> {
-    let spec = options.kernel;
+) -> Result<i32, Error> {
+    let Chosen { spec, params } = request.checked()?;
+    let options = request;
     let kernels: Vec<KernelRef> = spec.modules.iter().map(|&module| spec.kernel_in(module)).collect();
-    let job = Job { spec, params: options.params(), block_sizes: &options.block_sizes };
+    let job = Job { spec, params, block_sizes: &options.block_sizes };
     let device::Opened { mut gpu, loaded, .. } =
         device::open_several(driver, options.device, &kernels, job, |_| 0, console)?;
     if options.provenance {
-        console.out(&device::provenance_lines(&mut gpu, driver.cuda_version(), &loaded, args)?);
+        console.out(&device::provenance_lines(
+            &mut gpu,
+            driver.cuda_version(),
+            &loaded,
+            &command_line(&request.command),
+        )?);
     }
     let mut workload = device::create_workload(spec, &job.params)?;
     workload.upload(&mut gpu).map_err(failed)?;
@@ -229,45 +195,4 @@ pub fn render(result: &Comparison) -> String {
 /// Standard error of a comparison: one line per wrong kernel output, then the verdict.
 pub fn render_stderr(result: &Comparison) -> String {
     report::failure_lines(&result.failures, "the comparison above is not a measurement of these kernels")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::cmd::testing::parse;
-    use crate::sweep::DEFAULT_BLOCK_SIZES;
-    use crate::workload::{grayscale, histogram};
-
-    fn options(args: &[&str]) -> Result<CompareOptions, String> {
-        let (parsed, matches) = parse::<CompareArgs>(args)?;
-        parsed.validate(Given(Some(&matches)))
-    }
-
-    #[test]
-    fn compare_reads_its_own_options() {
-        assert_eq!(
-            options(&["--width", "8160", "--height", "8160", "--rounds", "5"]),
-            Ok(CompareOptions {
-                device: 0,
-                kernel: &grayscale::KERNEL,
-                bins: histogram::DEFAULT_BINS,
-                frame: FrameSize::new(8160, 8160),
-                block_sizes: DEFAULT_BLOCK_SIZES.to_vec(),
-                warmups: super::super::DEFAULT_WARMUPS,
-                rounds: 5,
-                provenance: false,
-            })
-        );
-        assert!(options(&["--rounds", "0"]).is_err());
-        assert!(options(&["--runs", "3"]).unwrap_err().contains("unexpected argument '--runs'"));
-        assert_eq!(
-            options(&["--kernel", "histogram", "--bins", "1"])
-                .map(|options| (options.kernel.name, options.bins)),
-            Ok(("histogram", 1))
-        );
-        assert_eq!(
-            options(&["--bins", "7"]).unwrap_err(),
-            "--bins does not apply to --kernel grayscale; it is an option of --kernel histogram"
-        );
-    }
 }

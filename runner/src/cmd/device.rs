@@ -3,79 +3,20 @@ What every subcommand that measures a GPU does around its measurement: open the 
 the modules this driver can load ([`compat`]), check the request against the device (block
 sizes, dynamic shared memory, free device memory, available host memory: each a pure function
 of the device's numbers), build the workload, and gather the run's provenance ([`Facts`]).
-A run ends with an exit status ([`exit`]) or a [`Stop`], printed on a [`Console`].
+A run ends with an exit status ([`exit`]) or a [`Error`], printed on a [`Console`].
 */
 
 use crate::backend::{Device, DeviceLimits, Driver, Gpu, LoadError, OpenError};
 use crate::compat::{self, Unloadable};
-use crate::frame_size::{FrameSize, mib};
+use crate::error::{Console, Error, exit, failed};
+use crate::frame_size::mib;
 use crate::provenance::{self, Environment, Provenance};
 use crate::ptx;
 use crate::workload::{Footprint, KernelSpec, Params, Workload};
 use std::ffi::OsString;
-use std::io::Write;
-
-/// Exit status for each way a run ends; `--help` documents the same numbers. With
-/// `--device all`, the run's status is the highest of its devices' (3 before 2 before 1).
-pub mod exit {
-    /// Every check held.
-    pub const SUCCESS: i32 = 0;
-    /// A check failed, or the driver failed mid-run: the table is not a measurement.
-    pub const FAILED: i32 = 1;
-    /// Bad input: an option out of range, a block size the device cannot launch, a frame
-    /// larger than the device's free memory or the host's available memory.
-    pub const USAGE: i32 = 2;
-    /// No NVIDIA driver, no GPU, no device at the requested index, or a driver that cannot
-    /// load the kernel's PTX (too old for its PTX ISA, or refusing it).
-    pub const NO_DEVICE: i32 = 3;
-}
-
-/// Why a run stopped before its verdict.
-#[derive(Debug)]
-pub struct Stop {
-    /// The exit status ([`exit`]).
-    pub code: i32,
-    /// What went wrong, in one line; empty where there is nothing to say (`--help`).
-    pub message: String,
-}
-
-impl Stop {
-    /// A stop with exit status `code` and `message`.
-    pub fn new(code: i32, message: impl Into<String>) -> Self {
-        Self { code, message: message.into() }
-    }
-}
-
-/// A driver failure mid-run: exit 1 with the error's chain.
-pub fn failed(error: anyhow::Error) -> Stop {
-    Stop::new(exit::FAILED, format!("{error:#}"))
-}
-
-/// Where a run prints: standard output and standard error, or buffers in tests. Write
-/// errors (a closed pipe) are ignored, as the table's streaming always did.
-pub struct Console<'a> {
-    /// Standard output, or a buffer.
-    pub out: &'a mut dyn Write,
-    /// Standard error, or a buffer.
-    pub err: &'a mut dyn Write,
-}
-
-impl Console<'_> {
-    /// Writes `text` to standard output and flushes it.
-    pub fn out(&mut self, text: &str) {
-        let _ = self.out.write_all(text.as_bytes());
-        let _ = self.out.flush();
-    }
-
-    /// Writes `text` to standard error and flushes it.
-    pub fn err(&mut self, text: &str) {
-        let _ = self.err.write_all(text.as_bytes());
-        let _ = self.err.flush();
-    }
-}
 
 /// A device with the kernels this driver could load.
-pub struct Opened<G> {
+pub(crate) struct Opened<G> {
     /// The open device.
     pub gpu: G,
     /// The kernels asked for that loaded, in the order asked.
@@ -86,11 +27,11 @@ pub struct Opened<G> {
 
 /// Opens device `ordinal` and loads each of `kernels` whose module passes
 /// [`compat::check`] and the driver accepts.
-fn open_loading<D: Driver>(
+pub(crate) fn open_loading<D: Driver>(
     driver: &D,
     ordinal: u32,
     kernels: &[ptx::KernelRef],
-) -> Result<Opened<D::Device>, Stop> {
+) -> Result<Opened<D::Device>, Error> {
     let mut gpu = driver.open(ordinal).map_err(open_stop)?;
     let version = driver.cuda_version();
     let mut loaded = Vec::new();
@@ -116,7 +57,7 @@ fn open_loading<D: Driver>(
 
 /// What a run measures: a kernel's workload, from these parameters.
 #[derive(Clone, Copy)]
-pub struct Job<'a> {
+pub(crate) struct Job<'a> {
     /// The kernel measured.
     pub spec: &'static KernelSpec,
     /// What its workload is built from.
@@ -126,59 +67,78 @@ pub struct Job<'a> {
 }
 
 /// Checks the request against the open device: every block size launchable with the
-/// kernel's dynamic shared memory, the workload within free device memory and available host
-/// memory.
-pub fn check_request(
-    gpu: &impl Device,
+/// kernel's dynamic shared memory (`shared`), its buffers (`footprint`) and `scratch` more
+/// within free device memory, its host data within available host memory. `subject` names
+/// what needs the memory in the messages ("a 3840 x 2160 frame", "the kernel").
+pub(crate) fn check_request(
+    gpu: &dyn Device,
+    block_sizes: &[u32],
+    shared: &dyn Fn(u32) -> u32,
+    subject: &str,
+    footprint: &Footprint,
+    scratch: u64,
+) -> Result<(), Error> {
+    let usage = |message| Error::new(exit::USAGE, message);
+    check_block_size_limits(block_sizes, gpu.limits()).map_err(usage)?;
+    check_dynamic_shared_memory(block_sizes, shared).map_err(usage)?;
+    let free = gpu.free_memory().map_err(failed)?;
+    check_frame_fits(subject, footprint, scratch, free).map_err(usage)?;
+    check_host_memory(subject, footprint, crate::frame::host_memory_available()).map_err(usage)?;
+    Ok(())
+}
+
+/// [`check_request`] for a run of one of this repository's kernels.
+fn check_job(
+    gpu: &dyn Device,
     job: Job,
     scratch_bytes: impl FnOnce(&DeviceLimits) -> u64,
-) -> Result<(), Stop> {
-    let usage = |message| Stop::new(exit::USAGE, message);
+) -> Result<(), Error> {
     let Job { spec, params, block_sizes } = job;
-    check_block_sizes(block_sizes, gpu.limits()).map_err(usage)?;
-    check_dynamic_shared_memory(block_sizes, |threads| (spec.dynamic_shared_memory)(&params, threads))
-        .map_err(usage)?;
-    let free = gpu.free_memory().map_err(failed)?;
     let scratch = scratch_bytes(gpu.limits());
-    let footprint = (spec.footprint)(&params);
-    check_frame_fits(params.frame, &footprint, scratch, free).map_err(usage)?;
-    check_host_memory(params.frame, &footprint, crate::frame::host_memory_available()).map_err(usage)?;
-    Ok(())
+    let subject = format!("a {} frame", params.frame);
+    check_request(
+        gpu,
+        block_sizes,
+        &|threads| (spec.dynamic_shared_memory)(&params, threads),
+        &subject,
+        &(spec.footprint)(&params),
+        scratch,
+    )
 }
 
 /// Opens the device for a run of one module: any module the driver cannot load stops the
 /// run (exit 3) with its line; then [`check_request`].
-pub fn open_one<D: Driver>(
+pub(crate) fn open_one<D: Driver>(
     driver: &D,
     ordinal: u32,
     kernel: ptx::KernelRef,
     job: Job,
     scratch_bytes: impl FnOnce(&DeviceLimits) -> u64,
-) -> Result<D::Device, Stop> {
+) -> Result<D::Device, Error> {
     let Opened { gpu, left_out, .. } = open_loading(driver, ordinal, &[kernel])?;
     if let Some(unloadable) = left_out.first() {
-        return Err(Stop::new(exit::NO_DEVICE, unloadable.to_string()));
+        return Err(Error::new(exit::NO_DEVICE, unloadable.to_string()));
     }
-    check_request(&gpu, job, scratch_bytes)?;
+    check_job(&gpu, job, scratch_bytes)?;
     Ok(gpu)
 }
 
 /// Opens the device for a run of several modules: each module the driver cannot load is
 /// left out with one line on `console`'s stderr, and the rest run; none loadable is exit 3.
-pub fn open_several<D: Driver>(
+pub(crate) fn open_several<D: Driver>(
     driver: &D,
     ordinal: u32,
     kernels: &[ptx::KernelRef],
     job: Job,
     scratch_bytes: impl FnOnce(&DeviceLimits) -> u64,
     console: &mut Console,
-) -> Result<Opened<D::Device>, Stop> {
+) -> Result<Opened<D::Device>, Error> {
     let opened = open_loading(driver, ordinal, kernels)?;
     for unloadable in &opened.left_out {
         console.err(&format!("Left out: {unloadable}\n"));
     }
     if opened.loaded.is_empty() {
-        return Err(Stop::new(
+        return Err(Error::new(
             exit::NO_DEVICE,
             format!(
                 "this driver (CUDA {}) can load none of the modules this command measures: each is named above",
@@ -186,24 +146,29 @@ pub fn open_several<D: Driver>(
             ),
         ));
     }
-    check_request(&opened.gpu, job, scratch_bytes)?;
+    check_job(&opened.gpu, job, scratch_bytes)?;
     Ok(opened)
 }
 
+/// The command line a run's provenance records: `command`, or this process's where empty.
+pub(crate) fn command_line(command: &[String]) -> Vec<OsString> {
+    if command.is_empty() { std::env::args_os().collect() } else { command.iter().map(Into::into).collect() }
+}
+
 /// Device memory an L2 flush needs beside the frame: twice the L2, where asked.
-pub fn flush_scratch(flush_l2: bool) -> impl FnOnce(&DeviceLimits) -> u64 {
+pub(crate) fn flush_scratch(flush_l2: bool) -> impl FnOnce(&DeviceLimits) -> u64 {
     move |limits| if flush_l2 { 2 * u64::from(limits.l2_cache_bytes) } else { 0 }
 }
 
 /// The workload on the host (inputs and CPU reference); the host failing to hold it is bad
 /// input, as a frame too large for the device is.
-pub fn create_workload(spec: &KernelSpec, params: &Params) -> Result<Box<dyn Workload>, Stop> {
-    (spec.create)(params).map_err(|error| Stop::new(exit::USAGE, format!("{error:#}")))
+pub(crate) fn create_workload(spec: &KernelSpec, params: &Params) -> Result<Box<dyn Workload>, Error> {
+    (spec.create)(params).map_err(|error| Error::new(exit::USAGE, format!("{error:#}")))
 }
 
 /// What a run's provenance is made of: the driver, the modules of the loaded kernels (one per
 /// module) with their registers, the command line and the date.
-pub struct Facts {
+pub(crate) struct Facts {
     /// The driver and the loaded modules.
     pub environment: Environment,
     /// The command line, as one string.
@@ -251,25 +216,25 @@ impl Facts {
 }
 
 /// The `--provenance` lines for the loaded `kernels`, one per module.
-pub fn provenance_lines(
+pub(crate) fn provenance_lines(
     gpu: &mut dyn Gpu,
     cuda_version: i32,
     kernels: &[ptx::KernelRef],
     args: &[OsString],
-) -> Result<String, Stop> {
+) -> Result<String, Error> {
     let facts = Facts::gather(gpu, cuda_version, kernels, args).map_err(failed)?;
     Ok(facts.lines(gpu.limits()))
 }
 
-fn open_stop(error: OpenError) -> Stop {
+fn open_stop(error: OpenError) -> Error {
     match error {
-        OpenError::NoDevice(error) => Stop::new(exit::NO_DEVICE, format!("{error:#}")),
+        OpenError::NoDevice(error) => Error::new(exit::NO_DEVICE, format!("{error:#}")),
         OpenError::Setup(error) => failed(error),
     }
 }
 
 /// Every block size must be launchable on this device.
-pub fn check_block_sizes(block_sizes: &[u32], limits: &DeviceLimits) -> Result<(), String> {
+pub(crate) fn check_block_size_limits(block_sizes: &[u32], limits: &DeviceLimits) -> Result<(), String> {
     match block_sizes.iter().find(|&&size| size > limits.max_threads_per_block) {
         Some(size) => Err(format!(
             "block size {size} is above {}'s limit of {} threads per block",
@@ -283,7 +248,10 @@ pub fn check_block_sizes(block_sizes: &[u32], limits: &DeviceLimits) -> Result<(
 /// without the `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES` opt-in, which this program
 /// does not set. No kernel here asks for more (4096 bins are 16 KiB); a new one that does must
 /// opt in first.
-pub fn check_dynamic_shared_memory(block_sizes: &[u32], shared: impl Fn(u32) -> u32) -> Result<(), String> {
+pub(crate) fn check_dynamic_shared_memory(
+    block_sizes: &[u32],
+    shared: &dyn Fn(u32) -> u32,
+) -> Result<(), String> {
     match block_sizes
         .iter()
         .map(|&size| (size, shared(size)))
@@ -298,13 +266,13 @@ pub fn check_dynamic_shared_memory(block_sizes: &[u32], shared: impl Fn(u32) -> 
 }
 
 /// Dynamic shared memory a block may use without the opt-in attribute: 48 KiB.
-pub const DEFAULT_SHARED_MEMORY_LIMIT: u32 = 48 * 1024;
+pub(crate) const DEFAULT_SHARED_MEMORY_LIMIT: u32 = 48 * 1024;
 
 /// The workload's device buffers, and `scratch_bytes` more (the L2 flush buffer), must fit in
 /// the device memory that is free now. Byte counts are checked: a frame whose count overflows
 /// 64 bits (1073741824 x 1073741824 pixels and up, for grayscale) is too large, not 0 bytes.
-pub fn check_frame_fits(
-    frame: FrameSize,
+pub(crate) fn check_frame_fits(
+    subject: &str,
     footprint: &Footprint,
     scratch_bytes: u64,
     free_bytes: u64,
@@ -312,12 +280,12 @@ pub fn check_frame_fits(
     let what = footprint.device_what;
     let Some(needed) = footprint.device_bytes.and_then(|bytes| bytes.checked_add(scratch_bytes)) else {
         return Err(format!(
-            "a {frame} frame needs more than 16 EiB of device memory for {what}; no device has that"
+            "{subject} needs more than 16 EiB of device memory for {what}; no device has that"
         ));
     };
     if needed > free_bytes {
         return Err(format!(
-            "a {frame} frame needs {:.1} MiB of device memory for {what} (and any L2 flush buffer), but only {:.1} MiB is free",
+            "{subject} needs {:.1} MiB of device memory for {what} (and any L2 flush buffer), but only {:.1} MiB is free",
             mib(needed as f64),
             mib(free_bytes as f64)
         ));
@@ -328,17 +296,17 @@ pub fn check_frame_fits(
 /// The workload's host data (for grayscale: the frame's three planes, its CPU reference and
 /// the output read back) must fit in the host memory available now (`MemAvailable`; `None`
 /// where the system does not say, and then only the allocations themselves can tell).
-pub fn check_host_memory(
-    frame: FrameSize,
+pub(crate) fn check_host_memory(
+    subject: &str,
     footprint: &Footprint,
     available_bytes: Option<u64>,
 ) -> Result<(), String> {
     let Some(needed) = footprint.host_bytes else {
-        return Err(format!("a {frame} frame needs more than 16 EiB of host memory; no machine has that"));
+        return Err(format!("{subject} needs more than 16 EiB of host memory; no machine has that"));
     };
     match available_bytes {
         Some(available) if needed > available => Err(format!(
-            "a {frame} frame needs {:.1} MiB of host memory ({}), but only {:.1} MiB is available",
+            "{subject} needs {:.1} MiB of host memory ({}), but only {:.1} MiB is available",
             mib(needed as f64),
             footprint.host_what,
             mib(available as f64)
@@ -350,6 +318,7 @@ pub fn check_host_memory(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::frame_size::FrameSize;
     use crate::mock::MockGpu;
     use crate::workload::grayscale;
 
@@ -360,9 +329,9 @@ mod tests {
     #[test]
     fn block_sizes_above_the_device_limit_are_rejected() {
         let limits = MockGpu::h200_like().limits;
-        assert_eq!(check_block_sizes(&[1, 1024], &limits), Ok(()));
+        assert_eq!(check_block_size_limits(&[1, 1024], &limits), Ok(()));
         assert_eq!(
-            check_block_sizes(&[256, 1025], &limits).unwrap_err(),
+            check_block_size_limits(&[256, 1025], &limits).unwrap_err(),
             "block size 1025 is above Mock H200's limit of 1024 threads per block"
         );
     }
@@ -370,14 +339,14 @@ mod tests {
     #[test]
     fn frame_must_fit_in_free_memory() {
         let footprint = grayscale_footprint(3840, 2160);
-        let frame = FrameSize::new(3840, 2160);
-        assert_eq!(check_frame_fits(frame, &footprint, 0, 132_710_400), Ok(()));
+        let frame = format!("a {}", FrameSize::new(3840, 2160)) + " frame";
+        assert_eq!(check_frame_fits(&frame, &footprint, 0, 132_710_400), Ok(()));
         assert_eq!(
-            check_frame_fits(frame, &footprint, 0, 132_710_399).unwrap_err(),
+            check_frame_fits(&frame, &footprint, 0, 132_710_399).unwrap_err(),
             "a 3840 x 2160 frame needs 126.6 MiB of device memory for its four planes (and any L2 flush buffer), \
              but only 126.6 MiB is free"
         );
-        assert!(check_frame_fits(frame, &footprint, 1, 132_710_400).is_err(), "the flush buffer counts");
+        assert!(check_frame_fits(&frame, &footprint, 1, 132_710_400).is_err(), "the flush buffer counts");
     }
 
     #[test]
@@ -387,7 +356,7 @@ mod tests {
                        no device has that";
         let fits = |width, height, scratch| {
             check_frame_fits(
-                FrameSize::new(width, height),
+                &format!("a {} frame", FrameSize::new(width, height)),
                 &grayscale_footprint(width, height),
                 scratch,
                 u64::MAX,
@@ -399,7 +368,7 @@ mod tests {
         assert!(fits(1 << 30, (1 << 30) - 1, u64::MAX).is_err());
         let footprint = grayscale_footprint(u32::MAX, u32::MAX);
         assert!(
-            check_host_memory(FrameSize::new(u32::MAX, u32::MAX), &footprint, None)
+            check_host_memory(&format!("a {} frame", FrameSize::new(u32::MAX, u32::MAX)), &footprint, None)
                 .unwrap_err()
                 .contains("16 EiB of host memory")
         );
@@ -409,11 +378,11 @@ mod tests {
     fn the_frame_must_fit_in_available_host_memory() {
         // 4K: 20 bytes a pixel, 158.2 MiB.
         let footprint = grayscale_footprint(3840, 2160);
-        let frame = FrameSize::new(3840, 2160);
-        assert_eq!(check_host_memory(frame, &footprint, Some(165_888_000)), Ok(()));
-        assert_eq!(check_host_memory(frame, &footprint, None), Ok(()), "unknown: the allocations decide");
+        let frame = format!("a {}", FrameSize::new(3840, 2160)) + " frame";
+        assert_eq!(check_host_memory(&frame, &footprint, Some(165_888_000)), Ok(()));
+        assert_eq!(check_host_memory(&frame, &footprint, None), Ok(()), "unknown: the allocations decide");
         assert_eq!(
-            check_host_memory(frame, &footprint, Some(100 << 20)).unwrap_err(),
+            check_host_memory(&frame, &footprint, Some(100 << 20)).unwrap_err(),
             "a 3840 x 2160 frame needs 158.2 MiB of host memory (three input planes, the CPU reference and the \
              output read back), but only 100.0 MiB is available"
         );
@@ -421,10 +390,10 @@ mod tests {
 
     #[test]
     fn dynamic_shared_memory_above_48_kib_is_rejected() {
-        assert_eq!(check_dynamic_shared_memory(&[64, 1024], |_| 16 * 1024), Ok(()));
-        assert_eq!(check_dynamic_shared_memory(&[64], |_| 48 * 1024), Ok(()));
+        assert_eq!(check_dynamic_shared_memory(&[64, 1024], &|_| 16 * 1024), Ok(()));
+        assert_eq!(check_dynamic_shared_memory(&[64], &|_| 48 * 1024), Ok(()));
         assert_eq!(
-            check_dynamic_shared_memory(&[64, 1024], |threads| threads * 64).unwrap_err(),
+            check_dynamic_shared_memory(&[64, 1024], &|threads| threads * 64).unwrap_err(),
             "at 1024 threads per block the kernel needs 65536 B of dynamic shared memory per block, \
              above the 49152 B a block gets without opting in"
         );

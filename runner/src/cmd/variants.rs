@@ -4,123 +4,103 @@ variants (vector loads, several pixels per thread) from both compilers, against 
 device-to-device copy of the same bytes ([`crate::variants`]).
 */
 
-use super::device::{self, Console, Job, Stop, exit, failed};
-use super::{DeviceArgs, FrameArgs, ProvenanceArgs, VariantBlockSizesArgs, WarmupsArgs, unique_block_sizes};
+use super::device::{self, Job, command_line};
 use crate::backend::{Driver, Timing};
+use crate::error::{Console, Error, exit, failed};
 use crate::frame_size::{self, FrameSize};
 use crate::progress::WithProgress;
 use crate::ptx;
 use crate::report;
+use crate::settings::{DEFAULT_WARMUPS, check_block_sizes};
+use crate::timing::TimingMode;
 use crate::variants::{self, Candidate, Compiler, VariantRow, Variants};
 use crate::workload::grayscale::{self, GrayscaleWorkload};
 use crate::workload::{Params, Workload as _};
-use clap::Args;
-use std::ffi::OsString;
 
 /// Block sizes `variants` sweeps unless told otherwise: the plateau of the one-pixel sweep.
 pub const VARIANT_BLOCK_SIZES: [u32; 4] = [128, 256, 512, 1024];
 
-// The options of `block-size variants`.
-#[derive(Args, Debug, Clone, PartialEq, Eq)]
-#[command(
-    about = "Vector loads and several pixels per thread of the grayscale kernel (grayscale only), in Rust and C++, against a device-to-device copy"
-)]
-#[cfg_attr(doc, doc = "The options of `block-size variants`.")]
-#[cfg_attr(not(doc), allow(missing_docs))]
-pub struct VariantsArgs {
-    #[command(flatten)]
-    #[cfg_attr(doc, doc = "`--device`.")]
-    pub device: DeviceArgs,
-
-    #[command(flatten)]
-    #[cfg_attr(doc, doc = "`--width` and `--height`.")]
-    pub frame: FrameArgs,
-
-    #[command(flatten)]
-    #[cfg_attr(doc, doc = "`--block-sizes`.")]
-    pub block_sizes: VariantBlockSizesArgs,
-
-    #[command(flatten)]
-    #[cfg_attr(doc, doc = "`--warmups`.")]
-    pub warmups: WarmupsArgs,
-
-    /// Timed launches per row
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..), default_value_t = super::DEFAULT_RUNS)]
-    pub runs: u32,
-
-    /// How each row's samples sit between CUDA events: launch (the default, as the copy
-    /// ceiling: each launch between its own events), batch (--runs samples of 10 launches
-    /// between one pair) or cold (one launch a sample after an L2 flush, queued behind a
-    /// blocking kernel); the copy ceiling is timed one copy per pair of events in every mode
-    #[arg(long, value_name = "MODE", value_enum, default_value = "launch")]
-    pub timing: super::TimingArg,
-
-    /// Start every plane this many floats past a 16-byte boundary (1-3: misaligned vectors)
-    #[arg(long, value_name = "FLOATS", value_parser = clap::value_parser!(u64).range(0..=1024), default_value_t = 0)]
-    pub offset: u64,
-
-    #[command(flatten)]
-    #[cfg_attr(doc, doc = "`--provenance`.")]
-    pub provenance: ProvenanceArgs,
-}
-
-/// What `block-size variants` was asked.
+/// What `block-size variants` is asked.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct VariantsOptions {
-    /// CUDA device ordinal.
+pub struct VariantsRequest {
+    /// `--device`: the CUDA device ordinal.
     pub device: u32,
-    /// The frame every variant converts.
-    pub frame: FrameSize,
-    /// Threads per block of each row.
+    /// `--width`: the frame's width, at least 1.
+    pub width: u32,
+    /// `--height`: the frame's height, at least 1.
+    pub height: u32,
+    /// `--block-sizes`: threads per block of each row ([`VARIANT_BLOCK_SIZES`]).
     pub block_sizes: Vec<u32>,
-    /// Untimed launches before each row.
+    /// `--warmups`: untimed launches before each row.
     pub warmups: u32,
-    /// Timed launches per row.
+    /// `--runs`: timed launches per row, at least 1.
     pub runs: u32,
-    /// How each row is timed (`--timing`).
-    pub timing_mode: crate::timing::TimingMode,
-    /// Elements every buffer starts past an aligned address (`--offset`).
-    pub offset: usize,
-    /// Print the provenance lines first.
+    /// `--timing`: how each row is timed (launch, as the copy ceiling).
+    pub timing_mode: TimingMode,
+    /// `--offset`: floats every plane starts past a 16-byte boundary, 0 to 1024.
+    pub offset: u64,
+    /// `--provenance`: print the provenance lines first.
     pub provenance: bool,
+    /// The command line the provenance records: this process's where empty.
+    pub command: Vec<String>,
 }
 
-impl VariantsOptions {
-    /// What the workload is built from.
-    pub fn params(&self) -> Params {
-        Params { offset: self.offset, ..super::params(self.frame, crate::workload::histogram::DEFAULT_BINS) }
+impl Default for VariantsRequest {
+    fn default() -> Self {
+        Self {
+            device: 0,
+            width: super::DEFAULT_WIDTH,
+            height: super::DEFAULT_HEIGHT,
+            block_sizes: VARIANT_BLOCK_SIZES.to_vec(),
+            warmups: DEFAULT_WARMUPS,
+            runs: super::DEFAULT_RUNS,
+            timing_mode: TimingMode::Launch,
+            offset: 0,
+            provenance: false,
+            command: Vec::new(),
+        }
     }
 }
 
-impl VariantsArgs {
-    /// The options, once they hold; the message is one line.
-    pub fn validate(&self) -> Result<VariantsOptions, String> {
-        Ok(VariantsOptions {
-            device: self.device.device,
-            frame: self.frame.size(),
-            block_sizes: unique_block_sizes(&self.block_sizes.block_sizes)?,
-            warmups: self.warmups.warmups,
-            runs: self.runs,
-            timing_mode: self.timing.mode(),
+impl VariantsRequest {
+    /// Every check that needs no device, the first failing one as one line (exit 2).
+    pub fn validate(&self) -> Result<(), Error> {
+        self.params().map(|_| ())
+    }
+
+    fn params(&self) -> Result<Params, Error> {
+        let usage = |message: String| Error::new(exit::USAGE, message);
+        for (option, value) in [("--width", self.width), ("--height", self.height), ("--runs", self.runs)] {
+            if value == 0 {
+                return Err(usage(format!("{option} must be at least 1, not 0")));
+            }
+        }
+        check_block_sizes(&self.block_sizes).map_err(usage)?;
+        if self.offset > 1024 {
+            return Err(usage(format!("--offset must be 0 to 1024, not {}", self.offset)));
+        }
+        let frame = FrameSize::new(self.width, self.height);
+        Ok(Params {
             offset: self.offset as usize,
-            provenance: self.provenance.provenance,
+            ..super::params(frame, crate::workload::histogram::DEFAULT_BINS)
         })
     }
 }
 
 /// Every variant from both compilers (those this driver can load), the copy ceiling, one table.
-pub fn exec<D: Driver>(
+pub(crate) fn exec<D: Driver>(
     driver: &D,
-    options: &VariantsOptions,
-    args: &[OsString],
+    request: &VariantsRequest,
     console: &mut Console,
-) -> Result<i32, Stop> {
+) -> Result<i32, Error> {
+    let params = request.params()?;
+    let options = request;
     let all = variants::candidates();
     let kernels: Vec<ptx::KernelRef> = all.iter().map(|candidate| candidate.kernel).collect();
     // The copy needs a source and a destination of half a pass each: one more frame.
-    let frame_bytes = options.frame.bytes(crate::frame::BYTES_PER_PIXEL);
+    let frame_bytes = params.frame.bytes(crate::frame::BYTES_PER_PIXEL);
     let offset_bytes = 64 * options.offset as u64;
-    let job = Job { spec: &grayscale::KERNEL, params: options.params(), block_sizes: &options.block_sizes };
+    let job = Job { spec: &grayscale::KERNEL, params, block_sizes: &options.block_sizes };
     let device::Opened { mut gpu, loaded, .. } = device::open_several(
         driver,
         options.device,
@@ -140,10 +120,15 @@ pub fn exec<D: Driver>(
                 firsts.push(candidate.kernel);
             }
         }
-        console.out(&device::provenance_lines(&mut gpu, driver.cuda_version(), &firsts, args)?);
+        console.out(&device::provenance_lines(
+            &mut gpu,
+            driver.cuda_version(),
+            &firsts,
+            &command_line(&request.command),
+        )?);
     }
     let mut workload =
-        GrayscaleWorkload::new(&job.params).map_err(|error| Stop::new(exit::USAGE, format!("{error:#}")))?;
+        GrayscaleWorkload::new(&job.params).map_err(|error| Error::new(exit::USAGE, format!("{error:#}")))?;
     workload.upload(&mut gpu).map_err(failed)?;
     // Launch mode by default, as the copy ceiling it is set against: each copy and each
     // launch between its own pair of events.
@@ -156,7 +141,7 @@ pub fn exec<D: Driver>(
         &candidates,
         &options.block_sizes,
         timing,
-        options.offset,
+        options.offset as usize,
     );
     with_progress.finish();
     let result = result.map_err(failed)?;
@@ -256,25 +241,4 @@ pub fn render_stderr(result: &Variants) -> String {
     let labelled: Vec<String> =
         result.failures.iter().map(|(label, failure)| format!("{label}: {failure}")).collect();
     report::failure_lines(&labelled, "the table above is not a measurement of these kernels")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::cmd::testing::parse;
-
-    fn options(args: &[&str]) -> Result<VariantsOptions, String> {
-        parse::<VariantsArgs>(args)?.0.validate()
-    }
-
-    #[test]
-    fn variants_reads_its_options() {
-        let asked = options(&["--offset", "3", "--width", "11520", "--height", "5760"]).unwrap();
-        assert_eq!((asked.offset, asked.frame), (3, FrameSize::new(11520, 5760)));
-        assert_eq!(asked.block_sizes, VARIANT_BLOCK_SIZES);
-        assert_eq!(asked.params().offset, 3);
-        assert!(options(&["--offset", "2000"]).is_err());
-        assert!(options(&["--kernel", "histogram"]).unwrap_err().contains("unexpected argument '--kernel'"));
-        assert!(options(&["--bins", "16"]).unwrap_err().contains("unexpected argument '--bins'"));
-    }
 }

@@ -23,6 +23,20 @@ pub enum Values {
 }
 
 impl Values {
+    /// The values as `T`s, where they are of type `T` (`None` otherwise): no match on the
+    /// variants needed.
+    ///
+    /// ```
+    /// use block_size_runner::Values;
+    ///
+    /// let values = Values::F32(vec![1.0, 2.0]);
+    /// assert_eq!(values.of::<f32>(), Some(&[1.0f32, 2.0][..]));
+    /// assert_eq!(values.of::<u32>(), None);
+    /// ```
+    pub fn of<T: super::Element>(&self) -> Option<&[T]> {
+        T::view(self)
+    }
+
     /// How many values.
     pub fn len(&self) -> usize {
         match self {

@@ -17,10 +17,13 @@ pub trait Element: Plain {
     fn wrap(values: Vec<Self>) -> Values;
     /// The values of this type in `values`, where they are of this type.
     fn view(values: &Values) -> Option<&[Self]>;
+    /// The value the `--corrupt-output` self-test writes: NaN for floats, the largest value
+    /// for integers, which no check should accept.
+    fn corrupt() -> Self;
 }
 
 macro_rules! element {
-    ($($ty:ty => $variant:ident),*) => {$(
+    ($($ty:ty => $variant:ident, $corrupt:expr);*) => {$(
         impl Element for $ty {
             fn wrap(values: Vec<Self>) -> Values {
                 Values::$variant(values)
@@ -31,11 +34,14 @@ macro_rules! element {
                     _ => None,
                 }
             }
+            fn corrupt() -> Self {
+                $corrupt
+            }
         }
     )*};
 }
 
-element!(f32 => F32, f64 => F64, u16 => U16, u32 => U32, u64 => U64, i32 => I32);
+element!(f32 => F32, f32::NAN; f64 => F64, f64::NAN; u16 => U16, u16::MAX; u32 => U32, u32::MAX; u64 => U64, u64::MAX; i32 => I32, i32::MAX);
 
 /// One argument of your kernel, in its parameter order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -115,6 +121,8 @@ struct BufferSpec {
     element_size: usize,
     decode: fn(&[u8], usize) -> Result<Values>,
     zero_before_each: bool,
+    /// The bytes of [`Element::corrupt`].
+    corrupt: Vec<u8>,
 }
 
 fn decode<T: Element>(bytes: &[u8], count: usize) -> Result<Values> {
@@ -244,6 +252,7 @@ impl UserKernel {
             element_size: T::SIZE,
             decode: decode::<T>,
             zero_before_each: false,
+            corrupt: T::corrupt().to_ne(),
         });
         self
     }
@@ -258,6 +267,7 @@ impl UserKernel {
             element_size: T::SIZE,
             decode: decode::<T>,
             zero_before_each: false,
+            corrupt: T::corrupt().to_ne(),
         });
         self
     }
@@ -335,6 +345,28 @@ impl UserKernel {
     /// Device bytes of every buffer, outputs of one element per block at `max_grid` blocks.
     pub(crate) fn device_bytes(&self, max_grid: u32) -> u64 {
         self.buffers.iter().map(|buffer| (self.length(buffer, max_grid) * buffer.element_size) as u64).sum()
+    }
+
+    /// Host bytes the checks read back: every output at the largest grid.
+    pub(crate) fn host_bytes(&self) -> u64 {
+        let outputs = self.buffers.iter().filter(|buffer| buffer.input.is_none());
+        outputs.map(|buffer| (self.length(buffer, self.max_grid) * buffer.element_size) as u64).sum()
+    }
+
+    /// The first output's elements that `--corrupt-output` may name, and how to say so: all of
+    /// a fixed-length output; of one per block, element 0, the one every row's grid has.
+    pub(crate) fn first_output(&self) -> Option<(u64, String)> {
+        let buffer = self.buffers.iter().find(|buffer| buffer.input.is_none())?;
+        Some(match buffer.length {
+            Length::Elements(count) => (count as u64, format!("{count}-element output `{}`", buffer.name)),
+            Length::PerBlock => (
+                1,
+                format!(
+                    "output `{}` of one element per block, of which only element 0 is in every grid",
+                    buffer.name
+                ),
+            ),
+        })
     }
 
     fn length(&self, buffer: &BufferSpec, max_grid: u32) -> usize {
@@ -489,6 +521,17 @@ impl Workload for UserKernel {
             }
         }
         Ok(())
+    }
+
+    fn corrupt(&mut self, gpu: &mut dyn Gpu, index: usize) -> Result<()> {
+        let (buffer, id) = self
+            .buffers
+            .iter()
+            .zip(&self.uploaded)
+            .find(|(buffer, _)| buffer.input.is_none())
+            .context("the kernel has no output buffer to corrupt")?;
+        gpu.upload(*id, index * buffer.element_size, &buffer.corrupt)
+            .with_context(|| format!("overwriting element {index} of `{}`", buffer.name))
     }
 
     fn check(&mut self, gpu: &mut dyn Gpu) -> Result<Option<Mismatch>> {

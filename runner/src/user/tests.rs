@@ -3,9 +3,8 @@
 //! value differently, as a kernel whose float result depends on the block size would.
 
 use super::*;
-use crate::backend::{EmulatedMemory, Launch};
-use crate::mock::{MockDriver, MockGpu};
-use crate::workload::{read_values, write_values};
+use crate::mock::{EmulatedMemory, Launch, MockDriver, MockGpu, read_values, write_values};
+use crate::{Console, EmbeddedPtx, Format, GridPolicy, Measured, Settings, TimingMode, TimingSettings};
 use anyhow::Result;
 
 const PTX: &str = ".version 7.8\n.target sm_75\n.address_size 64\n\n\
@@ -66,13 +65,31 @@ fn reference() -> Check {
     })
 }
 
-fn options(block_sizes: &[u32]) -> Options {
-    Options {
+fn options(block_sizes: &[u32]) -> Settings {
+    Settings {
         block_sizes: block_sizes.to_vec(),
-        timing: Timing::launch(1, 3),
+        timing: TimingSettings {
+            mode: TimingMode::Launch,
+            warmups: 1,
+            runs: Some(3),
+            ..TimingSettings::default()
+        },
         command: vec!["scale".into()],
-        ..Options::default()
+        ..Settings::default()
     }
+}
+
+fn run(driver: &MockDriver, kernel: &mut UserKernel, settings: &Settings) -> Result<Measured, Error> {
+    crate::sweep(driver, kernel, settings)
+}
+
+fn run_and_print(
+    driver: &MockDriver,
+    kernel: &mut UserKernel,
+    settings: &Settings,
+    console: &mut Console,
+) -> i32 {
+    crate::sweep_and_print(driver, kernel, settings, console)
 }
 
 fn failures(measured: &Measured) -> Vec<String> {
@@ -84,7 +101,7 @@ fn a_kernel_of_ones_own_is_swept_and_checked_against_its_reference() {
     let mut kernel = kernel(reference());
     let measured = run(&driver(), &mut kernel, &options(&[32, 128, 1024])).unwrap();
     assert_eq!(failures(&measured), Vec::<String>::new());
-    assert_eq!(measured.exit_code(), 0);
+    assert_eq!(measured.exit_status(), 0);
     let threads: Vec<u32> = measured.sweep.rows.iter().map(|row| row.threads_per_block).collect();
     assert_eq!(threads, [32, 128, 1024]);
     // One wave, capped at one thread per value: ceil(1000 / 128) = 8 blocks.
@@ -115,7 +132,7 @@ fn a_wrong_result_fails_the_reference_check() {
             "wrong output at 128 threads per block: value 7 is -1, the CPU reference says 1.75",
         ]
     );
-    assert_eq!(measured.exit_code(), 1);
+    assert_eq!(measured.exit_status(), 1);
     assert!(measured.failures().contains("2 check(s) failed"));
 }
 
@@ -221,7 +238,7 @@ fn grid_policies_size_every_launch() {
     for (grid, want) in
         [(GridPolicy::OneWave, [8, 4]), (GridPolicy::PerItem, [8, 4]), (GridPolicy::Waves(2), [8, 4])]
     {
-        let options = Options { grid, ..options(&[128, 256]) };
+        let options = Settings { grid, ..options(&[128, 256]) };
         let measured = run(&driver(), &mut kernel(reference()), &options).unwrap();
         let grids: Vec<u32> = measured.sweep.rows.iter().map(|row| row.grid_blocks).collect();
         assert_eq!(grids, want, "{grid:?}: 1000 values are few enough for one block each 128 or 256");
@@ -239,7 +256,7 @@ fn grid_policies_size_every_launch() {
     for (grid, want) in
         [(GridPolicy::OneWave, 2112), (GridPolicy::Waves(2), 4224), (GridPolicy::PerItem, 8192)]
     {
-        let measured = run(&driver(), &mut big(), &Options { grid, ..options(&[128]) }).unwrap();
+        let measured = run(&driver(), &mut big(), &Settings { grid, ..options(&[128]) }).unwrap();
         assert_eq!(measured.sweep.rows[0].grid_blocks, want, "{grid:?}");
         assert_eq!(measured.sweep.grid, grid);
         assert_eq!(measured.head.contains("Grid: "), grid != GridPolicy::OneWave, "{}", measured.head);
@@ -248,33 +265,33 @@ fn grid_policies_size_every_launch() {
 
 #[test]
 fn bad_input_no_device_and_an_unloadable_module_are_stops_with_their_exit_status() {
-    let stop = |kernel: &mut UserKernel, driver: &MockDriver, options: &Options| {
+    let stop = |kernel: &mut UserKernel, driver: &MockDriver, options: &Settings| {
         run(driver, kernel, options).unwrap_err()
     };
     let unchecked = UserKernel::new(MODULE, "scale").items(10, "values").output::<f32>("out", 10);
     let no_check = stop(&mut { unchecked }, &driver(), &options(&[64]));
-    assert_eq!(no_check.code, exit::USAGE);
-    assert!(no_check.message.starts_with("the kernel has no check"), "{}", no_check.message);
+    assert_eq!(no_check.exit_status(), exit::USAGE);
+    assert!(no_check.message().starts_with("the kernel has no check"), "{}", no_check.message());
     let misnamed =
         UserKernel::new(MODULE, "scal").items(1, "values").output::<f32>("out", 1).check(reference());
     let missing = stop(&mut { misnamed }, &driver(), &options(&[64]));
     assert_eq!(
-        (missing.code, missing.message.as_str()),
+        (missing.exit_status(), missing.message()),
         (exit::USAGE, "the scale PTX has no kernel `scal`; its kernels: scale, scale_x2")
     );
     let too_large = stop(&mut kernel(reference()), &driver(), &options(&[64, 2048]));
-    assert_eq!(too_large.code, exit::USAGE);
+    assert_eq!(too_large.exit_status(), exit::USAGE);
     let twice = stop(&mut kernel(reference()), &driver(), &options(&[64, 64]));
-    assert_eq!(twice.message, "block size 64 is listed twice in --block-sizes");
+    assert_eq!(twice.message(), "block size 64 is listed twice in --block-sizes");
     let shared = kernel(reference()).dynamic_shared_memory(|threads, _| threads * 64);
-    assert!(stop(&mut { shared }, &driver(), &options(&[1024])).message.contains("dynamic shared memory"));
+    assert!(stop(&mut { shared }, &driver(), &options(&[1024])).message().contains("dynamic shared memory"));
     let none = MockDriver { cuda_version: 13000, devices: Vec::new() };
-    assert_eq!(stop(&mut kernel(reference()), &none, &options(&[64])).code, exit::NO_DEVICE);
+    assert_eq!(stop(&mut kernel(reference()), &none, &options(&[64])).exit_status(), exit::NO_DEVICE);
     // A CUDA 11.7 driver cannot load PTX ISA 7.8.
     let old = MockDriver { cuda_version: 11070, ..driver() };
     let refused = stop(&mut kernel(reference()), &old, &options(&[64]));
-    assert_eq!(refused.code, exit::NO_DEVICE);
-    assert!(refused.message.contains("the scale module"), "{}", refused.message);
+    assert_eq!(refused.exit_status(), exit::NO_DEVICE);
+    assert!(refused.message().contains("the scale module"), "{}", refused.message());
 }
 
 #[test]
@@ -294,7 +311,7 @@ fn run_and_print_prints_as_block_size_does() {
     let (mut out, mut err) = (Vec::new(), Vec::new());
     let mut wrong = driver();
     wrong.devices[0].wrong_kernel = Some(MODULE.kernel("scale"));
-    let options = Options { format: Some(Format::Json), ..options(&[64]) };
+    let options = Settings { format: Some(Format::Json), ..options(&[64]) };
     let code = run_and_print(
         &wrong,
         &mut kernel(reference()),
@@ -318,30 +335,4 @@ fn run_and_print_prints_as_block_size_does() {
     );
     assert_eq!((code, out.is_empty()), (exit::NO_DEVICE, true));
     assert!(String::from_utf8(err).unwrap().starts_with("Error: "));
-}
-
-#[test]
-fn the_sweep_options_parse_as_block_size_s() {
-    use clap::Parser;
-    #[derive(Parser)]
-    struct Cli {
-        #[command(flatten)]
-        sweep: SweepArgs,
-    }
-    let parse = |args: &[&str]| {
-        Cli::try_parse_from(std::iter::once("mine").chain(args.iter().copied()))
-            .map(|cli| cli.sweep.options())
-    };
-    let options = parse(&["--block-sizes", "64,128", "--grid", "waves:3", "--runs", "4", "--format", "csv"])
-        .unwrap()
-        .unwrap();
-    assert_eq!(options.block_sizes, [64, 128]);
-    assert_eq!(options.grid, GridPolicy::Waves(3));
-    assert_eq!((options.timing.runs, options.timing.stop), (4, None));
-    assert_eq!(options.format, Some(Format::Csv));
-    assert!(parse(&["--grid", "waves:0"]).is_err());
-    assert_eq!(parse(&["--block-sizes", "64,64"]).unwrap().unwrap_err().code, exit::USAGE);
-    let defaults = Options::default();
-    assert_eq!(defaults.block_sizes, DEFAULT_BLOCK_SIZES);
-    assert_eq!(defaults.grid, GridPolicy::OneWave);
 }

@@ -87,6 +87,7 @@ impl GrayscaleWorkload {
         Ok(Self { frame, reference, output, offset: params.offset, pass: pass(params), planes: None })
     }
 
+    #[cfg_attr(not(any(test, feature = "mock")), allow(dead_code))]
     /// The synthetic frame converted.
     pub fn frame(&self) -> &Frame {
         &self.frame

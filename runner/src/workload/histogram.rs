@@ -134,6 +134,7 @@ impl HistogramWorkload {
         })
     }
 
+    #[cfg_attr(not(any(test, feature = "mock")), allow(dead_code))]
     /// The CPU histogram.
     pub fn reference(&self) -> &[u32] {
         &self.reference

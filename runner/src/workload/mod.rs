@@ -32,6 +32,7 @@ pub fn spec(name: &str) -> Option<&'static KernelSpec> {
     KERNELS.iter().copied().find(|spec| spec.name == name)
 }
 
+#[cfg_attr(not(any(test, feature = "mock")), allow(dead_code))]
 /// The kernel whose workload launches entry point `entry` (its own, or a variant of it).
 pub fn spec_of_entry(entry: &str) -> Option<&'static KernelSpec> {
     KERNELS.iter().copied().find(|spec| spec.entries.contains(&entry))
@@ -49,6 +50,7 @@ pub struct Params {
 }
 
 impl Params {
+    #[cfg_attr(not(any(test, feature = "mock")), allow(dead_code))]
     /// A frame of `width` x `height` pixels with every other parameter at its default.
     pub fn frame(width: u32, height: u32) -> Self {
         Self { frame: FrameSize::new(width, height), bins: histogram::DEFAULT_BINS, offset: 0 }
@@ -152,6 +154,7 @@ pub struct KernelSpec {
     /// The entry point the sweep, `compare` and `tail` launch.
     pub entry: &'static str,
     /// Every entry point [`KernelSpec::emulate`] stands in for (the entry and its variants).
+    #[cfg_attr(not(any(test, feature = "mock")), allow(dead_code))]
     pub entries: &'static [&'static str],
     /// The modules `compare` measures side by side, the sweep's (cuda_builder) first.
     pub modules: &'static [EmbeddedPtx],
@@ -173,6 +176,7 @@ pub struct KernelSpec {
     /// host cannot hold it).
     pub create: fn(&Params) -> Result<Box<dyn Workload>>,
     /// Its CPU emulation, for the mock backend.
+    #[cfg_attr(not(any(test, feature = "mock")), allow(dead_code))]
     pub emulate: Emulation,
 }
 
@@ -200,6 +204,7 @@ impl Eq for KernelSpec {}
 /// One kernel's inputs, outputs and CPU reference, on the host and, once uploaded, on one
 /// device.
 pub trait Workload {
+    #[cfg_attr(not(any(test, feature = "mock")), allow(dead_code))]
     /// The registered kernel this workload belongs to, where it is one of [`KERNELS`]; a
     /// workload of your own ([`crate::user::UserKernel`]) has none.
     fn spec(&self) -> Option<&'static KernelSpec> {

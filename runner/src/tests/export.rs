@@ -1,13 +1,13 @@
 //! Every export format, pinned by a snapshot of the same mock sweep.
 
-use block_size_runner::backend::Timing;
-use block_size_runner::export::{Format, Record};
-use block_size_runner::mock::MockGpu;
-use block_size_runner::provenance::Provenance;
-use block_size_runner::sweep::DEFAULT_BLOCK_SIZES;
-use block_size_runner::timing::{NoiseStop, TimingMode};
-use block_size_runner::workload::{KernelSpec, Params, grayscale, histogram};
-use block_size_runner::{ptx, sweep};
+use crate::backend::Timing;
+use crate::export::{Format, Record};
+use crate::mock::MockGpu;
+use crate::provenance::Provenance;
+use crate::settings::DEFAULT_BLOCK_SIZES;
+use crate::timing::{NoiseStop, TimingMode};
+use crate::workload::{KernelSpec, Params, grayscale, histogram};
+use crate::{ptx, sweep};
 use std::time::Duration;
 
 fn record(corrupt_pixel: Option<usize>) -> Record {

@@ -5,9 +5,9 @@
 //! Two binaries because cust links `libcuda.so.1` directly: a program that links it cannot
 //! even start on a machine without the driver, where it should instead say so and exit 3.
 
-use block_size_runner::app::{self, exit};
-use block_size_runner::cli::Request;
-use block_size_runner::cmd::occupancy;
+use block_size_cli::app;
+use block_size_cli::cli::Request;
+use block_size_runner::{Error, commands, exit};
 use std::ffi::OsString;
 use std::os::unix::process::CommandExt as _;
 
@@ -17,32 +17,32 @@ fn main() {
     let args: Vec<OsString> = std::env::args_os().collect();
     let code = match run(&args) {
         Ok(()) => exit::SUCCESS,
-        Err(stop) => {
-            if !stop.message.is_empty() {
-                eprintln!("Error: {}", stop.message);
+        Err(error) => {
+            if !error.message().is_empty() {
+                eprintln!("Error: {error}");
             }
-            stop.code
+            error.exit_status()
         }
     };
     std::process::exit(code);
 }
 
-fn run(args: &[OsString]) -> Result<(), app::Stop> {
+fn run(args: &[OsString]) -> Result<(), Error> {
     // The occupancy calculator needs no GPU: answer it here, driver or not.
-    if let Request::Occupancy(options) = app::parse_or_stop(args)? {
-        print!("{}", occupancy::render(&occupancy::run(&options)));
+    if let Request::Occupancy(request) = app::parse_or_stop(args)? {
+        print!("{}", commands::occupancy(&request)?);
         return Ok(());
     }
     // SAFETY: loading the driver library runs its initialisers, as starting the worker would.
     if let Err(error) = unsafe { libloading::Library::new("libcuda.so.1") } {
-        return Err(app::Stop {
-            code: exit::NO_DEVICE,
-            message: format!("no NVIDIA driver: {error}; this program needs an NVIDIA GPU and its driver"),
-        });
+        return Err(Error::new(
+            exit::NO_DEVICE,
+            format!("no NVIDIA driver: {error}; this program needs an NVIDIA GPU and its driver"),
+        ));
     }
-    let worker = std::env::current_exe().map(|exe| exe.with_file_name(WORKER)).map_err(|error| {
-        app::Stop { code: exit::FAILED, message: format!("cannot locate {WORKER}: {error}") }
-    })?;
+    let worker = std::env::current_exe()
+        .map(|exe| exe.with_file_name(WORKER))
+        .map_err(|error| Error::new(exit::FAILED, format!("cannot locate {WORKER}: {error}")))?;
     let error = std::process::Command::new(&worker).arg0(&args[0]).args(&args[1..]).exec();
-    Err(app::Stop { code: exit::FAILED, message: format!("cannot start {}: {error}", worker.display()) })
+    Err(Error::new(exit::FAILED, format!("cannot start {}: {error}", worker.display())))
 }

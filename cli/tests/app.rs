@@ -2,10 +2,11 @@
 //! this driver can load, what is left out, every device of `--device all`, and frames too
 //! large for the device or the host; exit status, standard output and standard error.
 
-use block_size_runner::app::{self, Console};
-use block_size_runner::compat::{self, ISA_RELEASES, Refusal, Unloadable};
+use block_size_cli::app;
+use block_size_runner::Console;
 use block_size_runner::mock::{MockDriver, MockGpu};
-use block_size_runner::ptx;
+use block_size_runner::testing as ptx;
+use block_size_runner::testing::{ISA_RELEASES, Refusal, Unloadable, compat_check};
 use block_size_runner::workload::{grayscale, histogram};
 
 /// What one run printed and how it ended.
@@ -75,7 +76,7 @@ fn a_sweep_on_a_driver_too_old_for_its_ptx_is_exit_3_with_one_line_and_no_table(
         let ran = run(&driver, &args);
         assert_eq!(ran.code, 3, "{args:?}: {}", ran.stderr);
         assert_eq!(ran.stdout, "", "{args:?}: no row, no header");
-        let expected = compat::check(ptx::RUST_CUDA, CUDA_9_2).unwrap_err();
+        let expected = compat_check(ptx::RUST_CUDA, CUDA_9_2).unwrap_err();
         assert_eq!(ran.stderr, format!("Error: {expected}\n"));
         for fragment in [
             "the cuda_builder module (kernels/ptx/grayscale.ptx) is PTX ISA ",
@@ -122,14 +123,14 @@ fn compare_leaves_out_a_module_the_driver_refuses_and_runs_the_others() {
 
 /// The newest CUDA version some module of `modules` is too new for, by the check before
 /// loading: the driver that leaves out the newest modules and only those.
-fn driver_just_too_old(modules: &[ptx::EmbeddedPtx]) -> i32 {
+fn driver_just_too_old(modules: &[block_size_runner::EmbeddedPtx]) -> i32 {
     let mut versions: Vec<i32> = ISA_RELEASES.iter().map(|(_, cuda)| cuda.to_driver()).collect();
     versions.push(CUDA_9_2);
     versions.sort_unstable();
     versions
         .into_iter()
         .rev()
-        .find(|&version| modules.iter().any(|&module| compat::check(module, version).is_err()))
+        .find(|&version| modules.iter().any(|&module| compat_check(module, version).is_err()))
         .expect("CUDA 9.2 is too old for every module")
 }
 
@@ -140,10 +141,10 @@ fn compare_leaves_out_the_modules_too_new_for_this_driver() {
     let driver = MockDriver { cuda_version: version, ..MockDriver::h200() };
     let ran = run(&driver, &compare_args());
     let (too_new, loadable): (Vec<_>, Vec<_>) =
-        modules.iter().partition(|&&module| compat::check(module, version).is_err());
+        modules.iter().partition(|&&module| compat_check(module, version).is_err());
     let expected: String = too_new
         .iter()
-        .map(|&&module| format!("Left out: {}\n", compat::check(module, version).unwrap_err()))
+        .map(|&&module| format!("Left out: {}\n", compat_check(module, version).unwrap_err()))
         .collect();
     assert!(ran.stderr.starts_with(&expected), "{}", ran.stderr);
     if loadable.is_empty() {

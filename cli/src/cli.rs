@@ -1,18 +1,17 @@
 /*!
 The command line: one parser (clap derive) over the subcommands of [`crate::cmd`], each of
-which holds its own options and their validation. With no subcommand, `block-size` sweeps,
-and the sweep's options are the top level's own.
+which holds its own arguments. With no subcommand, `block-size` sweeps, and the sweep's options
+are the top level's own. clap reads the syntax; the library's validation of the request
+decides the rest, so the CLI and a program of your own refuse a value with the same line.
 
 Checks that need the device (a block size above its limit, a frame larger than its free
-memory) come later, in [`crate::cmd::device`], as pure functions of the device's numbers.
+memory) come later, in the library, when it opens the device.
 */
 
-use crate::cmd::compare::{CompareArgs, CompareOptions};
-use crate::cmd::occupancy::{OccupancyArgs, OccupancyOptions};
-use crate::cmd::sweep::{Options, SweepArgs};
-use crate::cmd::tail::{TailArgs, TailOptions};
-use crate::cmd::variants::{VariantsArgs, VariantsOptions};
-use crate::cmd::{Given, usage_line};
+use crate::cmd::{compare, occupancy, sweep, tail, variants};
+use block_size_runner::commands::{
+    CompareRequest, OccupancyRequest, SweepRequest, TailRequest, VariantsRequest,
+};
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use std::ffi::OsString;
 
@@ -43,7 +42,7 @@ pub struct Cli {
 
     #[command(flatten)]
     #[cfg_attr(doc, doc = "The sweep's options, `block-size`'s own.")]
-    pub sweep: SweepArgs,
+    pub sweep: sweep::Sweep,
 }
 
 // The subcommands; each one's help is its module's.
@@ -52,13 +51,13 @@ pub struct Cli {
 #[cfg_attr(not(doc), allow(missing_docs))]
 pub enum Command {
     #[cfg_attr(doc, doc = "`block-size occupancy`.")]
-    Occupancy(OccupancyArgs),
+    Occupancy(occupancy::Occupancy),
     #[cfg_attr(doc, doc = "`block-size compare`.")]
-    Compare(CompareArgs),
+    Compare(compare::Compare),
     #[cfg_attr(doc, doc = "`block-size tail`.")]
-    Tail(TailArgs),
+    Tail(tail::Tail),
     #[cfg_attr(doc, doc = "`block-size variants`.")]
-    Variants(VariantsArgs),
+    Variants(variants::Variants),
 }
 
 /// A validated command line: the sweep, a subcommand of the GPU, or the GPU-free occupancy
@@ -66,15 +65,15 @@ pub enum Command {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Request {
     /// The sweep, `block-size`'s default command.
-    Sweep(Options),
+    Sweep(SweepRequest),
     /// `block-size compare`.
-    Compare(CompareOptions),
+    Compare(CompareRequest),
     /// `block-size tail`.
-    Tail(TailOptions),
+    Tail(TailRequest),
     /// `block-size variants`.
-    Variants(VariantsOptions),
+    Variants(VariantsRequest),
     /// `block-size occupancy`, which needs no GPU.
-    Occupancy(OccupancyOptions),
+    Occupancy(OccupancyRequest),
 }
 
 /// Why the command line was not run.
@@ -100,23 +99,52 @@ pub fn build() -> clap::Command {
     Cli::command()
 }
 
-/// Parses and validates a command line (program name first).
+/// Parses and validates a command line (program name first): clap reads it, the library's
+/// validation of the request it makes decides whether it holds.
 pub fn parse<I, T>(args: I) -> Result<Request, CliError>
 where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
 {
-    let matches = build().try_get_matches_from(args)?;
+    let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
+    let command: Vec<String> = args.iter().map(|arg| arg.to_string_lossy().into_owned()).collect();
+    let matches = build().try_get_matches_from(&args)?;
     let cli = Cli::from_arg_matches(&matches)?;
-    let given = |name: &str| Given(matches.subcommand_matches(name));
-    match cli.command {
-        None => cli.sweep.validate(Given(Some(&matches))).map(Request::Sweep),
-        Some(Command::Occupancy(args)) => args.validate().map(Request::Occupancy),
-        Some(Command::Compare(args)) => args.validate(given("compare")).map(Request::Compare),
-        Some(Command::Tail(args)) => args.validate(given("tail")).map(Request::Tail),
-        Some(Command::Variants(args)) => args.validate().map(Request::Variants),
-    }
-    .map_err(CliError::Usage)
+    let (request, validated) = match cli.command {
+        None => {
+            let request = cli.sweep.request(command);
+            let validated = request.validate();
+            (Request::Sweep(request), validated)
+        }
+        Some(Command::Occupancy(args)) => {
+            let request = args.request();
+            let validated = request.validate();
+            (Request::Occupancy(request), validated)
+        }
+        Some(Command::Compare(args)) => {
+            let request = args.request(command);
+            let validated = request.validate();
+            (Request::Compare(request), validated)
+        }
+        Some(Command::Tail(args)) => {
+            let request = args.request(command);
+            let validated = request.validate();
+            (Request::Tail(request), validated)
+        }
+        Some(Command::Variants(args)) => {
+            let request = args.request(command);
+            let validated = request.validate();
+            (Request::Variants(request), validated)
+        }
+    };
+    validated.map(|()| request).map_err(|error| CliError::Usage(error.to_string()))
+}
+
+/// clap's message without its "error: " prefix, usage block and hint: the first line.
+pub fn usage_line(error: &clap::Error) -> String {
+    let rendered = error.render().to_string();
+    let first = rendered.lines().next().unwrap_or("invalid command line");
+    first.strip_prefix("error: ").unwrap_or(first).to_string()
 }
 
 #[cfg(test)]
@@ -160,22 +188,26 @@ mod tests {
     fn kernel_and_bins_are_read_by_the_sweep_compare_and_tail() {
         let kernel_and_bins =
             |args: &[&str]| match parse(std::iter::once("block-size").chain(args.iter().copied())) {
-                Ok(Request::Sweep(options)) => (options.kernel.name, options.bins),
-                Ok(Request::Compare(options)) => (options.kernel.name, options.bins),
-                Ok(Request::Tail(options)) => (options.kernel.name, options.bins),
+                Ok(Request::Sweep(request)) => (request.kernel.kernel, request.kernel.bins),
+                Ok(Request::Compare(request)) => (request.kernel.kernel, request.kernel.bins),
+                Ok(Request::Tail(request)) => (request.kernel.kernel, request.kernel.bins),
                 other => panic!("{other:?}"),
             };
-        assert_eq!(kernel_and_bins(&["--kernel", "histogram", "--bins", "4096"]), ("histogram", 4096));
-        assert_eq!(kernel_and_bins(&["--kernel", "histogram"]), ("histogram", 256));
-        assert_eq!(kernel_and_bins(&["compare", "--kernel", "histogram", "--bins", "1"]), ("histogram", 1));
-        assert_eq!(kernel_and_bins(&["tail", "--kernel", "histogram", "--bins", "300"]), ("histogram", 300));
+        let histogram = |bins| ("histogram".to_string(), bins);
+        assert_eq!(kernel_and_bins(&["--kernel", "histogram", "--bins", "4096"]), histogram(Some(4096)));
+        assert_eq!(kernel_and_bins(&["--kernel", "histogram"]), histogram(None));
+        assert_eq!(kernel_and_bins(&["compare", "--kernel", "histogram", "--bins", "1"]), histogram(Some(1)));
+        assert_eq!(
+            kernel_and_bins(&["tail", "--kernel", "histogram", "--bins", "300"]),
+            histogram(Some(300))
+        );
     }
 
     #[test]
     fn bins_out_of_range_or_for_another_kernel_are_rejected() {
         for bins in ["0", "4097", "-1", "many"] {
             let message = usage_error(&["--kernel", "histogram", &format!("--bins={bins}")]);
-            assert!(message.contains("--bins <N>"), "{bins}: {message}");
+            assert!(message.contains("--bins"), "{bins}: {message}");
         }
         for command in [&[][..], &["compare"], &["tail"]] {
             assert_eq!(

@@ -1,8 +1,9 @@
 //! `--grid`: the sweep's grid policy, through the whole program on the mock driver: the grid
 //! of every row, the header line, the JSON field, and bad values refused as bad input.
 
-use block_size_runner::app::{self, Console, exit};
+use block_size_cli::app;
 use block_size_runner::mock::MockDriver;
+use block_size_runner::{Console, exit};
 
 fn run(args: &[&str]) -> (i32, String, String) {
     let args: Vec<std::ffi::OsString> =
@@ -50,10 +51,13 @@ fn every_policy_sizes_the_grid_and_says_so() {
 
 #[test]
 fn a_policy_that_is_not_one_is_bad_input() {
-    for bad in ["waves:0", "waves", "all", "Per-Item"] {
+    for bad in ["waves", "all", "Per-Item"] {
         let (code, stdout, stderr) = sweep(&["--grid", bad], &[]);
         assert_eq!(code, exit::USAGE, "{bad}");
         assert!(stdout.is_empty());
         assert!(stderr.contains("is not one-wave, per-item or waves:K"), "{bad}: {stderr}");
     }
+    let (code, stdout, stderr) = sweep(&["--grid", "waves:0"], &[]);
+    assert_eq!((code, stdout.as_str()), (exit::USAGE, ""));
+    assert_eq!(stderr, "Error: --grid waves:0 launches nothing: give waves:1 or more\n");
 }

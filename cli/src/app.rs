@@ -1,0 +1,42 @@
+/*!
+The program: parse the command line ([`crate::cli`]), hand the request to the library, print,
+and choose the exit status. Used by the `block-size-cuda` binary, which `block-size` starts
+once it has found a driver; tests run it through [`run_with`] on the library's `MockDriver`.
+*/
+
+use crate::cli::{self, CliError, Request};
+use block_size_runner::{Console, Driver, Error, commands, exit};
+use std::ffi::OsString;
+
+/// Parses the command line, or says how to stop: help and version print and exit 0, anything
+/// else is a one-line usage error (exit 2).
+pub fn parse_or_stop(args: &[OsString]) -> Result<Request, Error> {
+    cli::parse(args).map_err(|error| match error {
+        CliError::Info(info) => {
+            let _ = info.print();
+            Error::new(exit::SUCCESS, String::new())
+        }
+        CliError::Usage(message) => Error::new(exit::USAGE, message),
+    })
+}
+
+/// The `block-size-cuda` program: [`run_with`] on `driver`, an error printed as one `Error: `
+/// line on `console`'s stderr; returns the exit status.
+pub fn main_with<D: Driver>(driver: &D, args: &[OsString], console: &mut Console) -> i32 {
+    run_with(driver, args, console).unwrap_or_else(|error| console.report(&error))
+}
+
+/// Runs what the command line asks on `driver`, printing to `console`. An `Error` is the
+/// caller's to print, as `Error: ` and its message on one line.
+pub fn run_with<D: Driver>(driver: &D, args: &[OsString], console: &mut Console) -> Result<i32, Error> {
+    match parse_or_stop(args)? {
+        Request::Occupancy(request) => {
+            console.out(&commands::occupancy(&request)?);
+            Ok(exit::SUCCESS)
+        }
+        Request::Compare(request) => commands::compare(driver, &request, console),
+        Request::Tail(request) => commands::tail(driver, &request, console),
+        Request::Variants(request) => commands::variants(driver, &request, console),
+        Request::Sweep(request) => commands::sweep(driver, &request, console),
+    }
+}

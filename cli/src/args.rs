@@ -1,0 +1,335 @@
+/*!
+The option groups the subcommands flatten in, each turned into the library's plain values:
+clap reads the syntax (numbers, lists, names), the library's validation every rule, so a value
+is refused with the same line whether it came from this command line or from a program of
+your own ([`SweepArgs`]).
+*/
+
+use block_size_runner::commands::{
+    self, DEFAULT_BATCH_LAUNCHES, DEFAULT_HEIGHT, DEFAULT_MIN_RUNS, DEFAULT_WARMUPS, DEFAULT_WIDTH,
+    KernelChoice,
+};
+use block_size_runner::{
+    DEFAULT_BLOCK_SIZES, DeviceChoice, Format, GridPolicy, Settings, TimingMode, TimingSettings,
+};
+use clap::builder::PossibleValuesParser;
+use clap::{ArgAction, Args, ValueEnum};
+use std::path::PathBuf;
+use std::time::Duration;
+
+// `--kernel` and `--bins`: which of this repository's kernels a sweep, a comparison or `tail`
+// measures.
+#[derive(Args, Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(
+    doc,
+    doc = "`--kernel`, `--bins`, `--width` and `--height`: a kernel of this repository and its frame."
+)]
+#[cfg_attr(not(doc), allow(missing_docs))]
+pub struct KernelArgs {
+    #[arg(
+        long,
+        value_name = "NAME",
+        value_parser = PossibleValuesParser::new(commands::kernels().map(|(name, _)| name)),
+        default_value = commands::kernels().next().map(|(name, _)| name),
+        help = kernel_help(),
+    )]
+    pub kernel: String,
+
+    /// Histogram bins, 1 to 4096 (--kernel histogram only) [default: 256]: 4 bytes of dynamic
+    /// shared memory each per block, so more bins fit fewer blocks on an SM (4096 bins: 16 KiB)
+    #[arg(long, value_name = "N")]
+    pub bins: Option<u32>,
+
+    #[command(flatten)]
+    pub frame: FrameArgs,
+}
+
+/// `--kernel`'s help: every kernel with its line.
+fn kernel_help() -> String {
+    let about: Vec<String> = commands::kernels().map(|(name, about)| format!("{name}: {about}")).collect();
+    format!("The kernel measured; {}", about.join("; "))
+}
+
+impl KernelArgs {
+    /// The library's kernel choice.
+    pub fn choice(&self) -> KernelChoice {
+        KernelChoice {
+            kernel: self.kernel.clone(),
+            bins: self.bins,
+            width: self.frame.width,
+            height: self.frame.height,
+        }
+    }
+}
+
+// `--width` and `--height`: the frame every device subcommand measures over.
+#[derive(Args, Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(doc, doc = "`--width` and `--height`: the frame every device subcommand measures over.")]
+#[cfg_attr(not(doc), allow(missing_docs))]
+pub struct FrameArgs {
+    /// Frame width, at least 1
+    #[arg(long, value_name = "PIXELS", default_value_t = DEFAULT_WIDTH)]
+    pub width: u32,
+
+    /// Frame height, at least 1
+    #[arg(long, value_name = "PIXELS", default_value_t = DEFAULT_HEIGHT)]
+    pub height: u32,
+}
+
+// What `--timing` takes. (No doc comments on the values: clap would print them as help.)
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+#[cfg_attr(doc, doc = "What `--timing` takes.")]
+#[cfg_attr(not(doc), allow(missing_docs))]
+pub enum TimingArg {
+    Batch,
+    Cold,
+    Launch,
+}
+
+impl TimingArg {
+    /// The timing mode it names.
+    pub fn mode(self) -> TimingMode {
+        match self {
+            Self::Batch => TimingMode::Batch,
+            Self::Cold => TimingMode::Cold,
+            Self::Launch => TimingMode::Launch,
+        }
+    }
+}
+
+/// `--max-time-per-row`: seconds (`0.5`), or a duration with its unit (`500ms`, `2s`).
+fn parse_seconds(text: &str) -> Result<Duration, String> {
+    match text.trim().parse::<f64>() {
+        Ok(seconds) if seconds.is_finite() && seconds >= 0.0 => Ok(Duration::from_secs_f64(seconds)),
+        Ok(_) => Err("a time of 0 seconds or more".to_string()),
+        Err(_) => humantime::parse_duration(text.trim())
+            .map_err(|_| "seconds (0.5) or a duration with its unit (500ms, 2s)".to_string()),
+    }
+}
+
+// `--warmups`: untimed launches before each row.
+#[derive(Args, Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(doc, doc = "`--warmups`: untimed launches before each row.")]
+#[cfg_attr(not(doc), allow(missing_docs))]
+pub struct WarmupsArgs {
+    /// Untimed launches before each row
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_WARMUPS)]
+    pub warmups: u32,
+}
+
+// How each row is timed: the mode, the warm-ups, the count or the noise-driven stop, the L2
+// flush. The sweep and `tail` flatten it in.
+#[derive(Args, Debug, Clone, PartialEq)]
+#[cfg_attr(doc, doc = "How each row is timed: mode, warm-ups, count or noise-driven stop, L2 flush.")]
+#[cfg_attr(not(doc), allow(missing_docs))]
+pub struct TimingArgs {
+    /// How a row's samples sit between CUDA events. batch (block_size.cu's method): each
+    /// sample is --launches-per-sample launches back to back between one pair of events,
+    /// their mean. cold: each sample one launch between its own events after an L2 flush
+    /// (unless --no-flush-l2), every sample queued behind a blocking kernel that the host
+    /// releases once all are enqueued. launch: each sample one launch between its own events,
+    /// the host enqueuing it after the previous one has finished
+    #[arg(long, value_name = "MODE", value_enum, default_value = "batch")]
+    pub timing: TimingArg,
+
+    #[arg(long, value_name = "N", help = format!("Launches between one pair of events in a batch sample (--timing batch only) [default: {DEFAULT_BATCH_LAUNCHES}]"))]
+    pub launches_per_sample: Option<u32>,
+
+    #[command(flatten)]
+    pub warmups: WarmupsArgs,
+
+    /// Exactly N samples per row, at least 1: no noise-driven stop (not with --min-runs,
+    /// --max-noise or --max-time-per-row)
+    #[arg(long, value_name = "N")]
+    pub runs: Option<u32>,
+
+    #[arg(long, value_name = "N", help = format!("Samples every row takes before the noise-driven stop may end it [default: {DEFAULT_MIN_RUNS}]"))]
+    pub min_runs: Option<u32>,
+
+    /// Noise-driven stop: a row takes samples until their median absolute deviation is at
+    /// most FRACTION of their median, 0 to 1 [default: 0.005, half a percent]...
+    #[arg(long, value_name = "FRACTION")]
+    pub max_noise: Option<f64>,
+
+    /// ...or until this much time has passed on it, in seconds (0.5) or with a unit (500ms)
+    /// [default: 0.5]
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
+    pub max_time_per_row: Option<Duration>,
+
+    /// Before each sample, outside the timed interval, overwrite a scratch buffer of twice
+    /// the L2, so no sample reads the previous one's data from L2 (batch: before each batch,
+    /// so its first launch starts cold; --timing cold flushes unless --no-flush-l2)
+    #[arg(long)]
+    pub flush_l2: bool,
+
+    /// With --timing cold: no L2 flush before each sample, so each finds in L2 what the one
+    /// before left there (the samples still queue behind the blocking kernel)
+    #[arg(long)]
+    pub no_flush_l2: bool,
+}
+
+impl TimingArgs {
+    /// The library's timing settings.
+    pub fn settings(&self) -> TimingSettings {
+        TimingSettings {
+            mode: self.timing.mode(),
+            launches_per_sample: self.launches_per_sample,
+            warmups: self.warmups.warmups,
+            runs: self.runs,
+            min_runs: self.min_runs,
+            max_noise: self.max_noise,
+            max_time_per_row: self.max_time_per_row,
+            flush_l2: self.flush_l2,
+            no_flush_l2: self.no_flush_l2,
+        }
+    }
+}
+
+// `--block-sizes` at the sweep's defaults: the sweep, `compare` and a program's own sweep.
+#[derive(Args, Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(doc, doc = "`--block-sizes` at the sweep's defaults.")]
+#[cfg_attr(not(doc), allow(missing_docs))]
+pub struct BlockSizesArgs {
+    /// Threads per block, comma-separated, each 1 to the device's maximum, none twice
+    #[arg(long, value_name = "LIST", value_delimiter = ',', default_values_t = DEFAULT_BLOCK_SIZES, action = ArgAction::Set)]
+    pub block_sizes: Vec<u32>,
+}
+
+// `--device` of the subcommands that measure one GPU.
+#[derive(Args, Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(doc, doc = "`--device` of the subcommands that measure one GPU.")]
+#[cfg_attr(not(doc), allow(missing_docs))]
+pub struct DeviceArgs {
+    /// CUDA device ordinal
+    #[arg(long, value_name = "INDEX", default_value_t = 0)]
+    pub device: u32,
+}
+
+// `--provenance`, which every device subcommand takes.
+#[derive(Args, Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(doc, doc = "`--provenance`, which every device subcommand takes.")]
+#[cfg_attr(not(doc), allow(missing_docs))]
+pub struct ProvenanceArgs {
+    /// Print what was measured with what (PTX sha256, compilers, driver, command, date) first
+    #[arg(long)]
+    pub provenance: bool,
+}
+
+fn parse_device_choice(text: &str) -> Result<DeviceChoice, String> {
+    if text.eq_ignore_ascii_case("all") {
+        return Ok(DeviceChoice::All);
+    }
+    text.parse().map(DeviceChoice::One).map_err(|_| "a device ordinal (0, 1, ...) or `all`".to_string())
+}
+
+// What `--format` takes. (No doc comments on the values: clap would print them as help.)
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+#[cfg_attr(doc, doc = "What `--format` takes: the table, or an export.")]
+#[cfg_attr(not(doc), allow(missing_docs))]
+pub enum FormatArg {
+    Table,
+    Markdown,
+    Json,
+    Csv,
+}
+
+impl FormatArg {
+    /// The export, or `None` for the seed's table.
+    pub fn export(self) -> Option<Format> {
+        match self {
+            Self::Table => None,
+            Self::Markdown => Some(Format::Markdown),
+            Self::Json => Some(Format::Json),
+            Self::Csv => Some(Format::Csv),
+        }
+    }
+}
+
+/// The sweep's options as `block-size` takes them: `--block-sizes`, the timing options
+/// (`--timing`, `--runs`, `--warmups`, ...), `--device`, `--grid`, `--corrupt-output`,
+/// `--provenance`, `--stats`, `--format`, `--output` and `--plot`. Flatten it into your
+/// program's clap parser with `#[command(flatten)]`, then [`SweepArgs::settings`].
+///
+/// ```
+/// use block_size_cli::SweepArgs;
+/// use clap::Parser;
+///
+/// #[derive(Parser)]
+/// struct Cli {
+///     #[command(flatten)]
+///     sweep: SweepArgs,
+/// }
+///
+/// let cli = Cli::parse_from(["my-sweep", "--block-sizes", "128,256", "--timing", "cold"]);
+/// let settings = cli.sweep.settings();
+/// assert_eq!(settings.block_sizes, [128, 256]);
+/// assert!(settings.validate().is_ok());
+/// ```
+#[derive(Args, Debug, Clone, PartialEq)]
+pub struct SweepArgs {
+    /// `--block-sizes`.
+    #[command(flatten)]
+    pub block_sizes: BlockSizesArgs,
+
+    /// The timing options.
+    #[command(flatten)]
+    pub timing: TimingArgs,
+
+    /// CUDA device ordinal, or `all` for one table per visible GPU
+    #[arg(long, value_name = "INDEX|all", value_parser = parse_device_choice, default_value = "0")]
+    pub device: DeviceChoice,
+
+    /// Blocks each row launches: one-wave (the seed's: blk/SM x SMs), per-item (one thread per
+    /// item: ceil(items / threads)) or waves:K (K full waves, K from 1); never more than one
+    /// thread per item
+    #[arg(long, value_name = "POLICY", default_value = "one-wave")]
+    pub grid: GridPolicy,
+
+    /// Self-test: overwrite output element INDEX on the device after every row's launches
+    /// (grayscale: a pixel, with -1; histogram: a bin, with 4294967295; a kernel of your own:
+    /// its first output, with NaN or the largest integer), so every row must fail its check at
+    /// INDEX and the run must exit 1
+    #[arg(long, value_name = "INDEX", visible_alias = "corrupt-pixel")]
+    pub corrupt_output: Option<usize>,
+
+    /// `--provenance`.
+    #[command(flatten)]
+    pub provenance: ProvenanceArgs,
+
+    /// Add each row's min, max and median absolute deviation (ms) to the table
+    #[arg(long)]
+    pub stats: bool,
+
+    /// table (the seed's), markdown (for a README), json (provenance and every sample), csv (a
+    /// row per block size)
+    #[arg(long, value_name = "FORMAT", value_enum, default_value = "table")]
+    pub format: FormatArg,
+
+    /// Write the output to FILE instead of standard output
+    #[arg(long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+
+    /// Plot GB/s (median, min-max whiskers) and occupancy against block size as SVG
+    #[arg(long, value_name = "FILE.svg")]
+    pub plot: Option<PathBuf>,
+}
+
+impl SweepArgs {
+    /// The library's settings, not yet validated (the library validates them as it runs, or
+    /// [`Settings::validate`]); the command line recorded is this process's.
+    pub fn settings(&self) -> Settings {
+        Settings {
+            device: self.device,
+            block_sizes: self.block_sizes.block_sizes.clone(),
+            timing: self.timing.settings(),
+            grid: self.grid,
+            corrupt_output: self.corrupt_output,
+            provenance: self.provenance.provenance,
+            stats: self.stats,
+            format: self.format.export(),
+            output: self.output.clone(),
+            plot: self.plot.clone(),
+            command: Vec::new(),
+        }
+    }
+}

@@ -1,0 +1,48 @@
+//! `block-size compare`: the kernel from every compiler that builds it, side by side.
+
+use crate::args::{BlockSizesArgs, DeviceArgs, KernelArgs, ProvenanceArgs, WarmupsArgs};
+use block_size_runner::commands::{CompareRequest, DEFAULT_ROUNDS};
+use clap::Args;
+
+// The options of `block-size compare`.
+#[derive(Args, Debug, Clone, PartialEq, Eq)]
+#[command(
+    about = "The kernel from cuda_builder and nvcc (and, for grayscale, rustc's NVPTX backend), timed side by side in interleaved rounds"
+)]
+#[cfg_attr(doc, doc = "The options of `block-size compare`.")]
+#[cfg_attr(not(doc), allow(missing_docs))]
+pub struct Compare {
+    #[command(flatten)]
+    pub kernel: KernelArgs,
+
+    #[command(flatten)]
+    pub block_sizes: BlockSizesArgs,
+
+    #[command(flatten)]
+    pub warmups: WarmupsArgs,
+
+    #[command(flatten)]
+    pub device: DeviceArgs,
+
+    /// Interleaved rounds timed per block size, at least 1
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_ROUNDS)]
+    pub rounds: u32,
+
+    #[command(flatten)]
+    pub provenance: ProvenanceArgs,
+}
+
+impl Compare {
+    /// The library's request, recording `command` as the command line.
+    pub fn request(&self, command: Vec<String>) -> CompareRequest {
+        CompareRequest {
+            device: self.device.device,
+            kernel: self.kernel.choice(),
+            block_sizes: self.block_sizes.block_sizes.clone(),
+            warmups: self.warmups.warmups,
+            rounds: self.rounds,
+            provenance: self.provenance.provenance,
+            command,
+        }
+    }
+}

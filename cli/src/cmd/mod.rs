@@ -1,0 +1,10 @@
+/*!
+The subcommands, one module each: its arguments (clap derive) and how they become the
+library's request. With no subcommand, `block-size` sweeps ([`sweep`]).
+*/
+
+pub mod compare;
+pub mod occupancy;
+pub mod sweep;
+pub mod tail;
+pub mod variants;

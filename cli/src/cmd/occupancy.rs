@@ -1,0 +1,65 @@
+//! `block-size occupancy`: the occupancy calculator, no GPU needed.
+
+use block_size_runner::DEFAULT_BLOCK_SIZES;
+use block_size_runner::commands::{DEFAULT_REGISTERS, OccupancyRequest, presets};
+use clap::builder::PossibleValuesParser;
+use clap::{ArgAction, ArgGroup, Args};
+
+// The options of `block-size occupancy`.
+#[derive(Args, Debug, Clone, PartialEq, Eq)]
+#[command(
+    about = "Blocks per SM, occupancy and the binding limit for a preset GPU, from a model; no GPU needed",
+    group(ArgGroup::new("which").args(["gpu", "compare_gpus"]).required(true))
+)]
+#[cfg_attr(doc, doc = "The options of `block-size occupancy`.")]
+#[cfg_attr(not(doc), allow(missing_docs))]
+pub struct Occupancy {
+    /// The GPU to model
+    #[arg(long, value_name = "PRESET", value_parser = preset_keys(), ignore_case = true)]
+    pub gpu: Option<String>,
+
+    /// Several presets side by side, comma-separated
+    #[arg(
+        long,
+        value_name = "LIST",
+        value_delimiter = ',',
+        value_parser = preset_keys(),
+        ignore_case = true,
+        conflicts_with = "gpu",
+        action = ArgAction::Set
+    )]
+    pub compare_gpus: Vec<String>,
+
+    /// Registers per thread, 0 to 255 (ptxas -v, or the driver's NUM_REGS)
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_REGISTERS)]
+    pub regs: u32,
+
+    /// Shared memory per block, static plus dynamic, in bytes
+    #[arg(long, value_name = "BYTES", default_value_t = 0)]
+    pub smem: u32,
+
+    /// Threads per block, 1 to 1024
+    #[arg(long, value_name = "LIST", value_delimiter = ',', default_values_t = DEFAULT_BLOCK_SIZES, action = ArgAction::Set)]
+    pub block_sizes: Vec<u32>,
+}
+
+/// `--gpu` and `--compare-gpus` take the presets' keys.
+fn preset_keys() -> PossibleValuesParser {
+    PossibleValuesParser::new(presets().map(|(key, _)| key))
+}
+
+impl Occupancy {
+    /// The library's request.
+    pub fn request(&self) -> OccupancyRequest {
+        let gpus = match &self.gpu {
+            Some(gpu) => vec![gpu.to_ascii_lowercase()],
+            None => self.compare_gpus.iter().map(|gpu| gpu.to_ascii_lowercase()).collect(),
+        };
+        OccupancyRequest {
+            gpus,
+            registers_per_thread: self.regs,
+            shared_memory_per_block: self.smem,
+            block_sizes: self.block_sizes.clone(),
+        }
+    }
+}

@@ -1,0 +1,49 @@
+//! `block-size tail`: what a partial last wave costs.
+
+use crate::args::{DeviceArgs, KernelArgs, ProvenanceArgs, TimingArgs};
+use block_size_runner::commands::{DEFAULT_WAVES, TailRequest};
+use clap::{ArgAction, Args};
+
+// The options of `block-size tail`.
+#[derive(Args, Debug, Clone, PartialEq)]
+#[command(
+    about = "What a partial last wave costs: one block size, grids of 0.5 to 8 waves over the same frame"
+)]
+#[cfg_attr(doc, doc = "The options of `block-size tail`.")]
+#[cfg_attr(not(doc), allow(missing_docs))]
+pub struct Tail {
+    #[command(flatten)]
+    pub kernel: KernelArgs,
+
+    #[command(flatten)]
+    pub device: DeviceArgs,
+
+    /// Threads per block, 1 to the device's maximum
+    #[arg(long, value_name = "THREADS", default_value_t = 256)]
+    pub block_size: u32,
+
+    /// Grid sizes in waves (blocks/SM x SMs), comma-separated, each above 0 and at most 1000
+    #[arg(long, value_name = "LIST", value_delimiter = ',', default_values_t = DEFAULT_WAVES, action = ArgAction::Set)]
+    pub waves: Vec<f64>,
+
+    #[command(flatten)]
+    pub timing: TimingArgs,
+
+    #[command(flatten)]
+    pub provenance: ProvenanceArgs,
+}
+
+impl Tail {
+    /// The library's request, recording `command` as the command line.
+    pub fn request(&self, command: Vec<String>) -> TailRequest {
+        TailRequest {
+            device: self.device.device,
+            kernel: self.kernel.choice(),
+            threads_per_block: self.block_size,
+            waves: self.waves.clone(),
+            timing: self.timing.settings(),
+            provenance: self.provenance.provenance,
+            command,
+        }
+    }
+}

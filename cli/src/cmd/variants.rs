@@ -1,0 +1,64 @@
+//! `block-size variants`: vector loads and several pixels per thread against a copy.
+
+use crate::args::{DeviceArgs, FrameArgs, ProvenanceArgs, TimingArg, WarmupsArgs};
+use block_size_runner::commands::{DEFAULT_RUNS, VARIANT_BLOCK_SIZES, VariantsRequest};
+use clap::{ArgAction, Args};
+
+// The options of `block-size variants`.
+#[derive(Args, Debug, Clone, PartialEq, Eq)]
+#[command(
+    about = "Vector loads and several pixels per thread of the grayscale kernel (grayscale only), in Rust and C++, against a device-to-device copy"
+)]
+#[cfg_attr(doc, doc = "The options of `block-size variants`.")]
+#[cfg_attr(not(doc), allow(missing_docs))]
+pub struct Variants {
+    #[command(flatten)]
+    pub device: DeviceArgs,
+
+    #[command(flatten)]
+    pub frame: FrameArgs,
+
+    /// Threads per block, comma-separated, each 1 to the device's maximum, none twice
+    #[arg(long, value_name = "LIST", value_delimiter = ',', default_values_t = VARIANT_BLOCK_SIZES, action = ArgAction::Set)]
+    pub block_sizes: Vec<u32>,
+
+    #[command(flatten)]
+    pub warmups: WarmupsArgs,
+
+    /// Timed launches per row, at least 1
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_RUNS)]
+    pub runs: u32,
+
+    /// How each row's samples sit between CUDA events: launch (the default, as the copy
+    /// ceiling: each launch between its own events), batch (--runs samples of 10 launches
+    /// between one pair) or cold (one launch a sample after an L2 flush, queued behind a
+    /// blocking kernel); the copy ceiling is timed one copy per pair of events in every mode
+    #[arg(long, value_name = "MODE", value_enum, default_value = "launch")]
+    pub timing: TimingArg,
+
+    /// Start every plane this many floats past a 16-byte boundary, 0 to 1024 (1-3: misaligned
+    /// vectors)
+    #[arg(long, value_name = "FLOATS", default_value_t = 0)]
+    pub offset: u64,
+
+    #[command(flatten)]
+    pub provenance: ProvenanceArgs,
+}
+
+impl Variants {
+    /// The library's request, recording `command` as the command line.
+    pub fn request(&self, command: Vec<String>) -> VariantsRequest {
+        VariantsRequest {
+            device: self.device.device,
+            width: self.frame.width,
+            height: self.frame.height,
+            block_sizes: self.block_sizes.clone(),
+            warmups: self.warmups.warmups,
+            runs: self.runs,
+            timing_mode: self.timing.mode(),
+            offset: self.offset,
+            provenance: self.provenance.provenance,
+            command,
+        }
+    }
+}

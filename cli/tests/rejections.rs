@@ -1,0 +1,302 @@
+//! Every rejection docs/options.md lists, through `block-size` and through the library: the
+//! same one line on standard error, nothing on standard output, exit status 2. The library
+//! side builds its `Settings` in Rust (no command line) and sweeps a kernel of its own; the
+//! CLI side parses the command line and sweeps grayscale. Then `--device all` through both.
+
+use anyhow::Result;
+use block_size_cli::app;
+use block_size_runner::commands::{KernelChoice, SweepRequest};
+use block_size_runner::mock::{EmulatedMemory, Launch, MockDriver, MockGpu, read_values, write_values};
+use block_size_runner::{
+    Arg, Check, Console, DeviceChoice, EmbeddedPtx, Format, GridPolicy, Settings, TimingMode, TimingSettings,
+    UserKernel, exit,
+};
+use std::time::Duration;
+
+const PTX: &str = ".version 7.8\n.target sm_75\n.address_size 64\n\n\
+    .visible .entry scale(\n\t.param .u64 scale_param_0,\n\t.param .u64 scale_param_1,\n\t.param .u64 scale_param_2\n)\n{\n\tret;\n}\n";
+const MODULE: EmbeddedPtx = EmbeddedPtx::user("scale", PTX);
+const N: usize = 91;
+
+/// `out[i] = 2 x[i]`.
+fn emulate(launch: &Launch, memory: &mut dyn EmulatedMemory, _fault: Option<usize>) -> Result<()> {
+    let [x, n, out] = launch.args.as_slice() else { anyhow::bail!("scale takes three arguments") };
+    let values: Vec<f32> =
+        read_values::<f32>(memory.at(x)?, n.as_usize()?)?.iter().map(|v| 2.0 * v).collect();
+    write_values(memory.at_mut(out)?, &values)
+}
+
+fn kernel() -> UserKernel {
+    UserKernel::new(MODULE, "scale")
+        .items(N as u64, "values")
+        .bytes_per_pass(8 * N as u64)
+        .input("x", vec![1.0f32; N])
+        .output::<f32>("out", N)
+        .args(|_| vec![Arg::buffer("x"), Arg::Usize(N), Arg::buffer("out")])
+        .check(Check::reference(|result, _| match result.of::<f32>() {
+            Some(values) if values.iter().all(|&value| value == 2.0) => Ok(()),
+            _ => Err("not all 2".into()),
+        }))
+}
+
+fn driver(devices: usize) -> MockDriver {
+    let mut gpu = MockGpu::h200_like();
+    gpu.emulate(MODULE.kernel("scale"), emulate);
+    MockDriver { cuda_version: 13000, devices: vec![gpu; devices] }
+}
+
+/// Exit status, standard output, standard error.
+type Ran = (i32, String, String);
+
+fn through_cli(args: &[&str]) -> Ran {
+    let args: Vec<std::ffi::OsString> = std::iter::once("block-size")
+        .chain(["--width", "7", "--height", "13", "--warmups", "0"])
+        .chain(args.iter().copied())
+        .map(Into::into)
+        .collect();
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let code = app::main_with(&driver(1), &args, &mut Console { out: &mut out, err: &mut err });
+    (code, String::from_utf8(out).unwrap(), String::from_utf8(err).unwrap())
+}
+
+fn through_library(settings: Settings) -> Ran {
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let settings = Settings { timing: TimingSettings { warmups: 0, ..settings.timing }, ..settings };
+    let code = block_size_runner::sweep_and_print(
+        &driver(1),
+        &mut kernel(),
+        &settings,
+        &mut Console { out: &mut out, err: &mut err },
+    );
+    (code, String::from_utf8(out).unwrap(), String::from_utf8(err).unwrap())
+}
+
+fn timing(timing: TimingSettings) -> Settings {
+    Settings { timing, ..Settings::default() }
+}
+
+fn refused_alike(args: &[&str], settings: Settings, line: &str) {
+    let expected = (exit::USAGE, String::new(), format!("Error: {line}\n"));
+    assert_eq!(through_cli(args), expected, "block-size {args:?}");
+    assert_eq!(through_library(settings), expected, "the library, for {args:?}");
+}
+
+#[test]
+fn every_rejection_of_the_sweep_s_settings_is_the_same_line_through_both() {
+    let base = TimingSettings::default();
+    let cold = TimingSettings { mode: TimingMode::Cold, ..base };
+    let cases: Vec<(&[&str], Settings, &str)> = vec![
+        (
+            &["--block-sizes", "64,128,64"],
+            Settings { block_sizes: vec![64, 128, 64], ..Settings::default() },
+            "block size 64 is listed twice in --block-sizes",
+        ),
+        (
+            &["--block-sizes", "64,0"],
+            Settings { block_sizes: vec![64, 0], ..Settings::default() },
+            "--block-sizes: 0 is not a block size; each is 1 to the device's maximum",
+        ),
+        (
+            &["--runs", "0"],
+            timing(TimingSettings { runs: Some(0), ..base }),
+            "--runs must be at least 1, not 0",
+        ),
+        (
+            &["--min-runs", "0"],
+            timing(TimingSettings { min_runs: Some(0), ..base }),
+            "--min-runs must be at least 1, not 0",
+        ),
+        (
+            &["--launches-per-sample", "0"],
+            timing(TimingSettings { launches_per_sample: Some(0), ..base }),
+            "--launches-per-sample must be at least 1, not 0",
+        ),
+        (
+            &["--runs", "5", "--min-runs", "5"],
+            timing(TimingSettings { runs: Some(5), min_runs: Some(5), ..base }),
+            "--runs cannot be used with --min-runs: --runs is a fixed count, --min-runs a limit of the noise-driven stop",
+        ),
+        (
+            &["--runs", "5", "--max-noise", "0.01"],
+            timing(TimingSettings { runs: Some(5), max_noise: Some(0.01), ..base }),
+            "--runs cannot be used with --max-noise: --runs is a fixed count, --max-noise a limit of the noise-driven stop",
+        ),
+        (
+            &["--runs", "5", "--max-time-per-row", "1"],
+            timing(TimingSettings { runs: Some(5), max_time_per_row: Some(Duration::from_secs(1)), ..base }),
+            "--runs cannot be used with --max-time-per-row: --runs is a fixed count, --max-time-per-row a limit of the noise-driven stop",
+        ),
+        (
+            &["--max-noise", "2"],
+            timing(TimingSettings { max_noise: Some(2.0), ..base }),
+            "--max-noise must be a fraction from 0 to 1 (0.005 is half a percent), not 2",
+        ),
+        (
+            &["--timing", "cold", "--launches-per-sample", "4"],
+            timing(TimingSettings { launches_per_sample: Some(4), ..cold }),
+            "--launches-per-sample applies to --timing batch, not --timing cold",
+        ),
+        (
+            &["--no-flush-l2"],
+            timing(TimingSettings { no_flush_l2: true, ..base }),
+            "--no-flush-l2 applies to --timing cold, not --timing batch",
+        ),
+        (
+            &["--timing", "cold", "--flush-l2", "--no-flush-l2"],
+            timing(TimingSettings { flush_l2: true, no_flush_l2: true, ..cold }),
+            "--flush-l2 cannot be used with --no-flush-l2",
+        ),
+        (
+            &["--grid", "waves:0"],
+            Settings { grid: GridPolicy::Waves(0), ..Settings::default() },
+            "--grid waves:0 launches nothing: give waves:1 or more",
+        ),
+        (
+            &["--format", "json", "--output", "/no/such/folder/sweep.json"],
+            Settings {
+                format: Some(Format::Json),
+                output: Some("/no/such/folder/sweep.json".into()),
+                ..Settings::default()
+            },
+            "cannot write /no/such/folder/sweep.json: its folder does not exist",
+        ),
+        (
+            &["--plot", "/no/such/folder/sweep.svg"],
+            Settings { plot: Some("/no/such/folder/sweep.svg".into()), ..Settings::default() },
+            "cannot write /no/such/folder/sweep.svg: its folder does not exist",
+        ),
+        // Checked against the open device, by the same code for both.
+        (
+            &["--block-sizes", "64,2048"],
+            Settings { block_sizes: vec![64, 2048], ..Settings::default() },
+            "block size 2048 is above Mock H200's limit of 1024 threads per block",
+        ),
+    ];
+    for (args, settings, line) in cases {
+        refused_alike(args, settings, line);
+    }
+}
+
+#[test]
+fn corrupt_output_outside_the_output_is_refused_by_both_naming_what_it_is_outside_of() {
+    let cli = through_cli(&["--corrupt-output", "91"]);
+    assert_eq!(
+        cli,
+        (exit::USAGE, String::new(), "Error: --corrupt-output 91 is outside the 91-pixel frame\n".into())
+    );
+    let library = through_library(Settings { corrupt_output: Some(91), ..Settings::default() });
+    assert_eq!(
+        library,
+        (
+            exit::USAGE,
+            String::new(),
+            "Error: --corrupt-output 91 is outside the 91-element output `out`\n".into()
+        )
+    );
+}
+
+/// The kernel choice (`--kernel`, `--bins`, `--width`, `--height`) is `block-size`'s, for this
+/// repository's kernels; the library's `SweepRequest` refuses it with the same line.
+#[test]
+fn every_rejection_of_the_kernel_choice_is_the_same_line_through_the_request() {
+    let cases: Vec<(&[&str], KernelChoice, &str)> = vec![
+        (
+            &["--width", "0"],
+            KernelChoice { width: 0, ..KernelChoice::default() },
+            "--width must be at least 1, not 0",
+        ),
+        (
+            &["--height", "0"],
+            KernelChoice { height: 0, ..KernelChoice::default() },
+            "--height must be at least 1, not 0",
+        ),
+        (
+            &["--bins", "512"],
+            KernelChoice { bins: Some(512), ..KernelChoice::default() },
+            "--bins does not apply to --kernel grayscale; it is an option of --kernel histogram",
+        ),
+        (
+            &["--kernel", "histogram", "--bins", "0"],
+            KernelChoice { kernel: "histogram".into(), bins: Some(0), ..KernelChoice::default() },
+            "--bins must be 1 to 4096, not 0",
+        ),
+        (
+            &["--kernel", "histogram", "--bins", "4097"],
+            KernelChoice { kernel: "histogram".into(), bins: Some(4097), ..KernelChoice::default() },
+            "--bins must be 1 to 4096, not 4097",
+        ),
+    ];
+    for (args, kernel, line) in cases {
+        let args: Vec<&str> = ["block-size"].iter().chain(args).copied().collect();
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let code = app::main_with(
+            &driver(1),
+            &args.iter().map(Into::into).collect::<Vec<_>>(),
+            &mut Console { out: &mut out, err: &mut err },
+        );
+        assert_eq!(
+            (code, out.is_empty(), String::from_utf8(err).unwrap()),
+            (exit::USAGE, true, format!("Error: {line}\n"))
+        );
+        let request = SweepRequest { kernel, settings: Settings::default() };
+        let error = request.validate().unwrap_err();
+        assert_eq!((error.exit_status(), error.to_string()), (exit::USAGE, line.to_string()), "{args:?}");
+    }
+}
+
+#[test]
+fn every_device_is_swept_through_both() {
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let settings = Settings {
+        device: DeviceChoice::All,
+        block_sizes: vec![64, 128],
+        timing: TimingSettings { runs: Some(1), warmups: 0, ..TimingSettings::default() },
+        ..Settings::default()
+    };
+    let code = block_size_runner::sweep_and_print(
+        &driver(2),
+        &mut kernel(),
+        &settings,
+        &mut Console { out: &mut out, err: &mut err },
+    );
+    let out = String::from_utf8(out).unwrap();
+    assert_eq!((code, String::from_utf8(err).unwrap().as_str()), (exit::SUCCESS, ""), "{out}");
+    assert!(
+        out.contains("GPU 0 (Mock H200): fastest") && out.contains("GPU 1 (Mock H200): fastest"),
+        "{out}"
+    );
+    let each = block_size_runner::sweep_each_device(&driver(2), &mut kernel(), &settings).unwrap();
+    assert_eq!(each.len(), 2);
+    assert!(each.iter().all(|measured| measured.as_ref().is_ok_and(|measured| measured.exit_status() == 0)));
+    let one = block_size_runner::sweep(&driver(2), &mut kernel(), &settings).unwrap_err();
+    assert_eq!(one.exit_status(), exit::USAGE);
+
+    let args: Vec<std::ffi::OsString> = [
+        "block-size",
+        "--device",
+        "all",
+        "--width",
+        "16",
+        "--height",
+        "16",
+        "--runs",
+        "1",
+        "--block-sizes",
+        "64,128",
+    ]
+    .iter()
+    .map(Into::into)
+    .collect();
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let code = app::main_with(
+        &MockDriver { cuda_version: 13000, devices: vec![MockGpu::h200_like(); 2] },
+        &args,
+        &mut Console { out: &mut out, err: &mut err },
+    );
+    let out = String::from_utf8(out).unwrap();
+    assert_eq!(code, exit::SUCCESS, "{}", String::from_utf8(err).unwrap());
+    assert!(
+        out.contains("GPU 0 (Mock H200): fastest") && out.contains("GPU 1 (Mock H200): fastest"),
+        "{out}"
+    );
+}

@@ -1,0 +1,115 @@
+/*!
+How a run ends: [`Error`], a run that stopped before its verdict, with the exit status it maps
+to ([`exit`]: `block-size`'s, the same through the library), and the [`Console`] a run prints
+on.
+*/
+
+use std::io::Write;
+
+/// Exit statuses, `block-size`'s and a program of your own's alike. With `--device all`, the
+/// run's status is the highest of its devices' (3 before 2 before 1).
+pub mod exit {
+    /// Every check held.
+    pub const SUCCESS: i32 = 0;
+    /// A check failed, or the driver failed mid-run: the table is not a measurement.
+    pub const FAILED: i32 = 1;
+    /// Bad input: a setting out of range, a block size the device cannot launch, buffers
+    /// larger than the device's free memory or the host's available memory.
+    pub const USAGE: i32 = 2;
+    /// No NVIDIA driver, no GPU, no device at the requested index, or a driver that cannot
+    /// load the kernel's PTX (too old for its PTX ISA, or refusing it).
+    pub const NO_DEVICE: i32 = 3;
+}
+
+/// Why a run stopped before its verdict: one line, and the exit status it maps to.
+///
+/// ```
+/// use block_size_runner::{Error, Settings, exit};
+///
+/// let error: Error = Settings { block_sizes: vec![], ..Settings::default() }.validate().unwrap_err();
+/// assert_eq!(error.exit_status(), exit::USAGE);
+/// assert_eq!(format!("Error: {error}"), "Error: --block-sizes lists no block size");
+/// let _: &dyn std::error::Error = &error;
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Error {
+    code: i32,
+    message: String,
+}
+
+impl Error {
+    /// An error with exit status `code` ([`exit`]) and its one-line `message`.
+    pub fn new(code: i32, message: impl Into<String>) -> Self {
+        Self { code, message: message.into() }
+    }
+
+    /// The exit status this error maps to ([`exit`]): 1 the driver failed mid-run, 2 bad
+    /// input, 3 no driver, no GPU, or a driver that cannot load the PTX.
+    pub fn exit_status(&self) -> i32 {
+        self.code
+    }
+
+    /// What went wrong, in one line; empty where there is nothing to say (`--help`).
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+}
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// A driver failure mid-run: exit 1 with the error's chain.
+pub(crate) fn failed(error: anyhow::Error) -> Error {
+    Error::new(exit::FAILED, format!("{error:#}"))
+}
+
+/// Where a run prints: standard output and standard error, or buffers in tests. Write errors
+/// (a closed pipe) are ignored, as the table's streaming always did.
+///
+/// ```
+/// use block_size_runner::Console;
+///
+/// let (mut out, mut err) = (Vec::new(), Vec::new());
+/// Console { out: &mut out, err: &mut err }.out("a line\n");
+/// assert_eq!(out, b"a line\n");
+/// ```
+pub struct Console<'a> {
+    /// Standard output, or a buffer.
+    pub out: &'a mut dyn Write,
+    /// Standard error, or a buffer.
+    pub err: &'a mut dyn Write,
+}
+
+impl Console<'_> {
+    /// Writes `text` to standard output and flushes it.
+    pub fn out(&mut self, text: &str) {
+        let _ = self.out.write_all(text.as_bytes());
+        let _ = self.out.flush();
+    }
+
+    /// Writes `text` to standard error and flushes it.
+    pub fn err(&mut self, text: &str) {
+        let _ = self.err.write_all(text.as_bytes());
+        let _ = self.err.flush();
+    }
+
+    /// Prints `error` as `block-size` does, one `Error: ` line on standard error (nothing
+    /// where its message is empty), and returns its exit status.
+    pub fn report(&mut self, error: &Error) -> i32 {
+        if !error.message.is_empty() {
+            self.err(&format!("Error: {}\n", error.message));
+        }
+        error.code
+    }
+}
+
+/// Runs `program` with standard output and standard error as its [`Console`].
+pub fn with_stdio<T>(program: impl FnOnce(&mut Console) -> T) -> T {
+    let (mut out, mut err) = (std::io::stdout(), std::io::stderr());
+    program(&mut Console { out: &mut out, err: &mut err })
+}

@@ -1,0 +1,5 @@
+//! Whole-pipeline tests on the mock backend: the printed reports and the exports, pinned by
+//! snapshots.
+
+mod export;
+mod report;
