@@ -15,7 +15,7 @@ use crate::frame_size::{FrameSize, mib};
 use anyhow::{Context as _, Result};
 use rayon::prelude::*;
 
-#[path = "../../kernels/src/luma.rs"]
+#[path = "kernel_luma.rs"]
 pub mod luma;
 
 /// Relative tolerance of the reference check. The GPU may contract the multiply-adds into

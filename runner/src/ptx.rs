@@ -17,7 +17,7 @@ Five modules, all for `compute_75`/`sm_75` (the driver JIT-compiles them for new
 The tests in `tests/` prove each still matches its sources and assembles with `ptxas`.
 */
 
-use ptx_stamp::Stamp;
+use crate::stamp::Stamp;
 
 /// One PTX module, embedded in the program: this project's ([`ALL`]), or one of your own
 /// ([`EmbeddedPtx::user`]).
@@ -87,7 +87,7 @@ impl EmbeddedPtx {
     fn unstamped(&self) -> Stamp {
         let target = self.ptx.lines().find_map(|line| line.trim().strip_prefix(".target "));
         Stamp {
-            kernels: ptx_stamp::entry_names(self.ptx),
+            kernels: crate::stamp::entry_names(self.ptx),
             arch: target
                 .map_or_else(|| "unknown".to_string(), |target| target.trim().replace("sm_", "compute_")),
             compiler: "unknown (no stamp)".to_string(),
@@ -108,7 +108,7 @@ impl EmbeddedPtx {
 
     /// SHA-256 of the embedded PTX, as stamps and evidence files record it.
     pub fn sha256(&self) -> String {
-        ptx_stamp::sha256_hex(self.ptx.as_bytes())
+        crate::stamp::sha256_hex(self.ptx.as_bytes())
     }
 }
 
@@ -118,8 +118,8 @@ macro_rules! embedded {
         EmbeddedPtx {
             label: $label,
             file: $file,
-            ptx: include_str!(concat!("../../kernels/ptx/", $file, ".ptx")),
-            stamp_text: include_str!(concat!("../../kernels/ptx/", $file, ".stamp.toml")),
+            ptx: include_str!(concat!("../ptx/", $file, ".ptx")),
+            stamp_text: include_str!(concat!("../ptx/", $file, ".stamp.toml")),
         }
     };
 }
