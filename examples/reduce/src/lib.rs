@@ -2,6 +2,7 @@
 //! sizes x items per thread with the block-size runner, checking every row's sum.
 
 pub mod reference;
+pub mod stencil;
 
 use block_size_cli::SweepArgs;
 use block_size_runner::{Agreement, Arg, Check, Console, Driver, EmbeddedPtx, UserKernel};

@@ -1,0 +1,46 @@
+//! The barrier regression kernel's host side: `stencil3` (a 1-D three-point stencil over tiles
+//! in a grid-stride loop, thread 0 loading the tile's halo between two barriers) swept through
+//! the library with a CPU reference, and its twin `stencil3_cuda_std_barrier`, the same body with
+//! cuda_std's aligned barrier, which rustc's MIR JumpThreading splits so that the block deadlocks
+//! on the GPU (docs/barriers.md). The twin is launched only to show that hang, under a timeout.
+
+use crate::PTX;
+use block_size_runner::{Arg, Check, UserKernel};
+
+/// The entry with this repository's unaligned barrier: safe at every block size.
+pub const SAFE_ENTRY: &str = "stencil3";
+/// The entry with cuda_std's aligned `bar.sync`: the hazard, kept to show it.
+pub const HAZARD_ENTRY: &str = "stencil3_cuda_std_barrier";
+
+/// `n` inputs with no pattern the stencil could hide a wrong halo in.
+pub fn values(n: usize) -> Vec<f32> {
+    (0..n).map(|i| ((i * 7919) % 1000) as f32 / 100.0 - 5.0).collect()
+}
+
+/// The CPU stencil: `y[i] = x[i - 1] + x[i] + x[i + 1]`, zero outside `0..n`, in the order the
+/// kernel adds.
+pub fn reference(x: &[f32]) -> Vec<f32> {
+    let at = |i: isize| if i < 0 || i as usize >= x.len() { 0.0 } else { x[i as usize] };
+    (0..x.len() as isize).map(|i| at(i - 1) + x[i as usize] + at(i + 1)).collect()
+}
+
+/// `entry` over `x`: one output per input, `threads + 2` f32s of dynamic shared memory a block
+/// (the tile and its two halo values), every row checked exactly against [`reference`].
+pub fn kernel(entry: &'static str, x: Vec<f32>) -> UserKernel {
+    let n = x.len();
+    let want = reference(&x);
+    UserKernel::new(PTX, entry)
+        .items(n as u64, "values")
+        .bytes_per_pass(8 * n as u64)
+        .input("x", x)
+        .output::<f32>("y", n)
+        .dynamic_shared_memory(|threads, _| (threads + 2) * 4)
+        .args(move |_| vec![Arg::buffer("x"), Arg::Usize(n), Arg::buffer("y")])
+        .check(Check::reference(move |result, _| {
+            let got = result.of::<f32>().ok_or("the output is not f32")?;
+            match got.iter().zip(&want).position(|(got, want)| got.to_bits() != want.to_bits()) {
+                Some(i) => Err(format!("y[{i}] is {}, the CPU stencil says {}", got[i], want[i])),
+                None => Ok(()),
+            }
+        }))
+}

@@ -1,0 +1,67 @@
+//! The example programs through the library on a real GPU: `reduce-example` over every block
+//! size it is given, its corrupt-output self-test, and `stencil-example` (the barrier regression
+//! kernel) at every block size. Where no GPU is usable each test prints SKIPPED with the reason
+//! and passes; with `REQUIRE_GPU=1` a skip is a failure.
+//!
+//! These binaries link `libcuda.so.1` directly (through cust): without the driver the loader
+//! stops them before `main` (exit 127), so the tests first ask whether the driver loads.
+
+use std::process::{Command, Output};
+
+fn skip_or_fail(test: &str, reason: &str) {
+    let line = format!("SKIPPED {test} (no GPU here): {reason}");
+    if std::env::var_os("REQUIRE_GPU").is_some_and(|value| value == "1") {
+        panic!("REQUIRE_GPU=1, so this may not be skipped: {line}");
+    }
+    use std::io::Write as _;
+    let _ = writeln!(std::io::stderr(), "{line}");
+}
+
+/// Runs `binary` with `args` where a GPU is usable; `None` (after saying SKIPPED) where not.
+fn on_gpu(test: &str, binary: &str, args: &[&str]) -> Option<Output> {
+    // SAFETY: loading the driver library runs its initialisers, as starting the binary would.
+    if let Err(error) = unsafe { libloading::Library::new("libcuda.so.1") } {
+        skip_or_fail(test, &format!("no NVIDIA driver: {error}"));
+        return None;
+    }
+    let output = Command::new(binary).args(args).output().unwrap();
+    if output.status.code() == Some(3) {
+        skip_or_fail(test, String::from_utf8_lossy(&output.stderr).trim());
+        return None;
+    }
+    Some(output)
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+const QUICK: [&str; 6] = ["--block-sizes", "32,100,256,1024", "--warmups", "1", "--runs", "3"];
+
+#[test]
+fn the_reduction_passes_its_reference_check_at_every_block_size() {
+    let args = [&["--n", "1000003"][..], &QUICK].concat();
+    let Some(output) = on_gpu("reduction", env!("CARGO_BIN_EXE_reduce-example"), &args) else { return };
+    let (stdout, stderr) = (text(&output.stdout), text(&output.stderr));
+    assert_eq!((output.status.code(), stderr.as_str()), (Some(0), ""), "{stdout}");
+    assert!(stdout.contains("Work: 1000003 values"), "{stdout}");
+    assert!(stdout.contains("agrees with the driver's blk/SM at 8 of 8 rows"), "{stdout}");
+}
+
+#[test]
+fn a_corrupted_output_fails_every_row_on_the_gpu() {
+    let args = [&["--n", "1000003", "--corrupt-output", "0"][..], &QUICK].concat();
+    let Some(output) = on_gpu("corrupt", env!("CARGO_BIN_EXE_reduce-example"), &args) else { return };
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert_eq!(stderr.matches("check failed:").count(), 8, "{stderr}");
+}
+
+#[test]
+fn the_stencil_with_the_unaligned_barrier_passes_at_every_block_size() {
+    let args = [&["--n", "1000003", "--block-sizes", "32,64,96,100,128,256,512,1000,1024"][..], &QUICK[2..]].concat();
+    let Some(output) = on_gpu("stencil", env!("CARGO_BIN_EXE_stencil-example"), &args) else { return };
+    let (stdout, stderr) = (text(&output.stdout), text(&output.stderr));
+    assert_eq!((output.status.code(), stderr.as_str()), (Some(0), ""), "{stdout}");
+    assert!(stdout.contains("9 of 9"), "{stdout}");
+}
