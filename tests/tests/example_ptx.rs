@@ -5,7 +5,7 @@
 //! shared memory only; and regenerated and diffed by the same script and CI as `kernels/`.
 
 use block_size_runner::compat::{ISA_FLOOR, parse_isa};
-use block_size_tests::{PTXAS_RELEASES, assemble, quoted_value, read_repo_file, repo_root};
+use block_size_tests::{PTXAS_RELEASES, assemble, barriers, quoted_value, read_repo_file, repo_root};
 use ptx_stamp::{EXAMPLE_REDUCE_INPUTS, Stamp, entry_names, inputs_sha256, sha256_hex};
 
 const PTX_FILE: &str = "examples/reduce/ptx/reduce.ptx";
@@ -136,8 +136,11 @@ fn the_example_reduces_in_dynamic_shared_memory_only() {
     assert_eq!(shared, [".extern .shared .align 4 .b8 sum_of_squares_partials[];"]);
     for entry in ENTRIES {
         let body = body(&ptx, entry);
-        // A barrier after the slots are written and one per level of the tree, in its loop.
-        assert_eq!(body.matches("bar.sync").count(), 2, "{entry}");
+        // A barrier after the slots are written and one per level of the tree, in its loop:
+        // the unaligned `barrier.sync 0` of barrier.rs.
+        let barriers = barriers(body);
+        assert_eq!(barriers.len(), 2, "{entry}: {barriers:?}");
+        assert!(barriers.iter().all(|barrier| barrier.opcode == "barrier.sync"), "{entry}: {barriers:?}");
         assert!(body.contains("st.shared.f32") && body.contains("ld.shared.f32"), "{entry}");
         // Squares fused into the accumulator; one global store, the block's partial; no atomics.
         assert!(body.contains("fma.rn.f32"), "{entry}");
