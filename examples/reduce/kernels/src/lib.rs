@@ -10,7 +10,8 @@
 //!
 //! The block-wide barrier is [`barrier::sync_threads`], PTX `barrier.sync 0`, not
 //! `cuda_std::thread::sync_threads()` (`bar.sync 0`, an aligned barrier that rustc's MIR
-//! optimisations can break; see `docs/barriers.md`).
+//! optimisations can break; see `docs/barriers.md`). [`stencil`] holds the regression kernel
+//! of that hazard, `stencil3`, and its demonstration twin with cuda_std's barrier.
 //!
 //! Built by `examples/reduce/kernels/builder` with rust-cuda's `cuda_builder` for `compute_75`,
 //! as `kernels/` is; the PTX is committed in `examples/reduce/ptx/`.
@@ -22,6 +23,7 @@ use core::cell::UnsafeCell;
 use cuda_std::prelude::*;
 
 pub mod barrier;
+pub mod stencil;
 
 /// Sum of squares of `x[0..n]`: block `b` writes the sum over the elements its threads took to
 /// `partials[b]`; the host adds the `gridDim.x` partials.
