@@ -27,6 +27,7 @@
 //! the state space from the pointers' origin, but with PTX's default `.gpu` scope and no way
 //! to ask for `.cta`.)
 
+use crate::barrier;
 use core::arch::asm;
 use core::cell::UnsafeCell;
 use cuda_std::thread;
@@ -137,7 +138,8 @@ fn to_global(pointer: *mut u32) -> u64 {
 ///   counters, both in global memory; the kernel only adds to the counters.
 /// - The launch must give every block at least `bins * 4` bytes of dynamic shared memory.
 /// - Every thread of the block must call this with the same `luma`, `hist`, `n`, `bins` and
-///   `step` (it has two block-wide barriers), and `step` must be at least 1.
+///   `step` (it has two block-wide barriers, [`barrier::sync_threads`]), and `step` must be
+///   at least 1.
 #[inline(always)]
 pub unsafe fn histogram(luma: *const u16, hist: *mut u32, n: usize, bins: u32, first: usize, step: usize) {
     let private = dynamic_shared_u32();
@@ -151,7 +153,7 @@ pub unsafe fn histogram(luma: *const u16, hist: *mut u32, n: usize, bins: u32, f
         unsafe { *private.add(bin as usize) = 0 };
         bin += threads;
     }
-    thread::sync_threads();
+    barrier::sync_threads();
 
     // 2. Grid-stride over the pixels: one shared atomic per pixel with a value in range.
     let base = to_shared(private);
@@ -165,7 +167,7 @@ pub unsafe fn histogram(luma: *const u16, hist: *mut u32, n: usize, bins: u32, f
         }
         i += step;
     }
-    thread::sync_threads();
+    barrier::sync_threads();
 
     // 3. Merge: thread t adds bins t, t + threads, ... to the global histogram, skipping
     //    empty ones.

@@ -10,11 +10,13 @@
 //! committed in `kernels/ptx/` and embedded by the host runner.
 
 // Inline PTX (`asm!`) for the histogram's shared- and global-space atomics, as rust-cuda's
-// own optix_device does, and for the blocking kernel's `%globaltimer`.
+// own optix_device does, for the blocking kernel's `%globaltimer`, and for the unaligned
+// block barrier (`barrier.sync 0`, see `barrier.rs`).
 #![cfg_attr(target_os = "cuda", feature(asm_experimental_arch))]
 
 use cuda_std::prelude::*;
 
+pub mod barrier;
 pub mod grid_stride;
 pub mod histogram;
 pub mod luma;

@@ -7,9 +7,11 @@ carries. Each PTX file has a stamp beside it recording what it was built from: i
 and a SHA-256 over them, the SHA-256 of the PTX itself, and the compiler's versions (for
 cuda_builder: the rust-cuda revision, the nightly, libNVVM).
 
-Two programs use this crate: the builder writes the stamp when it regenerates the PTX, and
-the CPU tests recompute the hashes to prove that the committed PTX still belongs to the
-committed sources. Both hash with [`inputs_sha256`], so they cannot drift.
+Two kinds of programs use this crate: the builders write the stamp when they regenerate the
+PTX, and the CPU tests recompute the hashes to prove that the committed PTX still belongs to
+the committed sources. Both hash with [`inputs_sha256`], so they cannot drift. A cuda_builder
+builder (`kernels/builder`, `examples/reduce/kernels/builder`) fills in a [`CudaBuilderPtx`]
+and calls [`CudaBuilderPtx::write`], which writes the PTX and its stamp.
 */
 
 use serde::{Deserialize, Serialize};
@@ -114,6 +116,115 @@ impl Stamp {
             self.regenerate
         )
     }
+}
+
+/// The git source cargo records for rust-cuda's crates in a lock file.
+const RUST_CUDA_GIT: &str = "git+https://github.com/Rust-GPU/rust-cuda";
+
+/// The rust-cuda revision a `Cargo.lock` pins: the commit after `#` in the first
+/// `source = "git+https://github.com/Rust-GPU/rust-cuda..."` line.
+pub fn rust_cuda_rev(cargo_lock: &str) -> Option<String> {
+    cargo_lock
+        .lines()
+        .filter_map(|line| line.strip_prefix("source = \""))
+        .find(|source| source.starts_with(RUST_CUDA_GIT))
+        .and_then(|source| source.trim_end_matches('"').rsplit_once('#'))
+        .map(|(_, rev)| rev.to_string())
+}
+
+/// The `channel = "..."` of a `rust-toolchain.toml`.
+pub fn toolchain_channel(rust_toolchain_toml: &str) -> Option<String> {
+    rust_toolchain_toml
+        .lines()
+        .filter_map(|line| line.trim().strip_prefix("channel"))
+        .filter_map(|rest| rest.split('"').nth(1))
+        .next()
+        .map(str::to_string)
+}
+
+/// One PTX module that a cuda_builder build script compiled, with what the builder knows about
+/// the build: everything [`CudaBuilderPtx::write`] needs to write the module and its stamp.
+///
+/// The tool versions come from the build script, which links cuda_builder
+/// (`cuda_builder::nvvm_version()`, `ir_version()`) and reads `rustc -V` and libNVVM's
+/// `RELEASE` file; the rust-cuda revision and the nightly are read from the crate's
+/// `Cargo.lock` and `rust-toolchain.toml`.
+#[derive(Debug, Clone, Copy)]
+pub struct CudaBuilderPtx<'a> {
+    /// The repository root: `crate_dir`, `inputs` and `ptx_file` are relative to it.
+    pub repo_dir: &'a Path,
+    /// The cuda_std crate's folder (a workspace of its own): its `Cargo.lock` names the
+    /// rust-cuda revision, its `rust-toolchain.toml` the nightly cargo built with.
+    pub crate_dir: &'a str,
+    /// The build's inputs, hashed into the stamp, e.g. [`CUDA_BUILDER_INPUTS`].
+    pub inputs: &'a [&'a str],
+    /// Where the PTX goes, e.g. `kernels/ptx/grayscale.ptx`; the stamp goes beside it, with
+    /// `.stamp.toml` for `.ptx`.
+    pub ptx_file: &'a str,
+    /// The PTX text cuda_builder wrote.
+    pub ptx: &'a str,
+    /// The virtual architecture it targets, e.g. `compute_75`.
+    pub arch: &'a str,
+    /// `rustc -V` of the toolchain that compiled the crate.
+    pub rustc: &'a str,
+    /// libNVVM's `nvvmVersion()`, as `major.minor`.
+    pub libnvvm: &'a str,
+    /// libNVVM's `nvvmIRVersion()`, as `major.minor`.
+    pub nvvm_ir: &'a str,
+    /// The CUDA release libNVVM came from (see [`Stamp::libnvvm_release`]).
+    pub libnvvm_release: &'a str,
+    /// Compiler flags beyond cuda_builder's defaults, if the build adds any.
+    pub flags: Option<&'a str>,
+    /// The command that regenerates the module, e.g. `scripts/regenerate-ptx`.
+    pub regenerate: &'a str,
+}
+
+impl CudaBuilderPtx<'_> {
+    /// The stamp of this module, reading the rust-cuda revision, the nightly and the inputs
+    /// from the repository.
+    pub fn stamp(&self) -> Result<Stamp, String> {
+        let crate_dir = self.repo_dir.join(self.crate_dir);
+        let rust_cuda_rev = rust_cuda_rev(&read(&crate_dir.join("Cargo.lock"))?)
+            .ok_or_else(|| format!("{}/Cargo.lock names no rust-cuda git source", self.crate_dir))?;
+        let toolchain = toolchain_channel(&read(&crate_dir.join("rust-toolchain.toml"))?)
+            .ok_or_else(|| format!("{}/rust-toolchain.toml names no channel", self.crate_dir))?;
+        Ok(Stamp {
+            kernels: entry_names(self.ptx),
+            arch: self.arch.into(),
+            compiler: "cuda_builder".into(),
+            inputs: self.inputs.iter().map(|input| input.to_string()).collect(),
+            inputs_sha256: inputs_sha256(self.repo_dir, self.inputs).map_err(|e| e.to_string())?,
+            ptx_sha256: sha256_hex(self.ptx.as_bytes()),
+            toolchain: Some(toolchain),
+            rustc: Some(self.rustc.into()),
+            rust_cuda_rev: Some(rust_cuda_rev),
+            libnvvm: Some(self.libnvvm.into()),
+            nvvm_ir: Some(self.nvvm_ir.into()),
+            libnvvm_release: Some(self.libnvvm_release.into()),
+            nvcc: None,
+            flags: self.flags.map(str::to_string),
+            regenerate: self.regenerate.into(),
+        })
+    }
+
+    /// Writes the PTX to `ptx_file` and its [`stamp`](Self::stamp) beside it, creating the
+    /// folder if needed, and returns the stamp. Deterministic: the same inputs write the same
+    /// bytes.
+    pub fn write(&self) -> Result<Stamp, String> {
+        let stamp = self.stamp()?;
+        let ptx_path = self.repo_dir.join(self.ptx_file);
+        let stamp_path = ptx_path.with_extension("stamp.toml");
+        if let Some(dir) = ptx_path.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        }
+        std::fs::write(&ptx_path, self.ptx).map_err(|e| format!("{}: {e}", ptx_path.display()))?;
+        std::fs::write(&stamp_path, stamp.render()).map_err(|e| format!("{}: {e}", stamp_path.display()))?;
+        Ok(stamp)
+    }
+}
+
+fn read(path: &Path) -> Result<String, String> {
+    std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// The names of the kernels `ptx` defines (its `.entry` directives), in the PTX's order.
@@ -258,6 +369,69 @@ mod tests {
         assert_ne!(renamed, before);
         std::fs::write(dir.join("k/src/extra.rs"), "").unwrap();
         assert_ne!(inputs_sha256(&dir, INPUTS).unwrap(), renamed);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn rust_cuda_rev_and_toolchain_channel_read_what_cargo_and_rustup_wrote() {
+        let lock = "[[package]]\nname = \"serde\"\nsource = \"registry+https://github.com/rust-lang/crates.io-index\"\n\n\
+                    [[package]]\nname = \"cuda_std\"\nversion = \"0.3.0\"\n\
+                    source = \"git+https://github.com/Rust-GPU/rust-cuda?rev=946c91f#946c91f080770f30d42d7c706ac8185969274073\"\n";
+        assert_eq!(rust_cuda_rev(lock).as_deref(), Some("946c91f080770f30d42d7c706ac8185969274073"));
+        assert_eq!(rust_cuda_rev("[[package]]\nname = \"serde\"\n"), None);
+        let toolchain = "# comment\n[toolchain]\nchannel = \"nightly-2026-04-02\"\nprofile = \"minimal\"\n";
+        assert_eq!(toolchain_channel(toolchain).as_deref(), Some("nightly-2026-04-02"));
+        assert_eq!(toolchain_channel("[toolchain]\n"), None);
+    }
+
+    #[test]
+    fn a_cuda_builder_module_writes_its_ptx_and_the_stamp_a_builder_always_wrote() {
+        let dir = scratch_tree("cuda-builder");
+        std::fs::write(
+            dir.join("k/Cargo.lock"),
+            "source = \"git+https://github.com/Rust-GPU/rust-cuda?rev=946c91f#946c91f080770f30d42d7c706ac8185969274073\"\n",
+        )
+        .unwrap();
+        std::fs::write(dir.join("k/rust-toolchain.toml"), "[toolchain]\nchannel = \"nightly-2026-04-02\"\n")
+            .unwrap();
+        let ptx = ".version 7.8\n.target sm_75\n.visible .entry grayscale(\n)\n{\n}\n.visible .entry histogram(\n)\n{\n}\n";
+        let module = CudaBuilderPtx {
+            repo_dir: &dir,
+            crate_dir: "k",
+            inputs: INPUTS,
+            ptx_file: "k/ptx/out/grayscale.ptx",
+            ptx,
+            arch: "compute_75",
+            rustc: "rustc 1.96.0-nightly",
+            libnvvm: "1.9",
+            nvvm_ir: "1.9",
+            libnvvm_release: "11.8.89 (PyPI nvidia-cuda-nvcc-cu11)",
+            flags: None,
+            regenerate: "scripts/regenerate-ptx",
+        };
+        let stamp = module.write().unwrap();
+        // The stamp the builders wrote field by field before this type existed.
+        let expected = Stamp {
+            kernels: vec!["grayscale".into(), "histogram".into()],
+            inputs: INPUTS.iter().map(|input| input.to_string()).collect(),
+            inputs_sha256: inputs_sha256(&dir, INPUTS).unwrap(),
+            ptx_sha256: sha256_hex(ptx.as_bytes()),
+            ..sample()
+        };
+        assert_eq!(stamp, expected);
+        assert_eq!(std::fs::read_to_string(dir.join("k/ptx/out/grayscale.ptx")).unwrap(), ptx);
+        let written = std::fs::read_to_string(dir.join("k/ptx/out/grayscale.stamp.toml")).unwrap();
+        assert_eq!(written, expected.render());
+        assert!(
+            written.starts_with("# Written by scripts/regenerate-ptx; edits are overwritten"),
+            "{written}"
+        );
+        assert!(!written.contains("flags"), "{written}");
+
+        let flagged = CudaBuilderPtx { flags: Some("-Zmir-enable-passes=-JumpThreading"), ..module };
+        assert_eq!(flagged.stamp().unwrap().flags.as_deref(), Some("-Zmir-enable-passes=-JumpThreading"));
+        std::fs::remove_file(dir.join("k/Cargo.lock")).unwrap();
+        assert!(module.stamp().unwrap_err().contains("k/Cargo.lock"));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

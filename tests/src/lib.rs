@@ -86,6 +86,78 @@ pub fn assemble(file: &str, ptx: &str, release: &str, arch: &str) -> Vec<(String
     registers
 }
 
+/// A barrier instruction in a PTX function: where it is and what it is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Barrier {
+    /// The function (`.entry` or `.func`) whose body holds it.
+    pub function: String,
+    /// 1-based line number in the PTX.
+    pub line: usize,
+    /// The opcode with its modifiers, e.g. `bar.sync` or `barrier.sync`.
+    pub opcode: String,
+}
+
+impl Barrier {
+    /// Whether this is an *aligned* barrier, one that every thread of the block (or warp) must
+    /// reach at the same instruction: every `bar` form (`bar.sync`, `bar.cta.sync`,
+    /// `bar.arrive`, `bar.red.*`; PTX defines `bar{.cta}` as `barrier{.cta}.aligned`) and every
+    /// `barrier` form with `.aligned` (`barrier.sync.aligned`, `barrier.cluster.arrive.aligned`,
+    /// ...). `bar.warp.sync`, a warp's own synchronisation with a member mask, is not one.
+    pub fn is_aligned(&self) -> bool {
+        let opcode = self.opcode.as_str();
+        opcode != "bar.warp.sync"
+            && (opcode == "bar"
+                || opcode.starts_with("bar.")
+                || opcode.split('.').any(|part| part == "aligned"))
+    }
+}
+
+/// Every barrier instruction (opcode `bar`, `bar.*` or `barrier.*`, predicated or not) in
+/// `ptx`, with the function it is in. Comments are skipped; so are instructions outside any
+/// function, which PTX does not have.
+pub fn barriers(ptx: &str) -> Vec<Barrier> {
+    let mut function: Option<String> = None;
+    let mut found = Vec::new();
+    for (index, line) in ptx.lines().enumerate() {
+        let code = line.split("//").next().unwrap_or("").trim();
+        if let Some(name) = function_name(code) {
+            function = Some(name);
+            continue;
+        }
+        // An optional guard predicate, `@%p1` or `@!%p1`, then the opcode.
+        let mut words = code.split_whitespace();
+        let Some(mut opcode) = words.next() else { continue };
+        if opcode.starts_with('@') {
+            let Some(next) = words.next() else { continue };
+            opcode = next;
+        }
+        let opcode = opcode.trim_end_matches(';');
+        if opcode == "bar" || opcode.starts_with("bar.") || opcode.starts_with("barrier.") {
+            found.push(Barrier {
+                function: function.clone().unwrap_or_default(),
+                line: index + 1,
+                opcode: opcode.to_string(),
+            });
+        }
+    }
+    found
+}
+
+/// The name a line starts the definition of, for `.entry` and `.func` lines that open a body
+/// (not declarations, which end with `;`).
+fn function_name(code: &str) -> Option<String> {
+    if code.ends_with(';') {
+        return None;
+    }
+    if let Some(rest) = code.split(".entry ").nth(1) {
+        return Some(rest.split('(').next().unwrap_or("").trim().to_string());
+    }
+    let rest = code.split(".func ").nth(1)?.trim_start();
+    // `.func (.param .b32 func_retval0) name(`: skip the return parameters.
+    let rest = if rest.starts_with('(') { rest.split_once(')').map_or("", |(_, after)| after) } else { rest };
+    Some(rest.split('(').next().unwrap_or("").trim().to_string())
+}
+
 /// The value of `key = "value"` in a TOML-like line set, first match.
 pub fn quoted_value<'a>(text: &'a str, key: &str) -> Option<&'a str> {
     text.lines()
@@ -105,6 +177,59 @@ mod tests {
         let text = "[toolchain]\nchannel = \"nightly-2026-04-02\"\ncomponents = [\"a\"]\n";
         assert_eq!(quoted_value(text, "channel"), Some("nightly-2026-04-02"));
         assert_eq!(quoted_value(text, "profile"), None);
+    }
+
+    #[test]
+    fn barriers_finds_every_form_and_tells_aligned_from_unaligned() {
+        let ptx = "\
+.version 7.8
+.extern .func (.param .b32 func_retval0) declared(.param .b32 a);
+.visible .entry first(
+\t.param .u64 first_param_0
+)
+{
+\tbar.sync \t0;
+\t// bar.sync 0; in a comment is no barrier
+\t@%p1 bar.cta.sync 1, 64;
+\tbar.red.popc.u32 %r1, 0, %p2;
+\tbarrier.sync.aligned 0;
+\t@!%p3 barrier.cta.red.or.aligned.pred %p4, 0, %p5;
+\tbar.arrive 2, 64;
+\tbar.warp.sync -1;
+\tld.shared.u32 %r2, [bar];
+}
+.func (.param .b32 func_retval0) helper(
+\t.param .b32 helper_param_0
+)
+{
+\t// begin inline asm
+\tbarrier.sync 0;
+\t// end inline asm
+\tbarrier.cta.sync 1, 64;
+\tbarrier.arrive 2, 64;
+\tbarrier.cluster.arrive.aligned;
+}
+";
+        let found = barriers(ptx);
+        let summary: Vec<(&str, &str, bool)> =
+            found.iter().map(|b| (b.function.as_str(), b.opcode.as_str(), b.is_aligned())).collect();
+        assert_eq!(
+            summary,
+            [
+                ("first", "bar.sync", true),
+                ("first", "bar.cta.sync", true),
+                ("first", "bar.red.popc.u32", true),
+                ("first", "barrier.sync.aligned", true),
+                ("first", "barrier.cta.red.or.aligned.pred", true),
+                ("first", "bar.arrive", true),
+                ("first", "bar.warp.sync", false),
+                ("helper", "barrier.sync", false),
+                ("helper", "barrier.cta.sync", false),
+                ("helper", "barrier.arrive", false),
+                ("helper", "barrier.cluster.arrive.aligned", true),
+            ]
+        );
+        assert_eq!(found[0].line, 7);
     }
 
     #[test]

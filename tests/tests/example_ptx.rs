@@ -1,20 +1,29 @@
 //! The example user kernels (`examples/reduce/kernels`, a cuda_builder crate of its own) and
 //! their committed PTX (`examples/reduce/ptx/reduce.ptx`): built from the committed sources
 //! with the pins of `kernels/`, at or below the PTX ISA floor, valid for sm_75 and sm_90 with
-//! the oldest and newest ptxas, with the parameters a host passes, their reduction in dynamic
-//! shared memory only; and regenerated and diffed by the same script and CI as `kernels/`.
+//! the oldest and newest ptxas, with the parameters a host passes, their reduction and the
+//! stencil's tile in dynamic shared memory only, and the stencil's barriers unaligned but for its
+//! demonstration twin's; and regenerated and diffed by the same script and CI as `kernels/`.
 
 use block_size_runner::testing::{ISA_FLOOR, parse_isa};
-use block_size_tests::{PTXAS_RELEASES, assemble, quoted_value, read_repo_file, repo_root};
+use block_size_tests::{PTXAS_RELEASES, assemble, barriers, quoted_value, read_repo_file, repo_root};
 use ptx_stamp::{EXAMPLE_REDUCE_INPUTS, Stamp, entry_names, inputs_sha256, sha256_hex};
 
 const PTX_FILE: &str = "examples/reduce/ptx/reduce.ptx";
 const STAMP_FILE: &str = "examples/reduce/ptx/reduce.stamp.toml";
 const CRATE_DIR: &str = "examples/reduce/kernels";
 
-/// The entries a host launches, in the PTX's order, each `(x: *const f32, n: usize,
-/// partials: *mut f32)`: three 64-bit parameters.
-const ENTRIES: [&str; 2] = ["sum_of_squares", "sum_of_squares_x4"];
+/// The reductions a host launches, each `(x: *const f32, n: usize, partials: *mut f32)`.
+const REDUCTIONS: [&str; 2] = ["sum_of_squares", "sum_of_squares_x4"];
+
+/// The three-point stencil, `(x: *const f32, n: usize, y: *mut f32)`: `stencil3`, with the
+/// unaligned barrier, and its twin with cuda_std's aligned one, kept only to show the hazard
+/// of `docs/barriers.md` (never launched).
+const STENCILS: [&str; 2] = ["stencil3", "stencil3_cuda_std_barrier"];
+
+/// Every entry, in the PTX's order (the stencil module comes first), each with three 64-bit
+/// parameters.
+const ENTRIES: [&str; 4] = [STENCILS[0], STENCILS[1], REDUCTIONS[0], REDUCTIONS[1]];
 
 fn ptx() -> String {
     read_repo_file(PTX_FILE)
@@ -131,13 +140,23 @@ fn every_example_entry_takes_a_pointer_a_usize_and_a_pointer() {
 #[test]
 fn the_example_reduces_in_dynamic_shared_memory_only() {
     let ptx = ptx();
-    // One shared declaration, an unsized extern array: dynamic shared memory only.
+    // One shared declaration each for the reductions and the stencil, unsized extern arrays:
+    // dynamic shared memory only.
     let shared: Vec<&str> = ptx.lines().filter(|line| line.contains(".shared .align")).collect();
-    assert_eq!(shared, [".extern .shared .align 4 .b8 sum_of_squares_partials[];"]);
-    for entry in ENTRIES {
+    assert_eq!(
+        shared,
+        [
+            ".extern .shared .align 4 .b8 stencil3_tile[];",
+            ".extern .shared .align 4 .b8 sum_of_squares_partials[];"
+        ]
+    );
+    for entry in REDUCTIONS {
         let body = body(&ptx, entry);
-        // A barrier after the slots are written and one per level of the tree, in its loop.
-        assert_eq!(body.matches("bar.sync").count(), 2, "{entry}");
+        // A barrier after the slots are written and one per level of the tree, in its loop:
+        // the unaligned `barrier.sync 0` of barrier.rs.
+        let barriers = barriers(body);
+        assert_eq!(barriers.len(), 2, "{entry}: {barriers:?}");
+        assert!(barriers.iter().all(|barrier| barrier.opcode == "barrier.sync"), "{entry}: {barriers:?}");
         assert!(body.contains("st.shared.f32") && body.contains("ld.shared.f32"), "{entry}");
         // Squares fused into the accumulator; one global store, the block's partial; no atomics.
         assert!(body.contains("fma.rn.f32"), "{entry}");
@@ -149,6 +168,24 @@ fn the_example_reduces_in_dynamic_shared_memory_only() {
     // The x4 entry's full trips: four loads of the vector per trip, then a one-at-a-time tail.
     assert_eq!(body(&ptx, "sum_of_squares_x4").matches("ld.global.f32").count(), 5);
     assert_eq!(body(&ptx, "sum_of_squares").matches("ld.global.f32").count(), 1);
+}
+
+#[test]
+fn the_stencil_uses_its_tile_and_the_unaligned_barrier_and_its_twin_the_aligned_one() {
+    let ptx = ptx();
+    for (entry, opcode) in [("stencil3", "barrier.sync"), ("stencil3_cuda_std_barrier", "bar.sync")] {
+        let body = body(&ptx, entry);
+        // Two barriers in the source, more in the PTX: the compilers copied them into the arms
+        // of the branches on the thread index (`docs/barriers.md`), harmless for `barrier.sync`,
+        // the hang for `bar.sync`.
+        let barriers = barriers(body);
+        assert!(barriers.len() > 2, "{entry}: {barriers:?}");
+        assert!(barriers.iter().all(|barrier| barrier.opcode == opcode), "{entry}: {barriers:?}");
+        // The tile in shared memory, the input read and the output written in global memory.
+        assert!(body.contains("stencil3_tile") && body.contains("ld.shared.f32"), "{entry}");
+        assert!(body.contains("ld.global.f32") && body.contains("st.global.f32"), "{entry}");
+        assert!(!body.contains("sum_of_squares_partials"), "{entry}");
+    }
 }
 
 #[test]

@@ -8,11 +8,22 @@
 //! [`sum_of_squares_x4`], four (its tunable: items per thread), so a host can sweep
 //! {block sizes} × {x1, x4}.
 //!
+//! The block-wide barrier is [`barrier::sync_threads`], PTX `barrier.sync 0`, not
+//! `cuda_std::thread::sync_threads()` (`bar.sync 0`, an aligned barrier that rustc's MIR
+//! optimisations can break; see `docs/barriers.md`). [`stencil`] holds the regression kernel
+//! of that hazard, `stencil3`, and its demonstration twin with cuda_std's barrier.
+//!
 //! Built by `examples/reduce/kernels/builder` with rust-cuda's `cuda_builder` for `compute_75`,
 //! as `kernels/` is; the PTX is committed in `examples/reduce/ptx/`.
 
+// Inline PTX (`asm!`) for the unaligned block barrier (`barrier.rs`).
+#![cfg_attr(target_os = "cuda", feature(asm_experimental_arch))]
+
 use core::cell::UnsafeCell;
 use cuda_std::prelude::*;
+
+pub mod barrier;
+pub mod stencil;
 
 /// Sum of squares of `x[0..n]`: block `b` writes the sum over the elements its threads took to
 /// `partials[b]`; the host adds the `gridDim.x` partials.
@@ -145,7 +156,8 @@ fn dynamic_shared_f32() -> *mut f32 {
 ///
 /// # Safety
 ///
-/// - Every thread of the block must call this (it has block-wide barriers), in a 1D block.
+/// - Every thread of the block must call this (it has block-wide barriers,
+///   [`barrier::sync_threads`]), in a 1D block.
 /// - The launch must give the block at least `blockDim.x * 4` bytes of dynamic shared memory.
 /// - `partials` must hold `gridDim.x` writable `f32`s.
 #[inline(always)]
@@ -158,13 +170,13 @@ unsafe fn block_sum_to(value: f32, partials: *mut f32) {
     // only, so every thread takes every barrier.
     unsafe {
         *shared.add(thread as usize) = value;
-        thread::sync_threads();
+        barrier::sync_threads();
         let mut stride = threads.next_power_of_two() / 2;
         while stride > 0 {
             if thread < stride && thread + stride < threads {
                 *shared.add(thread as usize) += *shared.add((thread + stride) as usize);
             }
-            thread::sync_threads();
+            barrier::sync_threads();
             stride /= 2;
         }
         if thread == 0 {
