@@ -9,7 +9,7 @@
 //! {block sizes} × {x1, x4}.
 //!
 //! The block-wide barrier is [`barrier::sync_threads`], PTX `barrier.sync 0`, not
-//! `cuda_std::thread::sync_threads()` (`bar.sync 0`, an aligned barrier that rustc's MIR
+//! `cuda_std::thread::sync_threads()` (`bar.sync 0`, an aligned barrier that the compilers'
 //! optimisations can break; see `docs/barriers.md`). [`stencil`] holds the regression kernel
 //! of that hazard, `stencil3`, and its demonstration twin with cuda_std's barrier.
 //!

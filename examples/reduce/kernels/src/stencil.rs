@@ -5,8 +5,9 @@
 //! values, every thread loading its value into the tile, thread 0 alone loading the two halo
 //! values, a barrier, the stencil, a barrier. Between the barriers every thread tests
 //! `i < n` twice (the load and the store) and thread 0 branches on its index: branches on the
-//! thread index around a barrier, which rustc's MIR `JumpThreading` pass can thread *through*
-//! the barrier call by duplicating it into the arms.
+//! thread index around a barrier, which a compiler can thread *through* the barrier call by
+//! copying it into the arms. Here rustc_codegen_nvvm's LLVM passes do: the source has 2
+//! barriers and the PTX 5 in each entry (`docs/barriers.md`).
 //!
 //! The body is written once, [`tiles`], generic over the barrier, and compiled twice:
 //! [`stencil3`] with our unaligned barrier ([`crate::barrier::sync_threads`], PTX
@@ -56,10 +57,9 @@ pub unsafe fn stencil3(x: *const f32, n: usize, y: *mut f32) {
 
 /// [`stencil3`] with `cuda_std::thread::sync_threads()` (PTX `bar.sync 0`, an *aligned*
 /// barrier) instead of our unaligned one: the regression entry of the hazard in
-/// `docs/barriers.md`. **Never launch it** except to show the hang: in its PTX, rustc's MIR
-/// `JumpThreading` has put copies of the barrier in branches on the thread index, so the
-/// threads of a block can wait at different `bar.sync` instructions, and the block may never
-/// finish. It is compiled, committed and checked only so that the hazard stays visible (the
+/// `docs/barriers.md`. **Never launch it** except to show the hang: in its PTX, the compiler
+/// has put copies of the barrier in branches on the thread index, so the threads of a block
+/// can wait at different `bar.sync` instructions, and the block may never finish. It is compiled, committed and checked only so that the hazard stays visible (the
 /// repository's tests require it to keep an aligned barrier, and forbid one in every other
 /// entry).
 ///
