@@ -11,12 +11,13 @@
 //! `bar.sync 0`, an *aligned* barrier (`barrier.sync.aligned 0`): every thread of the block
 //! must execute the *same* barrier instruction, and if threads of the block wait at different
 //! `bar.sync` instructions, the behaviour is undefined; in practice the block hangs. Source that
-//! calls the barrier where every thread of the block gets to the same call is not enough:
-//! rustc's MIR `JumpThreading` pass (rust-lang/rust#137086), which knows nothing of barriers,
-//! can duplicate the call into the arms of a branch on the thread index (such as
-//! `if thread == 0 { load the halo }` between two barriers in a loop), after which the
-//! threads of one block wait at different copies of it. LLVM's `convergent` attribute, which
-//! keeps LLVM from doing the same, does not exist in MIR.
+//! calls the barrier where every thread of the block gets to the same call is not enough: a
+//! compiler can copy the call into the arms of a branch on the thread index (such as
+//! `if thread == 0 { load the halo }` between two barriers in a loop), after which the threads
+//! of one block wait at different copies of it. rustc's MIR `JumpThreading` pass can
+//! (rust-lang/rust#137086): MIR has no `convergent` attribute. And rustc_codegen_nvvm's LLVM
+//! passes do, in `examples/reduce/kernels/src/stencil.rs`: they see cuda_std's barrier as a
+//! call to `__nvvm_block_barrier`, a `nounwind` function that is not `convergent` either.
 //!
 //! `barrier.sync 0` without `.aligned` counts the threads that arrive at barrier 0 from *any*
 //! instruction, so copies of it in different arms still make one block-wide barrier, whatever

@@ -128,8 +128,8 @@ fn run() -> Result<(), String> {
 
 /// The aligned block barriers in `ptx`, as (line number, opcode): `bar.sync`, `bar.arrive`,
 /// `bar.red` (the short forms of `barrier.*.aligned`) and any `barrier.*` with `.aligned`. The
-/// threads of a block must all reach the *same* aligned barrier instruction, which rustc does
-/// not guarantee (see `kernels/src/barrier.rs`).
+/// threads of a block must all reach the *same* aligned barrier instruction, which the compiler
+/// does not guarantee (see `kernels/src/barrier.rs`).
 fn aligned_barriers(ptx: &str) -> Vec<(usize, &str)> {
     ptx.lines()
         .enumerate()
