@@ -5,6 +5,7 @@ once it has found a driver; tests run it through [`run_with`] on the library's `
 */
 
 use crate::cli::{self, CliError, Request};
+use crate::cmd::new;
 use block_size_runner::{Console, Driver, Error, commands, exit};
 use std::ffi::OsString;
 
@@ -32,6 +33,12 @@ pub fn run_with<D: Driver>(driver: &D, args: &[OsString], console: &mut Console)
     match parse_or_stop(args)? {
         Request::Occupancy(request) => {
             console.out(&commands::occupancy(&request)?);
+            Ok(exit::SUCCESS)
+        }
+        Request::New(request) => {
+            let created = new::exec(&request)?;
+            console.out(&created.stdout);
+            console.err(&created.stderr);
             Ok(exit::SUCCESS)
         }
         Request::Compare(request) => commands::compare(driver, &request, console),

@@ -8,7 +8,8 @@ Checks that need the device (a block size above its limit, a frame larger than i
 memory) come later, in the library, when it opens the device.
 */
 
-use crate::cmd::{compare, occupancy, sweep, tail, variants};
+use crate::cmd::new::NewRequest;
+use crate::cmd::{compare, new, occupancy, sweep, tail, variants};
 use block_size_runner::commands::{
     CompareRequest, OccupancyRequest, SweepRequest, TailRequest, VariantsRequest,
 };
@@ -58,10 +59,12 @@ pub enum Command {
     Tail(tail::Tail),
     #[cfg_attr(doc, doc = "`block-size variants`.")]
     Variants(variants::Variants),
+    #[cfg_attr(doc, doc = "`block-size new`.")]
+    New(new::New),
 }
 
-/// A validated command line: the sweep, a subcommand of the GPU, or the GPU-free occupancy
-/// calculator.
+/// A validated command line: the sweep, a subcommand of the GPU, or one that needs no GPU (the
+/// occupancy calculator, `new`).
 #[derive(Debug, Clone, PartialEq)]
 pub enum Request {
     /// The sweep, `block-size`'s default command.
@@ -74,6 +77,8 @@ pub enum Request {
     Variants(VariantsRequest),
     /// `block-size occupancy`, which needs no GPU.
     Occupancy(OccupancyRequest),
+    /// `block-size new`, which writes a project and needs no GPU.
+    New(NewRequest),
 }
 
 /// Why the command line was not run.
@@ -136,6 +141,8 @@ where
             let validated = request.validate();
             (Request::Variants(request), validated)
         }
+        // Its name is checked here; the folder when it is written.
+        Some(Command::New(args)) => return args.request().map(Request::New).map_err(CliError::Usage),
     };
     validated.map(|()| request).map_err(|error| CliError::Usage(error.to_string()))
 }
@@ -171,6 +178,7 @@ mod tests {
         assert!(matches!(parse(["block-size", "tail"]), Ok(Request::Tail(_))));
         assert!(matches!(parse(["block-size", "variants"]), Ok(Request::Variants(_))));
         assert!(matches!(parse(["block-size", "occupancy", "--gpu", "t4"]), Ok(Request::Occupancy(_))));
+        assert!(matches!(parse(["block-size", "new", "/tmp/mine"]), Ok(Request::New(_))));
         assert_eq!(
             usage_error(&["--width", "64", "compare"]),
             "the subcommand 'compare' cannot be used with '--width <PIXELS>'"

@@ -1,5 +1,5 @@
-//! `block-size`: validates the command line, answers `occupancy` itself (no GPU needed),
-//! and for a sweep makes sure an NVIDIA driver is there, then hands over to
+//! `block-size`: validates the command line, answers `occupancy` and `new` itself (no GPU
+//! needed), and for a sweep makes sure an NVIDIA driver is there, then hands over to
 //! `block-size-cuda`, which links the driver.
 //!
 //! Two binaries because cust links `libcuda.so.1` directly: a program that links it cannot
@@ -7,6 +7,7 @@
 
 use block_size_cli::app;
 use block_size_cli::cli::Request;
+use block_size_cli::cmd::new;
 use block_size_runner::{Error, commands, exit};
 use std::ffi::OsString;
 use std::os::unix::process::CommandExt as _;
@@ -28,10 +29,19 @@ fn main() {
 }
 
 fn run(args: &[OsString]) -> Result<(), Error> {
-    // The occupancy calculator needs no GPU: answer it here, driver or not.
-    if let Request::Occupancy(request) = app::parse_or_stop(args)? {
-        print!("{}", commands::occupancy(&request)?);
-        return Ok(());
+    // The occupancy calculator and `new` need no GPU: answer them here, driver or not.
+    match app::parse_or_stop(args)? {
+        Request::Occupancy(request) => {
+            print!("{}", commands::occupancy(&request)?);
+            return Ok(());
+        }
+        Request::New(request) => {
+            let created = new::exec(&request)?;
+            print!("{}", created.stdout);
+            eprint!("{}", created.stderr);
+            return Ok(());
+        }
+        _ => {}
     }
     // SAFETY: loading the driver library runs its initialisers, as starting the worker would.
     if let Err(error) = unsafe { libloading::Library::new("libcuda.so.1") } {

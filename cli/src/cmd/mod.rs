@@ -1,9 +1,11 @@
 /*!
 The subcommands, one module each: its arguments (clap derive) and how they become the
-library's request. With no subcommand, `block-size` sweeps ([`sweep`]).
+library's request. With no subcommand, `block-size` sweeps ([`sweep`]). [`new`] writes a
+project of your own instead.
 */
 
 pub mod compare;
+pub mod new;
 pub mod occupancy;
 pub mod sweep;
 pub mod tail;

@@ -1,0 +1,374 @@
+/*!
+`block-size new PATH [--name NAME]`: writes a project of your own at PATH, no GPU needed.
+
+The project sweeps the block size of its kernel with this repository's library: a cuda_builder
+crate with one example kernel (`kernels/`, a 1-D stencil through dynamic shared memory, with
+the unaligned barrier), its committed PTX and stamp (`ptx/`, so the host crate builds without
+LLVM), and the host crate (`src/`, `tests/`) depending on this repository's `runner/` and `cli/`
+by absolute path. The files are the templates under `cli/templates/new/`, embedded here, with
+the crate's name and those paths filled in.
+*/
+
+use block_size_runner::{Error, exit};
+use clap::Args;
+use std::path::{Component, Path, PathBuf};
+
+// The options of `block-size new`.
+#[derive(Args, Debug, Clone, PartialEq, Eq)]
+#[command(
+    about = "Writes a project of your own at PATH: a Rust kernel crate (cuda_builder; its PTX built) and a host crate that sweeps its block size; no GPU needed"
+)]
+#[cfg_attr(doc, doc = "The options of `block-size new`.")]
+#[cfg_attr(not(doc), allow(missing_docs))]
+pub struct New {
+    /// The project's folder: one that does not exist yet, or an empty one
+    #[arg(value_name = "PATH")]
+    pub path: PathBuf,
+
+    /// The host crate's name [default: PATH's last component, made a crate name]
+    #[arg(long, value_name = "NAME")]
+    pub name: Option<String>,
+
+    /// The block-size repository whose runner/ and cli/ the project depends on [default: the
+    /// one this program was built from]
+    #[arg(long, value_name = "DIR")]
+    pub runner_path: Option<PathBuf>,
+}
+
+/// A validated `block-size new`: where, what name, and which repository.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewRequest {
+    /// The project's folder.
+    pub path: PathBuf,
+    /// The host crate's name, a valid crate name.
+    pub name: String,
+    /// The block-size repository's root, holding `runner/` and `cli/`.
+    pub repository: PathBuf,
+}
+
+/// The repository this program was built from: the CLI crate's parent folder.
+pub fn this_repository() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("cli/ has a parent folder").to_path_buf()
+}
+
+impl New {
+    /// The request, or why the name is refused (one line).
+    pub fn request(&self) -> Result<NewRequest, String> {
+        let name = match &self.name {
+            Some(name) => {
+                check_crate_name(name)
+                    .map_err(|why| format!("--name: `{name}` is not a valid crate name: {why}"))?;
+                name.clone()
+            }
+            None => default_name(&self.path)?,
+        };
+        let repository = self.runner_path.clone().unwrap_or_else(this_repository);
+        Ok(NewRequest { path: self.path.clone(), name, repository })
+    }
+}
+
+/// PATH's last component (of PATH resolved, where it exists) made a crate name: lower case,
+/// every run of characters other than ASCII letters, digits and `_` made one `-`, no `-` at
+/// either end, `_` before a leading digit.
+fn default_name(path: &Path) -> Result<String, String> {
+    let resolved = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+    let Some(Component::Normal(last)) = resolved.components().next_back() else {
+        return Err(format!("{} has no last component to name the crate after; give --name", path.display()));
+    };
+    let last = last.to_string_lossy();
+    let mut name = String::new();
+    for c in last.chars() {
+        if c.is_ascii_alphanumeric() || c == '_' {
+            name.push(c.to_ascii_lowercase());
+        } else if !name.is_empty() && !name.ends_with('-') {
+            name.push('-');
+        }
+    }
+    let mut name = name.trim_end_matches('-').to_string();
+    if name.starts_with(|c: char| c.is_ascii_digit()) {
+        name.insert(0, '_');
+    }
+    check_crate_name(&name).map(|()| name.clone()).map_err(|why| {
+        format!("`{last}` (PATH's last component) makes no valid crate name ({why}); give --name")
+    })
+}
+
+/// Rust's keywords: a crate named after one could not be named in a `use`.
+const KEYWORDS: &[&str] = &[
+    "as", "async", "await", "break", "const", "continue", "crate", "dyn", "else", "enum", "extern", "false",
+    "fn", "for", "gen", "if", "impl", "in", "let", "loop", "match", "mod", "move", "mut", "pub", "ref",
+    "return", "self", "static", "struct", "super", "trait", "true", "type", "unsafe", "use", "where",
+    "while", "abstract", "become", "box", "do", "final", "macro", "override", "priv", "try", "typeof",
+    "unsized", "virtual", "yield",
+];
+
+/// Names the project cannot take: the standard library's crates, cargo's build folders (the
+/// program is a binary of that name) and the crates the project itself depends on.
+const TAKEN: &[&str] = &[
+    "std",
+    "core",
+    "alloc",
+    "proc_macro",
+    "test",
+    "deps",
+    "examples",
+    "build",
+    "incremental",
+    "block_size",
+    "block_size_runner",
+    "block_size_cli",
+    "clap",
+    "anyhow",
+];
+
+/// Whether `name` is a crate name the project can take: 1 to 64 characters of lower-case ASCII
+/// letters, digits, `-` and `_`, not starting with a digit or `-`, neither a keyword nor a name
+/// taken ([`TAKEN`]).
+pub fn check_crate_name(name: &str) -> Result<(), String> {
+    if name.is_empty() {
+        return Err("it is empty".into());
+    }
+    if name.len() > 64 {
+        return Err("it is longer than 64 characters".into());
+    }
+    if let Some(c) =
+        name.chars().find(|&c| !(c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_'))
+    {
+        return Err(format!("`{c}` is not allowed: use lower-case ASCII letters, digits, `-` and `_`"));
+    }
+    if name.starts_with(|c: char| c.is_ascii_digit() || c == '-') {
+        return Err("it must start with a letter or `_`".into());
+    }
+    let snake = name.replace('-', "_");
+    if KEYWORDS.contains(&snake.as_str()) {
+        return Err("it is a Rust keyword".into());
+    }
+    if TAKEN.contains(&snake.as_str()) {
+        return Err(
+            "the project uses that name already (a standard crate, a cargo folder or a dependency)".into()
+        );
+    }
+    Ok(())
+}
+
+/// A file of the project: its path in the project, its template's text, and whether the name
+/// and paths are filled in (the kernels and their PTX depend on no name).
+struct Template {
+    path: &'static str,
+    text: &'static str,
+    filled: bool,
+}
+
+macro_rules! templates {
+    ($($template:literal => $path:literal, $filled:literal;)*) => {
+        &[$(Template {
+            path: $path,
+            text: include_str!(concat!("../../templates/new/", $template)),
+            filled: $filled,
+        }),*]
+    };
+}
+
+/// The project's files, from `cli/templates/new/`.
+const TEMPLATES: &[Template] = templates! {
+    "Cargo.toml" => "Cargo.toml", true;
+    "rust-toolchain.toml" => "rust-toolchain.toml", false;
+    "rustfmt.toml" => "rustfmt.toml", false;
+    "README.md" => "README.md", true;
+    "gitignore" => ".gitignore", false;
+    "cargo-config.toml" => ".cargo/config.toml", true;
+    "src/lib.rs" => "src/lib.rs", true;
+    "src/main.rs" => "src/main.rs", true;
+    "tests/stencil3.rs" => "tests/stencil3.rs", true;
+    "ptx/kernels.ptx" => "ptx/kernels.ptx", false;
+    "ptx/kernels.stamp.toml" => "ptx/kernels.stamp.toml", false;
+    "kernels/Cargo.toml" => "kernels/Cargo.toml", false;
+    "kernels/Cargo.lock" => "kernels/Cargo.lock", false;
+    "kernels/rust-toolchain.toml" => "kernels/rust-toolchain.toml", false;
+    "kernels/src/lib.rs" => "kernels/src/lib.rs", false;
+    "kernels/src/barrier.rs" => "kernels/src/barrier.rs", false;
+    "kernels/builder/Cargo.toml" => "kernels/builder/Cargo.toml", false;
+    "kernels/builder/build.rs" => "kernels/builder/build.rs", false;
+    "kernels/builder/src/main.rs" => "kernels/builder/src/main.rs", false;
+};
+
+/// The placeholders of the templates: the package name, the same as a Rust identifier, the
+/// repository's root (in `Cargo.toml`) and the folder of a link-time libcuda
+/// (`.cargo/config.toml`).
+const NAME: &str = "scaffold-name";
+const IDENT: &str = "scaffold_name";
+const REPOSITORY: &str = "/path/to/block-size";
+const LIBCUDA: &str = "/path/to/libcuda";
+
+/// What `block-size new` did: the lines for standard output, and a note for standard error
+/// where there is one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Created {
+    /// What was written, and what to do next.
+    pub stdout: String,
+    /// A line saying how to get a link-time `libcuda.so` where none was found.
+    pub stderr: String,
+}
+
+/// Where cust's build script will find a `libcuda.so` to link: a folder `base` with it in
+/// `base/lib64` or `base/lib64/stubs` (find_cuda_helper looks there), or one only in a folder
+/// of its own, linked into the project as `.cuda/lib64/libcuda.so`.
+#[derive(Debug, PartialEq, Eq)]
+enum Libcuda {
+    Base(PathBuf),
+    Link(PathBuf),
+    Missing,
+}
+
+/// The machine's driver's `libcuda.so` where the usual places have one, else the repository's
+/// `.cuda` (scripts/setup's), resolved.
+fn find_libcuda(repository: &Path) -> Libcuda {
+    for file in ["libcuda.so", "libcuda.so.1"] {
+        let driver = Path::new("/usr/lib/x86_64-linux-gnu").join(file);
+        if driver.is_file() {
+            return Libcuda::Link(driver);
+        }
+    }
+    let mut bases = vec![PathBuf::from("/usr/local/cuda")];
+    bases.extend(std::env::var_os("CUDA_PATH").map(PathBuf::from));
+    for base in bases {
+        if base.join("lib64/stubs/libcuda.so").is_file() || base.join("lib64/libcuda.so").is_file() {
+            return Libcuda::Base(base);
+        }
+    }
+    match repository.join(".cuda").canonicalize() {
+        Ok(base) if base.join("lib64/libcuda.so").is_file() => Libcuda::Base(base),
+        _ => Libcuda::Missing,
+    }
+}
+
+/// `path` as a TOML basic string's contents.
+fn toml_escaped(path: &Path) -> String {
+    path.display().to_string().replace('\\', "\\\\").replace('"', "\\\"")
+}
+
+fn failed(path: &Path, error: std::io::Error) -> Error {
+    Error::new(exit::FAILED, format!("{}: {error}", path.display()))
+}
+
+/// Writes the project; refuses (exit status 2) a PATH that exists and is not an empty folder, or
+/// a repository without `runner/` and `cli/`.
+pub fn exec(request: &NewRequest) -> Result<Created, Error> {
+    let usage = |message: String| Error::new(exit::USAGE, message);
+    let path = &request.path;
+    if path.exists() || path.is_symlink() {
+        let empty =
+            path.is_dir() && std::fs::read_dir(path).map_err(|error| failed(path, error))?.next().is_none();
+        if !empty {
+            return Err(usage(format!("{} exists and is not an empty folder", path.display())));
+        }
+    }
+    let repository = request
+        .repository
+        .canonicalize()
+        .ok()
+        .filter(|root| root.join("runner/Cargo.toml").is_file() && root.join("cli/Cargo.toml").is_file());
+    let Some(repository) = repository else {
+        return Err(usage(format!(
+            "{} is not the block-size repository (no runner/Cargo.toml and cli/Cargo.toml); give --runner-path",
+            request.repository.display()
+        )));
+    };
+
+    std::fs::create_dir_all(path).map_err(|error| failed(path, error))?;
+    let root = path.canonicalize().map_err(|error| failed(path, error))?;
+    let (libcuda, note) = match find_libcuda(&repository) {
+        Libcuda::Base(base) => (base, String::new()),
+        Libcuda::Link(file) => {
+            let lib64 = root.join(".cuda/lib64");
+            std::fs::create_dir_all(&lib64).map_err(|error| failed(&lib64, error))?;
+            let link = lib64.join("libcuda.so");
+            std::os::unix::fs::symlink(&file, &link).map_err(|error| failed(&link, error))?;
+            (root.join(".cuda"), String::new())
+        }
+        Libcuda::Missing => {
+            let setup = repository.join("scripts/setup");
+            let note = format!(
+                "note: no libcuda.so to link against on this machine; run {} (it links one as {}, which .cargo/config.toml names)\n",
+                setup.display(),
+                repository.join(".cuda").display()
+            );
+            (repository.join(".cuda"), note)
+        }
+    };
+
+    let ident = request.name.replace('-', "_");
+    for template in TEMPLATES {
+        let file = root.join(template.path);
+        let text = if template.filled {
+            template
+                .text
+                .replace(NAME, &request.name)
+                .replace(IDENT, &ident)
+                .replace(REPOSITORY, &toml_escaped(&repository))
+                .replace(LIBCUDA, &toml_escaped(&libcuda))
+        } else {
+            template.text.to_string()
+        };
+        let folder = file.parent().expect("every file is in the project");
+        std::fs::create_dir_all(folder).map_err(|error| failed(folder, error))?;
+        std::fs::write(&file, text).map_err(|error| failed(&file, error))?;
+    }
+
+    let stdout = format!(
+        "Created {name} in {root} ({files} files), on block-size at {repository}.\n\
+         Test it (no GPU): cd {root} && cargo test\n\
+         Sweep it on a GPU: cargo run --release -- --block-sizes 64,128,256\n\
+         Its kernel is kernels/src/lib.rs; README.md says how to rebuild its PTX.\n",
+        name = request.name,
+        root = root.display(),
+        files = TEMPLATES.len(),
+        repository = repository.display(),
+    );
+    Ok(Created { stdout, stderr: note })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn crate_names_are_checked_as_cargo_would_take_them() {
+        for good in ["stencil", "my-sweep", "my_sweep2", "_2d", "a"] {
+            assert_eq!(check_crate_name(good), Ok(()), "{good}");
+        }
+        for bad in
+            ["", "2d", "-x", "My", "a b", "a.b", "fn", "self", "test", "build", "clap", "block-size-runner"]
+        {
+            assert!(check_crate_name(bad).is_err(), "{bad}");
+        }
+        assert!(check_crate_name(&"a".repeat(65)).is_err());
+    }
+
+    #[test]
+    fn the_default_name_is_the_last_component_made_a_crate_name() {
+        let name = |path: &str| default_name(Path::new(path));
+        assert_eq!(name("/tmp/my-sweep"), Ok("my-sweep".into()));
+        assert_eq!(name("/tmp/My Stencil.v2/"), Ok("my-stencil-v2".into()));
+        assert_eq!(name("work/2d_blur"), Ok("_2d_blur".into()));
+        let up = "/no-such-folder-block-size/..";
+        assert_eq!(
+            name(up).unwrap_err(),
+            format!("{up} has no last component to name the crate after; give --name")
+        );
+        // An existing folder is named after its resolved path.
+        assert_eq!(name("."), Ok("cli".into()));
+        assert!(name("/tmp/fn").unwrap_err().contains("give --name"));
+        assert!(name("/tmp/---").unwrap_err().contains("give --name"));
+    }
+
+    #[test]
+    fn every_placeholder_is_in_a_filled_template_and_no_other() {
+        for placeholder in [NAME, IDENT, REPOSITORY, LIBCUDA] {
+            assert!(TEMPLATES.iter().any(|template| template.filled && template.text.contains(placeholder)));
+            for template in TEMPLATES.iter().filter(|template| !template.filled) {
+                assert!(!template.text.contains(placeholder), "{} holds {placeholder}", template.path);
+            }
+        }
+    }
+}

@@ -1,0 +1,123 @@
+//! The whole program on block-size-runner's mock driver, with a CPU emulation of the kernel: a
+//! clean sweep, a wrong value caught, `--corrupt-output`, bad input and no GPU.
+
+use anyhow::{Result, bail, ensure};
+use block_size_runner::mock::{EmulatedMemory, Launch, MockDriver, MockGpu, read_values, write_values};
+use block_size_runner::{Console, exit};
+use clap::Parser as _;
+use scaffold_name::{Cli, PTX};
+
+/// `stencil3` on the CPU, as the GPU runs it: each block takes its tiles in a grid-stride loop,
+/// fills the tile and its halo in its shared memory, then every thread writes its value. With
+/// `fault`, that output value is one too high.
+fn emulate(launch: &Launch, memory: &mut dyn EmulatedMemory, fault: Option<usize>) -> Result<()> {
+    let [x, n, y] = launch.args.as_slice() else { bail!("three arguments, not {}", launch.args.len()) };
+    let (grid, block) = (launch.grid_blocks as usize, launch.threads_per_block as usize);
+    ensure!(launch.dynamic_shared_memory as usize >= 4 * (block + 2), "a launch without its tile");
+    let n = n.as_usize()?;
+    let x = read_values::<f32>(memory.at(x)?, n)?;
+    let at = |i: usize| x.get(i).copied().unwrap_or(0.0);
+    let mut out = vec![f32::NAN; n];
+    for b in 0..grid {
+        let mut tile = vec![0.0f32; block + 2];
+        for base in (b * block..n).step_by(grid * block) {
+            for (t, slot) in tile[1..=block].iter_mut().enumerate() {
+                *slot = at(base + t);
+            }
+            (tile[0], tile[block + 1]) = (at(base.wrapping_sub(1)), at(base + block));
+            for t in (0..block).filter(|t| base + t < n) {
+                out[base + t] = tile[t] + tile[t + 1] + tile[t + 2];
+            }
+        }
+    }
+    if let Some(value) = fault.and_then(|index| out.get_mut(index)) {
+        *value += 1.0;
+    }
+    write_values(memory.at_mut(y)?, &out)
+}
+
+fn gpu() -> MockGpu {
+    let mut gpu = MockGpu::h200_like();
+    gpu.emulate(PTX.kernel("stencil3"), emulate);
+    gpu
+}
+
+/// What one run printed and how it ended.
+struct Ran {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+fn run_on(gpu: MockGpu, args: &[&str]) -> Ran {
+    let driver = MockDriver { cuda_version: 13000, devices: vec![gpu] };
+    let cli = Cli::try_parse_from(std::iter::once("scaffold-name").chain(args.iter().copied())).unwrap();
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let code = scaffold_name::run(&driver, &cli, &mut Console { out: &mut out, err: &mut err });
+    Ran { code, stdout: String::from_utf8(out).unwrap(), stderr: String::from_utf8(err).unwrap() }
+}
+
+/// A quick sweep: 100003 values, three block sizes, two samples a row.
+const QUICK: [&str; 8] = ["--n", "100003", "--block-sizes", "32,100,1024", "--runs", "2", "--warmups", "0"];
+
+fn check_failures(ran: &Ran) -> Vec<&str> {
+    ran.stderr.lines().filter(|line| line.starts_with("check failed: ")).collect()
+}
+
+#[test]
+fn the_cpu_emulation_passes_the_check_at_every_block_size() {
+    assert!(PTX.is_stamped(), "ptx/kernels.stamp.toml parses");
+    let ran = run_on(gpu(), &QUICK);
+    assert_eq!((ran.code, ran.stderr.as_str()), (exit::SUCCESS, ""), "{}", ran.stdout);
+    assert!(ran.stdout.contains("100003 values"), "{}", ran.stdout);
+    // Every launch had its tile: (threads + 2) * 4 bytes of dynamic shared memory.
+    assert!(ran.stdout.contains("dynamic shared memory"), "{}", ran.stdout);
+}
+
+#[test]
+fn a_wrong_value_is_caught_at_every_row() {
+    let mut gpu = gpu();
+    gpu.wrong_kernel = Some(PTX.kernel("stencil3"));
+    gpu.wrong_element = 4321;
+    let ran = run_on(gpu, &QUICK);
+    assert_eq!(ran.code, exit::FAILED, "{}", ran.stdout);
+    let failures = check_failures(&ran);
+    assert_eq!(failures.len(), 3, "{}", ran.stderr);
+    assert!(failures.iter().all(|line| line.contains("y[4321] is ")), "{}", ran.stderr);
+}
+
+#[test]
+fn corrupt_output_fails_every_row() {
+    let ran = run_on(gpu(), &[&QUICK[..], &["--corrupt-output", "0"]].concat());
+    assert_eq!(ran.code, exit::FAILED, "{}", ran.stdout);
+    assert_eq!(check_failures(&ran).len(), 3, "{}", ran.stderr);
+}
+
+#[test]
+fn bad_input_is_exit_status_2() {
+    // What clap refuses, before the sweep.
+    for bad in [&["--n", "0"][..], &["--runs", "many"], &["--block-sizes", "64,x"]] {
+        let error =
+            Cli::try_parse_from(std::iter::once("scaffold-name").chain(bad.iter().copied())).unwrap_err();
+        assert_eq!(error.exit_code(), exit::USAGE, "{bad:?}");
+    }
+    // What the sweep's settings refuse, as one line.
+    let twice = run_on(gpu(), &["--n", "1000", "--block-sizes", "64,64"]);
+    assert_eq!(
+        (twice.code, twice.stdout.as_str(), twice.stderr.as_str()),
+        (exit::USAGE, "", "Error: block size 64 is listed twice in --block-sizes\n")
+    );
+    for bad in [&["--grid", "waves:0"][..], &["--block-sizes", "0"], &["--block-sizes", "2048"]] {
+        let ran = run_on(gpu(), &[&["--n", "1000"][..], bad].concat());
+        assert_eq!((ran.code, ran.stderr.lines().count()), (exit::USAGE, 1), "{bad:?}: {}", ran.stderr);
+    }
+}
+
+#[test]
+fn no_gpu_is_exit_status_3() {
+    let driver = MockDriver { cuda_version: 13000, devices: Vec::new() };
+    let cli = Cli::try_parse_from(["scaffold-name", "--n", "10"]).unwrap();
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let code = scaffold_name::run(&driver, &cli, &mut Console { out: &mut out, err: &mut err });
+    assert_eq!((code, out.is_empty()), (exit::NO_DEVICE, true));
+}

@@ -1,0 +1,274 @@
+//! `block-size new` on the CPU: the project it writes (its files, its PTX and stamp, its pins
+//! against this repository's), its refusals, and the project's own `cargo test` passing with no
+//! environment set up for it.
+
+use assert_cmd::Command;
+use std::path::{Path, PathBuf};
+
+/// Says what a long step does on the terminal even when the test harness captures output (it
+/// captures `eprintln!`, not writes to the stderr handle).
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
+fn block_size() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_block-size"))
+}
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+}
+
+/// A folder under the system's temporary folder, removed when dropped (a failed test too).
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(label: &str) -> Self {
+        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos();
+        let path =
+            std::env::temp_dir().join(format!("block-size-new-{label}-{}-{nanos}", std::process::id()));
+        std::fs::create_dir_all(&path).unwrap();
+        Self(path)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Every file `block-size new` writes.
+const FILES: [&str; 19] = [
+    ".cargo/config.toml",
+    ".gitignore",
+    "Cargo.toml",
+    "README.md",
+    "kernels/Cargo.lock",
+    "kernels/Cargo.toml",
+    "kernels/builder/Cargo.toml",
+    "kernels/builder/build.rs",
+    "kernels/builder/src/main.rs",
+    "kernels/rust-toolchain.toml",
+    "kernels/src/barrier.rs",
+    "kernels/src/lib.rs",
+    "ptx/kernels.ptx",
+    "ptx/kernels.stamp.toml",
+    "rust-toolchain.toml",
+    "rustfmt.toml",
+    "src/lib.rs",
+    "src/main.rs",
+    "tests/stencil3.rs",
+];
+
+fn read(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_else(|error| panic!("{}: {error}", path.display()))
+}
+
+/// The lines of `text` that start with `key`, trimmed: a TOML key's line.
+fn lines_of(text: &str, key: &str) -> Vec<String> {
+    text.lines().filter(|line| line.starts_with(key)).map(|line| line.trim().to_string()).collect()
+}
+
+/// The last `limit` bytes of `text` (on a character boundary), for a failure message.
+fn tail(text: &[u8], limit: usize) -> String {
+    let text = String::from_utf8_lossy(text);
+    let start = text.char_indices().map(|(index, _)| index).find(|&index| index + limit >= text.len());
+    text[start.unwrap_or(0)..].to_string()
+}
+
+/// The project as written: every file there, no placeholder left, the repository's pins.
+fn check_files(project: &Path, name: &str) {
+    let mut written: Vec<String> = Vec::new();
+    let mut folders = vec![project.to_path_buf()];
+    while let Some(folder) = folders.pop() {
+        for entry in std::fs::read_dir(&folder).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() && !path.ends_with(".cuda") {
+                folders.push(path);
+            } else if path.is_file() && !path.starts_with(project.join(".cuda")) {
+                written.push(path.strip_prefix(project).unwrap().to_string_lossy().into_owned());
+            }
+        }
+    }
+    written.sort();
+    assert_eq!(written, FILES, "the files of the project");
+    for file in FILES {
+        let text = read(&project.join(file));
+        for placeholder in ["scaffold-name", "scaffold_name", "/path/to/"] {
+            assert!(!text.contains(placeholder), "{file} still holds {placeholder}");
+        }
+    }
+
+    let manifest = read(&project.join("Cargo.toml"));
+    let root = repo().canonicalize().unwrap();
+    assert!(manifest.contains(&format!("name = \"{name}\"")), "{manifest}");
+    for dependency in ["runner", "cli"] {
+        let path = format!("path = \"{}\"", root.join(dependency).display());
+        assert!(manifest.contains(&path), "Cargo.toml lacks {path}: {manifest}");
+    }
+    assert!(manifest.contains("\n[workspace]\n"), "the host crate is a workspace of its own");
+    let lib = read(&project.join("src/lib.rs"));
+    assert!(lib.contains(&format!("EmbeddedPtx::user(\"{name}\"")), "{lib}");
+    let tests = read(&project.join("tests/stencil3.rs"));
+    assert!(tests.contains(&format!("use {}::", name.replace('-', "_"))), "{tests}");
+
+    // The kernels' toolchain and rust-cuda pin are this repository's.
+    let (ours, theirs) = (
+        read(&repo().join("kernels/rust-toolchain.toml")),
+        read(&project.join("kernels/rust-toolchain.toml")),
+    );
+    for key in ["channel", "components"] {
+        assert_eq!(lines_of(&theirs, key), lines_of(&ours, key), "kernels/rust-toolchain.toml {key}");
+    }
+    let host_toolchain = read(&project.join("rust-toolchain.toml"));
+    assert_eq!(
+        lines_of(&host_toolchain, "channel"),
+        lines_of(&read(&repo().join("rust-toolchain.toml")), "channel")
+    );
+    let (ours, theirs) =
+        (read(&repo().join("kernels/Cargo.toml")), read(&project.join("kernels/Cargo.toml")));
+    assert_eq!(lines_of(&theirs, "cuda_std = "), lines_of(&ours, "cuda_std = "), "the pinned cuda_std");
+    assert!(read(&project.join("kernels/builder/Cargo.toml")).contains(
+        "cuda_builder = { git = \"https://github.com/Rust-GPU/rust-cuda\", rev = \"946c91f080770f30d42d7c706ac8185969274073\""
+    ));
+    // Where this repository has its barrier module, the project's is the same file.
+    if let Ok(barrier) = std::fs::read_to_string(repo().join("kernels/src/barrier.rs")) {
+        assert_eq!(read(&project.join("kernels/src/barrier.rs")), barrier, "kernels/src/barrier.rs");
+    }
+
+    // The PTX: libNVVM 11.8's ISA, the unaligned barrier only, the tile as dynamic shared
+    // memory; and a stamp that belongs to it and to the kernels' sources as written.
+    let ptx = read(&project.join("ptx/kernels.ptx"));
+    assert!(ptx.contains("\n.version 7.8\n") && ptx.contains(".visible .entry stencil3("), "{ptx}");
+    assert!(ptx.contains("barrier.sync 0;") && !ptx.contains("bar.sync") && !ptx.contains(".aligned"));
+    assert!(ptx.contains(".extern .shared .align 4 .b8 stencil3_tile[];"));
+    let stamp = ptx_stamp::Stamp::parse(&read(&project.join("ptx/kernels.stamp.toml"))).unwrap();
+    assert_eq!((stamp.kernels, stamp.compiler.as_str()), (vec!["stencil3".to_string()], "cuda_builder"));
+    assert_eq!(stamp.ptx_sha256, ptx_stamp::sha256_hex(ptx.as_bytes()), "ptx/kernels.ptx is not the stamp's");
+    assert_eq!(
+        stamp.inputs_sha256,
+        ptx_stamp::inputs_sha256(project, &stamp.inputs).unwrap(),
+        "the kernels changed since their PTX was built: regenerate it in a project and copy ptx/ to cli/templates/new/ptx/"
+    );
+    assert_eq!(stamp.rust_cuda_rev.as_deref(), Some("946c91f080770f30d42d7c706ac8185969274073"));
+    assert_eq!(stamp.toolchain, lines_of(&host_toolchain, "channel")[0].split('"').nth(1).map(String::from));
+}
+
+/// `.cargo/config.toml` names a folder whose `lib64/` (or `lib64/stubs/`) has a `libcuda.so`,
+/// or `block-size new` said in one line how to get one.
+fn check_libcuda(project: &Path, stderr: &str) {
+    let config = read(&project.join(".cargo/config.toml"));
+    let folder = lines_of(&config, "CUDA_LIBRARY_PATH")[0].split('"').nth(1).unwrap().to_string();
+    let folder = Path::new(&folder);
+    assert!(folder.is_absolute(), "{config}");
+    let found = ["lib64/libcuda.so", "lib64/stubs/libcuda.so"].iter().any(|file| folder.join(file).exists());
+    if found {
+        assert_eq!(stderr, "");
+    } else {
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(stderr.contains("scripts/setup"), "{stderr}");
+    }
+}
+
+#[test]
+fn new_writes_a_project_whose_own_tests_pass() {
+    let temp = TempDir::new("project");
+    // The default name: the folder's, made a crate name.
+    let project = temp.0.join("My Stencil");
+    let output = block_size().arg("new").arg(&project).output().unwrap();
+    let (stdout, stderr) = (String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+    assert_eq!(output.status.code(), Some(0), "{stdout}{stderr}");
+    assert!(stdout.starts_with("Created my-stencil in "), "{stdout}");
+    check_files(&project, "my-stencil");
+    check_libcuda(&project, &stderr);
+
+    // A second `new` into the same, now full, folder: one line, exit 2, nothing touched.
+    let manifest = read(&project.join("Cargo.toml"));
+    let again = block_size().arg("new").arg(&project).args(["--name", "other"]).assert().code(2).stdout("");
+    let stderr = String::from_utf8_lossy(&again.get_output().stderr).into_owned();
+    assert_eq!(stderr, format!("Error: {} exists and is not an empty folder\n", project.display()));
+    assert_eq!(read(&project.join("Cargo.toml")), manifest);
+
+    // The project's own tests, as its user runs them: no CUDA_LIBRARY_PATH (its
+    // .cargo/config.toml has one), its own toolchain file; a target folder under this
+    // repository's target/, so that later runs reuse the build.
+    let target = repo().join("target/scaffold-test");
+    say!(
+        "new_writes_a_project_whose_own_tests_pass: `cargo test` in {} (CARGO_TARGET_DIR={}; the first run builds block-size-runner and its dependencies, about a minute or more)",
+        project.display(),
+        target.display()
+    );
+    let started = std::time::Instant::now();
+    let output = std::process::Command::new("cargo")
+        .arg("test")
+        .current_dir(&project)
+        .env_remove("CUDA_LIBRARY_PATH")
+        .env_remove("CARGO_BUILD_TARGET_DIR")
+        .env_remove("RUSTUP_TOOLCHAIN")
+        .env("CARGO_TARGET_DIR", &target)
+        .output()
+        .expect("cargo starts");
+    say!("new_writes_a_project_whose_own_tests_pass: its `cargo test` took {:.0?}", started.elapsed());
+    assert!(
+        output.status.success(),
+        "`cargo test` in the new project failed ({}):\n--- stdout (end)\n{}\n--- stderr (end)\n{}",
+        output.status,
+        tail(&output.stdout, 6000),
+        tail(&output.stderr, 6000)
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("test result: ok. 5 passed"), "{stdout}");
+}
+
+#[test]
+fn an_explicit_name_is_taken_as_given() {
+    let temp = TempDir::new("name");
+    // An existing empty folder is fine.
+    let project = temp.0.join("anywhere");
+    std::fs::create_dir(&project).unwrap();
+    block_size().arg("new").arg(&project).args(["--name", "blur_2d"]).assert().success();
+    assert!(read(&project.join("Cargo.toml")).contains("name = \"blur_2d\""));
+    assert!(read(&project.join("src/main.rs")).contains("blur_2d::run("));
+}
+
+#[test]
+fn refusals_are_one_line_exit_2_and_write_nothing() {
+    let temp = TempDir::new("refused");
+    let file = temp.0.join("a-file");
+    std::fs::write(&file, "x").unwrap();
+    let at = |name: &str| temp.0.join(name).into_os_string();
+    let cases: [(Vec<std::ffi::OsString>, String); 5] = [
+        (
+            vec![at("x"), "--name".into(), "Sweep".into()],
+            "--name: `Sweep` is not a valid crate name: ".into(),
+        ),
+        (
+            vec![at("x"), "--name".into(), "fn".into()],
+            "--name: `fn` is not a valid crate name: it is a Rust keyword".into(),
+        ),
+        (
+            vec![at("---")],
+            "`---` (PATH's last component) makes no valid crate name (it is empty); give --name".into(),
+        ),
+        (
+            vec![file.clone().into_os_string()],
+            format!("{} exists and is not an empty folder", file.display()),
+        ),
+        (
+            vec![at("y"), "--runner-path".into(), temp.0.clone().into_os_string()],
+            format!("{} is not the block-size repository", temp.0.display()),
+        ),
+    ];
+    for (args, message) in cases {
+        let assert = block_size().arg("new").args(&args).assert().code(2).stdout("");
+        let stderr = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
+        assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+        assert!(stderr.starts_with(&format!("Error: {message}")), "{args:?}: {stderr}");
+    }
+    let left: Vec<_> = std::fs::read_dir(&temp.0).unwrap().map(|entry| entry.unwrap().file_name()).collect();
+    assert_eq!(left, ["a-file"], "a refused `new` writes nothing");
+}
