@@ -68,10 +68,8 @@ mod compat;
 mod cuda;
 mod error;
 mod export;
-mod frame;
 mod frame_size;
 mod grid;
-mod histogram_reference;
 #[cfg(any(test, feature = "mock"))]
 pub mod mock;
 mod model;
@@ -112,14 +110,14 @@ pub mod testing {
     pub use crate::compat::{
         ISA_FLOOR, ISA_RELEASES, Isa, Refusal, Unloadable, check as compat_check, parse_isa,
     };
-    pub use crate::frame::luma;
-    pub use crate::histogram_reference::{quantise, synthetic_luma12};
     pub use crate::ptx::{
         ALL, HISTOGRAM_NVCC, KernelRef, NVCC, RUST_CUDA, RUSTC_NVPTX, RUSTC_NVPTX_FMA, entry_params,
     };
     pub use crate::sweep::run as sweep;
     pub use crate::timing::BLOCKING_KERNEL;
     pub use crate::variants::VARIANTS;
+    pub use crate::workload::grayscale::frame::luma;
+    pub use crate::workload::histogram::reference::{quantise, synthetic_luma12};
 }
 
 pub use crate::backend::Driver;

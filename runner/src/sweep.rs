@@ -456,10 +456,11 @@ mod tests {
         let mut gpu = MockGpu::h200_like();
         let mut workload = grayscale(&mut gpu, 256, 256);
         let result = run(&mut gpu, workload.as_mut(), &[128, 256], TIMING, Some(40_960)).unwrap();
-        let want = crate::frame::Frame::synthetic(crate::frame_size::FrameSize::new(256, 256))
-            .unwrap()
-            .reference()
-            .unwrap()[40_960];
+        let want =
+            crate::workload::grayscale::frame::Frame::synthetic(crate::frame_size::FrameSize::new(256, 256))
+                .unwrap()
+                .reference()
+                .unwrap()[40_960];
         let expected = |threads_per_block| CheckFailure::WrongOutput {
             threads_per_block,
             mismatch: Mismatch {

@@ -203,7 +203,10 @@ pub fn run(
     let pass = workload.pass().clone();
     let pixels = pass.frame.pixels();
     // The frame is in host memory, so its byte count fits.
-    let bytes = pass.frame.bytes(crate::frame::BYTES_PER_PIXEL).and_then(|bytes| usize::try_from(bytes).ok());
+    let bytes = pass
+        .frame
+        .bytes(crate::workload::grayscale::frame::BYTES_PER_PIXEL)
+        .and_then(|bytes| usize::try_from(bytes).ok());
     let bytes = bytes.context("the frame's byte count does not fit this machine's address space")?;
     let copy = RunStats::of(&gpu.time_copy(bytes / 2, timing).context("timing the device-to-device copy")?);
 

@@ -59,7 +59,8 @@ fn a_corrupted_output_fails_every_row_on_the_gpu() {
 
 #[test]
 fn the_stencil_with_the_unaligned_barrier_passes_at_every_block_size() {
-    let args = [&["--n", "1000003", "--block-sizes", "32,64,96,100,128,256,512,1000,1024"][..], &QUICK[2..]].concat();
+    let args = [&["--n", "1000003", "--block-sizes", "32,64,96,100,128,256,512,1000,1024"][..], &QUICK[2..]]
+        .concat();
     let Some(output) = on_gpu("stencil", env!("CARGO_BIN_EXE_stencil-example"), &args) else { return };
     let (stdout, stderr) = (text(&output.stdout), text(&output.stderr));
     assert_eq!((output.status.code(), stderr.as_str()), (Some(0), ""), "{stdout}");

@@ -83,7 +83,7 @@ pub(crate) fn check_request(
     check_dynamic_shared_memory(block_sizes, shared).map_err(usage)?;
     let free = gpu.free_memory().map_err(failed)?;
     check_frame_fits(subject, footprint, scratch, free).map_err(usage)?;
-    check_host_memory(subject, footprint, crate::frame::host_memory_available()).map_err(usage)?;
+    check_host_memory(subject, footprint, host_memory_available()).map_err(usage)?;
     Ok(())
 }
 
@@ -233,6 +233,24 @@ fn open_stop(error: OpenError) -> Error {
     }
 }
 
+/// Host memory available to a new allocation: `MemAvailable` of `/proc/meminfo`, where
+/// this system has it.
+pub fn host_memory_available() -> Option<u64> {
+    parse_mem_available(&std::fs::read_to_string("/proc/meminfo").ok()?)
+}
+
+/// The `MemAvailable:` line of a `/proc/meminfo` text, in bytes.
+pub fn parse_mem_available(meminfo: &str) -> Option<u64> {
+    let line = meminfo.lines().find_map(|line| line.strip_prefix("MemAvailable:"))?;
+    let mut words = line.split_whitespace();
+    let value: u64 = words.next()?.parse().ok()?;
+    match words.next() {
+        Some("kB") => value.checked_mul(1024),
+        None => Some(value),
+        Some(_) => None,
+    }
+}
+
 /// Every block size must be launchable on this device.
 pub(crate) fn check_block_size_limits(block_sizes: &[u32], limits: &DeviceLimits) -> Result<(), String> {
     match block_sizes.iter().find(|&&size| size > limits.max_threads_per_block) {
@@ -324,6 +342,13 @@ mod tests {
 
     fn grayscale_footprint(width: u32, height: u32) -> Footprint {
         (grayscale::KERNEL.footprint)(&Params::frame(width, height))
+    }
+
+    #[test]
+    fn mem_available_is_read_in_bytes() {
+        let meminfo = "MemTotal:       131072000 kB\nMemFree:         1000 kB\nMemAvailable:   65536000 kB\n";
+        assert_eq!(parse_mem_available(meminfo), Some(65_536_000 * 1024));
+        assert_eq!(parse_mem_available("MemTotal: 5 kB\n"), None);
     }
 
     #[test]

@@ -98,7 +98,7 @@ pub(crate) fn exec<D: Driver>(
     let all = variants::candidates();
     let kernels: Vec<ptx::KernelRef> = all.iter().map(|candidate| candidate.kernel).collect();
     // The copy needs a source and a destination of half a pass each: one more frame.
-    let frame_bytes = params.frame.bytes(crate::frame::BYTES_PER_PIXEL);
+    let frame_bytes = params.frame.bytes(crate::workload::grayscale::frame::BYTES_PER_PIXEL);
     let offset_bytes = 64 * options.offset;
     let job = Job { spec: &grayscale::KERNEL, params, block_sizes: &options.block_sizes };
     let device::Opened { mut gpu, loaded, .. } = device::open_several(

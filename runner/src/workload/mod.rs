@@ -204,13 +204,6 @@ impl Eq for KernelSpec {}
 /// One kernel's inputs, outputs and CPU reference, on the host and, once uploaded, on one
 /// device.
 pub trait Workload {
-    #[cfg_attr(not(any(test, feature = "mock")), allow(dead_code))]
-    /// The registered kernel this workload belongs to, where it is one of [`KERNELS`]; a
-    /// workload of your own ([`crate::user::UserKernel`]) has none.
-    fn spec(&self) -> Option<&'static KernelSpec> {
-        None
-    }
-
     /// What one pass is.
     fn pass(&self) -> &Pass;
 

@@ -5,11 +5,13 @@ shapes, which take the same arguments), checked against [`Frame::reference`] wit
 [`RELATIVE_TOLERANCE`]. A pass reads three planes and writes one: 16 bytes a pixel.
 */
 
-use super::{Footprint, KernelSpec, Mismatch, Params, Pass, Workload, as_bytes, as_bytes_mut, view_values};
-use crate::backend::{BufferId, EmulatedMemory, Gpu, KernelArg, Launch};
-use crate::frame::{
+pub mod frame;
+
+use self::frame::{
     BYTES_PER_PIXEL, Frame, HOST_BYTES_PER_PIXEL, RELATIVE_TOLERANCE, first_mismatch, host_zeros, luma,
 };
+use super::{Footprint, KernelSpec, Mismatch, Params, Pass, Workload, as_bytes, as_bytes_mut, view_values};
+use crate::backend::{BufferId, EmulatedMemory, Gpu, KernelArg, Launch};
 use crate::ptx;
 use anyhow::{Result, bail};
 
@@ -100,10 +102,6 @@ impl GrayscaleWorkload {
 }
 
 impl Workload for GrayscaleWorkload {
-    fn spec(&self) -> Option<&'static KernelSpec> {
-        Some(&KERNEL)
-    }
-
     fn pass(&self) -> &Pass {
         &self.pass
     }

@@ -5,21 +5,23 @@ into private bins in dynamic shared memory, `bins * 4` bytes of it per block wha
 so `--bins` and the block size together decide how many blocks fit on an SM.
 
 The input is the 12-bit integer luma of the synthetic frame, computed on the host and
-quantised to bins ([`crate::histogram_reference`]); the check is exact: every bin equals the
+quantised to bins ([`reference`]); the check is exact: every bin equals the
 CPU histogram, and the bins add up to the pixel count. The kernel adds to its counters, so
 the launch zeroes them before every launch, outside the timed interval, and each check sees
 one pass. A pass reads 2 bytes a pixel; GB/s counts those (the bins' atomics are not
 counted).
 */
 
+pub mod reference;
+
+use self::reference::{LUMA_LEVELS, luma12};
 use super::{
     Footprint, KernelSpec, Mismatch, Params, Pass, Workload, as_bytes, as_bytes_mut, host_vec, read_values,
     write_values,
 };
 use crate::backend::{BufferId, EmulatedMemory, Gpu, KernelArg, Launch};
-use crate::histogram_reference::{self as reference, LUMA_LEVELS, luma12};
 
-pub use crate::histogram_reference::MAX_BINS;
+pub use self::reference::MAX_BINS;
 use crate::ptx;
 use anyhow::{Result, bail, ensure};
 use rayon::prelude::*;
@@ -163,10 +165,6 @@ pub fn compare_bins(got: &[u32], want: &[u32], pixels: u64) -> Option<Mismatch> 
 }
 
 impl Workload for HistogramWorkload {
-    fn spec(&self) -> Option<&'static KernelSpec> {
-        Some(&KERNEL)
-    }
-
     fn pass(&self) -> &Pass {
         &self.pass
     }

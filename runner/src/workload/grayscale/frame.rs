@@ -31,24 +31,6 @@ pub const BYTES_PER_PIXEL: u64 = 4 * 4;
 /// output copied back, 4 bytes each.
 pub const HOST_BYTES_PER_PIXEL: u64 = 5 * 4;
 
-/// Host memory available to a new allocation: `MemAvailable` of `/proc/meminfo`, where
-/// this system has it.
-pub fn host_memory_available() -> Option<u64> {
-    parse_mem_available(&std::fs::read_to_string("/proc/meminfo").ok()?)
-}
-
-/// The `MemAvailable:` line of a `/proc/meminfo` text, in bytes.
-pub fn parse_mem_available(meminfo: &str) -> Option<u64> {
-    let line = meminfo.lines().find_map(|line| line.strip_prefix("MemAvailable:"))?;
-    let mut words = line.split_whitespace();
-    let value: u64 = words.next()?.parse().ok()?;
-    match words.next() {
-        Some("kB") => value.checked_mul(1024),
-        None => Some(value),
-        Some(_) => None,
-    }
-}
-
 /// Three planar float channels.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Frame {
@@ -194,13 +176,6 @@ mod tests {
             FrameSize::new(1 << 30, (1 << 30) - 1).bytes(BYTES_PER_PIXEL),
             Some(u64::MAX - (1 << 34) + 1)
         );
-    }
-
-    #[test]
-    fn mem_available_is_read_in_bytes() {
-        let meminfo = "MemTotal:       131072000 kB\nMemFree:         1000 kB\nMemAvailable:   65536000 kB\n";
-        assert_eq!(parse_mem_available(meminfo), Some(65_536_000 * 1024));
-        assert_eq!(parse_mem_available("MemTotal: 5 kB\n"), None);
     }
 
     #[test]
