@@ -33,6 +33,7 @@ pub struct KernelArgs {
         default_value = commands::kernels().next().map(|(name, _)| name),
         help = kernel_help(),
     )]
+    #[cfg_attr(doc, doc = "The kernel measured.")]
     pub kernel: String,
 
     /// Histogram bins, 1 to 4096 (--kernel histogram only) [default: 256]: 4 bytes of dynamic
@@ -41,6 +42,7 @@ pub struct KernelArgs {
     pub bins: Option<u32>,
 
     #[command(flatten)]
+    #[cfg_attr(doc, doc = "`--width` and `--height`.")]
     pub frame: FrameArgs,
 }
 
@@ -81,8 +83,11 @@ pub struct FrameArgs {
 #[cfg_attr(doc, doc = "What `--timing` takes.")]
 #[cfg_attr(not(doc), allow(missing_docs))]
 pub enum TimingArg {
+    #[cfg_attr(doc, doc = "`batch`.")]
     Batch,
+    #[cfg_attr(doc, doc = "`cold`.")]
     Cold,
+    #[cfg_attr(doc, doc = "`launch`.")]
     Launch,
 }
 
@@ -133,9 +138,11 @@ pub struct TimingArgs {
     pub timing: TimingArg,
 
     #[arg(long, value_name = "N", help = format!("Launches between one pair of events in a batch sample (--timing batch only) [default: {DEFAULT_BATCH_LAUNCHES}]"))]
+    #[cfg_attr(doc, doc = "`--launches-per-sample`.")]
     pub launches_per_sample: Option<u32>,
 
     #[command(flatten)]
+    #[cfg_attr(doc, doc = "`--warmups`.")]
     pub warmups: WarmupsArgs,
 
     /// Exactly N samples per row, at least 1: no noise-driven stop (not with --min-runs,
@@ -144,6 +151,7 @@ pub struct TimingArgs {
     pub runs: Option<u32>,
 
     #[arg(long, value_name = "N", help = format!("Samples every row takes before the noise-driven stop may end it [default: {DEFAULT_MIN_RUNS}]"))]
+    #[cfg_attr(doc, doc = "`--min-runs`.")]
     pub min_runs: Option<u32>,
 
     /// Noise-driven stop: a row takes samples until their median absolute deviation is at
@@ -227,9 +235,13 @@ fn parse_device_choice(text: &str) -> Result<DeviceChoice, String> {
 #[cfg_attr(doc, doc = "What `--format` takes: the table, or an export.")]
 #[cfg_attr(not(doc), allow(missing_docs))]
 pub enum FormatArg {
+    #[cfg_attr(doc, doc = "`table`: the seed's table.")]
     Table,
+    #[cfg_attr(doc, doc = "`markdown`.")]
     Markdown,
+    #[cfg_attr(doc, doc = "`json`.")]
     Json,
+    #[cfg_attr(doc, doc = "`csv`.")]
     Csv,
 }
 

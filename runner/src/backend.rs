@@ -42,7 +42,7 @@ pub enum LoadError {
 
 /// Where devices come from: the CUDA driver ([`crate::cuda::CudaDriver`]), or in tests
 /// `mock::MockDriver`. The program opens a device, checks each module against the driver's
-/// CUDA version ([`crate::compat::check`]) and loads those that pass.
+/// CUDA version (the PTX ISA check) and loads those that pass.
 pub trait Driver {
     /// The devices it opens.
     type Device: Device;
@@ -128,7 +128,7 @@ pub struct Suggestion {
     pub grid_blocks: u32,
 }
 
-/// A device buffer, as [`Gpu::alloc_zeroed`] hands it out: valid on the device that made it,
+/// A device buffer, as `Gpu::alloc_zeroed` hands it out: valid on the device that made it,
 /// until the device is dropped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct BufferId(pub(crate) usize);

@@ -38,7 +38,7 @@ pub enum GridPolicy {
 impl GridPolicy {
     /// The grid of a row: `threads_per_block` threads a block, `blocks_per_sm` of them resident
     /// on each of `multiprocessors` SMs, over `items` items. At least one block, at most one
-    /// block per `threads_per_block` items and [`MAX_GRID_BLOCKS`].
+    /// block per `threads_per_block` items and the driver's grid limit, 2^31 - 1 blocks.
     pub fn grid_blocks(
         self,
         blocks_per_sm: u32,

@@ -15,7 +15,7 @@ The public face is small:
 - the error: [`Error`], one line and the exit status it maps to ([`exit`]).
 
 [`sweep`] measures one device, [`sweep_each_device`] every device, [`sweep_and_print`] prints
-as `block-size` prints. [`CudaDriver`] is the GPU; with the `mock` feature, [`mock`] is a CPU
+as `block-size` prints. [`CudaDriver`] is the GPU; with the `mock` feature, `mock` is a CPU
 stand-in for tests, running a CPU emulation of your kernel. [`commands`] is what the
 `block-size` CLI runs for this repository's own kernels.
 
@@ -106,7 +106,7 @@ mod tests;
 #[cfg(feature = "mock")]
 #[doc(hidden)]
 pub mod testing {
-    pub use crate::backend::{Gpu, Timing, check_args};
+    pub use crate::backend::check_args;
     pub use crate::compat::{
         ISA_FLOOR, ISA_RELEASES, Isa, Refusal, Unloadable, check as compat_check, parse_isa,
     };

@@ -123,9 +123,9 @@ pub struct MockGpu {
     pub sample_script: Vec<f32>,
     /// Samples taken from `sample_script` so far.
     pub scripted_samples: usize,
-    /// Every operation of every schedule run ([`Gpu::run_schedule`]), in order.
+    /// Every operation of every schedule run (`Gpu::run_schedule`), in order.
     pub enqueued: Vec<Op>,
-    /// The host clock [`Gpu::clock`] reads: it advances by each sample's scripted time, the
+    /// The host clock `Gpu::clock` reads: it advances by each sample's scripted time, the
     /// launches of a batch sample counted each.
     pub clock: Duration,
     /// L2 flushes done so far.
@@ -148,7 +148,7 @@ pub struct MockGpu {
     pub free_memory: u64,
     /// Modules (by file) the driver refuses on this device, and how.
     pub refuses: Vec<(&'static str, Refusal)>,
-    /// Kernels loaded through [`Device::load`], in order, with their PTX parameter types.
+    /// Kernels loaded through `Device::load`, in order, with their PTX parameter types.
     pub loaded: Vec<(KernelRef, Vec<String>)>,
     /// CPU emulations of kernels of your own ([`MockGpu::emulate`]), consulted before the
     /// registered kernels' ([`crate::workload::KERNELS`]).
@@ -227,7 +227,7 @@ impl MockGpu {
         }
     }
 
-    /// Runs every launch of `kernel` (a kernel of your own, [`crate::user`]) through
+    /// Runs every launch of `kernel` (a kernel of your own, `crate::user`) through
     /// `emulation` on the mock's memory, as a registered kernel's launches run through its
     /// [`crate::workload::KernelSpec::emulate`]: the CPU stand-in that lets a sweep of that
     /// kernel run in tests. Its `fault` argument is [`MockGpu::wrong_element`] when

@@ -18,7 +18,7 @@ pub struct Environment {
     pub modules: Vec<(EmbeddedPtx, Option<u32>)>,
 }
 
-/// The same facts as [`lines`], for the JSON export, about the run's first module.
+/// The same facts as the `--provenance` lines, for the JSON export, about the run's first module.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Provenance {
     /// The command line.

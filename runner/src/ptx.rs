@@ -19,7 +19,7 @@ The tests in `tests/` prove each still matches its sources and assembles with `p
 
 use crate::stamp::Stamp;
 
-/// One PTX module, embedded in the program: this project's ([`ALL`]), or one of your own
+/// One PTX module, embedded in the program: this project's, or one of your own
 /// ([`EmbeddedPtx::user`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct EmbeddedPtx {

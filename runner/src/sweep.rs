@@ -157,7 +157,7 @@ pub enum ModelCheck {
         compute_capability: (u32, u32),
     },
     /// A sweep with a tunable whose values' kernels differ in resources: each value's check
-    /// ([`crate::tunable::combine`]).
+    /// (the sweeps of its values combined).
     PerTunable {
         /// The tunable's name.
         name: String,
@@ -180,7 +180,7 @@ pub struct Sweep {
     /// How many blocks each row launched.
     pub grid: GridPolicy,
     /// The name of the tunable beyond the block size ("items/thr"), where the sweep ran the
-    /// cross product of block sizes and its values ([`crate::tunable::combine`]); each row
+    /// cross product of block sizes and its values; each row
     /// says its value ([`Row::tunable`]).
     pub tunable: Option<String>,
     /// The driver's suggestion for the kernel (with a tunable, for its first value's kernel).
@@ -221,7 +221,7 @@ impl Sweep {
         }
     }
 
-    /// Rows that reach at least [`NEAR_BEST_FRACTION`] of the best row.
+    /// Rows that reach at least 95 percent of the best row's speed.
     pub fn rows_near_best(&self) -> usize {
         self.rows.iter().filter(|row| self.fraction_of_best(row) >= NEAR_BEST_FRACTION).count()
     }
@@ -265,8 +265,8 @@ impl Sweep {
 /// collected in [`Sweep::failures`].
 ///
 /// Each row's samples are taken as `timing` says: its mode, and a fixed count or the
-/// noise-driven stop ([`crate::checked::sample`]). Each row launches one full wave
-/// ([`GridPolicy::OneWave`]); [`measure`] takes the grid policy too.
+/// noise-driven stop (`crate::checked::sample`). Each row launches one full wave
+/// ([`GridPolicy::OneWave`]); `measure` takes the grid policy too.
 pub fn run(
     gpu: &mut dyn Gpu,
     workload: &mut dyn Workload,

@@ -13,15 +13,19 @@ use clap::Args;
 #[cfg_attr(not(doc), allow(missing_docs))]
 pub struct Compare {
     #[command(flatten)]
+    #[cfg_attr(doc, doc = "The kernel measured.")]
     pub kernel: KernelArgs,
 
     #[command(flatten)]
+    #[cfg_attr(doc, doc = "`--block-sizes`.")]
     pub block_sizes: BlockSizesArgs,
 
     #[command(flatten)]
+    #[cfg_attr(doc, doc = "`--warmups`.")]
     pub warmups: WarmupsArgs,
 
     #[command(flatten)]
+    #[cfg_attr(doc, doc = "`--device`.")]
     pub device: DeviceArgs,
 
     /// Interleaved rounds timed per block size, at least 1
@@ -29,6 +33,7 @@ pub struct Compare {
     pub rounds: u32,
 
     #[command(flatten)]
+    #[cfg_attr(doc, doc = "`--provenance`.")]
     pub provenance: ProvenanceArgs,
 }
 

@@ -123,7 +123,7 @@ const TAKEN: &[&str] = &[
 
 /// Whether `name` is a crate name the project can take: 1 to 64 characters of lower-case ASCII
 /// letters, digits, `-` and `_`, not starting with a digit or `-`, neither a keyword nor a name
-/// taken ([`TAKEN`]).
+/// taken (the standard crates, cargo's folder names, the project's own dependencies).
 pub fn check_crate_name(name: &str) -> Result<(), String> {
     if name.is_empty() {
         return Err("it is empty".into());

@@ -11,9 +11,11 @@ use clap::Args;
 #[cfg_attr(not(doc), allow(missing_docs))]
 pub struct Sweep {
     #[command(flatten)]
+    #[cfg_attr(doc, doc = "The kernel measured.")]
     pub kernel: KernelArgs,
 
     #[command(flatten)]
+    #[cfg_attr(doc, doc = "The sweep's settings.")]
     pub sweep: SweepArgs,
 }
 

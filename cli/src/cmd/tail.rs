@@ -13,9 +13,11 @@ use clap::{ArgAction, Args};
 #[cfg_attr(not(doc), allow(missing_docs))]
 pub struct Tail {
     #[command(flatten)]
+    #[cfg_attr(doc, doc = "The kernel measured.")]
     pub kernel: KernelArgs,
 
     #[command(flatten)]
+    #[cfg_attr(doc, doc = "`--device`.")]
     pub device: DeviceArgs,
 
     /// Threads per block, 1 to the device's maximum
@@ -27,9 +29,11 @@ pub struct Tail {
     pub waves: Vec<f64>,
 
     #[command(flatten)]
+    #[cfg_attr(doc, doc = "The timing options.")]
     pub timing: TimingArgs,
 
     #[command(flatten)]
+    #[cfg_attr(doc, doc = "`--provenance`.")]
     pub provenance: ProvenanceArgs,
 }
 

@@ -13,9 +13,11 @@ use clap::{ArgAction, Args};
 #[cfg_attr(not(doc), allow(missing_docs))]
 pub struct Variants {
     #[command(flatten)]
+    #[cfg_attr(doc, doc = "`--device`.")]
     pub device: DeviceArgs,
 
     #[command(flatten)]
+    #[cfg_attr(doc, doc = "`--width` and `--height`.")]
     pub frame: FrameArgs,
 
     /// Threads per block, comma-separated, each 1 to the device's maximum, none twice
@@ -23,6 +25,7 @@ pub struct Variants {
     pub block_sizes: Vec<u32>,
 
     #[command(flatten)]
+    #[cfg_attr(doc, doc = "`--warmups`.")]
     pub warmups: WarmupsArgs,
 
     /// Timed launches per row, at least 1
@@ -42,6 +45,7 @@ pub struct Variants {
     pub offset: u64,
 
     #[command(flatten)]
+    #[cfg_attr(doc, doc = "`--provenance`.")]
     pub provenance: ProvenanceArgs,
 }
 

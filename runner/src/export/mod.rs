@@ -33,11 +33,11 @@ pub trait Exporter {
 /// The formats `--format` offers besides the table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
-    /// JSON ([`JsonExporter`]).
+    /// JSON: provenance, every row, every sample.
     Json,
-    /// CSV ([`CsvExporter`]).
+    /// CSV: one line per row.
     Csv,
-    /// Markdown ([`MarkdownExporter`]).
+    /// Markdown: the table and its summary.
     Markdown,
 }
 

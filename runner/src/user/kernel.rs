@@ -138,9 +138,9 @@ type ResultFn = Box<dyn Fn(&Readback, &Shape) -> Result<Values>>;
 /// A kernel of your own, ready to sweep: its module and entry points (one per value of a
 /// tunable, where it has one), its buffers, the arguments of a launch at a grid and block
 /// size, the dynamic shared memory a block size needs, what one pass covers and moves, and the
-/// checks every row must pass. Built with the methods below, swept by [`super::run`].
+/// checks every row must pass. Built with the methods below, swept by [`crate::sweep`].
 ///
-/// It is a [`Workload`]: the same engine that sweeps this project's kernels sweeps it, and the
+/// It is a workload like this repository's own kernels: the same engine that sweeps this project's kernels sweeps it, and the
 /// same table, exports and plot render the result.
 pub struct UserKernel {
     module: EmbeddedPtx,

@@ -6,7 +6,7 @@ A workload allocates its device buffers from host data ([`Workload::upload`]), s
 active kernel is launched at a grid and block size ([`Workload::launch`]: its argument list,
 its dynamic shared memory per block size, the buffers zeroed before each launch), checks what
 the device computed against its CPU reference ([`Workload::check`]), and says what one pass
-moves ([`Pass`], for GB/s). The engine ([`crate::sweep`], [`crate::compare`], [`crate::tail`])
+moves ([`Pass`], for GB/s). The engine ([`crate::sweep`], `crate::compare`, `crate::tail`)
 knows nothing else of it; the mock backend (`mock::MockGpu`) runs its launches through the CPU
 emulation its [`KernelSpec`] registers, so the whole pipeline runs in CPU tests for every
 kernel.

@@ -23,7 +23,7 @@ pub mod luma;
 pub const RELATIVE_TOLERANCE: f32 = 1e-5;
 
 /// Bytes per pixel one pass moves: three planes read and one written, 4 bytes each. The
-/// device holds the same four planes. A count past 64 bits ([`FrameSize::bytes`] is `None`)
+/// device holds the same four planes. A count past 64 bits (`FrameSize::bytes` is `None`)
 /// is a frame no device holds.
 pub const BYTES_PER_PIXEL: u64 = 4 * 4;
 

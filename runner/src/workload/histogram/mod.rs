@@ -5,7 +5,7 @@ into private bins in dynamic shared memory, `bins * 4` bytes of it per block wha
 so `--bins` and the block size together decide how many blocks fit on an SM.
 
 The input is the 12-bit integer luma of the synthetic frame, computed on the host and
-quantised to bins ([`reference`]); the check is exact: every bin equals the
+quantised to bins ([`mod@reference`]); the check is exact: every bin equals the
 CPU histogram, and the bins add up to the pixel count. The kernel adds to its counters, so
 the launch zeroes them before every launch, outside the timed interval, and each check sees
 one pass. A pass reads 2 bytes a pixel; GB/s counts those (the bins' atomics are not
