@@ -22,11 +22,15 @@ use std::process::{Command, Output};
 use std::sync::OnceLock;
 
 /// Commands shown in the docs that this test does not run, by their first words, and why.
-const NOT_RUN: [(&str, &str); 3] = [
+const NOT_RUN: [(&str, &str); 4] = [
     ("scripts/test", "it runs this test suite, this test included"),
     (
         "scripts/regenerate-ptx",
         "it needs, or with --check looks for, LLVM 7 and rust-cuda's source (docs/ptx.md)",
+    ),
+    (
+        "target/release/block-size new",
+        "it writes a project where it is told; cli/tests/new.rs runs it into a temporary folder, then builds and tests what it wrote",
     ),
     (
         "cargo run --release -p reduce-example",
