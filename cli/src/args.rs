@@ -324,6 +324,21 @@ pub struct SweepArgs {
     /// Plot GB/s (median, min-max whiskers) and occupancy against block size as SVG
     #[arg(long, value_name = "FILE.svg")]
     pub plot: Option<PathBuf>,
+
+    /// Append each finished configuration to FILE as one JSON line, flushed as it finishes
+    #[arg(long, value_name = "FILE")]
+    pub journal: Option<PathBuf>,
+
+    /// Skip the configurations FILE (a --journal) holds under the same GPU, driver, PTX, kernel,
+    /// work, timing and grid; those under another are measured again
+    #[arg(long, value_name = "FILE")]
+    pub resume: Option<PathBuf>,
+
+    /// A wait on the GPU longer than this is a hang: the configuration is named as hung and the
+    /// sweep goes on in a fresh worker [default: the longer of 10 s and 20 times the longest
+    /// wait so far]
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
+    pub launch_timeout: Option<Duration>,
 }
 
 impl SweepArgs {
@@ -342,6 +357,9 @@ impl SweepArgs {
             output: self.output.clone(),
             plot: self.plot.clone(),
             command: Vec::new(),
+            journal: self.journal.clone(),
+            resume: self.resume.clone(),
+            launch_timeout: self.launch_timeout,
         }
     }
 }

@@ -8,7 +8,7 @@
 use block_size_cli::app;
 use block_size_cli::cli::Request;
 use block_size_cli::cmd::new;
-use block_size_runner::{Error, commands, exit};
+use block_size_runner::{DeviceChoice, Error, commands, exit};
 use std::ffi::OsString;
 use std::os::unix::process::CommandExt as _;
 
@@ -17,7 +17,7 @@ const WORKER: &str = "block-size-cuda";
 fn main() {
     let args: Vec<OsString> = std::env::args_os().collect();
     let code = match run(&args) {
-        Ok(()) => exit::SUCCESS,
+        Ok(code) => code,
         Err(error) => {
             if !error.message().is_empty() {
                 eprintln!("Error: {error}");
@@ -28,20 +28,42 @@ fn main() {
     std::process::exit(code);
 }
 
-fn run(args: &[OsString]) -> Result<(), Error> {
+/// The worker program for tests: a stand-in for `block-size-cuda` (which links the driver), run
+/// in its place without looking for a driver. Never set outside the repository's tests.
+const TEST_WORKER: &str = "BLOCK_SIZE_TEST_WORKER";
+
+fn run(args: &[OsString]) -> Result<i32, Error> {
     // The occupancy calculator and `new` need no GPU: answer them here, driver or not.
     match app::parse_or_stop(args)? {
         Request::Occupancy(request) => {
             print!("{}", commands::occupancy(&request)?);
-            return Ok(());
+            return Ok(exit::SUCCESS);
         }
         Request::New(request) => {
             let created = new::exec(&request)?;
             print!("{}", created.stdout);
             eprint!("{}", created.stderr);
-            return Ok(());
+            return Ok(exit::SUCCESS);
+        }
+        Request::Sweep(request) => {
+            // The sweep runs in supervised workers: a configuration that faults or hangs costs a
+            // worker, journaled, and a fresh one measures the rest.
+            let worker = worker()?;
+            let devices = if request.settings.device == DeviceChoice::All { 8 } else { 1 };
+            let configurations = request.settings.block_sizes.len() * devices;
+            return commands::supervise(&worker, args, request.settings.journal.as_deref(), configurations);
         }
         _ => {}
+    }
+    let worker = worker()?;
+    let error = std::process::Command::new(&worker).arg0(&args[0]).args(&args[1..]).exec();
+    Err(Error::new(exit::FAILED, format!("cannot start {}: {error}", worker.display())))
+}
+
+/// `block-size-cuda` beside this program, once the driver library loads.
+fn worker() -> Result<std::path::PathBuf, Error> {
+    if let Some(program) = std::env::var_os(TEST_WORKER) {
+        return Ok(program.into());
     }
     // SAFETY: loading the driver library runs its initialisers, as starting the worker would.
     if let Err(error) = unsafe { libloading::Library::new("libcuda.so.1") } {
@@ -50,9 +72,7 @@ fn run(args: &[OsString]) -> Result<(), Error> {
             format!("no NVIDIA driver: {error}; this program needs an NVIDIA GPU and its driver"),
         ));
     }
-    let worker = std::env::current_exe()
+    std::env::current_exe()
         .map(|exe| exe.with_file_name(WORKER))
-        .map_err(|error| Error::new(exit::FAILED, format!("cannot locate {WORKER}: {error}")))?;
-    let error = std::process::Command::new(&worker).arg0(&args[0]).args(&args[1..]).exec();
-    Err(Error::new(exit::FAILED, format!("cannot start {}: {error}", worker.display())))
+        .map_err(|error| Error::new(exit::FAILED, format!("cannot locate {WORKER}: {error}")))
 }

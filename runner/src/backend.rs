@@ -56,16 +56,36 @@ pub trait Driver {
 
     /// Opens device `ordinal`, with no module loaded yet.
     fn open(&self, ordinal: u32) -> Result<Self::Device, OpenError>;
+
+    /// Whether a sweep that prints ([`crate::sweep_and_print`]) runs in a worker process of its
+    /// own, so that a kernel that poisons the context or hangs costs a worker, not the sweep:
+    /// the CUDA driver's devices do; a CPU stand-in has nothing to isolate.
+    fn isolates(&self) -> bool {
+        false
+    }
 }
 
 /// An open device: a [`Gpu`] whose kernels are loaded one by one.
 pub trait Device: Gpu {
+    /// The device's UUID, which tells two GPUs of one name apart (a journal's key holds it).
+    fn uuid(&self) -> Option<String> {
+        None
+    }
+
     /// Device memory free now, in bytes.
     fn free_memory(&self) -> Result<u64>;
 
     /// Loads `kernel`'s module; [`Gpu::select_kernel`] then takes `kernel` as its handle, and
     /// the first kernel loaded is active.
     fn load(&mut self, kernel: &KernelRef) -> Result<(), LoadError>;
+}
+
+/// A launch that failed on the device ([`Gpu::launch_fault`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LaunchFault {
+    /// The fault poisons the context (an illegal address, an illegal instruction, a failed
+    /// launch): nothing more can run in this process, and a fresh worker must go on.
+    pub context_lost: bool,
 }
 
 /// What the driver reports about one device.
@@ -283,6 +303,15 @@ pub trait Gpu {
     /// each [`Op::Sample`], in order. Where a schedule fails after [`Op::Block`], the blocking
     /// kernel is released before the error returns.
     fn run_schedule(&mut self, launch: &Launch, ops: &[Op]) -> Result<Vec<f32>>;
+
+    /// Whether `error`, from a launch or a wait for one, is a fault of the launch itself (an
+    /// illegal address, too many resources, a failed launch) rather than of the program, and
+    /// whether it left the context unusable. The sweep marks such a configuration failed and
+    /// goes on: in this process where the context survives, in a fresh worker where it does not.
+    fn launch_fault(&self, error: &anyhow::Error) -> Option<LaunchFault> {
+        let _ = error;
+        None
+    }
 
     /// Host time since an arbitrary start, which the noise-driven stop
     /// ([`crate::checked::sample`]) budgets each row against: the wall clock for the driver,

@@ -28,6 +28,7 @@ const CHUNK_CAP: u32 = 64;
 /// [`Gpu::clock`].
 pub fn sample(gpu: &mut dyn Gpu, launch: &Launch, timing: &Timing) -> Result<Samples> {
     let zero = !launch.zero_before_each.is_empty();
+    stop_if_interrupted()?;
     let Some(stop) = timing.stop else {
         let ops = schedule(timing, timing.warmups, timing.runs, zero);
         return Ok(Samples { run_ms: gpu.run_schedule(launch, &ops)?, stopped: None });
@@ -39,6 +40,7 @@ pub fn sample(gpu: &mut dyn Gpu, launch: &Launch, timing: &Timing) -> Result<Sam
     let started = gpu.clock();
     let mut run_ms = Vec::new();
     loop {
+        stop_if_interrupted()?;
         let elapsed = gpu.clock().saturating_sub(started);
         if let Some(stopped) = decide(&run_ms, timing.runs, &stop, elapsed) {
             return Ok(Samples { run_ms, stopped: Some(stopped) });
@@ -78,4 +80,12 @@ pub fn measure(
         workload.corrupt(gpu, index)?;
     }
     Ok(Checked { run_ms: samples.run_ms, stopped: samples.stopped, mismatch: workload.check(gpu)? })
+}
+
+/// A signal asked the run to stop: the row in progress is dropped, the finished ones kept.
+fn stop_if_interrupted() -> Result<()> {
+    match crate::interrupt::requested() {
+        Some(signal) => Err(anyhow::anyhow!(crate::interrupt::Interrupted(signal))),
+        None => Ok(()),
+    }
 }

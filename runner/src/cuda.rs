@@ -37,6 +37,10 @@ pub struct CudaDriver;
 impl Driver for CudaDriver {
     type Device = CudaGpu;
 
+    fn isolates(&self) -> bool {
+        true
+    }
+
     fn cuda_version(&self) -> i32 {
         // cuDriverGetVersion needs no cuInit.
         cust::CudaApiVersion::get().map_or(0, |v| v.major() * 1000 + v.minor() * 10)
@@ -234,6 +238,8 @@ struct Blocker {
 /// buffers. Fields drop in order, so buffers, events, stream and modules are released before
 /// their context.
 pub struct CudaGpu {
+    /// The device's UUID (`GPU-` and 32 hex digits), where the driver says.
+    uuid: Option<String>,
     /// The buffers [`Gpu::alloc_zeroed`] handed out, by [`BufferId`].
     buffers: Vec<DeviceBuffer<u8>>,
     l2_scratch: Option<DeviceBuffer<u8>>,
@@ -412,6 +418,7 @@ impl CudaGpu {
             copy_buffers: None,
             staging: None,
             limits,
+            uuid: device_uuid(&device),
             _context: context,
         })
     }
@@ -450,7 +457,8 @@ impl CudaGpu {
             let slot = index % 2;
             // The copy out of this buffer two chunks ago has finished (an event never recorded
             // is complete).
-            staging.done[slot].synchronize().context("a staged copy to the device failed")?;
+            crate::watchdog::wait(|| staging.done[slot].synchronize())
+                .context("a staged copy to the device failed")?;
             let buffer = &mut staging.buffers[slot][..chunk.len()];
             parallel_copy(buffer, chunk);
             let target = device + (index * STAGING_BYTES) as u64;
@@ -464,7 +472,7 @@ impl CudaGpu {
             }
             staging.done[slot].record(&self.stream)?;
         }
-        self.stream.synchronize().context("a staged copy to the device failed")?;
+        crate::watchdog::wait(|| self.stream.synchronize()).context("a staged copy to the device failed")?;
         Ok(())
     }
 
@@ -497,7 +505,8 @@ impl CudaGpu {
             }
             if index > 0 {
                 let slot = (index - 1) % 2;
-                staging.done[slot].synchronize().context("a staged copy from the device failed")?;
+                crate::watchdog::wait(|| staging.done[slot].synchronize())
+                    .context("a staged copy from the device failed")?;
                 let chunk = &mut chunks[index - 1];
                 let len = chunk.len();
                 parallel_copy(chunk, &staging.buffers[slot][..len]);
@@ -620,7 +629,7 @@ impl CudaGpu {
                     released = true;
                 }
                 Op::Synchronize => {
-                    self.stream.synchronize().context("a timed launch failed")?;
+                    crate::watchdog::wait(|| self.stream.synchronize()).context("a timed launch failed")?;
                     if std::mem::take(&mut released)
                         && self.blocker.as_ref().is_some_and(|b| b.flag.timed_out())
                     {
@@ -702,7 +711,21 @@ extern "C" fn shared_memory_of_block_size(block_size: c_int) -> usize {
     function.map_or(0, |function| function(u32::try_from(block_size).unwrap_or(0)) as usize)
 }
 
+/// `device`'s UUID as `GPU-` and 32 hex digits, where the driver gives it.
+fn device_uuid(device: &Device) -> Option<String> {
+    let mut uuid = cust::sys::CUuuid { bytes: [0; 16] };
+    // SAFETY: the driver writes the 16 bytes of `uuid`, a live local.
+    let status = unsafe { cust::sys::cuDeviceGetUuid(&mut uuid, device.as_raw()) };
+    (status == cust::sys::CUresult::CUDA_SUCCESS).then(|| {
+        format!("GPU-{}", uuid.bytes.iter().map(|&byte| format!("{:02x}", byte as u8)).collect::<String>())
+    })
+}
+
 impl crate::backend::Device for CudaGpu {
+    fn uuid(&self) -> Option<String> {
+        self.uuid.clone()
+    }
+
     fn free_memory(&self) -> Result<u64> {
         let (free, _total) = cust::memory::mem_get_info().context("asking the driver for free memory")?;
         Ok(free as u64)
@@ -717,6 +740,25 @@ impl crate::backend::Device for CudaGpu {
 }
 
 impl Gpu for CudaGpu {
+    fn launch_fault(&self, error: &anyhow::Error) -> Option<crate::backend::LaunchFault> {
+        let code = error.chain().find_map(|cause| cause.downcast_ref::<CudaError>())?;
+        let context_lost = match code {
+            // Sticky: the context can run nothing more (CUDA's "the process must be restarted").
+            CudaError::IllegalAddress
+            | CudaError::LaunchFailed
+            | CudaError::MisalignedAddress
+            | CudaError::IllegalInstruction
+            | CudaError::InvalidAddressSpace
+            | CudaError::HardwareStackError
+            | CudaError::AssertError
+            | CudaError::LaunchTimeout => true,
+            // The launch was refused; the context is intact.
+            CudaError::LaunchOutOfResources | CudaError::LaunchIncompatibleTexturing => false,
+            _ => return None,
+        };
+        Some(crate::backend::LaunchFault { context_lost })
+    }
+
     fn limits(&self) -> &DeviceLimits {
         &self.limits
     }
@@ -729,25 +771,25 @@ impl Gpu for CudaGpu {
     }
 
     fn upload(&mut self, buffer: BufferId, byte_offset: usize, bytes: &[u8]) -> Result<()> {
-        self.stream.synchronize()?;
+        crate::watchdog::wait(|| self.stream.synchronize())?;
         let mut target = self.range(buffer, byte_offset, bytes.len())?;
         if bytes.len() < STAGED_FROM_BYTES {
-            return target.copy_from(bytes).context("copying to the device");
+            return crate::watchdog::wait(|| target.copy_from(bytes)).context("copying to the device");
         }
         self.staged_upload(target.as_device_ptr().as_raw(), bytes).context("copying to the device")
     }
 
     fn zero(&mut self, buffer: BufferId) -> Result<()> {
-        self.stream.synchronize()?;
+        crate::watchdog::wait(|| self.stream.synchronize())?;
         self.buffer_mut(buffer)?.set_zero().context("zeroing a device buffer")?;
         Ok(())
     }
 
     fn download(&mut self, buffer: BufferId, byte_offset: usize, out: &mut [u8]) -> Result<()> {
-        self.stream.synchronize()?;
+        crate::watchdog::wait(|| self.stream.synchronize())?;
         let source = self.range(buffer, byte_offset, out.len())?;
         if out.len() < STAGED_FROM_BYTES {
-            return source.copy_to(out).context("copying from the device");
+            return crate::watchdog::wait(|| source.copy_to(out)).context("copying from the device");
         }
         self.staged_download(source.as_device_ptr().as_raw(), out).context("copying from the device")
     }
@@ -768,7 +810,7 @@ impl Gpu for CudaGpu {
             // SAFETY: both buffers live in self past the synchronisation below.
             unsafe { destination.async_copy_from(&*source, &self.stream) }.context("cuMemcpyDtoDAsync")?;
             stop.record(&self.stream)?;
-            stop.synchronize().context("a device-to-device copy failed")?;
+            crate::watchdog::wait(|| stop.synchronize()).context("a device-to-device copy failed")?;
             if run >= timing.warmups {
                 milliseconds.push(stop.elapsed_time_f32(start)?);
             }

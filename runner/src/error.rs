@@ -19,6 +19,10 @@ pub mod exit {
     /// No NVIDIA driver, no GPU, no device at the requested index, or a driver that cannot
     /// load the kernel's PTX (too old for its PTX ISA, or refusing it).
     pub const NO_DEVICE: i32 = 3;
+    /// A worker's request to its supervisor: the GPU context is lost (a kernel faulted in a way
+    /// that poisons it, or hung), the configuration is journaled as failed, and a fresh worker
+    /// must measure the rest (`EX_TEMPFAIL`). Never the status of `block-size` itself.
+    pub const RESTART: i32 = 75;
 }
 
 /// Why a run stopped before its verdict: one line, and the exit status it maps to.

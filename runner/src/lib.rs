@@ -70,6 +70,8 @@ mod error;
 mod export;
 mod frame_size;
 mod grid;
+mod interrupt;
+mod journal;
 #[cfg(any(test, feature = "mock"))]
 pub mod mock;
 mod model;
@@ -85,12 +87,14 @@ mod settings;
 #[allow(dead_code)]
 mod stamp;
 mod stats;
+mod supervise;
 mod sweep;
 mod tail;
 mod timing;
 mod tunable;
 mod user;
 mod variants;
+mod watchdog;
 #[cfg(feature = "mock")]
 #[doc(hidden)]
 pub mod workload;
@@ -159,6 +163,7 @@ pub mod commands {
     pub use crate::settings::{
         DEFAULT_MAX_NOISE, DEFAULT_MAX_TIME_PER_ROW, DEFAULT_MIN_RUNS, DEFAULT_WARMUPS,
     };
+    pub use crate::supervise::supervise;
     pub use crate::timing::DEFAULT_BATCH_LAUNCHES;
 
     /// `block-size compare`.
@@ -249,6 +254,20 @@ pub fn sweep_and_print<D: Driver>(
     let mut run = |console: &mut Console| {
         let timing = settings.checked()?;
         user::prepare(kernel, &settings.block_sizes, settings.corrupt_output)?;
+        if driver.isolates() && !supervise::is_worker() {
+            // This program again, as a supervised worker: the same command line makes the
+            // same kernel, and a fault or a hang costs that worker only.
+            let program = std::env::current_exe().map_err(|error| {
+                Error::new(exit::FAILED, format!("cannot find this program to run it as a worker: {error}"))
+            })?;
+            let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+            return supervise::supervise(
+                &program,
+                &args,
+                settings.journal.as_deref(),
+                kernel.configurations(&settings.block_sizes),
+            );
+        }
         cmd::sweep::on_devices(driver, kernel, settings, timing, console)
     };
     run(console).unwrap_or_else(|error| console.report(&error))

@@ -82,6 +82,26 @@ impl EmulatedMemory for MockMemory {
     }
 }
 
+/// A launch fault the mock injects ([`MockGpu::fault_at`]): an illegal address when it loses
+/// the context, too many resources when it does not.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MockFault {
+    /// The fault poisons the context, as an illegal address does.
+    pub context_lost: bool,
+}
+
+impl std::fmt::Display for MockFault {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.context_lost {
+            "an illegal memory access was encountered (mock)"
+        } else {
+            "too many resources requested for launch (mock)"
+        })
+    }
+}
+
+impl std::error::Error for MockFault {}
+
 /// A CPU stand-in for a GPU, for tests: scripted occupancy and times, launches run by the
 /// workloads' CPU emulations on [`MockMemory`], and faults to inject.
 #[derive(Debug, Clone)]
@@ -105,6 +125,19 @@ pub struct MockGpu {
     pub milliseconds: Vec<(u32, f32)>,
     /// Fail `time_launches` at this block size with a driver-like error.
     pub fail_launch_at: Option<u32>,
+    /// A launch fault at this block size ([`MockFault`]): with `context_lost`, every call
+    /// after it fails too, as a poisoned CUDA context does.
+    pub fault_at: Option<(u32, MockFault)>,
+    /// The context is poisoned: every launch fails.
+    pub context_lost: bool,
+    /// Launches at this block size never finish: the wait runs under the watchdog, which ends
+    /// the process (for tests that run a worker process).
+    pub hang_at: Option<u32>,
+    /// Host time every schedule takes on top of its work, so that a test can send a real
+    /// signal while a sweep runs.
+    pub delay: Duration,
+    /// Once this many launches at this block size have run, a SIGINT or SIGTERM arrives.
+    pub signal_at: Option<(u32, usize, crate::interrupt::Signal)>,
     /// A factor on the scripted times, per kernel; kernels not listed get 1.0.
     pub kernel_time_factors: Vec<(KernelRef, f32)>,
     /// The kernel whose launches get output element `wrong_element` wrong: a pixel of a wrong
@@ -202,6 +235,11 @@ impl MockGpu {
             suggestion: Suggestion { threads_per_block: 1024, grid_blocks: 264 },
             milliseconds: Vec::new(),
             fail_launch_at: None,
+            fault_at: None,
+            context_lost: false,
+            hang_at: None,
+            signal_at: None,
+            delay: Duration::ZERO,
             kernel_time_factors: Vec::new(),
             wrong_kernel: None,
             wrong_element: 0,
@@ -329,6 +367,10 @@ impl MockGpu {
 }
 
 impl Device for MockGpu {
+    fn uuid(&self) -> Option<String> {
+        Some(format!("GPU-mock-{}", self.limits.ordinal))
+    }
+
     fn free_memory(&self) -> Result<u64> {
         Ok(self.free_memory)
     }
@@ -389,6 +431,11 @@ impl Driver for MockDriver {
 }
 
 impl Gpu for MockGpu {
+    fn launch_fault(&self, error: &anyhow::Error) -> Option<crate::backend::LaunchFault> {
+        let fault = error.chain().find_map(|cause| cause.downcast_ref::<MockFault>())?;
+        Some(crate::backend::LaunchFault { context_lost: fault.context_lost })
+    }
+
     fn limits(&self) -> &DeviceLimits {
         &self.limits
     }
@@ -473,6 +520,32 @@ impl Gpu for MockGpu {
         let threads_per_block = launch.threads_per_block;
         if self.fail_launch_at == Some(threads_per_block) && ops.contains(&Op::Launch) {
             bail!("launch failed: mock driver error at {threads_per_block} threads per block");
+        }
+        std::thread::sleep(self.delay);
+        if self.context_lost {
+            return Err(anyhow!(MockFault { context_lost: true })).context("a timed launch failed");
+        }
+        if let Some((at, fault)) = self.fault_at
+            && at == threads_per_block
+            && ops.contains(&Op::Launch)
+        {
+            self.context_lost = fault.context_lost;
+            return Err(anyhow!(fault)).context("a timed launch failed");
+        }
+        if self.hang_at == Some(threads_per_block) && ops.contains(&Op::Launch) {
+            crate::watchdog::wait(|| {
+                loop {
+                    std::thread::sleep(Duration::from_millis(50));
+                }
+            });
+        }
+        if let Some((at, after, signal)) = self.signal_at
+            && at == threads_per_block
+        {
+            let taken = self.launches.iter().filter(|(_, threads)| *threads == at).count();
+            if taken >= after {
+                crate::interrupt::simulate(signal);
+            }
         }
         let emulated = Self::emulated(ops, !launch.zero_before_each.is_empty());
         let (mut recorded, mut unsynchronised) = (HashSet::new(), HashSet::new());

@@ -26,7 +26,8 @@ type Area<'a> = DrawingArea<SVGBackend<'a>, plotters::coord::Shift>;
 
 fn draw(sweep: &Sweep, root: &Area<'_>) -> Result<(), Box<dyn std::error::Error>> {
     root.fill(&WHITE)?;
-    let rows = &sweep.rows;
+    // A configuration that failed has no time to plot.
+    let rows: Vec<&crate::sweep::Row> = sweep.measured_rows().collect();
     // Rows are placed at their index, labelled with their block size: the sizes are not
     // evenly spaced, and a log axis would crowd 96, 100 and 128 together.
     let positions = 0..rows.len();
@@ -63,7 +64,7 @@ fn draw(sweep: &Sweep, root: &Area<'_>) -> Result<(), Box<dyn std::error::Error>
         .x_label_formatter(&|x| {
             let index = x.round();
             if (x - index).abs() < 1e-6 && index >= 0.0 {
-                rows.get(index as usize).map_or(String::new(), label)
+                rows.get(index as usize).map_or(String::new(), |row| label(row))
             } else {
                 String::new()
             }

@@ -199,6 +199,9 @@ impl Gpu for WithProgress<'_> {
     fn clock(&self) -> Duration {
         self.inner.clock()
     }
+    fn launch_fault(&self, error: &anyhow::Error) -> Option<crate::backend::LaunchFault> {
+        self.inner.launch_fault(error)
+    }
 }
 
 #[cfg(test)]

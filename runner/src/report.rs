@@ -172,6 +172,8 @@ pub struct Summary {
     dynamic_shared_memory: Option<u32>,
     /// How the noise-driven stop ended the rows, where it ran.
     stops: Option<StopCounts>,
+    /// The sentence on a sweep that ended before its last configuration, where it did.
+    ended_early: Option<String>,
 }
 
 /// How the noise-driven stop ended a sweep's rows, and the samples they took.
@@ -189,14 +191,14 @@ impl StopCounts {
     fn of(sweep: &Sweep) -> Option<Self> {
         let stop = sweep.timing.stop?;
         let count = |why: Stopped| sweep.rows.iter().filter(|row| row.stopped == Some(why)).count();
-        let samples = sweep.rows.iter().map(|row| row.run_ms.len());
+        let samples: Vec<usize> = sweep.measured_rows().map(|row| row.run_ms.len()).collect();
         Some(Self {
             stop,
             converged: count(Stopped::Converged),
             time_budget: count(Stopped::TimeBudget),
             max_runs: count(Stopped::MaxRuns),
-            fewest: samples.clone().min().unwrap_or(0),
-            most: samples.max().unwrap_or(0),
+            fewest: samples.iter().copied().min().unwrap_or(0),
+            most: samples.iter().copied().max().unwrap_or(0),
         })
     }
 }
@@ -214,6 +216,16 @@ impl Summary {
             model_check: sweep.model_check.clone(),
             dynamic_shared_memory: sweep.constant_dynamic_shared_memory(),
             stops: StopCounts::of(sweep),
+            ended_early: sweep.ended_early.map(|ended| match ended {
+                crate::sweep::EndedEarly::Interrupted(signal) => format!(
+                    "Interrupted by {}: the {} row(s) above finished before it; the configurations after them were not measured.",
+                    signal.name(),
+                    sweep.rows.len()
+                ),
+                crate::sweep::EndedEarly::ContextLost { configurations_left } => format!(
+                    "A launch fault lost the GPU context: the {configurations_left} configuration(s) after it were not measured."
+                ),
+            }),
         }
     }
 
@@ -363,7 +375,12 @@ impl Summary {
             text += &stop;
             text.push('\n');
         }
-        text + &self.model_sentence() + "\n"
+        text += &(self.model_sentence() + "\n");
+        if let Some(ended) = &self.ended_early {
+            text += ended;
+            text.push('\n');
+        }
+        text
     }
 }
 
@@ -439,16 +456,30 @@ pub fn table(sweep: &Sweep, stats: bool) -> String {
             row.resident_warps.to_string(),
             format!("{:.0}%", sweep.occupancy_percent(row)),
             row.grid_blocks.to_string(),
-            format!("{:.3}", row.stats.median),
-            format!("{:.1}", sweep.gigabytes_per_second(row)),
-            format!(
-                "{:.2}{}",
-                sweep.fraction_of_best(row),
-                if sweep.within_noise_of_best(row) { "*" } else { "" }
-            ),
         ];
-        if stats {
-            record.extend([row.stats.min, row.stats.max, row.stats.mad].map(|ms| format!("{ms:.4}")));
+        match &row.failed {
+            // No measurement: what happened instead, and nothing to compare.
+            Some(reason) => {
+                let what = if reason.starts_with("hung") { "hung" } else { "failed" };
+                record.extend([what.to_string(), "-".into(), "-".into()]);
+                if stats {
+                    record.extend(["-", "-", "-"].map(String::from));
+                }
+            }
+            None => {
+                record.extend([
+                    format!("{:.3}", row.stats.median),
+                    format!("{:.1}", sweep.gigabytes_per_second(row)),
+                    format!(
+                        "{:.2}{}",
+                        sweep.fraction_of_best(row),
+                        if sweep.within_noise_of_best(row) { "*" } else { "" }
+                    ),
+                ]);
+                if stats {
+                    record.extend([row.stats.min, row.stats.max, row.stats.mad].map(|ms| format!("{ms:.4}")));
+                }
+            }
         }
         if runs {
             record.push(row.run_ms.len().to_string());

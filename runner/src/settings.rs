@@ -215,6 +215,14 @@ pub struct Settings {
     pub plot: Option<PathBuf>,
     /// The command line the provenance records: this process's where empty.
     pub command: Vec<String>,
+    /// `--journal`: append each finished configuration to this file as one JSON line.
+    pub journal: Option<PathBuf>,
+    /// `--resume`: skip the configurations this journal holds under the same key (GPU,
+    /// driver, PTX, kernel, work, timing, grid); those under another key are measured again.
+    pub resume: Option<PathBuf>,
+    /// `--launch-timeout`: a wait on the GPU longer than this is a hang (default: the longer of
+    /// 10 s and 20 times the longest wait so far).
+    pub launch_timeout: Option<std::time::Duration>,
 }
 
 impl Default for Settings {
@@ -231,6 +239,9 @@ impl Default for Settings {
             output: None,
             plot: None,
             command: Vec::new(),
+            journal: None,
+            resume: None,
+            launch_timeout: None,
         }
     }
 }
@@ -249,7 +260,15 @@ impl Settings {
         if let GridPolicy::Waves(0) = self.grid {
             return Err(usage("--grid waves:0 launches nothing: give waves:1 or more".to_string()));
         }
-        output_folders_exist(self.output.iter().chain(&self.plot)).map_err(usage)?;
+        if self.launch_timeout.is_some_and(|timeout| timeout.is_zero()) {
+            return Err(usage("--launch-timeout must be above 0 seconds".to_string()));
+        }
+        writable(self.output.iter().chain(&self.plot).chain(&self.journal)).map_err(usage)?;
+        if let Some(resume) = &self.resume
+            && resume.is_dir()
+        {
+            return Err(usage(format!("--resume {} is a folder, not a journal", resume.display())));
+        }
         Ok(timing)
     }
 
@@ -275,13 +294,21 @@ pub(crate) fn check_block_sizes(block_sizes: &[u32]) -> Result<(), String> {
     Ok(())
 }
 
-/// Every file `--output` and `--plot` name can be created: its folder exists. The message is
-/// one line.
-pub(crate) fn output_folders_exist<'a>(paths: impl IntoIterator<Item = &'a PathBuf>) -> Result<(), String> {
+/// Every file `--output`, `--plot` and `--journal` name can be written, before the device is
+/// touched: its folder exists, and the file opens for writing (a file that was not there is
+/// removed again). The message is one line.
+pub(crate) fn writable<'a>(paths: impl IntoIterator<Item = &'a PathBuf>) -> Result<(), String> {
     for path in paths {
         let folder = path.parent().filter(|folder| !folder.as_os_str().is_empty());
         if folder.is_some_and(|folder| !folder.is_dir()) {
             return Err(format!("cannot write {}: its folder does not exist", path.display()));
+        }
+        let existed = path.exists();
+        if let Err(error) = std::fs::OpenOptions::new().append(true).create(true).open(path) {
+            return Err(format!("cannot write {}: {error}", path.display()));
+        }
+        if !existed {
+            let _ = std::fs::remove_file(path);
         }
     }
     Ok(())

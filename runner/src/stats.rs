@@ -36,6 +36,10 @@ pub struct RunStats {
 impl RunStats {
     /// Statistics of a non-empty sample.
     pub fn of(milliseconds: &[f32]) -> Self {
+        if milliseconds.is_empty() {
+            // A configuration that failed: no sample, no statistic.
+            return Self { median: f64::NAN, min: f64::NAN, max: f64::NAN, mad: f64::NAN };
+        }
         let values: Vec<f64> = milliseconds.iter().map(|&ms| f64::from(ms)).collect();
         let median = median(&values);
         let deviations: Vec<f64> = values.iter().map(|value| (value - median).abs()).collect();

@@ -7,6 +7,8 @@ every other row report; the caller turns any failure into exit status 1.
 use crate::backend::{DeviceLimits, Gpu, KernelResources, Suggestion, Timing};
 use crate::checked::{self, Checked};
 use crate::grid::GridPolicy;
+use crate::interrupt::Interrupted;
+use crate::journal::{self, Configuration, Journal};
 use crate::model::{Limiter, SmModel};
 use crate::occupancy::{WARP_SIZE, idle_lanes, occupancy_percent, warps_per_block};
 use crate::stats::RunStats;
@@ -48,6 +50,9 @@ pub struct Row {
     /// The value of the sweep's tunable this row ran with ([`Sweep::tunable`]), where it has
     /// one: the table's first column.
     pub tunable: Option<String>,
+    /// Why this configuration has no measurement: a launch fault (the driver's message) or a
+    /// hang. Its samples are then empty, and the table says so instead of a time.
+    pub failed: Option<String>,
 }
 
 /// A check that did not hold. Each variant says why its row, or the run, measures nothing.
@@ -107,6 +112,18 @@ pub enum CheckFailure {
         /// What failed there.
         failure: Box<CheckFailure>,
     },
+    /// The configuration could not be measured: a launch fault, or a hang.
+    Failed {
+        /// Its block size.
+        threads_per_block: u32,
+        /// The driver's message, or the hang.
+        reason: String,
+    },
+    /// A launch fault poisoned the context and no fresh worker measured the rest.
+    NotMeasured {
+        /// How many configurations were left.
+        configurations: usize,
+    },
 }
 
 impl std::fmt::Display for CheckFailure {
@@ -136,6 +153,14 @@ impl std::fmt::Display for CheckFailure {
                 "at {threads_per_block} threads per block the occupancy model predicts {model} blocks/SM, the driver says {driver}"
             ),
             Self::Tunable { ref name, ref value, ref failure } => write!(f, "{name} {value}: {failure}"),
+            Self::Failed { threads_per_block, ref reason } => {
+                write!(f, "at {threads_per_block} threads per block nothing was measured: {reason}")
+            }
+            Self::NotMeasured { configurations } => write!(
+                f,
+                "{configurations} configuration(s) after a launch fault that lost the GPU context were not measured \
+                 (block-size and sweep_and_print measure them in a fresh worker)"
+            ),
         }
     }
 }
@@ -189,6 +214,21 @@ pub struct Sweep {
     pub model_check: ModelCheck,
     /// Every check that failed; non-empty means the rows are not a measurement.
     pub failures: Vec<CheckFailure>,
+    /// Why the sweep ended before its last configuration, where it did.
+    pub ended_early: Option<EndedEarly>,
+}
+
+/// Why a sweep ended before its last configuration: its rows so far are kept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EndedEarly {
+    /// A signal asked it to stop (exit 130 for SIGINT, 143 for SIGTERM).
+    Interrupted(crate::interrupt::Signal),
+    /// A launch fault poisoned the GPU context: the rest needs a fresh process (a supervised
+    /// worker exits for its supervisor to start one; `configurations_left` were not measured).
+    ContextLost {
+        /// Configurations after the faulting one.
+        configurations_left: usize,
+    },
 }
 
 impl Sweep {
@@ -199,7 +239,12 @@ impl Sweep {
 
     /// The row with the lowest median time (the first of equals).
     pub fn best(&self) -> Option<&Row> {
-        self.rows.iter().reduce(|best, row| if row.stats.median < best.stats.median { row } else { best })
+        self.measured_rows().reduce(|best, row| if row.stats.median < best.stats.median { row } else { best })
+    }
+
+    /// The rows with a measurement (not failed).
+    pub fn measured_rows(&self) -> impl Iterator<Item = &Row> {
+        self.rows.iter().filter(|row| row.failed.is_none())
     }
 
     /// The best row's median time over this row's: 1.00 for the best row, smaller for slower ones.
@@ -223,7 +268,7 @@ impl Sweep {
 
     /// Rows that reach at least 95 percent of the best row's speed.
     pub fn rows_near_best(&self) -> usize {
-        self.rows.iter().filter(|row| self.fraction_of_best(row) >= NEAR_BEST_FRACTION).count()
+        self.measured_rows().filter(|row| self.fraction_of_best(row) >= NEAR_BEST_FRACTION).count()
     }
 
     /// A row's resident warps over the SM's maximum, in percent.
@@ -244,7 +289,8 @@ impl Sweep {
     /// Whether rows took different numbers of samples (the noise-driven stop): the table then
     /// has a `runs` column.
     pub fn samples_vary(&self) -> bool {
-        self.rows.windows(2).any(|pair| pair[0].run_ms.len() != pair[1].run_ms.len())
+        let measured: Vec<&Row> = self.measured_rows().collect();
+        measured.windows(2).any(|pair| pair[0].run_ms.len() != pair[1].run_ms.len())
     }
 
     /// The dynamic shared memory every row was launched with, where it is the same in all.
@@ -300,6 +346,30 @@ pub struct Settings {
 /// The sweep engine: [`run`] with every option of [`Settings`], the grid policy included.
 /// The CLI's sweep and [`crate::user::run`] both measure through it.
 pub fn measure(gpu: &mut dyn Gpu, workload: &mut dyn Workload, settings: &Settings) -> Result<Sweep> {
+    measure_in(gpu, workload, settings, &mut Session::default())
+}
+
+/// What a sweep keeps beside its rows: the journal it writes and resumes from, and the value of
+/// the tunable its rows are of.
+#[derive(Default)]
+pub(crate) struct Session<'a> {
+    /// Where finished configurations go, and those a resume skips.
+    pub journal: Option<&'a mut Journal>,
+    /// The tunable's value of this sweep's rows (a kernel of your own with a tunable).
+    pub tunable: Option<String>,
+}
+
+/// [`measure`], journaled: a configuration the journal's resume holds is taken from it, not
+/// measured; each one measured is appended to the journal as it finishes. A launch fault marks
+/// its configuration failed and the sweep goes on, unless it lost the context
+/// ([`EndedEarly::ContextLost`]); a signal ends it with the rows so far
+/// ([`EndedEarly::Interrupted`]).
+pub(crate) fn measure_in(
+    gpu: &mut dyn Gpu,
+    workload: &mut dyn Workload,
+    settings: &Settings,
+    session: &mut Session,
+) -> Result<Sweep> {
     let Settings { ref block_sizes, timing, grid, corrupt } = *settings;
     let limits = gpu.limits().clone();
     let pixels = workload.pass().item_count();
@@ -308,8 +378,16 @@ pub fn measure(gpu: &mut dyn Gpu, workload: &mut dyn Workload, settings: &Settin
     let resources = gpu.kernel_resources().context("reading the kernel's registers and shared memory")?;
     let model = SmModel::from_device(&limits);
     let mut agreeing_rows = 0;
+    // Before any launch: a launch fault can leave the context unable to answer it.
+    let suggestion =
+        gpu.suggestion(&|threads_per_block| workload.dynamic_shared_memory(threads_per_block))?;
+    let mut ended_early = None;
 
-    for &threads_per_block in block_sizes.iter() {
+    for (index, &threads_per_block) in block_sizes.iter().enumerate() {
+        if let Some(signal) = crate::interrupt::requested() {
+            ended_early = Some(EndedEarly::Interrupted(signal));
+            break;
+        }
         let warps = warps_per_block(threads_per_block);
         let dynamic_shared_memory = workload.dynamic_shared_memory(threads_per_block);
         let blocks_per_sm = gpu
@@ -354,11 +432,57 @@ pub fn measure(gpu: &mut dyn Gpu, workload: &mut dyn Workload, settings: &Settin
             }
         }
 
-        let Checked { run_ms, stopped, mismatch } =
-            checked::measure(gpu, workload, grid_blocks, threads_per_block, timing, corrupt)?;
-        if let Some(mismatch) = mismatch {
+        let configuration = Configuration { threads_per_block, tunable: session.tunable.clone() };
+        let resumed = session.journal.as_ref().and_then(|journal| journal.resumed(&configuration).cloned());
+        let mut context_lost = false;
+        let entry = match resumed {
+            Some(entry) => entry,
+            None => {
+                crate::watchdog::set_current(Some(configuration.to_string()));
+                // A hang ends this process from the watchdog's thread: the configuration is
+                // journaled as failed first, so that the next worker goes on after it.
+                if let Some(journal) = session.journal.as_deref()
+                    && let Some(record) = journal.for_hangs()
+                {
+                    let entry = journal.entry(configuration.clone());
+                    crate::watchdog::on_hang(move |_, message| {
+                        record(journal::Entry { failed: Some(message.to_string()), ..entry.clone() })
+                    });
+                }
+                let measured =
+                    checked::measure(gpu, workload, grid_blocks, threads_per_block, timing, corrupt);
+                crate::watchdog::set_current(None);
+                let mut entry = match &session.journal {
+                    Some(journal) => journal.entry(configuration),
+                    None => journal::Entry::unkeyed(configuration),
+                };
+                match measured {
+                    Ok(Checked { run_ms, stopped, mismatch }) => {
+                        (entry.run_ms, entry.stopped, entry.mismatch) = (run_ms, stopped, mismatch);
+                    }
+                    Err(error) => {
+                        if let Some(&Interrupted(signal)) = error.downcast_ref::<Interrupted>() {
+                            ended_early = Some(EndedEarly::Interrupted(signal));
+                            break;
+                        }
+                        let Some(fault) = gpu.launch_fault(&error) else { return Err(error) };
+                        context_lost = fault.context_lost;
+                        entry.failed = Some(format!("the launch failed: {error:#}"));
+                    }
+                }
+                if let Some(journal) = session.journal.as_deref_mut() {
+                    journal.record(&entry).map_err(|error| anyhow::anyhow!(error))?;
+                }
+                entry
+            }
+        };
+        if let Some(mismatch) = entry.mismatch {
             failures.push(CheckFailure::WrongOutput { threads_per_block, mismatch });
         }
+        if let Some(reason) = &entry.failed {
+            failures.push(CheckFailure::Failed { threads_per_block, reason: reason.clone() });
+        }
+        let (run_ms, stopped, failed) = (entry.run_ms, entry.stopped, entry.failed);
 
         rows.push(Row {
             threads_per_block,
@@ -373,11 +497,15 @@ pub fn measure(gpu: &mut dyn Gpu, workload: &mut dyn Workload, settings: &Settin
             run_ms,
             stopped,
             tunable: None,
+            failed,
         });
+        if context_lost {
+            ended_early =
+                Some(EndedEarly::ContextLost { configurations_left: block_sizes.len() - index - 1 });
+            break;
+        }
     }
 
-    let suggestion =
-        gpu.suggestion(&|threads_per_block| workload.dynamic_shared_memory(threads_per_block))?;
     if limits.warp_size != WARP_SIZE {
         failures.push(CheckFailure::WarpSize { reported: limits.warp_size });
     }
@@ -396,6 +524,7 @@ pub fn measure(gpu: &mut dyn Gpu, workload: &mut dyn Workload, settings: &Settin
         suggestion,
         model_check,
         failures,
+        ended_early,
     })
 }
 

@@ -269,7 +269,7 @@ pub fn relative_spread(samples: &[f32]) -> f64 {
 }
 
 /// Why the noise-driven stop ended a row.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Stopped {
     /// The relative spread came down to the limit.

@@ -16,8 +16,13 @@ use crate::sweep::{CheckFailure, ModelCheck, Sweep};
 pub fn combine(name: &str, parts: Vec<(String, Sweep)>) -> Option<Sweep> {
     let mut parts = parts.into_iter();
     let (first_value, first) = parts.next()?;
-    let mut combined =
-        Sweep { tunable: Some(name.to_string()), rows: Vec::new(), failures: Vec::new(), ..first.clone() };
+    let mut combined = Sweep {
+        tunable: Some(name.to_string()),
+        rows: Vec::new(),
+        failures: Vec::new(),
+        ended_early: None,
+        ..first.clone()
+    };
     let mut checks = Vec::new();
     for (value, part) in std::iter::once((first_value, first)).chain(parts) {
         combined.rows.extend(
@@ -29,6 +34,8 @@ pub fn combine(name: &str, parts: Vec<(String, Sweep)>) -> Option<Sweep> {
             failure: Box::new(failure),
         }));
         checks.push((value, part.model_check));
+        // A sweep that ended early (a signal, a lost context) ends the whole cross product.
+        combined.ended_early = combined.ended_early.or(part.ended_early);
     }
     combined.model_check = merge_model_checks(name, checks);
     Some(combined)

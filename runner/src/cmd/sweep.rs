@@ -16,13 +16,16 @@ use super::{Chosen, KernelChoice};
 use crate::backend::{Device, DeviceLimits, Driver, Gpu};
 use crate::error::{Console, Error, exit, failed};
 use crate::export::{self, Format};
+use crate::journal::{Journal, Key};
 use crate::plot;
 use crate::progress::{Phase, WithProgress};
 use crate::provenance::Provenance;
 use crate::ptx::KernelRef;
 use crate::report;
 use crate::settings::{DeviceChoice, Settings};
-use crate::sweep::{self, Sweep};
+use crate::supervise::Supervision;
+use crate::sweep::EndedEarly;
+use crate::sweep::{self, Session, Sweep};
 use crate::timing::Timing;
 use crate::workload::{Pass, Workload};
 use anyhow::anyhow;
@@ -84,7 +87,12 @@ pub(crate) trait Target {
     /// Builds what the host holds (inputs, reference) where it is not built yet.
     fn build(&mut self) -> Result<(), Error>;
     /// Uploads, then sweeps every kernel of [`Target::kernels`]; their sweeps combined.
-    fn measure(&mut self, gpu: &mut dyn Gpu, settings: &sweep::Settings) -> Result<Sweep, Error>;
+    fn measure(
+        &mut self,
+        gpu: &mut dyn Gpu,
+        settings: &sweep::Settings,
+        journal: Option<&mut Journal>,
+    ) -> Result<Sweep, Error>;
 }
 
 /// One of this repository's kernels: its spec and parameters, its workload once built.
@@ -125,23 +133,19 @@ impl Target for Builtin {
         Ok(())
     }
 
-    fn measure(&mut self, gpu: &mut dyn Gpu, settings: &sweep::Settings) -> Result<Sweep, Error> {
+    fn measure(
+        &mut self,
+        gpu: &mut dyn Gpu,
+        settings: &sweep::Settings,
+        journal: Option<&mut Journal>,
+    ) -> Result<Sweep, Error> {
         let workload = self.workload.as_mut().expect("built before it is measured").as_mut();
-        upload_and_sweep(gpu, workload, settings)
+        let uploading = Phase::start("uploading the inputs");
+        let uploaded = workload.upload(gpu);
+        uploading.finish();
+        uploaded.map_err(failed)?;
+        sweep_uploaded(gpu, workload, settings, &mut Session { journal, tunable: None })
     }
-}
-
-/// Uploads `workload` and sweeps it, with a progress bar on a long sweep.
-pub(crate) fn upload_and_sweep(
-    gpu: &mut dyn Gpu,
-    workload: &mut dyn Workload,
-    settings: &sweep::Settings,
-) -> Result<Sweep, Error> {
-    let uploading = Phase::start("uploading the inputs");
-    let uploaded = workload.upload(gpu);
-    uploading.finish();
-    uploaded.map_err(failed)?;
-    sweep_uploaded(gpu, workload, settings)
 }
 
 /// Sweeps an uploaded `workload`, with a progress bar on a long sweep.
@@ -149,9 +153,10 @@ pub(crate) fn sweep_uploaded(
     gpu: &mut dyn Gpu,
     workload: &mut dyn Workload,
     settings: &sweep::Settings,
+    session: &mut Session,
 ) -> Result<Sweep, Error> {
     let mut with_progress = WithProgress::new(gpu, settings.block_sizes.len());
-    let result = sweep::measure(&mut with_progress, workload, settings);
+    let result = sweep::measure_in(&mut with_progress, workload, settings, session);
     with_progress.finish();
     result.map_err(failed)
 }
@@ -190,9 +195,14 @@ impl Measured {
         report::stderr(&self.sweep)
     }
 
-    /// 0 where every check held, 1 where one failed.
+    /// 0 where every check held, 1 where one failed; 130 or 143 where SIGINT or SIGTERM ended
+    /// the sweep early.
     pub fn exit_status(&self) -> i32 {
-        if self.sweep.failures.is_empty() { exit::SUCCESS } else { exit::FAILED }
+        match self.sweep.ended_early {
+            Some(EndedEarly::Interrupted(signal)) => signal.exit_status(),
+            _ if self.sweep.failures.is_empty() => exit::SUCCESS,
+            _ => exit::FAILED,
+        }
     }
 }
 
@@ -285,17 +295,80 @@ pub(crate) fn measure<D: Driver>(
     // The host data before the header: a host that cannot hold it is bad input, with nothing
     // on standard output.
     target.build()?;
-    let head = head(gpu.limits(), &target.pass(), timing, settings, &facts);
-    on_head(&head);
+    let supervision = Supervision::from_env();
+    let key = journal_key(&gpu, &facts, &kernels, &target.pass(), timing, settings);
+    let journal_path = settings.journal.clone().or_else(|| supervision.journal.clone());
+    let mut resumes: Vec<&Path> = settings.resume.iter().map(PathBuf::as_path).collect();
+    if supervision.restarted() {
+        resumes.extend(journal_path.as_deref());
+    }
+    let (mut journal, note) = if journal_path.is_some() || !resumes.is_empty() {
+        let (journal, note) = Journal::open(journal_path.as_deref(), &resumes, key)?;
+        (Some(journal), note.filter(|_| settings.resume.is_some()))
+    } else {
+        (None, None)
+    };
+    crate::watchdog::set_timeout(settings.launch_timeout);
+    crate::interrupt::install();
+    let mut head = head(gpu.limits(), &target.pass(), timing, settings, &facts);
+    head += note.as_deref().unwrap_or_default();
+    if !supervision.restarted() {
+        on_head(&head);
+    }
     let sweep_settings = sweep::Settings {
         block_sizes: settings.block_sizes.clone(),
         timing,
         grid: settings.grid,
         corrupt: settings.corrupt_output,
     };
-    let sweep = target.measure(&mut gpu, &sweep_settings)?;
+    let mut sweep = target.measure(&mut gpu, &sweep_settings, journal.as_mut())?;
+    if let Some(EndedEarly::ContextLost { configurations_left }) = sweep.ended_early {
+        let last = sweep.rows.last().map_or(0, |row| row.threads_per_block);
+        if supervision.active() && configurations_left > 0 {
+            return Err(Error::new(
+                exit::RESTART,
+                format!(
+                    "{last} threads per block: the launch lost the GPU context; a fresh worker measures the \
+                     {configurations_left} configuration(s) left"
+                ),
+            ));
+        }
+        if configurations_left > 0 {
+            sweep
+                .failures
+                .push(crate::sweep::CheckFailure::NotMeasured { configurations: configurations_left });
+        }
+    }
     let provenance = facts.provenance(&sweep.limits);
     Ok(Measured { sweep, provenance, head })
+}
+
+/// What a measurement of `target` on `gpu` depends on, for the journal.
+fn journal_key(
+    gpu: &dyn crate::backend::Device,
+    facts: &Facts,
+    kernels: &[KernelRef],
+    pass: &Pass,
+    timing: Timing,
+    settings: &Settings,
+) -> Key {
+    let mut ptx: Vec<String> =
+        kernels.iter().map(|kernel| format!("{} {}", kernel.module.label, kernel.module.sha256())).collect();
+    ptx.dedup();
+    let environment = &facts.environment;
+    Key {
+        gpu: format!("{} {}", gpu.limits().name, gpu.uuid().unwrap_or_default()),
+        driver: format!(
+            "{} (driver API {})",
+            environment.driver_release.clone().unwrap_or_default(),
+            environment.driver_api_version
+        ),
+        ptx,
+        kernel: kernels.iter().map(|kernel| kernel.entry.to_string()).collect(),
+        work: format!("{pass:?}"),
+        timing: format!("{timing:?}"),
+        grid: settings.grid.name(),
+    }
 }
 
 /// The lines before the table: the provenance (where asked), the device, the work, the timing,

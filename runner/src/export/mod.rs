@@ -107,6 +107,9 @@ pub struct RowRecord {
     /// and Markdown keep one line per row).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub run_ms: Vec<f32>,
+    /// Why this configuration has no measurement (a launch fault, a hang); empty where it has
+    /// one. Its times are then empty too.
+    pub failed: Option<String>,
 }
 
 /// A sweep as the exports describe it.
@@ -152,6 +155,10 @@ pub struct Record {
     pub model_check: String,
     /// Failed checks; a non-empty list means the rows are not a measurement.
     pub failures: Vec<String>,
+    /// Why the sweep ended before its last configuration ("interrupted by SIGINT", "the GPU
+    /// context was lost"), where it did: the rows are then those finished before.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ended_early: Option<String>,
     /// The sentences after the table, as the printed report says them.
     #[serde(skip)]
     pub summary: Summary,
@@ -187,6 +194,7 @@ impl Record {
                     samples: row.run_ms.len(),
                     stopped: row.stopped,
                     run_ms: row.run_ms.clone(),
+                    failed: row.failed.clone(),
                 }
             })
             .collect();
@@ -211,6 +219,10 @@ impl Record {
             rows_near_best: sweep.rows_near_best(),
             model_check: summary.model_clause(),
             failures: sweep.failures.iter().map(ToString::to_string).collect(),
+            ended_early: sweep.ended_early.map(|ended| match ended {
+                crate::sweep::EndedEarly::Interrupted(signal) => format!("interrupted by {}", signal.name()),
+                crate::sweep::EndedEarly::ContextLost { .. } => "the GPU context was lost".to_string(),
+            }),
             summary,
         }
     }

@@ -139,8 +139,8 @@ fn every_format_says_how_the_noise_driven_stop_ended_each_row() {
     assert_eq!(described, [("cold", "converged", 5, 5), ("cold", "time_budget", 101, 101)]);
 
     let csv = rendered(Format::Csv, &record);
-    assert!(csv.lines().next().unwrap().ends_with(",timing_mode,launches_per_sample,samples,stopped"));
-    assert!(csv.lines().nth(2).unwrap().ends_with(",cold,1,101,time_budget"), "{csv}");
+    assert!(csv.lines().next().unwrap().ends_with(",timing_mode,launches_per_sample,samples,stopped,failed"));
+    assert!(csv.lines().nth(2).unwrap().ends_with(",cold,1,101,time_budget,"), "{csv}");
 
     let markdown = rendered(Format::Markdown, &record);
     assert!(markdown.contains("| MAD ms | runs | limiter |"), "{markdown}");

@@ -347,6 +347,12 @@ impl UserKernel {
         self.buffers.iter().map(|buffer| (self.length(buffer, max_grid) * buffer.element_size) as u64).sum()
     }
 
+    /// How many configurations a sweep over `block_sizes` measures: one per block size and value
+    /// of the tunable.
+    pub(crate) fn configurations(&self, block_sizes: &[u32]) -> usize {
+        block_sizes.len() * self.variants.len().max(1)
+    }
+
     /// Host bytes the checks read back: every output at the largest grid.
     pub(crate) fn host_bytes(&self) -> u64 {
         let outputs = self.buffers.iter().filter(|buffer| buffer.input.is_none());

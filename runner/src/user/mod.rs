@@ -16,8 +16,9 @@ pub use self::shape::{Shape, Variant};
 use crate::backend::{Device, Gpu};
 use crate::cmd::sweep::{self as sweep_cmd, Target};
 use crate::error::{Error, exit, failed};
+use crate::journal::Journal;
 use crate::ptx::KernelRef;
-use crate::sweep::{self, Sweep};
+use crate::sweep::{self, Session, Sweep};
 use crate::workload::{Footprint, Pass, Workload};
 
 /// Everything about `kernel` that needs no device: its description holds, every entry point
@@ -82,15 +83,26 @@ impl Target for UserKernel {
         Ok(())
     }
 
-    fn measure(&mut self, gpu: &mut dyn Gpu, settings: &sweep::Settings) -> Result<Sweep, Error> {
+    fn measure(
+        &mut self,
+        gpu: &mut dyn Gpu,
+        settings: &sweep::Settings,
+        mut journal: Option<&mut Journal>,
+    ) -> Result<Sweep, Error> {
         self.upload(gpu).map_err(failed)?;
         let kernels = UserKernel::kernels(self);
         let mut parts = Vec::with_capacity(kernels.len());
         for (index, kernel_ref) in kernels.iter().enumerate() {
             gpu.select_kernel(*kernel_ref).map_err(failed)?;
             self.select(index);
-            let part = sweep_cmd::sweep_uploaded(gpu, self, settings)?;
-            parts.push((self.variants()[index].value.clone().unwrap_or_default(), part));
+            let value = self.variants()[index].value.clone();
+            let mut session = Session { journal: journal.as_deref_mut(), tunable: value.clone() };
+            let part = sweep_cmd::sweep_uploaded(gpu, self, settings, &mut session)?;
+            let ended_early = part.ended_early.is_some();
+            parts.push((value.unwrap_or_default(), part));
+            if ended_early {
+                break;
+            }
         }
         Ok(match self.tunable_name() {
             Some(name) => crate::tunable::combine(name, parts),

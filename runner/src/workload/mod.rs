@@ -123,7 +123,7 @@ impl Pass {
 }
 
 /// Where the device computed something other than the CPU reference.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct Mismatch {
     /// The first wrong output element (pixel, bin), where one is wrong.
     pub index: Option<usize>,

@@ -1,0 +1,131 @@
+/*!
+A sweep in a worker process, under a supervisor. A kernel that faults in a way that poisons the
+CUDA context, or hangs, can only be left behind by ending the process that holds the context;
+the supervisor is the process that stays. It starts the worker (the same program, or
+`block-size-cuda` for `block-size`) with a journal, and where the worker exits with
+[`crate::exit::RESTART`] (its failed configuration journaled) starts a fresh one that resumes
+from the journal, until one finishes; its exit status is the run's.
+
+The worker learns from its environment that it is supervised ([`Supervision::from_env`]):
+which journal to write, which attempt it is (the second and later resume from the journal and
+do not print the header again).
+*/
+
+use crate::error::{Error, exit};
+use std::ffi::OsString;
+use std::os::unix::process::CommandExt as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The environment variable that marks a supervised worker: the journal it writes.
+const JOURNAL: &str = "BLOCK_SIZE_WORKER_JOURNAL";
+/// Which attempt the worker is, from 1.
+const ATTEMPT: &str = "BLOCK_SIZE_WORKER_ATTEMPT";
+
+/// What a supervised worker was told.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub(crate) struct Supervision {
+    /// The journal the supervisor reads back; `None`: not supervised.
+    pub journal: Option<PathBuf>,
+    /// 1 for the first worker, more after a restart.
+    pub attempt: u32,
+}
+
+impl Supervision {
+    /// This process's supervision, from its environment.
+    pub fn from_env() -> Self {
+        let journal = std::env::var_os(JOURNAL).map(PathBuf::from);
+        let attempt = std::env::var(ATTEMPT).ok().and_then(|text| text.parse().ok()).unwrap_or(1);
+        Self { journal, attempt }
+    }
+
+    /// Whether a supervisor will start a fresh worker when this one exits with RESTART.
+    pub fn active(&self) -> bool {
+        self.journal.is_some()
+    }
+
+    /// Whether an earlier worker printed the header already.
+    pub fn restarted(&self) -> bool {
+        self.active() && self.attempt > 1
+    }
+}
+
+/// Whether this process is a supervised worker.
+pub(crate) fn is_worker() -> bool {
+    std::env::var_os(JOURNAL).is_some()
+}
+
+/// Runs `program` with the command line `args` (its first, the name it is started as) as a
+/// supervised worker until one finishes, and returns its exit
+/// status: a worker that exits with RESTART is followed by a fresh one, at most one restart per
+/// configuration (`configurations`) plus one. `journal` is the run's `--journal` where given
+/// (the workers then append to it), else a temporary file removed afterwards.
+///
+/// SIGINT reaches the worker from the terminal, as it reaches this process: this process waits
+/// for the worker to print what it has and exit. SIGTERM sent to this process is passed on to
+/// the worker.
+pub fn supervise(
+    program: &Path,
+    args: &[OsString],
+    journal: Option<&Path>,
+    configurations: usize,
+) -> Result<i32, Error> {
+    let temporary = journal.is_none().then(|| {
+        std::env::temp_dir().join(format!("block-size-journal-{}-{}.jsonl", std::process::id(), nanos()))
+    });
+    let journal = journal.map(Path::to_path_buf).or_else(|| temporary.clone()).expect("one of the two");
+    let terminate = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let interrupt = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    // Registered once per process; without them a signal ends this process at once, and the
+    // worker, in the same process group for SIGINT, still prints what it has.
+    let _ = signal_hook::flag::register(signal_hook::consts::SIGTERM, terminate.clone());
+    let _ = signal_hook::flag::register(signal_hook::consts::SIGINT, interrupt.clone());
+    let result = (|| {
+        for attempt in 1..=configurations as u32 + 2 {
+            let mut child = Command::new(program)
+                .arg0(args.first().map_or(program.as_os_str(), |name| name.as_os_str()))
+                .args(args.iter().skip(1))
+                .env(JOURNAL, &journal)
+                .env(ATTEMPT, attempt.to_string())
+                .spawn()
+                .map_err(|error| {
+                    Error::new(exit::FAILED, format!("cannot start {}: {error}", program.display()))
+                })?;
+            let status = loop {
+                if terminate.swap(false, std::sync::atomic::Ordering::SeqCst) {
+                    // SAFETY: a plain kill(2) of our own child, which has not been reaped.
+                    unsafe { libc_kill(child.id() as i32, signal_hook::consts::SIGTERM) };
+                }
+                match child.try_wait() {
+                    Ok(Some(status)) => break status,
+                    Ok(None) => std::thread::sleep(std::time::Duration::from_millis(20)),
+                    Err(error) => {
+                        return Err(Error::new(exit::FAILED, format!("waiting for the worker: {error}")));
+                    }
+                }
+            };
+            let code = status.code().unwrap_or_else(|| {
+                use std::os::unix::process::ExitStatusExt as _;
+                128 + status.signal().unwrap_or(0)
+            });
+            let interrupted = interrupt.load(std::sync::atomic::Ordering::SeqCst);
+            if code != exit::RESTART || interrupted {
+                return Ok(if code == exit::RESTART { 130 } else { code });
+            }
+        }
+        Err(Error::new(exit::FAILED, "the workers kept losing the GPU context; giving up"))
+    })();
+    if let Some(path) = temporary {
+        let _ = std::fs::remove_file(path);
+    }
+    result
+}
+
+fn nanos() -> u128 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |elapsed| elapsed.as_nanos())
+}
+
+unsafe extern "C" {
+    #[link_name = "kill"]
+    fn libc_kill(pid: i32, signal: i32) -> i32;
+}
