@@ -97,7 +97,7 @@ fn draw(sweep: &Sweep, root: &Area<'_>) -> Result<(), Box<dyn std::error::Error>
     ))?;
     chart
         .draw_secondary_series(LineSeries::new(
-            positions.clone().map(|i| (i as f64, sweep.occupancy_percent(&rows[i]))),
+            positions.clone().map(|i| (i as f64, sweep.occupancy_percent(rows[i]))),
             orange.stroke_width(2),
         ))?
         .label("occupancy %")

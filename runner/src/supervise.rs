@@ -16,6 +16,7 @@ use std::ffi::OsString;
 use std::os::unix::process::CommandExt as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// The environment variable that marks a supervised worker: the journal it writes.
 const JOURNAL: &str = "BLOCK_SIZE_WORKER_JOURNAL";
@@ -61,9 +62,10 @@ pub(crate) fn is_worker() -> bool {
 /// configuration (`configurations`) plus one. `journal` is the run's `--journal` where given
 /// (the workers then append to it), else a temporary file removed afterwards.
 ///
-/// SIGINT reaches the worker from the terminal, as it reaches this process: this process waits
-/// for the worker to print what it has and exit. SIGTERM sent to this process is passed on to
-/// the worker.
+/// The worker runs in a process group of its own, and every SIGINT and SIGTERM this process
+/// gets (a Ctrl-C at the terminal reaches this process's group) is passed on to it once: the
+/// worker prints what it has and exits 130 or 143, or at a second signal exits at once; this
+/// process then exits with the worker's status.
 pub fn supervise(
     program: &Path,
     args: &[OsString],
@@ -74,15 +76,23 @@ pub fn supervise(
         std::env::temp_dir().join(format!("block-size-journal-{}-{}.jsonl", std::process::id(), nanos()))
     });
     let journal = journal.map(Path::to_path_buf).or_else(|| temporary.clone()).expect("one of the two");
-    let terminate = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let interrupt = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-    // Registered once per process; without them a signal ends this process at once, and the
-    // worker, in the same process group for SIGINT, still prints what it has.
-    let _ = signal_hook::flag::register(signal_hook::consts::SIGTERM, terminate.clone());
-    let _ = signal_hook::flag::register(signal_hook::consts::SIGINT, interrupt.clone());
+    let signals = [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM];
+    let received: Vec<std::sync::Arc<AtomicUsize>> = signals.iter().map(|_| Default::default()).collect();
+    for (&signal, count) in signals.iter().zip(&received) {
+        let count = count.clone();
+        // SAFETY: the handler only increments an atomic. Without it a signal ends this process
+        // at once, as it always did, and the worker is left to the terminal's next signal.
+        let _ = unsafe {
+            signal_hook::low_level::register(signal, move || {
+                count.fetch_add(1, Ordering::SeqCst);
+            })
+        };
+    }
+    let mut forwarded = vec![0; signals.len()];
     let result = (|| {
         for attempt in 1..=configurations as u32 + 2 {
             let mut child = Command::new(program)
+                .process_group(0)
                 .arg0(args.first().map_or(program.as_os_str(), |name| name.as_os_str()))
                 .args(args.iter().skip(1))
                 .env(JOURNAL, &journal)
@@ -92,9 +102,12 @@ pub fn supervise(
                     Error::new(exit::FAILED, format!("cannot start {}: {error}", program.display()))
                 })?;
             let status = loop {
-                if terminate.swap(false, std::sync::atomic::Ordering::SeqCst) {
-                    // SAFETY: a plain kill(2) of our own child, which has not been reaped.
-                    unsafe { libc_kill(child.id() as i32, signal_hook::consts::SIGTERM) };
+                for ((&signal, count), forwarded) in signals.iter().zip(&received).zip(&mut forwarded) {
+                    while *forwarded < count.load(Ordering::SeqCst) {
+                        // SAFETY: kill(2) of our own child, not yet reaped (its pid is its own).
+                        unsafe { libc_kill(child.id() as i32, signal) };
+                        *forwarded += 1;
+                    }
                 }
                 match child.try_wait() {
                     Ok(Some(status)) => break status,
@@ -108,8 +121,8 @@ pub fn supervise(
                 use std::os::unix::process::ExitStatusExt as _;
                 128 + status.signal().unwrap_or(0)
             });
-            let interrupted = interrupt.load(std::sync::atomic::Ordering::SeqCst);
-            if code != exit::RESTART || interrupted {
+            let signalled = received.iter().any(|count| count.load(Ordering::SeqCst) > 0);
+            if code != exit::RESTART || signalled {
                 return Ok(if code == exit::RESTART { 130 } else { code });
             }
         }

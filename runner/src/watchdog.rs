@@ -28,7 +28,9 @@ static BUSY_SINCE: AtomicU64 = AtomicU64::new(0);
 static LONGEST: AtomicU64 = AtomicU64::new(0);
 static GIVEN_TIMEOUT: AtomicU64 = AtomicU64::new(0);
 static CURRENT: Mutex<Option<String>> = Mutex::new(None);
-static ON_HANG: Mutex<Option<Box<dyn Fn(&str, &str) + Send>>> = Mutex::new(None);
+/// What a hang does before the process exits: `handler(configuration, message)`.
+type HangHandler = Box<dyn Fn(&str, &str) + Send>;
+static ON_HANG: Mutex<Option<HangHandler>> = Mutex::new(None);
 static STARTED: Once = Once::new();
 
 fn epoch() -> Instant {

@@ -21,9 +21,14 @@ const REDUCTIONS: [&str; 2] = ["sum_of_squares", "sum_of_squares_x4"];
 /// of `docs/barriers.md` (never launched).
 const STENCILS: [&str; 2] = ["stencil3", "stencil3_cuda_std_barrier"];
 
-/// Every entry, in the PTX's order (the stencil module comes first), each with three 64-bit
-/// parameters.
-const ENTRIES: [&str; 4] = [STENCILS[0], STENCILS[1], REDUCTIONS[0], REDUCTIONS[1]];
+/// The test kernels of fault isolation and the watchdog, `(x: *const f32, n: usize, y: *mut
+/// f32)`: a copy that stores out of bounds at 1024 threads per block, and one that never
+/// finishes at 512 (`examples/reduce/kernels/src/faults.rs`; docs/reliability.md).
+const FAULTS: [&str; 2] = ["copy_faulting_at_1024", "copy_hanging_at_512"];
+
+/// Every entry, in the PTX's order (the faults module first, then the stencils), each with
+/// three 64-bit parameters.
+const ENTRIES: [&str; 6] = [FAULTS[0], FAULTS[1], STENCILS[0], STENCILS[1], REDUCTIONS[0], REDUCTIONS[1]];
 
 fn ptx() -> String {
     read_repo_file(PTX_FILE)

@@ -44,3 +44,31 @@ pub fn kernel(entry: &'static str, x: Vec<f32>) -> UserKernel {
             }
         }))
 }
+
+/// The entry of the test kernel that stores out of bounds at 1024 threads per block.
+pub const FAULTING_ENTRY: &str = "copy_faulting_at_1024";
+/// The entry of the test kernel that never finishes at 512 threads per block.
+pub const HANGING_ENTRY: &str = "copy_hanging_at_512";
+
+/// One of the test kernels of `examples/reduce/kernels/src/faults.rs` over `x`: `y` must equal
+/// `x` at every block size it finishes at. The input has one more value than the copy, 0: the
+/// flag the hanging kernel waits on.
+pub fn copy_kernel(entry: &'static str, x: Vec<f32>) -> UserKernel {
+    let n = x.len();
+    let want = x.clone();
+    let mut input = x;
+    input.push(0.0);
+    UserKernel::new(PTX, entry)
+        .items(n as u64, "values")
+        .bytes_per_pass(8 * n as u64)
+        .input("x", input)
+        .output::<f32>("y", n)
+        .args(move |_| vec![Arg::buffer("x"), Arg::Usize(n), Arg::buffer("y")])
+        .check(Check::reference(move |result, _| {
+            let got = result.of::<f32>().ok_or("the output is not f32")?;
+            match got.iter().zip(&want).position(|(got, want)| got.to_bits() != want.to_bits()) {
+                Some(i) => Err(format!("y[{i}] is {}, x[{i}] is {}", got[i], want[i])),
+                None => Ok(()),
+            }
+        }))
+}

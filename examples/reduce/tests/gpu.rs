@@ -66,3 +66,49 @@ fn the_stencil_with_the_unaligned_barrier_passes_at_every_block_size() {
     assert_eq!((output.status.code(), stderr.as_str()), (Some(0), ""), "{stdout}");
     assert!(stdout.contains("9 of 9"), "{stdout}");
 }
+
+#[test]
+fn a_kernel_that_faults_at_one_block_size_leaves_every_other_row_measured() {
+    let args = [
+        "--entry",
+        "copy_faulting_at_1024",
+        "--n",
+        "1000003",
+        "--block-sizes",
+        "256,1024,512",
+        "--runs",
+        "3",
+    ];
+    let Some(output) = on_gpu("fault", env!("CARGO_BIN_EXE_faults-example"), &args) else { return };
+    let (stdout, stderr) = (text(&output.stdout), text(&output.stderr));
+    assert_eq!(output.status.code(), Some(1), "{stdout}{stderr}");
+    assert!(stderr.contains("1024 threads per block: the launch lost the GPU context"), "{stderr}");
+    assert!(stderr.contains("check failed: at 1024 threads per block nothing was measured"), "{stderr}");
+    assert_eq!(stderr.matches("check failed:").count(), 1, "{stderr}");
+    assert!(stdout.contains("failed"), "{stdout}");
+}
+
+#[test]
+fn a_kernel_that_hangs_at_one_block_size_is_named_and_the_rest_finish() {
+    let args = [
+        "--entry",
+        "copy_hanging_at_512",
+        "--n",
+        "1000003",
+        "--block-sizes",
+        "256,512,1024",
+        "--runs",
+        "3",
+        "--launch-timeout",
+        "5",
+    ];
+    let Some(output) = on_gpu("hang", env!("CARGO_BIN_EXE_faults-example"), &args) else { return };
+    let (stdout, stderr) = (text(&output.stdout), text(&output.stderr));
+    assert_eq!(output.status.code(), Some(1), "{stdout}{stderr}");
+    assert!(
+        stderr.contains("512 threads per block: hung: a wait on the GPU did not finish within 5.0 s"),
+        "{stderr}"
+    );
+    assert_eq!(stderr.matches("check failed:").count(), 1, "{stderr}");
+    assert!(stdout.contains("hung"), "{stdout}");
+}

@@ -459,18 +459,39 @@ pub(crate) enum Effect {
 pub(crate) struct Delivery(pub Vec<Effect>);
 
 impl Delivery {
-    /// Writes each in turn; a file that cannot be written stops the run (exit 1) there.
+    /// Writes each in turn. A file that cannot be written (its paths were checked before the
+    /// sweep, but a disk can fill) is never lost: it goes to a file of the same name in the
+    /// temporary folder, or where that fails too to standard output, and the run ends with
+    /// exit 1 and one line naming where it went.
     pub fn perform(self, console: &mut Console) -> Result<(), Error> {
+        let mut lost = None;
         for effect in self.0 {
             match effect {
                 Effect::Stdout(text) => console.out(&text),
                 Effect::Stderr(text) => console.err(&text),
-                Effect::File(path, text) => std::fs::write(&path, text)
-                    .map_err(|error| failed(anyhow!("writing {}: {error}", path.display())))?,
+                Effect::File(path, text) => {
+                    if let Err(error) = std::fs::write(&path, &text) {
+                        lost = lost.or(Some(rescue(&path, &text, &error, console)));
+                    }
+                }
             }
         }
-        Ok(())
+        lost.map_or(Ok(()), Err)
     }
+}
+
+/// Writes `text`, which could not go to `path`, somewhere it is kept, and says where.
+fn rescue(path: &Path, text: &str, error: &std::io::Error, console: &mut Console) -> Error {
+    let name = path.file_name().map_or_else(|| "sweep".into(), |name| name.to_string_lossy().into_owned());
+    let fallback = std::env::temp_dir().join(format!("block-size-{}-{name}", std::process::id()));
+    let went = match std::fs::write(&fallback, text) {
+        Ok(()) => format!("it went to {} instead", fallback.display()),
+        Err(_) => {
+            console.out(text);
+            "it went to standard output instead".to_string()
+        }
+    };
+    failed(anyhow!("writing {}: {error}; {went}", path.display()))
 }
 
 /// `sweep.json` for device 1 becomes `sweep-gpu1.json`.

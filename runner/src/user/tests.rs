@@ -336,3 +336,66 @@ fn run_and_print_prints_as_block_size_does() {
     assert_eq!((code, out.is_empty()), (exit::NO_DEVICE, true));
     assert!(String::from_utf8(err).unwrap().starts_with("Error: "));
 }
+
+#[test]
+fn a_fault_that_loses_the_context_in_a_process_of_its_own_keeps_the_rows_before_it() {
+    let mut driver = driver();
+    driver.devices[0].fault_at = Some((128, crate::mock::MockFault { context_lost: true }));
+    let measured = run(&driver, &mut kernel(reference()), &options(&[64, 128, 256, 512])).unwrap();
+    let rows: Vec<(u32, bool)> =
+        measured.sweep.rows.iter().map(|row| (row.threads_per_block, row.failed.is_some())).collect();
+    assert_eq!(rows, [(64, false), (128, true)]);
+    assert_eq!(
+        failures(&measured),
+        [
+            "at 128 threads per block nothing was measured: the launch failed: launching 8 blocks of 128 threads: a timed \
+             launch failed: an illegal memory \
+             access was encountered (mock)",
+            "2 configuration(s) after a launch fault that lost the GPU context were not measured (block-size and \
+             sweep_and_print measure them in a fresh worker)"
+        ]
+    );
+    assert_eq!(measured.exit_status(), exit::FAILED);
+    assert!(
+        measured.report(false).contains("128      4     0      16        64   100%"),
+        "{}",
+        measured.report(false)
+    );
+}
+
+#[test]
+fn a_fault_that_keeps_the_context_fails_its_row_only() {
+    let mut driver = driver();
+    driver.devices[0].fault_at = Some((128, crate::mock::MockFault { context_lost: false }));
+    let measured = run(&driver, &mut kernel(reference()), &options(&[64, 128, 256])).unwrap();
+    let rows: Vec<(u32, bool)> =
+        measured.sweep.rows.iter().map(|row| (row.threads_per_block, row.failed.is_some())).collect();
+    assert_eq!(rows, [(64, false), (128, true), (256, false)]);
+    let report = measured.report(false);
+    assert!(report.contains(" failed "), "{report}");
+    assert_eq!(measured.sweep.best().unwrap().threads_per_block, 64, "a failed row is never the best");
+}
+
+#[test]
+fn a_journal_holds_each_configuration_and_a_resume_measures_only_the_others() {
+    let path = std::env::temp_dir().join(format!("user-journal-{}.jsonl", std::process::id()));
+    let _ = std::fs::remove_file(&path);
+    let settings = Settings { journal: Some(path.clone()), ..options(&[64, 128]) };
+    run(&driver(), &mut kernel(reference()), &settings).unwrap();
+    assert_eq!(std::fs::read_to_string(&path).unwrap().lines().count(), 2);
+
+    let driver = driver();
+    let resumed = Settings { resume: Some(path.clone()), ..options(&[64, 128, 256]) };
+    let measured = run(&driver, &mut kernel(reference()), &resumed).unwrap();
+    assert_eq!(measured.sweep.rows.len(), 3);
+    assert!(measured.head.contains("Resume: 2 configuration(s) from "), "{}", measured.head);
+    // Another key (a longer timing) measures everything again and says so.
+    let other = Settings {
+        resume: Some(path.clone()),
+        timing: TimingSettings { runs: Some(4), ..options(&[64]).timing },
+        ..options(&[64])
+    };
+    let measured = run(&driver, &mut kernel(reference()), &other).unwrap();
+    assert!(measured.head.contains("2 were measured under another key"), "{}", measured.head);
+    let _ = std::fs::remove_file(path);
+}

@@ -23,6 +23,7 @@ use core::cell::UnsafeCell;
 use cuda_std::prelude::*;
 
 pub mod barrier;
+pub mod faults;
 pub mod stencil;
 
 /// Sum of squares of `x[0..n]`: block `b` writes the sum over the elements its threads took to

@@ -87,3 +87,21 @@ fn with_several_devices_every_file_is_named_for_its_device() {
     assert_eq!(plan.plot, Some(PathBuf::from("sweep-gpu1.svg")));
     assert_eq!(Plan::new(&options, None).output, Some(PathBuf::from("src/sweep.csv")));
 }
+
+#[test]
+fn an_export_that_cannot_be_written_after_the_sweep_is_kept_elsewhere_and_named() {
+    let delivery = Delivery(vec![
+        Effect::File(PathBuf::from("/proc/self/no-such/sweep.json"), "{\"rows\": []}".into()),
+        Effect::Stderr("after\n".into()),
+    ]);
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let error = delivery.perform(&mut Console { out: &mut out, err: &mut err }).unwrap_err();
+    assert_eq!(error.exit_status(), exit::FAILED);
+    let message = error.to_string();
+    assert!(message.starts_with("writing /proc/self/no-such/sweep.json: "), "{message}");
+    let fallback = std::env::temp_dir().join(format!("block-size-{}-sweep.json", std::process::id()));
+    assert!(message.ends_with(&format!("it went to {} instead", fallback.display())), "{message}");
+    assert_eq!(std::fs::read_to_string(&fallback).unwrap(), "{\"rows\": []}");
+    assert_eq!(err, b"after\n", "the effects after it still happen");
+    let _ = std::fs::remove_file(fallback);
+}

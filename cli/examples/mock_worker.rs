@@ -1,0 +1,31 @@
+//! A stand-in for `block-size-cuda` in the tests of supervision (cli/tests/isolation.rs): the
+//! same program on the runner's mock driver, whose faults come from the environment, so that a
+//! test can run `block-size` with `BLOCK_SIZE_TEST_WORKER` pointing here and see a worker
+//! fault, hang or take a signal as a GPU worker would.
+//!
+//! `MOCK_FAULT_AT=THREADS` (too many resources: the context survives), `MOCK_LOST_AT=THREADS`
+//! (an illegal address: the context is lost), `MOCK_HANG_AT=THREADS` (the launch never
+//! finishes), `MOCK_DELAY_MS=N` (every schedule takes N ms more, so a signal can arrive).
+
+use block_size_cli::app;
+use block_size_runner::mock::{MockDriver, MockFault, MockGpu};
+use block_size_runner::with_stdio;
+
+fn threads(name: &str) -> Option<u32> {
+    std::env::var(name).ok().and_then(|text| text.parse().ok())
+}
+
+fn main() {
+    let mut gpu = MockGpu::h200_like();
+    if let Some(at) = threads("MOCK_FAULT_AT") {
+        gpu.fault_at = Some((at, MockFault { context_lost: false }));
+    }
+    if let Some(at) = threads("MOCK_LOST_AT") {
+        gpu.fault_at = Some((at, MockFault { context_lost: true }));
+    }
+    gpu.hang_at = threads("MOCK_HANG_AT");
+    gpu.delay = std::time::Duration::from_millis(threads("MOCK_DELAY_MS").unwrap_or(0).into());
+    let driver = MockDriver { cuda_version: 13000, devices: vec![gpu] };
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    std::process::exit(with_stdio(|console| app::main_with(&driver, &args, console)));
+}

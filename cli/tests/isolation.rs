@@ -1,0 +1,202 @@
+//! Nothing measured is lost, nothing hangs: `block-size` with a mock worker
+//! (`examples/mock_worker.rs`, through `BLOCK_SIZE_TEST_WORKER`) whose launch faults, loses the
+//! GPU context, hangs, or takes a signal at one configuration. Each test runs real processes: the
+//! supervisor, its workers, and a signal sent to them.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+/// The mock worker example, which `cargo test` builds beside this test's binary (and this
+/// function builds where a test was run on its own).
+fn mock_worker() -> PathBuf {
+    static BUILT: std::sync::Once = std::sync::Once::new();
+    let deps = std::env::current_exe().unwrap().parent().unwrap().to_path_buf();
+    let worker = deps.parent().unwrap().join("examples").join("mock_worker");
+    BUILT.call_once(|| {
+        if !worker.exists() {
+            let status = Command::new(env!("CARGO"))
+                .args(["build", "--quiet", "-p", "block-size", "--example", "mock_worker"])
+                .status()
+                .unwrap();
+            assert!(status.success(), "building examples/mock_worker.rs");
+        }
+    });
+    assert!(worker.exists(), "{} is built by cargo test (examples/mock_worker.rs)", worker.display());
+    worker
+}
+
+fn temp(name: &str) -> PathBuf {
+    let path = std::env::temp_dir().join(format!("isolation-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_file(&path);
+    path
+}
+
+const QUICK: [&str; 8] = ["--width", "64", "--height", "64", "--warmups", "0", "--runs", "2"];
+const SIZES: &str = "64,128,256,512,1024";
+
+fn block_size(args: &[&str], env: &[(&str, &str)]) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_block-size"));
+    command.args(QUICK).args(["--block-sizes", SIZES]).args(args);
+    command.env("BLOCK_SIZE_TEST_WORKER", mock_worker());
+    for (name, value) in env {
+        command.env(name, value);
+    }
+    command
+}
+
+fn run(args: &[&str], env: &[(&str, &str)]) -> (i32, String, String) {
+    let Output { status, stdout, stderr } = block_size(args, env).output().unwrap();
+    (status.code().unwrap_or(-1), String::from_utf8(stdout).unwrap(), String::from_utf8(stderr).unwrap())
+}
+
+fn json(path: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// The rows of an export: (block size, failed reason).
+fn rows(export: &serde_json::Value) -> Vec<(u64, Option<String>)> {
+    export["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|row| (row["threads_per_block"].as_u64().unwrap(), row["failed"].as_str().map(String::from)))
+        .collect()
+}
+
+fn journal_lines(path: &Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(path).unwrap().lines().map(|line| serde_json::from_str(line).unwrap()).collect()
+}
+
+#[test]
+fn a_launch_fault_that_keeps_the_context_fails_its_row_and_the_sweep_goes_on() {
+    let output = temp("fault.json");
+    let (code, stdout, stderr) =
+        run(&["--format", "json", "--output", output.to_str().unwrap()], &[("MOCK_FAULT_AT", "512")]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stdout.is_empty());
+    let rows = rows(&json(&output));
+    assert_eq!(rows.iter().map(|(threads, _)| *threads).collect::<Vec<_>>(), [64, 128, 256, 512, 1024]);
+    assert!(rows[3].1.as_deref().unwrap().contains("too many resources requested for launch"), "{rows:?}");
+    assert!(rows.iter().enumerate().all(|(index, (_, failed))| (index == 3) == failed.is_some()));
+    assert!(
+        stderr.contains("check failed: at 512 threads per block nothing was measured: the launch failed"),
+        "{stderr}"
+    );
+    let _ = std::fs::remove_file(output);
+}
+
+#[test]
+fn a_fault_that_loses_the_context_costs_a_worker_and_every_other_row_is_measured() {
+    let (output, journal) = (temp("lost.json"), temp("lost.jsonl"));
+    let (code, _, stderr) = run(
+        &["--format", "json", "--output", output.to_str().unwrap(), "--journal", journal.to_str().unwrap()],
+        &[("MOCK_LOST_AT", "256")],
+    );
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        stderr.contains("256 threads per block: the launch lost the GPU context; a fresh worker measures"),
+        "{stderr}"
+    );
+    let rows = rows(&json(&output));
+    assert_eq!(rows.len(), 5, "{rows:?}");
+    assert!(rows[2].1.as_deref().unwrap().contains("an illegal memory access"), "{rows:?}");
+    assert!(rows.iter().enumerate().all(|(index, (_, failed))| (index == 2) == failed.is_some()), "{rows:?}");
+    // The journal holds each configuration once per worker that finished it.
+    let entries = journal_lines(&journal);
+    let threads: Vec<u64> =
+        entries.iter().map(|entry| entry["configuration"]["threads_per_block"].as_u64().unwrap()).collect();
+    assert_eq!(threads, [64, 128, 256, 512, 1024], "{entries:?}");
+    let _ = (std::fs::remove_file(output), std::fs::remove_file(journal));
+}
+
+#[test]
+fn a_hang_is_named_within_its_timeout_and_the_other_rows_finish() {
+    let output = temp("hang.json");
+    let started = Instant::now();
+    let (code, _, stderr) = run(
+        &["--format", "json", "--output", output.to_str().unwrap(), "--launch-timeout", "1"],
+        &[("MOCK_HANG_AT", "128")],
+    );
+    let elapsed = started.elapsed();
+    assert_eq!(code, 1, "{stderr}");
+    assert!(elapsed < Duration::from_secs(20), "{elapsed:?}");
+    assert!(
+        stderr.contains("Error: 128 threads per block: hung: a wait on the GPU did not finish within 1.0 s"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("a barrier that not every thread of a block reaches"), "{stderr}");
+    let rows = rows(&json(&output));
+    assert_eq!(rows.len(), 5, "{rows:?}");
+    assert!(rows[1].1.as_deref().unwrap().starts_with("hung"), "{rows:?}");
+    assert!(rows.iter().enumerate().all(|(index, (_, failed))| (index == 1) == failed.is_some()), "{rows:?}");
+    let _ = std::fs::remove_file(output);
+}
+
+/// Sends `signal` to the process group of `child` (the supervisor and its worker, as a
+/// terminal's Ctrl-C does).
+fn signal_group(child: &std::process::Child, signal: i32) {
+    unsafe extern "C" {
+        fn kill(pid: i32, signal: i32) -> i32;
+    }
+    // SAFETY: kill(2) on the group this test made for the child.
+    assert_eq!(unsafe { kill(-(child.id() as i32), signal) }, 0);
+}
+
+fn interrupted_sweep(signal: i32, status: i32) {
+    use std::os::unix::process::CommandExt as _;
+    let (output, journal) = (temp(&format!("signal-{signal}.json")), temp(&format!("signal-{signal}.jsonl")));
+    let mut command = block_size(
+        &["--format", "json", "--output", output.to_str().unwrap(), "--journal", journal.to_str().unwrap()],
+        &[("MOCK_DELAY_MS", "400")],
+    );
+    let child = command.process_group(0).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    // One schedule a row (a fixed count) at 400 ms: two rows finish in 1 s, of five.
+    std::thread::sleep(Duration::from_millis(1000));
+    signal_group(&child, signal);
+    let Output { status: ended, stderr, .. } = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8(stderr).unwrap();
+    assert_eq!(ended.code(), Some(status), "{stderr}");
+    let export = json(&output);
+    let finished = rows(&export);
+    assert!((1..5).contains(&finished.len()), "{finished:?}");
+    assert!(finished.iter().all(|(_, failed)| failed.is_none()));
+    let name = if signal == 2 { "SIGINT" } else { "SIGTERM" };
+    assert_eq!(export["ended_early"], format!("interrupted by {name}"));
+    assert_eq!(journal_lines(&journal).len(), finished.len(), "every finished row is in the journal");
+
+    // A resume measures only the rows the journal lacks.
+    let resumed = temp(&format!("resumed-{signal}.json"));
+    let (code, _, stderr) = run(
+        &["--format", "json", "--output", resumed.to_str().unwrap(), "--resume", journal.to_str().unwrap()],
+        &[],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(rows(&json(&resumed)).len(), 5);
+    let skipped: Vec<f64> = json(&resumed)["rows"].as_array().unwrap()[..finished.len()]
+        .iter()
+        .map(|row| row["median_ms"].as_f64().unwrap())
+        .collect();
+    let before: Vec<f64> =
+        export["rows"].as_array().unwrap().iter().map(|row| row["median_ms"].as_f64().unwrap()).collect();
+    assert_eq!(skipped, before, "the resumed rows are the journal's, not measured again");
+    let _ = [output, journal, resumed].map(std::fs::remove_file);
+}
+
+#[test]
+fn sigint_keeps_the_finished_rows_in_the_export_and_the_journal_and_a_resume_finishes() {
+    interrupted_sweep(2, 130);
+}
+
+#[test]
+fn sigterm_keeps_the_finished_rows_too() {
+    interrupted_sweep(15, 143);
+}
+
+#[test]
+fn an_output_that_cannot_be_written_is_refused_before_any_gpu_work() {
+    let (code, stdout, stderr) = run(&["--format", "json", "--output", "/proc/self/x.json"], &[]);
+    assert_eq!((code, stdout.as_str()), (2, ""));
+    assert!(stderr.starts_with("Error: cannot write /proc/self/x.json: "), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+}
