@@ -30,16 +30,16 @@ step() { echo "################ $*"; }
 {
   head
   A="--width 11520 --height 5760 --min-runs 400 --provenance"
-  step "timeout -s INT 4 block-size $A --format json --output $W/int.json --journal $W/int.jsonl"
-  s=$(date +%s%N); timeout -s INT 4 $B/block-size $A --format json --output $W/int.json --journal $W/int.jsonl; c=$?
+  step "timeout --preserve-status -s INT 4 block-size $A --format json --output $W/int.json --journal $W/int.jsonl"
+  s=$(date +%s%N); timeout --preserve-status -s INT 4 $B/block-size $A --format json --output $W/int.json --journal $W/int.jsonl; c=$?
   echo "# exit status: $c after $(( ($(date +%s%N) - s) / 1000000 )) ms"
   echo "# JSON: ended_early and rows:"; python3 -c "import json;d=json.load(open('$W/int.json'));print(d.get('ended_early'));[print(r['threads_per_block'], r['samples'], r['median_ms']) for r in d['rows']]"
   echo "# journal lines: $(wc -l < $W/int.jsonl)"
   step "block-size $A --resume $W/int.jsonl --journal $W/int.jsonl"
   s=$(date +%s%N); $B/block-size $A --resume $W/int.jsonl --journal $W/int.jsonl; c=$?
   echo "# exit status: $c after $(( ($(date +%s%N) - s) / 1000000 )) ms; journal lines now: $(wc -l < $W/int.jsonl)"
-  step "timeout -s INT 4 block-size $A (the table on stdout)"
-  timeout -s INT 4 $B/block-size $A; echo "# exit status: $?"
+  step "timeout --preserve-status -s INT 4 block-size $A (the table on stdout)"
+  timeout --preserve-status -s INT 4 $B/block-size $A; echo "# exit status: $?"
   step "block-size --format json --output /proc/self/x.json (no GPU work: the time says so)"
   s=$(date +%s%N); $B/block-size --format json --output /proc/self/x.json; c=$?
   echo "# exit status: $c after $(( ($(date +%s%N) - s) / 1000000 )) ms"

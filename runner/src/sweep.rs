@@ -396,6 +396,9 @@ pub(crate) fn measure_in(
         let grid_blocks = grid.grid_blocks(blocks_per_sm, limits.multiprocessors, pixels, threads_per_block);
         let resident_warps = blocks_per_sm * warps;
 
+        // This row's checks count only once it is finished: a row a signal cuts short leaves
+        // nothing behind.
+        let (failures_before, agreeing_before) = (failures.len(), agreeing_rows);
         if blocks_per_sm == 0 {
             failures.push(CheckFailure::NoResidency { threads_per_block });
         }
@@ -463,6 +466,8 @@ pub(crate) fn measure_in(
                     Err(error) => {
                         if let Some(&Interrupted(signal)) = error.downcast_ref::<Interrupted>() {
                             ended_early = Some(EndedEarly::Interrupted(signal));
+                            failures.truncate(failures_before);
+                            agreeing_rows = agreeing_before;
                             break;
                         }
                         let Some(fault) = gpu.launch_fault(&error) else { return Err(error) };
@@ -499,9 +504,9 @@ pub(crate) fn measure_in(
             tunable: None,
             failed,
         });
-        if context_lost {
-            ended_early =
-                Some(EndedEarly::ContextLost { configurations_left: block_sizes.len() - index - 1 });
+        let configurations_left = block_sizes.len() - index - 1;
+        if context_lost && configurations_left > 0 {
+            ended_early = Some(EndedEarly::ContextLost { configurations_left });
             break;
         }
     }

@@ -104,8 +104,8 @@ fn hang() -> ! {
         .clone()
         .unwrap_or_else(|| "a GPU operation outside the sweep's rows".to_string());
     let message = format!(
-        "hung: a wait on the GPU did not finish within {:.1} s (--launch-timeout); the usual cause is a \
-         barrier that not every thread of a block reaches",
+        "hung: a wait on the GPU did not finish within {:.1} s (the watchdog's timeout, which \
+         --launch-timeout sets); the usual cause is a barrier that not every thread of a block reaches",
         timeout().as_secs_f64()
     );
     if let Some(handler) = ON_HANG.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).as_ref() {
