@@ -157,6 +157,7 @@ pub static KERNEL_X8K4C: KernelSpec = histogram_kernel!(
     "histogram_x8k4 with one copy of the bins per lane, up to 32 KiB a block (fewer copies above 256 bins)"
 );
 
+#[cfg_attr(not(any(test, feature = "mock")), allow(dead_code))]
 /// The registered kernel of every shape, in [`SHAPES`]' order.
 pub const KERNELS: [&KernelSpec; 7] =
     [&KERNEL, &KERNEL_X4, &KERNEL_X8, &KERNEL_X8K2, &KERNEL_X8K4, &KERNEL_X8K2C, &KERNEL_X8K4C];
