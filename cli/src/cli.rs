@@ -220,14 +220,31 @@ mod tests {
         for command in [&[][..], &["compare"], &["tail"]] {
             assert_eq!(
                 usage_error(&[command, &["--bins", "512"]].concat()),
-                "--bins does not apply to --kernel grayscale; it is an option of --kernel histogram"
+                "--bins does not apply to --kernel grayscale; it is an option of --kernel histogram, histogram_x4, \
+                 histogram_x8, histogram_x8k2, histogram_x8k4, histogram_x8k2c, histogram_x8k4c"
             );
         }
         assert!(usage_error(&["--kernel", "sobel"]).contains("invalid value 'sobel' for '--kernel <NAME>'"));
-        assert!(
-            usage_error(&["variants", "--kernel", "histogram"]).contains("unexpected argument '--kernel'")
+        assert!(matches!(
+            parse(["block-size", "variants", "--kernel", "histogram", "--bins", "4096"]),
+            Ok(Request::Variants(request)) if request.kernel == "histogram" && request.bins == Some(4096)
+        ));
+        assert_eq!(
+            usage_error(&["variants", "--bins", "16"]),
+            "--bins does not apply to variants of --kernel grayscale"
         );
-        assert!(usage_error(&["variants", "--bins", "16"]).contains("unexpected argument '--bins'"));
+        assert!(
+            usage_error(&["variants", "--kernel", "histogram_x8"])
+                .contains("invalid value 'histogram_x8' for '--kernel <KERNEL>'")
+        );
+        assert_eq!(
+            usage_error(&["variants", "--kernel", "histogram", "--bins", "0"]),
+            "--bins must be 1 to 4096, not 0"
+        );
+        assert_eq!(
+            usage_error(&["variants", "--kernel", "histogram", "--offset", "1025"]),
+            "--offset must be 0 to 1024, not 1025"
+        );
     }
 
     #[test]

@@ -445,7 +445,8 @@ fn histogram_options_out_of_range_are_exit_2_before_any_gpu_work() {
         &["--kernel", "histogram", "--bins", "16", "--corrupt-pixel", "16"],
         &["compare", "--kernel", "histogram", "--bins", "5000"],
         &["tail", "--bins", "8"],
-        &["variants", "--kernel", "histogram"],
+        &["variants", "--kernel", "histogram", "--bins", "4097"],
+        &["variants", "--bins", "8"],
         &["--kernel", "histogram", "--width", "65536", "--height", "65537"],
     ] {
         let ran = run(&MockDriver::h200(), args);
@@ -469,12 +470,16 @@ fn a_histogram_too_large_for_the_device_names_its_buffers() {
 
 #[test]
 fn every_registered_kernel_runs_through_the_mock_with_its_compare() {
+    // The spread histograms ask 32 KiB a block at 256 bins: 6 blocks of 256 threads fit on an
+    // H200's SM, as the occupancy model says, where warps alone would allow 8.
+    let mut driver = MockDriver::h200();
+    driver.devices[0].shared_memory_residency = vec![(256, 32768, 6)];
     for spec in block_size_runner::workload::KERNELS {
-        let ran = run(&MockDriver::h200(), &quick(&["--kernel", spec.name, "--block-sizes", "256"]));
+        let ran = run(&driver, &quick(&["--kernel", spec.name, "--block-sizes", "256"]));
         assert_eq!(ran.code, 0, "{}: {}", spec.name, ran.stderr);
         let mut args = compare_args();
         args.extend(["--kernel", spec.name]);
-        let ran = run(&MockDriver::h200(), &args);
+        let ran = run(&driver, &args);
         assert_eq!(ran.code, 0, "{}: {}", spec.name, ran.stderr);
     }
     assert_eq!(histogram::KERNEL.modules.len(), 2);

@@ -2,7 +2,9 @@
 //! it that move the same bytes with wider (`grayscale_vec4`) or more independent
 //! (`grayscale_k2`, `_k4`, `_k8`) memory operations; and a luma histogram (`histogram`) whose
 //! per-block bins live in dynamic shared memory, so that shared memory, and not only warps
-//! and registers, limits how many blocks of a given size are resident; and the blocking
+//! and registers, limits how many blocks of a given size are resident, with variants that read
+//! the luma as 8- or 16-byte vectors (`histogram_x4`, `_x8`), several per trip (`_x8k2`,
+//! `_x8k4`), and with one copy of the bins per lane (`_x8k2c`, `_x8k4c`); and the blocking
 //! kernel of cold timing (`block_until_released`), which holds a stream until the host
 //! releases it.
 //!
@@ -186,6 +188,162 @@ pub unsafe fn histogram(luma: *const u16, hist: *mut u32, n: usize, bins: u32) {
     // shared memory per block); every thread of the block gets here with the same arguments,
     // and step >= 1 since both dimensions are.
     unsafe { histogram::histogram(luma, hist, n, bins, first, step) }
+}
+
+/// [`histogram`] with 8-byte vector loads (four pixels), one per thread per trip.
+///
+/// # Safety
+///
+/// As [`histogram`], with at least `bins * 4` bytes of dynamic shared memory per block. `luma` may
+/// start anywhere (2-byte aligned): the pixels before its first 8-byte boundary are read one at a
+/// time.
+///
+/// # Parameters
+///
+/// As [`histogram`].
+///
+/// # Thread Mapping
+///
+/// As [`histogram`], over vectors of 4 pixels instead of pixels
+/// (`histogram::histogram_vectors`); the head and tail of fewer than a vector are counted one
+/// pixel at a time by the first threads of the grid.
+#[kernel]
+#[allow(improper_ctypes_definitions)]
+pub unsafe fn histogram_x4(luma: *const u16, hist: *mut u32, n: usize, bins: u32) {
+    let (first, step) = first_and_step();
+    // SAFETY: forwarded from this kernel's contract; every thread of the block gets here with
+    // the same arguments.
+    unsafe { histogram::histogram_vectors::<histogram::Four, 1, false>(luma, hist, n, bins, first, step) }
+}
+
+/// [`histogram`] with 16-byte vector loads (eight pixels), one per thread per trip.
+///
+/// # Safety
+///
+/// As [`histogram`], with at least `bins * 4` bytes of dynamic shared memory per block. `luma` may
+/// start anywhere (2-byte aligned): the pixels before its first 16-byte boundary are read one at a
+/// time.
+///
+/// # Parameters
+///
+/// As [`histogram`].
+///
+/// # Thread Mapping
+///
+/// As [`histogram`], over vectors of 8 pixels instead of pixels
+/// (`histogram::histogram_vectors`); the head and tail of fewer than a vector are counted one
+/// pixel at a time by the first threads of the grid.
+#[kernel]
+#[allow(improper_ctypes_definitions)]
+pub unsafe fn histogram_x8(luma: *const u16, hist: *mut u32, n: usize, bins: u32) {
+    let (first, step) = first_and_step();
+    // SAFETY: forwarded from this kernel's contract; every thread of the block gets here with
+    // the same arguments.
+    unsafe { histogram::histogram_vectors::<histogram::Eight, 1, false>(luma, hist, n, bins, first, step) }
+}
+
+/// [`histogram`] with 16-byte vector loads, two per thread per trip, both issued before the first count.
+///
+/// # Safety
+///
+/// As [`histogram`], with at least `bins * 4` bytes of dynamic shared memory per block. `luma` may
+/// start anywhere (2-byte aligned): the pixels before its first 16-byte boundary are read one at a
+/// time.
+///
+/// # Parameters
+///
+/// As [`histogram`].
+///
+/// # Thread Mapping
+///
+/// As [`histogram`], over vectors of 8 pixels instead of pixels, 2 vectors a grid apart per trip
+/// (`histogram::histogram_vectors`); the head and tail of fewer than a vector are counted one
+/// pixel at a time by the first threads of the grid.
+#[kernel]
+#[allow(improper_ctypes_definitions)]
+pub unsafe fn histogram_x8k2(luma: *const u16, hist: *mut u32, n: usize, bins: u32) {
+    let (first, step) = first_and_step();
+    // SAFETY: forwarded from this kernel's contract; every thread of the block gets here with
+    // the same arguments.
+    unsafe { histogram::histogram_vectors::<histogram::Eight, 2, false>(luma, hist, n, bins, first, step) }
+}
+
+/// [`histogram`] with 16-byte vector loads, four per thread per trip, all issued before the first count.
+///
+/// # Safety
+///
+/// As [`histogram`], with at least `bins * 4` bytes of dynamic shared memory per block. `luma` may
+/// start anywhere (2-byte aligned): the pixels before its first 16-byte boundary are read one at a
+/// time.
+///
+/// # Parameters
+///
+/// As [`histogram`].
+///
+/// # Thread Mapping
+///
+/// As [`histogram`], over vectors of 8 pixels instead of pixels, 4 vectors a grid apart per trip
+/// (`histogram::histogram_vectors`); the head and tail of fewer than a vector are counted one
+/// pixel at a time by the first threads of the grid.
+#[kernel]
+#[allow(improper_ctypes_definitions)]
+pub unsafe fn histogram_x8k4(luma: *const u16, hist: *mut u32, n: usize, bins: u32) {
+    let (first, step) = first_and_step();
+    // SAFETY: forwarded from this kernel's contract; every thread of the block gets here with
+    // the same arguments.
+    unsafe { histogram::histogram_vectors::<histogram::Eight, 4, false>(luma, hist, n, bins, first, step) }
+}
+
+/// [`histogram`] with [`histogram_x8k2`] with one copy of the private bins per lane (`histogram::copies`).
+///
+/// # Safety
+///
+/// As [`histogram`], with at least `histogram::copies(bins) * bins * 4` bytes of dynamic shared memory per block. `luma` may
+/// start anywhere (2-byte aligned): the pixels before its first 16-byte boundary are read one at a
+/// time.
+///
+/// # Parameters
+///
+/// As [`histogram`].
+///
+/// # Thread Mapping
+///
+/// As [`histogram`], over vectors of 8 pixels instead of pixels, 2 vectors a grid apart per trip
+/// (`histogram::histogram_vectors`); the head and tail of fewer than a vector are counted one
+/// pixel at a time by the first threads of the grid.
+#[kernel]
+#[allow(improper_ctypes_definitions)]
+pub unsafe fn histogram_x8k2c(luma: *const u16, hist: *mut u32, n: usize, bins: u32) {
+    let (first, step) = first_and_step();
+    // SAFETY: forwarded from this kernel's contract; every thread of the block gets here with
+    // the same arguments.
+    unsafe { histogram::histogram_vectors::<histogram::Eight, 2, true>(luma, hist, n, bins, first, step) }
+}
+
+/// [`histogram`] with [`histogram_x8k4`] with one copy of the private bins per lane (`histogram::copies`).
+///
+/// # Safety
+///
+/// As [`histogram`], with at least `histogram::copies(bins) * bins * 4` bytes of dynamic shared memory per block. `luma` may
+/// start anywhere (2-byte aligned): the pixels before its first 16-byte boundary are read one at a
+/// time.
+///
+/// # Parameters
+///
+/// As [`histogram`].
+///
+/// # Thread Mapping
+///
+/// As [`histogram`], over vectors of 8 pixels instead of pixels, 4 vectors a grid apart per trip
+/// (`histogram::histogram_vectors`); the head and tail of fewer than a vector are counted one
+/// pixel at a time by the first threads of the grid.
+#[kernel]
+#[allow(improper_ctypes_definitions)]
+pub unsafe fn histogram_x8k4c(luma: *const u16, hist: *mut u32, n: usize, bins: u32) {
+    let (first, step) = first_and_step();
+    // SAFETY: forwarded from this kernel's contract; every thread of the block gets here with
+    // the same arguments.
+    unsafe { histogram::histogram_vectors::<histogram::Eight, 4, true>(luma, hist, n, bins, first, step) }
 }
 
 /// Holds its stream until the host writes a non-zero value to `flag[0]`, or until

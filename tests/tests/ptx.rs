@@ -188,6 +188,8 @@ fn every_ptx_defines_the_kernels_the_runner_launches() {
                     .unwrap_or_else(|| panic!("{} {entry}: no workload launches this entry", module.file))
                     .name
             };
+            // Every shape of the histogram takes the histogram's arguments.
+            let name = if histogram::shape_of_entry(name).is_some() { "histogram" } else { name };
             let (_, signature) = SIGNATURES.iter().find(|(known, _)| *known == name).unwrap();
             assert_eq!(entry_params(module.ptx, entry).unwrap(), *signature, "{} {entry}", module.file);
         }
@@ -204,7 +206,8 @@ fn every_ptx_defines_the_kernels_the_runner_launches() {
             );
         }
     }
-    assert_eq!(entry_names(HISTOGRAM_NVCC.ptx), ["histogram"]);
+    let shapes: Vec<&str> = histogram::SHAPES.iter().map(|shape| shape.entry).collect();
+    assert_eq!(entry_names(HISTOGRAM_NVCC.ptx), shapes);
     assert!(entry_names(BLOCKING_KERNEL.module.ptx).iter().any(|entry| entry == BLOCKING_KERNEL.entry));
     // The variants run in Rust and in C++: both modules define every one.
     for variant in block_size_runner::testing::VARIANTS {
@@ -239,27 +242,64 @@ fn every_workloads_arguments_fit_every_ptx_of_its_kernel() {
     }
 }
 
+/// The body of entry `entry` in `ptx`, from its `.entry` line to its closing brace.
+fn entry_body<'a>(ptx: &'a str, entry: &str) -> &'a str {
+    let start = ptx.find(&format!(".entry {entry}(")).unwrap_or_else(|| panic!("no entry {entry}"));
+    &ptx[start..start + ptx[start..].find("\n}\n").unwrap()]
+}
+
+#[test]
+fn every_histogram_shape_reads_the_luma_as_its_loads_say() {
+    for module in [RUST_CUDA, HISTOGRAM_NVCC] {
+        for shape in &histogram::SHAPES {
+            let body = entry_body(module.ptx, shape.entry);
+            let count = |instruction: &str| body.matches(&format!("{instruction} ")).count();
+            let what = format!("{} {}", module.file, shape.entry);
+            let (wide, scalar) = match shape.load_bytes {
+                // One pixel per load.
+                2 => (0, 1),
+                // One 8-byte load per vector: libNVVM writes it as a u64, nvcc as two u32s, in
+                // the loop of whole trips and in the loop of the last vectors; the head and the
+                // tail are one 2-byte load each.
+                8 => (count("ld.global.u64") + count("ld.global.v2.u32"), 2),
+                // 16 bytes: loads_per_trip vectors a trip, one in the last vectors' loop.
+                16 => (count("ld.global.v4.u32"), 2),
+                other => panic!("{what}: {other}-byte loads"),
+            };
+            let want_wide = if shape.load_bytes == 2 { 0 } else { shape.loads_per_trip as usize + 1 };
+            assert_eq!(wide, want_wide, "{what}: vector loads");
+            assert_eq!(count("ld.global.u16"), scalar, "{what}: 2-byte loads");
+            assert_eq!(count("ld.global.u32"), 0, "{what}: no vector split into words");
+        }
+    }
+}
+
 #[test]
 fn the_histogram_keeps_its_bins_in_dynamic_shared_memory() {
-    for module in [RUST_CUDA, HISTOGRAM_NVCC] {
-        let start = module.ptx.find(".entry histogram(").unwrap();
-        let body = &module.ptx[start..start + module.ptx[start..].find("\n}\n").unwrap()];
+    for (module, shape) in [RUST_CUDA, HISTOGRAM_NVCC]
+        .into_iter()
+        .flat_map(|module| histogram::SHAPES.iter().map(move |shape| (module, shape)))
+    {
+        let body = entry_body(module.ptx, shape.entry);
         // Block-scope atomics on shared memory per pixel, device-scope atomics on global
         // memory for the merge, two barriers between the phases.
         assert!(
             body.contains(".shared") && body.contains(".cta"),
-            "{}: no shared-memory block-scope atomic",
-            module.file
+            "{} {}: no shared-memory block-scope atomic",
+            module.file,
+            shape.entry
         );
         // (cuda_builder's are the unaligned `barrier.sync`, nvcc's `__syncthreads()` is `bar.sync`;
         // tests/tests/barriers.rs checks which may be aligned.)
         let barriers = barriers(body);
-        assert_eq!(barriers.len(), 2, "{}: two barriers: {barriers:?}", module.file);
+        assert_eq!(barriers.len(), 2, "{} {}: two barriers: {barriers:?}", module.file, shape.entry);
         // The bins are an unsized extern array: dynamic shared memory only, no static bytes.
         let declaration = module.ptx.lines().find(|line| line.starts_with(".extern .shared")).unwrap();
         assert!(declaration.trim_end().ends_with("[];"), "{}: {declaration}", module.file);
     }
-    assert_eq!(histogram::KERNEL.modules, [RUST_CUDA, HISTOGRAM_NVCC]);
+    for spec in histogram::KERNELS {
+        assert_eq!(spec.modules, [RUST_CUDA, HISTOGRAM_NVCC], "{}", spec.name);
+    }
 }
 
 #[test]

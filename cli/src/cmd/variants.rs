@@ -7,7 +7,7 @@ use clap::{ArgAction, Args};
 // The options of `block-size variants`.
 #[derive(Args, Debug, Clone, PartialEq, Eq)]
 #[command(
-    about = "Vector loads and several pixels per thread of the grayscale kernel (grayscale only), in Rust and C++, against a device-to-device copy"
+    about = "Vector loads and several pixels per thread of the grayscale kernel (or with --kernel histogram, of the histogram), in Rust and C++, against a device-to-device copy"
 )]
 #[cfg_attr(doc, doc = "The options of `block-size variants`.")]
 #[cfg_attr(not(doc), allow(missing_docs))]
@@ -15,6 +15,15 @@ pub struct Variants {
     #[command(flatten)]
     #[cfg_attr(doc, doc = "`--device`.")]
     pub device: DeviceArgs,
+
+    /// Whose variants: grayscale (vec4, k2, k4, k8 against k1) or histogram (x4, x8, x8k2, x8k4,
+    /// x8k2c, x8k4c against k1; GB/s counts the luma read)
+    #[arg(long, value_name = "KERNEL", default_value = "grayscale", value_parser = ["grayscale", "histogram"])]
+    pub kernel: String,
+
+    /// Histogram bins, 1 to 4096 (--kernel histogram only) [default: 256]
+    #[arg(long, value_name = "N")]
+    pub bins: Option<u32>,
 
     #[command(flatten)]
     #[cfg_attr(doc, doc = "`--width` and `--height`.")]
@@ -39,8 +48,8 @@ pub struct Variants {
     #[arg(long, value_name = "MODE", value_enum, default_value = "launch")]
     pub timing: TimingArg,
 
-    /// Start every plane this many floats past a 16-byte boundary, 0 to 1024 (1-3: misaligned
-    /// vectors)
+    /// Start every plane this many floats (the histogram's luma: pixels) past a 16-byte
+    /// boundary, 0 to 1024 (grayscale 1-3, histogram 1-7: misaligned vectors)
     #[arg(long, value_name = "FLOATS", default_value_t = 0)]
     pub offset: u64,
 
@@ -54,6 +63,8 @@ impl Variants {
     pub fn request(&self, command: Vec<String>) -> VariantsRequest {
         VariantsRequest {
             device: self.device.device,
+            kernel: self.kernel.clone(),
+            bins: self.bins,
             width: self.frame.width,
             height: self.frame.height,
             block_sizes: self.block_sizes.clone(),

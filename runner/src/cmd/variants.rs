@@ -1,7 +1,8 @@
 /*!
-`block-size variants`: after the block size, the memory operations. The grayscale kernel's
-variants (vector loads, several pixels per thread) from both compilers, against a
-device-to-device copy of the same bytes ([`crate::variants`]).
+`block-size variants`: after the block size, the memory operations. The variants (vector loads,
+several pixels per thread) of the grayscale kernel, or with `--kernel histogram` of the
+histogram (vector loads of the luma, several per trip, copies of the bins), from both
+compilers, against a device-to-device copy of the same bytes ([`crate::variants`]).
 */
 
 use super::device::{self, Job, command_line};
@@ -13,9 +14,10 @@ use crate::ptx;
 use crate::report;
 use crate::settings::{DEFAULT_WARMUPS, check_block_sizes};
 use crate::timing::TimingMode;
-use crate::variants::{self, Candidate, Compiler, VariantRow, Variants};
+use crate::variants::{self, Candidate, Compiler, Family, VariantRow, Variants};
 use crate::workload::grayscale::{self, GrayscaleWorkload};
-use crate::workload::{Params, Workload as _};
+use crate::workload::histogram::{self, HistogramWorkload};
+use crate::workload::{KernelSpec, Params, Workload as _};
 
 /// Block sizes `variants` sweeps unless told otherwise: the plateau of the one-pixel sweep.
 pub const VARIANT_BLOCK_SIZES: [u32; 4] = [128, 256, 512, 1024];
@@ -25,6 +27,10 @@ pub const VARIANT_BLOCK_SIZES: [u32; 4] = [128, 256, 512, 1024];
 pub struct VariantsRequest {
     /// `--device`: the CUDA device ordinal.
     pub device: u32,
+    /// `--kernel`: whose shapes, `grayscale` (the default) or `histogram`.
+    pub kernel: String,
+    /// `--bins`: histogram bins, 1 to 4096 (`--kernel histogram` only; 256 without it).
+    pub bins: Option<u32>,
     /// `--width`: the frame's width, at least 1.
     pub width: u32,
     /// `--height`: the frame's height, at least 1.
@@ -37,7 +43,8 @@ pub struct VariantsRequest {
     pub runs: u32,
     /// `--timing`: how each row is timed (launch, as the copy ceiling).
     pub timing_mode: TimingMode,
-    /// `--offset`: floats every plane starts past a 16-byte boundary, 0 to 1024.
+    /// `--offset`: elements (floats of every plane, or pixels of the luma) the input starts
+    /// past a 16-byte boundary, 0 to 1024.
     pub offset: u64,
     /// `--provenance`: print the provenance lines first.
     pub provenance: bool,
@@ -49,6 +56,8 @@ impl Default for VariantsRequest {
     fn default() -> Self {
         Self {
             device: 0,
+            kernel: grayscale::KERNEL.name.to_string(),
+            bins: None,
             width: super::DEFAULT_WIDTH,
             height: super::DEFAULT_HEIGHT,
             block_sizes: VARIANT_BLOCK_SIZES.to_vec(),
@@ -62,14 +71,26 @@ impl Default for VariantsRequest {
     }
 }
 
+/// The kernels `variants` takes: each family, and the kernel whose frame and checks it uses.
+const FAMILIES: [(Family, &KernelSpec); 2] =
+    [(Family::Grayscale, &grayscale::KERNEL), (Family::Histogram, &histogram::KERNEL)];
+
 impl VariantsRequest {
     /// Every check that needs no device, the first failing one as one line (exit 2).
     pub fn validate(&self) -> Result<(), Error> {
-        self.params().map(|_| ())
+        self.checked().map(|_| ())
     }
 
-    fn params(&self) -> Result<Params, Error> {
+    fn checked(&self) -> Result<(Family, &'static KernelSpec, Params), Error> {
         let usage = |message: String| Error::new(exit::USAGE, message);
+        let Some(&(family, spec)) = FAMILIES.iter().find(|(_, spec)| spec.name == self.kernel) else {
+            let names: Vec<&str> = FAMILIES.iter().map(|(_, spec)| spec.name).collect();
+            return Err(usage(format!(
+                "variants measures the shapes of --kernel {}, not `{}`",
+                names.join(" or "),
+                self.kernel
+            )));
+        };
         for (option, value) in [("--width", self.width), ("--height", self.height), ("--runs", self.runs)] {
             if value == 0 {
                 return Err(usage(format!("{option} must be at least 1, not 0")));
@@ -79,11 +100,17 @@ impl VariantsRequest {
         if self.offset > 1024 {
             return Err(usage(format!("--offset must be 0 to 1024, not {}", self.offset)));
         }
+        if self.bins.is_some() && family != Family::Histogram {
+            return Err(usage(format!("--bins does not apply to variants of --kernel {}", spec.name)));
+        }
+        let bins = self.bins.unwrap_or(histogram::DEFAULT_BINS);
+        if !(1..=super::MAX_BINS).contains(&bins) {
+            return Err(usage(format!("--bins must be 1 to {}, not {bins}", super::MAX_BINS)));
+        }
         let frame = FrameSize::new(self.width, self.height);
-        Ok(Params {
-            offset: self.offset as usize,
-            ..super::params(frame, crate::workload::histogram::DEFAULT_BINS)
-        })
+        let params = Params { offset: self.offset as usize, ..super::params(frame, bins) };
+        (spec.validate)(&params).map_err(usage)?;
+        Ok((family, spec, params))
     }
 }
 
@@ -93,23 +120,17 @@ pub(crate) fn exec<D: Driver>(
     request: &VariantsRequest,
     console: &mut Console,
 ) -> Result<i32, Error> {
-    let params = request.params()?;
+    let (family, spec, params) = request.checked()?;
     let options = request;
-    let all = variants::candidates();
+    let all = variants::candidates(family);
     let kernels: Vec<ptx::KernelRef> = all.iter().map(|candidate| candidate.kernel).collect();
-    // The copy needs a source and a destination of half a pass each: one more frame.
-    let frame_bytes = params.frame.bytes(crate::workload::grayscale::frame::BYTES_PER_PIXEL);
-    let offset_bytes = 64 * options.offset;
-    let job = Job { spec: &grayscale::KERNEL, params, block_sizes: &options.block_sizes };
-    let device::Opened { mut gpu, loaded, .. } = device::open_several(
-        driver,
-        options.device,
-        &kernels,
-        job,
-        // Saturating: a count past 64 bits then fails the fit check's own checked sum.
-        |_| frame_bytes.map_or(u64::MAX, |bytes| bytes.saturating_add(offset_bytes)),
-        console,
-    )?;
+    // The copy needs a source and a destination of half a pass each: one pass's bytes more,
+    // past the workload's own (whose footprint counts the offset).
+    let pass_bytes = (spec.pass)(&params).bytes_per_pass as u64;
+    let job = Job { spec, params, block_sizes: &options.block_sizes };
+    let scratch = pass_bytes.saturating_add(64 * options.offset);
+    let device::Opened { mut gpu, loaded, .. } =
+        device::open_several(driver, options.device, &kernels, job, |_| scratch, console)?;
     let candidates: Vec<Candidate> =
         all.into_iter().filter(|candidate| loaded.contains(&candidate.kernel)).collect();
     if options.provenance {
@@ -127,24 +148,60 @@ pub(crate) fn exec<D: Driver>(
             &command_line(&request.command),
         )?);
     }
-    let mut workload =
-        GrayscaleWorkload::new(&job.params).map_err(|error| Error::new(exit::USAGE, format!("{error:#}")))?;
-    workload.upload(&mut gpu).map_err(failed)?;
+    let bad_input = |error: anyhow::Error| Error::new(exit::USAGE, format!("{error:#}"));
     // Launch mode by default, as the copy ceiling it is set against: each copy and each
     // launch between its own pair of events.
     let timing = Timing::fixed(options.timing_mode, options.warmups, options.runs);
     let rows = candidates.len() * options.block_sizes.len();
-    let mut with_progress = WithProgress::new(&mut gpu, rows);
-    let result = variants::run(
-        &mut with_progress,
-        &mut workload,
-        &candidates,
-        &options.block_sizes,
-        timing,
-        options.offset as usize,
-    );
-    with_progress.finish();
-    let result = result.map_err(failed)?;
+    let offset = options.offset as usize;
+    let result = match family {
+        Family::Grayscale => {
+            let mut workload = GrayscaleWorkload::new(&job.params).map_err(bad_input)?;
+            workload.upload(&mut gpu).map_err(failed)?;
+            let mut with_progress = WithProgress::new(&mut gpu, rows);
+            let result = variants::run(
+                &mut with_progress,
+                family,
+                &mut workload,
+                &candidates,
+                &options.block_sizes,
+                timing,
+                offset,
+                |_, _| Ok(()),
+            );
+            with_progress.finish();
+            result
+        }
+        Family::Histogram => {
+            let mut workload =
+                HistogramWorkload::new(&job.params, &histogram::SHAPES[0]).map_err(bad_input)?;
+            workload.upload(&mut gpu).map_err(failed)?;
+            let mut with_progress = WithProgress::new(&mut gpu, rows);
+            let result = variants::run(
+                &mut with_progress,
+                family,
+                &mut workload,
+                &candidates,
+                &options.block_sizes,
+                timing,
+                offset,
+                |workload, candidate| {
+                    let entry = candidate.kernel.entry;
+                    let shape = histogram::shape_of_entry(entry);
+                    workload.set_shape(
+                        shape.ok_or_else(|| anyhow::anyhow!("no histogram shape has entry {entry}"))?,
+                    );
+                    Ok(())
+                },
+            );
+            with_progress.finish();
+            result
+        }
+    };
+    let mut result = result.map_err(failed)?;
+    if family == Family::Histogram {
+        result.pass.detail = Some(histogram::variants_detail(job.params.bins));
+    }
     console.out(&render(&result));
     console.err(&render_stderr(&result));
     Ok(if result.failures.is_empty() { exit::SUCCESS } else { exit::FAILED })
@@ -153,15 +210,19 @@ pub(crate) fn exec<D: Driver>(
 /// The report: the ceiling, one row per (kernel, block size), and the winners.
 pub fn render(result: &Variants) -> String {
     let mut text = report::device_and_image(&result.limits, &result.pass);
+    let (start, counted) = match result.family {
+        Family::Grayscale => ("planes start {} floats", "the bytes one pass moves"),
+        Family::Histogram => ("the luma starts {} pixels", "as many bytes as one pass reads"),
+    };
     text += &format!(
-        "{}; planes start {} floats past a 16-byte boundary\n",
+        "{}; {} past a 16-byte boundary\n",
         report::timing_line(result.timing).trim_end(),
-        result.offset
+        start.replace("{}", &result.offset.to_string())
     );
     let copy_gbps = result.copy_gigabytes_per_second();
     let peak = variants::datasheet_peak(&result.limits.name);
     text += &format!(
-        "Ceiling: cuMemcpyDtoD of {:.1} MiB (read and written: the bytes one pass moves), median {:.4} ms = {:.1} GB/s{}\n\n",
+        "Ceiling: cuMemcpyDtoD of {:.1} MiB (read and written: {counted}), median {:.4} ms = {:.1} GB/s{}\n\n",
         frame_size::mib(result.bytes_moved() / 2.0),
         result.copy.median,
         copy_gbps,
@@ -170,19 +231,27 @@ pub fn render(result: &Variants) -> String {
             |peak| format!("; datasheet peak {peak:.0} GB/s ({:.1} percent of it)", 100.0 * copy_gbps / peak)
         ),
     );
-    let mut records = vec![
-        ["compiler", "variant", "thr/blk", "regs", "blk/SM", "grid", "ms", "GB/s", "of copy", "of peak"]
-            .map(String::from)
-            .to_vec(),
-    ];
+    // The histogram's shapes ask for different shared memory a block: a column says how much.
+    let shared = result.family == Family::Histogram;
+    let mut heading = vec!["compiler", "variant", "thr/blk", "regs"];
+    if shared {
+        heading.push("smem/blk");
+    }
+    heading.extend(["blk/SM", "grid", "ms", "GB/s", "of copy", "of peak"]);
+    let mut records = vec![heading.into_iter().map(String::from).collect::<Vec<_>>()];
     for row in &result.rows {
         let candidate = row.candidate;
         let gbps = result.gigabytes_per_second(row.stats.median);
-        records.push(vec![
+        let mut record = vec![
             candidate.compiler.to_string(),
             candidate.variant.name.to_string(),
             row.threads_per_block.to_string(),
             row.registers_per_thread.to_string(),
+        ];
+        if shared {
+            record.push(row.shared_memory.to_string());
+        }
+        record.extend([
             row.blocks_per_sm.to_string(),
             row.grid_blocks.to_string(),
             format!("{:.4}", row.stats.median),
@@ -190,6 +259,7 @@ pub fn render(result: &Variants) -> String {
             format!("{:.1}%", 100.0 * gbps / copy_gbps),
             peak.map_or_else(|| "-".to_string(), |peak| format!("{:.1}%", 100.0 * gbps / peak)),
         ]);
+        records.push(record);
     }
     text += &report::render_columns(records);
     text.push('\n');

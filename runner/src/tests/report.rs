@@ -198,7 +198,7 @@ fn variants_table_reports_each_row_against_the_copy_and_the_peak() {
     let mut gpu = scripted_gpu();
     gpu.limits.name = "Mock NVIDIA H200".into();
     gpu.copy_gb_per_s = 3300.0;
-    let candidates = crate::variants::candidates();
+    let candidates = crate::variants::candidates(crate::variants::Family::Grayscale);
     let factors = [1.0, 0.97, 0.99, 0.98, 0.985, 1.0, 0.97, 0.99, 0.98, 0.985];
     gpu.kernel_time_factors = candidates.iter().map(|candidate| candidate.kernel).zip(factors).collect();
     for candidate in &candidates {
@@ -206,9 +206,58 @@ fn variants_table_reports_each_row_against_the_copy_and_the_peak() {
     }
     let mut workload = GrayscaleWorkload::new(&Params { offset: 2, ..Params::frame(640, 480) }).unwrap();
     workload.upload(&mut gpu).unwrap();
-    let result =
-        crate::variants::run(&mut gpu, &mut workload, &candidates, &[128, 256], VARIANTS_TIMING, 2).unwrap();
+    let family = crate::variants::Family::Grayscale;
+    let result = crate::variants::run(
+        &mut gpu,
+        family,
+        &mut workload,
+        &candidates,
+        &[128, 256],
+        VARIANTS_TIMING,
+        2,
+        |_, _| Ok(()),
+    )
+    .unwrap();
     insta::assert_snapshot!("variants_stdout", variants::render(&result));
+}
+
+#[test]
+fn histogram_variants_table_counts_the_luma_read_against_the_copy() {
+    use crate::workload::histogram::{HistogramWorkload, SHAPES, shape_of_entry};
+    let mut gpu = scripted_gpu();
+    gpu.limits.name = "Mock NVIDIA H200".into();
+    gpu.copy_gb_per_s = 4000.0;
+    let family = crate::variants::Family::Histogram;
+    let candidates = crate::variants::candidates(family);
+    let factors = [1.0, 0.6, 0.5, 0.4, 0.42, 0.38, 0.41];
+    gpu.kernel_time_factors = candidates
+        .iter()
+        .map(|candidate| candidate.kernel)
+        .zip(factors.iter().chain(&factors).copied())
+        .collect();
+    for candidate in &candidates {
+        gpu.load(&candidate.kernel).unwrap();
+    }
+    let params = Params { bins: 256, offset: 3, ..Params::frame(640, 480) };
+    let mut workload = HistogramWorkload::new(&params, &SHAPES[0]).unwrap();
+    workload.upload(&mut gpu).unwrap();
+    let mut result = crate::variants::run(
+        &mut gpu,
+        family,
+        &mut workload,
+        &candidates,
+        &[256, 1024],
+        VARIANTS_TIMING,
+        3,
+        |workload, candidate| {
+            workload.set_shape(shape_of_entry(candidate.kernel.entry).unwrap());
+            Ok(())
+        },
+    )
+    .unwrap();
+    assert!(result.failures.is_empty(), "{:?}", result.failures);
+    result.pass.detail = Some(crate::workload::histogram::variants_detail(256));
+    insta::assert_snapshot!("histogram_variants_stdout", variants::render(&result));
 }
 
 /// The scripted H200; at 4096 bins its driver answers as the H200's does for 16 KiB a block

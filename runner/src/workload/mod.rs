@@ -25,7 +25,16 @@ use anyhow::{Context as _, Result};
 use serde::Serialize;
 
 /// Every kernel `--kernel` offers, the default first.
-pub const KERNELS: &[&KernelSpec] = &[&grayscale::KERNEL, &histogram::KERNEL];
+pub const KERNELS: &[&KernelSpec] = &[
+    &grayscale::KERNEL,
+    &histogram::KERNEL,
+    &histogram::KERNEL_X4,
+    &histogram::KERNEL_X8,
+    &histogram::KERNEL_X8K2,
+    &histogram::KERNEL_X8K4,
+    &histogram::KERNEL_X8K2C,
+    &histogram::KERNEL_X8K4C,
+];
 
 /// The kernel `--kernel` names, if any.
 pub fn spec(name: &str) -> Option<&'static KernelSpec> {

@@ -48,6 +48,19 @@ pub fn dynamic_shared_bytes(bins: u32) -> u32 {
     bins * 4
 }
 
+/// Shared-memory words the spread variants (`histogram_x8k2c`, `histogram_x8k4c`) give their
+/// copies of the bins: 32 KiB a block, as `SPREAD_WORDS` in `kernels/src/histogram.rs`.
+pub const SPREAD_WORDS: u32 = 8192;
+
+/// Copies of the bins a block of the spread variants keeps, by the kernels' rule
+/// (`histogram::copies` in `kernels/src/histogram.rs`, `copiesFor` in `kernels/cuda/histogram.cu`):
+/// one per lane (32) while 32 copies of `bins` fit in [`SPREAD_WORDS`], else the largest power of
+/// two that fits, at least 1. Lane `l` of a warp counts into copy `l % copies`.
+pub fn copies(bins: u32) -> u32 {
+    let fit = SPREAD_WORDS / bins.max(1);
+    if fit >= 32 { 32 } else { 1 << (31 - fit.max(1).leading_zeros()) }
+}
+
 const PERIOD_RED: u64 = 251;
 const PERIOD_GREEN: u64 = 241;
 const PERIOD_BLUE: u64 = 239;
@@ -240,6 +253,29 @@ mod tests {
         // 4096 bins: the counts are the luma histogram itself.
         let counts = histogram(&quantise(&luma, 4096), 4096);
         assert_eq!(counts[0], luma.iter().filter(|&&l| l == 0).count() as u32);
+    }
+
+    #[test]
+    fn copies_are_one_per_lane_until_32_kib_and_a_power_of_two_after() {
+        for bins in [1, 7, 100, 255, 256] {
+            assert_eq!(copies(bins), 32, "bins {bins}");
+        }
+        for (bins, want) in
+            [(257, 16), (512, 16), (513, 8), (1024, 8), (2048, 4), (2730, 2), (2731, 2), (4096, 2)]
+        {
+            assert_eq!(copies(bins), want, "bins {bins}");
+        }
+        for bins in 1..=MAX_BINS {
+            let copies = copies(bins);
+            assert!(copies.is_power_of_two() && copies <= 32, "bins {bins}");
+            assert!(copies * bins <= SPREAD_WORDS, "bins {bins}: {copies} copies do not fit");
+            assert!(
+                copies == 32 || 2 * copies * bins > SPREAD_WORDS,
+                "bins {bins}: {copies} is not the most"
+            );
+        }
+        assert_eq!(copies(0), 32, "no bins: no division by zero");
+        assert_eq!(copies(u32::MAX), 1);
     }
 
     #[test]
