@@ -88,7 +88,7 @@ pub(crate) fn check_request(
 }
 
 /// [`check_request`] for a run of one of this repository's kernels.
-fn check_job(
+pub(crate) fn check_job(
     gpu: &dyn Device,
     job: Job,
     scratch_bytes: impl FnOnce(&DeviceLimits) -> u64,

@@ -112,15 +112,7 @@ impl Target for Builtin {
 
     fn check(&mut self, gpu: &dyn Device, block_sizes: &[u32], scratch: u64) -> Result<(), Error> {
         let Chosen { spec, params } = self.chosen;
-        let subject = format!("a {} frame", params.frame);
-        device::check_request(
-            gpu,
-            block_sizes,
-            &|threads| (spec.dynamic_shared_memory)(&params, threads),
-            &subject,
-            &(spec.footprint)(&params),
-            scratch,
-        )
+        device::check_job(gpu, device::Job { spec, params, block_sizes }, |_| scratch)
     }
 
     fn build(&mut self) -> Result<(), Error> {
