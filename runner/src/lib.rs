@@ -124,7 +124,7 @@ pub use crate::backend::Driver;
 pub use crate::cmd::sweep::Measured;
 pub use crate::cuda::CudaDriver;
 pub use crate::error::{Console, Error, exit, with_stdio};
-pub use crate::export::Format;
+pub use crate::export::{Format, SCHEMA_VERSION};
 pub use crate::grid::GridPolicy;
 pub use crate::ptx::EmbeddedPtx;
 pub use crate::settings::{DEFAULT_BLOCK_SIZES, DeviceChoice, Settings, TimingSettings};
@@ -141,7 +141,7 @@ pub mod results {
     pub use crate::provenance::Provenance;
     pub use crate::stats::RunStats;
     pub use crate::sweep::{CheckFailure, ModelCheck, Row};
-    pub use crate::timing::{NoiseStop, Stopped, Timing};
+    pub use crate::timing::{L2Flush, NoiseStop, Stopped, Timing};
     pub use crate::workload::{Items, Mismatch, Pass};
 }
 

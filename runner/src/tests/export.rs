@@ -121,6 +121,9 @@ fn every_format_says_how_the_noise_driven_stop_ended_each_row() {
 
     let json: serde_json::Value = serde_json::from_str(&rendered(Format::Json, &record)).unwrap();
     assert_eq!(json["timing"]["mode"], "cold");
+    // Cold timing flushes L2 before every launch, --flush-l2 or not: the export says so.
+    assert_eq!(json["timing"]["l2_flush"], "before_each_launch");
+    assert_eq!(json["schema_version"], crate::export::SCHEMA_VERSION);
     assert_eq!(json["timing"]["stop"]["max_noise"], 0.005);
     assert_eq!(json["timing"]["stop"]["max_time_per_row_s"], 0.025);
     let rows = json["rows"].as_array().unwrap();
