@@ -9,9 +9,9 @@ memory) come later, in the library, when it opens the device.
 */
 
 use crate::cmd::new::NewRequest;
-use crate::cmd::{compare, new, occupancy, sweep, tail, variants};
+use crate::cmd::{compare, diff, new, occupancy, sweep, tail, variants};
 use block_size_runner::commands::{
-    CompareRequest, OccupancyRequest, SweepRequest, TailRequest, VariantsRequest,
+    CompareRequest, DiffRequest, OccupancyRequest, SweepRequest, TailRequest, VariantsRequest,
 };
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use std::ffi::OsString;
@@ -61,6 +61,8 @@ pub enum Command {
     Variants(variants::Variants),
     #[cfg_attr(doc, doc = "`block-size new`.")]
     New(new::New),
+    #[cfg_attr(doc, doc = "`block-size diff`.")]
+    Diff(diff::Diff),
 }
 
 /// A validated command line: the sweep, a subcommand of the GPU, or one that needs no GPU (the
@@ -79,6 +81,8 @@ pub enum Request {
     Occupancy(OccupancyRequest),
     /// `block-size new`, which writes a project and needs no GPU.
     New(NewRequest),
+    /// `block-size diff`, which compares two JSON exports and needs no GPU.
+    Diff(DiffRequest),
 }
 
 /// Why the command line was not run.
@@ -140,6 +144,11 @@ where
             let request = args.request(command);
             let validated = request.validate();
             (Request::Variants(request), validated)
+        }
+        Some(Command::Diff(args)) => {
+            let request = args.request();
+            let validated = request.validate();
+            (Request::Diff(request), validated)
         }
         // Its name is checked here; the folder when it is written.
         Some(Command::New(args)) => return args.request().map(Request::New).map_err(CliError::Usage),

@@ -8,7 +8,7 @@
 use block_size_cli::app;
 use block_size_cli::cli::Request;
 use block_size_cli::cmd::new;
-use block_size_runner::{Error, commands, exit};
+use block_size_runner::{Error, commands, exit, with_stdio};
 use std::ffi::OsString;
 use std::os::unix::process::CommandExt as _;
 
@@ -28,8 +28,16 @@ fn main() {
     std::process::exit(code);
 }
 
+/// Ends the process with `status` where a command that needs no GPU returned one.
+fn exit_with(status: Result<i32, Error>) -> Result<(), Error> {
+    match status? {
+        exit::SUCCESS => Ok(()),
+        code => std::process::exit(code),
+    }
+}
+
 fn run(args: &[OsString]) -> Result<(), Error> {
-    // The occupancy calculator and `new` need no GPU: answer them here, driver or not.
+    // The occupancy calculator, `diff` and `new` need no GPU: answer them here, driver or not.
     match app::parse_or_stop(args)? {
         Request::Occupancy(request) => {
             print!("{}", commands::occupancy(&request)?);
@@ -41,6 +49,7 @@ fn run(args: &[OsString]) -> Result<(), Error> {
             eprint!("{}", created.stderr);
             return Ok(());
         }
+        Request::Diff(request) => return exit_with(with_stdio(|console| commands::diff(&request, console))),
         _ => {}
     }
     // SAFETY: loading the driver library runs its initialisers, as starting the worker would.

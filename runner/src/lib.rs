@@ -66,6 +66,8 @@ mod cmd;
 mod compare;
 mod compat;
 mod cuda;
+mod diff;
+mod document;
 mod error;
 mod export;
 mod frame_size;
@@ -149,6 +151,7 @@ pub mod results {
 /// a command-line parser) and its `exec`, for this repository's own kernels.
 pub mod commands {
     pub use crate::cmd::compare::{CompareRequest, DEFAULT_ROUNDS};
+    pub use crate::cmd::diff::DiffRequest;
     pub use crate::cmd::occupancy::{DEFAULT_REGISTERS, OccupancyRequest, presets};
     pub use crate::cmd::sweep::SweepRequest;
     pub use crate::cmd::tail::{DEFAULT_WAVES, TailRequest};
@@ -156,6 +159,7 @@ pub mod commands {
     pub use crate::cmd::{
         DEFAULT_BINS, DEFAULT_HEIGHT, DEFAULT_RUNS, DEFAULT_WIDTH, KernelChoice, MAX_BINS, kernels,
     };
+    pub use crate::diff::{CONFIDENCE, DEFAULT_THRESHOLD, RESAMPLES, Verdict};
     pub use crate::settings::{
         DEFAULT_MAX_NOISE, DEFAULT_MAX_TIME_PER_ROW, DEFAULT_MIN_RUNS, DEFAULT_WARMUPS,
     };
@@ -168,6 +172,13 @@ pub mod commands {
         console: &mut crate::Console,
     ) -> Result<i32, crate::Error> {
         crate::cmd::compare::exec(driver, request, console)
+    }
+
+    /// `block-size diff`, which needs no GPU: two sweeps' JSON exports compared configuration
+    /// by configuration. `Ok` carries the exit status: 0, or 1 with
+    /// [`DiffRequest::fail_if_slower`] where a configuration is SLOWER.
+    pub fn diff(request: &DiffRequest, console: &mut crate::Console) -> Result<i32, crate::Error> {
+        crate::cmd::diff::exec(request, console)
     }
 
     /// `block-size occupancy`, which needs no GPU: the calculator's tables.

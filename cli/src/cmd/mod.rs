@@ -5,6 +5,7 @@ project of your own instead.
 */
 
 pub mod compare;
+pub mod diff;
 pub mod new;
 pub mod occupancy;
 pub mod sweep;

@@ -11,6 +11,7 @@ every run on a GPU shares: open, load, validate, gather its provenance.
 
 pub mod compare;
 pub(crate) mod device;
+pub mod diff;
 pub mod occupancy;
 pub mod sweep;
 pub mod tail;
