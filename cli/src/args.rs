@@ -259,7 +259,8 @@ impl FormatArg {
 
 /// The sweep's options as `block-size` takes them: `--block-sizes`, the timing options
 /// (`--timing`, `--runs`, `--warmups`, ...), `--device`, `--grid`, `--corrupt-output`,
-/// `--provenance`, `--stats`, `--format`, `--output` and `--plot`. Flatten it into your
+/// `--provenance`, `--stats`, `--format`, `--output`, `--plot`, and the export files `--json`,
+/// `--csv` and `--markdown`. Flatten it into your
 /// program's clap parser with `#[command(flatten)]`, then [`SweepArgs::settings`].
 ///
 /// ```
@@ -324,6 +325,19 @@ pub struct SweepArgs {
     /// Plot GB/s (median, min-max whiskers) and occupancy against block size as SVG
     #[arg(long, value_name = "FILE.svg")]
     pub plot: Option<PathBuf>,
+
+    /// Also write the JSON export (provenance, every row, every sample) to FILE, besides the
+    /// table or --format's output
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+
+    /// Also write the CSV export (a line per block size) to FILE
+    #[arg(long, value_name = "FILE")]
+    pub csv: Option<PathBuf>,
+
+    /// Also write the Markdown export (the table and summary) to FILE
+    #[arg(long, value_name = "FILE")]
+    pub markdown: Option<PathBuf>,
 }
 
 impl SweepArgs {
@@ -341,6 +355,9 @@ impl SweepArgs {
             format: self.format.export(),
             output: self.output.clone(),
             plot: self.plot.clone(),
+            json: self.json.clone(),
+            csv: self.csv.clone(),
+            markdown: self.markdown.clone(),
             command: Vec::new(),
         }
     }

@@ -213,6 +213,13 @@ pub struct Settings {
     pub output: Option<PathBuf>,
     /// `--plot`: write an SVG plot of GB/s and occupancy against block size here.
     pub plot: Option<PathBuf>,
+    /// `--json`: also write the JSON export (provenance, every row, every sample) to this
+    /// file, whatever goes to standard output or `--output`.
+    pub json: Option<PathBuf>,
+    /// `--csv`: also write the CSV export to this file.
+    pub csv: Option<PathBuf>,
+    /// `--markdown`: also write the Markdown export to this file.
+    pub markdown: Option<PathBuf>,
     /// The command line the provenance records: this process's where empty.
     pub command: Vec<String>,
 }
@@ -230,6 +237,9 @@ impl Default for Settings {
             format: None,
             output: None,
             plot: None,
+            json: None,
+            csv: None,
+            markdown: None,
             command: Vec::new(),
         }
     }
@@ -249,8 +259,31 @@ impl Settings {
         if let GridPolicy::Waves(0) = self.grid {
             return Err(usage("--grid waves:0 launches nothing: give waves:1 or more".to_string()));
         }
-        output_folders_exist(self.output.iter().chain(&self.plot)).map_err(usage)?;
+        check_files(&self.files()).map_err(usage)?;
         Ok(timing)
+    }
+
+    /// The exports written to files besides the main output (`--json`, `--csv`,
+    /// `--markdown`), each with its file.
+    pub fn exports(&self) -> Vec<(Format, &PathBuf)> {
+        [(Format::Json, &self.json), (Format::Csv, &self.csv), (Format::Markdown, &self.markdown)]
+            .into_iter()
+            .filter_map(|(format, path)| path.as_ref().map(|path| (format, path)))
+            .collect()
+    }
+
+    /// Every file the settings write, with the option that names it.
+    fn files(&self) -> Vec<(&'static str, &PathBuf)> {
+        [
+            ("--output", &self.output),
+            ("--plot", &self.plot),
+            ("--json", &self.json),
+            ("--csv", &self.csv),
+            ("--markdown", &self.markdown),
+        ]
+        .into_iter()
+        .filter_map(|(option, path)| path.as_ref().map(|path| (option, path)))
+        .collect()
     }
 
     /// The command line to record: [`Settings::command`], or this process's.
@@ -270,6 +303,18 @@ pub(crate) fn check_block_sizes(block_sizes: &[u32]) -> Result<(), String> {
     for (index, size) in block_sizes.iter().enumerate() {
         if block_sizes[..index].contains(size) {
             return Err(format!("block size {size} is listed twice in --block-sizes"));
+        }
+    }
+    Ok(())
+}
+
+/// Every file the options name can be created (its folder exists), and no two options name
+/// the same file. The message is one line.
+pub(crate) fn check_files(files: &[(&str, &PathBuf)]) -> Result<(), String> {
+    output_folders_exist(files.iter().map(|(_, path)| *path))?;
+    for (index, (option, path)) in files.iter().enumerate() {
+        if let Some((other, _)) = files[..index].iter().find(|(_, earlier)| earlier == path) {
+            return Err(format!("{other} and {option} both name {}: give each its own file", path.display()));
         }
     }
     Ok(())
@@ -373,6 +418,18 @@ mod tests {
         assert_eq!(
             refused(Settings { output: Some("/no/such/folder/x.json".into()), ..Settings::default() }),
             "cannot write /no/such/folder/x.json: its folder does not exist"
+        );
+        assert_eq!(
+            refused(Settings { csv: Some("/no/such/folder/x.csv".into()), ..Settings::default() }),
+            "cannot write /no/such/folder/x.csv: its folder does not exist"
+        );
+        assert_eq!(
+            refused(Settings {
+                output: Some("sweep.json".into()),
+                json: Some("sweep.json".into()),
+                ..Settings::default()
+            }),
+            "--output and --json both name sweep.json: give each its own file"
         );
         assert_eq!(
             refused(Settings { grid: GridPolicy::Waves(0), ..Settings::default() }),

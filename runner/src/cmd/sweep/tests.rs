@@ -87,3 +87,37 @@ fn with_several_devices_every_file_is_named_for_its_device() {
     assert_eq!(plan.plot, Some(PathBuf::from("sweep-gpu1.svg")));
     assert_eq!(Plan::new(&options, None).output, Some(PathBuf::from("src/sweep.csv")));
 }
+
+#[test]
+fn exports_go_to_their_files_beside_the_table() {
+    let settings = Settings {
+        json: Some("out/sweep.json".into()),
+        csv: Some("sweep.csv".into()),
+        markdown: Some("sweep.md".into()),
+        ..Settings::default()
+    };
+    let plan = Plan::new(&settings, None);
+    assert!(plan.streams, "the table still streams to standard output");
+    let result = measured(None);
+    let Delivery(effects) = plan.deliver(&result, "HEAD\n", provenance).unwrap();
+    let [
+        Effect::Stdout(body),
+        Effect::File(json, json_text),
+        Effect::File(csv, csv_text),
+        Effect::File(md, md_text),
+    ] = effects.as_slice()
+    else {
+        panic!("{effects:?}")
+    };
+    assert_eq!(*body, report::body(&result, false));
+    assert_eq!(
+        (json.as_path(), csv.as_path(), md.as_path()),
+        (Path::new("out/sweep.json"), Path::new("sweep.csv"), Path::new("sweep.md"))
+    );
+    for (format, text) in [(Format::Json, json_text), (Format::Csv, csv_text), (Format::Markdown, md_text)] {
+        assert_eq!(*text, export::render(&result, provenance(), format).unwrap(), "{format:?}");
+    }
+    // With several devices, each file is named for its device.
+    let plan = Plan::new(&settings, Some(2));
+    assert_eq!(plan.exports[0], (Format::Json, PathBuf::from("out/sweep-gpu2.json")));
+}
