@@ -42,6 +42,10 @@ pub fn run_with<D: Driver>(driver: &D, args: &[OsString], console: &mut Console)
             Ok(exit::SUCCESS)
         }
         Request::Diff(request) => commands::diff(&request, console),
+        Request::Report(request) => {
+            commands::report(&request)?;
+            Ok(exit::SUCCESS)
+        }
         Request::Compare(request) => commands::compare(driver, &request, console),
         Request::Tail(request) => commands::tail(driver, &request, console),
         Request::Variants(request) => commands::variants(driver, &request, console),

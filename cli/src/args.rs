@@ -243,6 +243,8 @@ pub enum FormatArg {
     Json,
     #[cfg_attr(doc, doc = "`csv`.")]
     Csv,
+    #[cfg_attr(doc, doc = "`html`.")]
+    Html,
 }
 
 impl FormatArg {
@@ -253,6 +255,7 @@ impl FormatArg {
             Self::Markdown => Some(Format::Markdown),
             Self::Json => Some(Format::Json),
             Self::Csv => Some(Format::Csv),
+            Self::Html => Some(Format::Html),
         }
     }
 }
@@ -260,7 +263,7 @@ impl FormatArg {
 /// The sweep's options as `block-size` takes them: `--block-sizes`, the timing options
 /// (`--timing`, `--runs`, `--warmups`, ...), `--device`, `--grid`, `--corrupt-output`,
 /// `--provenance`, `--stats`, `--format`, `--output`, `--plot`, and the export files `--json`,
-/// `--csv` and `--markdown`. Flatten it into your
+/// `--csv`, `--markdown` and `--html`. Flatten it into your
 /// program's clap parser with `#[command(flatten)]`, then [`SweepArgs::settings`].
 ///
 /// ```
@@ -314,7 +317,7 @@ pub struct SweepArgs {
     pub stats: bool,
 
     /// table (the seed's), markdown (for a README), json (provenance and every sample), csv (a
-    /// row per block size)
+    /// row per block size), html (a self-contained page with the plot and an occupancy explorer)
     #[arg(long, value_name = "FORMAT", value_enum, default_value = "table")]
     pub format: FormatArg,
 
@@ -338,6 +341,11 @@ pub struct SweepArgs {
     /// Also write the Markdown export (the table and summary) to FILE
     #[arg(long, value_name = "FILE")]
     pub markdown: Option<PathBuf>,
+
+    /// Also write the HTML report to FILE: one self-contained page with the table, the plot, the
+    /// provenance, the summary and an occupancy explorer
+    #[arg(long, value_name = "FILE.html")]
+    pub html: Option<PathBuf>,
 }
 
 impl SweepArgs {
@@ -358,6 +366,7 @@ impl SweepArgs {
             json: self.json.clone(),
             csv: self.csv.clone(),
             markdown: self.markdown.clone(),
+            html: self.html.clone(),
             command: Vec::new(),
         }
     }

@@ -37,7 +37,8 @@ fn exit_with(status: Result<i32, Error>) -> Result<(), Error> {
 }
 
 fn run(args: &[OsString]) -> Result<(), Error> {
-    // The occupancy calculator, `diff` and `new` need no GPU: answer them here, driver or not.
+    // The occupancy calculator, `diff`, `report` and `new` need no GPU: answer them here, driver
+    // or not.
     match app::parse_or_stop(args)? {
         Request::Occupancy(request) => {
             print!("{}", commands::occupancy(&request)?);
@@ -50,6 +51,7 @@ fn run(args: &[OsString]) -> Result<(), Error> {
             return Ok(());
         }
         Request::Diff(request) => return exit_with(with_stdio(|console| commands::diff(&request, console))),
+        Request::Report(request) => return commands::report(&request),
         _ => {}
     }
     // SAFETY: loading the driver library runs its initialisers, as starting the worker would.

@@ -2,7 +2,7 @@
 Sweep the block size of a CUDA kernel written in Rust: for each block size, the driver's
 occupancy answer, one full wave of blocks (or a grid policy of your choice), CUDA-event timing
 until the samples are steady, a check of every row, and `block_size.cu`'s table; exports
-(JSON, CSV, Markdown) and an SVG plot.
+(JSON, CSV, Markdown, a self-contained HTML report) and an SVG plot.
 
 The public face is small:
 
@@ -153,6 +153,7 @@ pub mod commands {
     pub use crate::cmd::compare::{CompareRequest, DEFAULT_ROUNDS};
     pub use crate::cmd::diff::DiffRequest;
     pub use crate::cmd::occupancy::{DEFAULT_REGISTERS, OccupancyRequest, presets};
+    pub use crate::cmd::report::ReportRequest;
     pub use crate::cmd::sweep::SweepRequest;
     pub use crate::cmd::tail::{DEFAULT_WAVES, TailRequest};
     pub use crate::cmd::variants::{VARIANT_BLOCK_SIZES, VariantsRequest};
@@ -184,6 +185,12 @@ pub mod commands {
     /// `block-size occupancy`, which needs no GPU: the calculator's tables.
     pub fn occupancy(request: &OccupancyRequest) -> Result<String, crate::Error> {
         crate::cmd::occupancy::exec(request)
+    }
+
+    /// `block-size report`, which needs no GPU: the HTML report of a sweep's JSON export,
+    /// written to [`ReportRequest::html`].
+    pub fn report(request: &ReportRequest) -> Result<(), crate::Error> {
+        crate::cmd::report::exec(request)
     }
 
     /// `block-size`'s sweep of one of this repository's kernels.

@@ -220,6 +220,9 @@ pub struct Settings {
     pub csv: Option<PathBuf>,
     /// `--markdown`: also write the Markdown export to this file.
     pub markdown: Option<PathBuf>,
+    /// `--html`: also write the HTML report (one self-contained page: the table, the plot, the
+    /// provenance, the summary, an occupancy explorer) to this file.
+    pub html: Option<PathBuf>,
     /// The command line the provenance records: this process's where empty.
     pub command: Vec<String>,
 }
@@ -240,6 +243,7 @@ impl Default for Settings {
             json: None,
             csv: None,
             markdown: None,
+            html: None,
             command: Vec::new(),
         }
     }
@@ -264,12 +268,17 @@ impl Settings {
     }
 
     /// The exports written to files besides the main output (`--json`, `--csv`,
-    /// `--markdown`), each with its file.
+    /// `--markdown`, `--html`), each with its file.
     pub fn exports(&self) -> Vec<(Format, &PathBuf)> {
-        [(Format::Json, &self.json), (Format::Csv, &self.csv), (Format::Markdown, &self.markdown)]
-            .into_iter()
-            .filter_map(|(format, path)| path.as_ref().map(|path| (format, path)))
-            .collect()
+        [
+            (Format::Json, &self.json),
+            (Format::Csv, &self.csv),
+            (Format::Markdown, &self.markdown),
+            (Format::Html, &self.html),
+        ]
+        .into_iter()
+        .filter_map(|(format, path)| path.as_ref().map(|path| (format, path)))
+        .collect()
     }
 
     /// Every file the settings write, with the option that names it.
@@ -280,6 +289,7 @@ impl Settings {
             ("--json", &self.json),
             ("--csv", &self.csv),
             ("--markdown", &self.markdown),
+            ("--html", &self.html),
         ]
         .into_iter()
         .filter_map(|(option, path)| path.as_ref().map(|path| (option, path)))

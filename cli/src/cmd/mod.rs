@@ -8,6 +8,7 @@ pub mod compare;
 pub mod diff;
 pub mod new;
 pub mod occupancy;
+pub mod report;
 pub mod sweep;
 pub mod tail;
 pub mod variants;

@@ -13,6 +13,7 @@ pub mod compare;
 pub(crate) mod device;
 pub mod diff;
 pub mod occupancy;
+pub mod report;
 pub mod sweep;
 pub mod tail;
 pub mod variants;

@@ -1,11 +1,13 @@
 /*!
-Exports of a finished sweep: JSON for scripts, CSV for spreadsheets, Markdown for reports.
+Exports of a finished sweep: JSON for scripts, CSV for spreadsheets, Markdown for reports, HTML
+for a browser.
 
 Each format is one module implementing [`Exporter`] over the same [`Record`], so the formats
 cannot disagree about what a row holds.
 */
 
 mod csv;
+pub(crate) mod html;
 mod json;
 mod markdown;
 
@@ -21,6 +23,7 @@ use anyhow::Result;
 use serde::Serialize;
 
 pub use self::csv::CsvExporter;
+pub use self::html::HtmlExporter;
 pub use self::json::JsonExporter;
 pub use self::markdown::MarkdownExporter;
 
@@ -44,6 +47,9 @@ pub enum Format {
     Csv,
     /// Markdown: the table and its summary.
     Markdown,
+    /// HTML: one self-contained page with the table, the plot, the provenance, the summary and
+    /// an occupancy explorer.
+    Html,
 }
 
 impl Format {
@@ -53,6 +59,7 @@ impl Format {
             Self::Json => Box::new(JsonExporter),
             Self::Csv => Box::new(CsvExporter),
             Self::Markdown => Box::new(MarkdownExporter),
+            Self::Html => Box::new(HtmlExporter),
         }
     }
 }
