@@ -86,8 +86,16 @@ fn configurations() -> Vec<Configuration> {
     (0..CONFIGURATIONS)
         .map(|index| Configuration {
             gpu: gpus[index % gpus.len()].to_string(),
-            threads: if random.next() % 2 == 0 { 32 * random.within(1, 32) } else { random.within(1, 1024) },
-            registers: if random.next() % 2 == 0 { random.within(16, 64) } else { random.within(0, 255) },
+            threads: if random.next().is_multiple_of(2) {
+                32 * random.within(1, 32)
+            } else {
+                random.within(1, 1024)
+            },
+            registers: if random.next().is_multiple_of(2) {
+                random.within(16, 64)
+            } else {
+                random.within(0, 255)
+            },
             shared: match random.next() % 5 {
                 0 => 0,
                 1 | 2 => random.within(0, 2048),
