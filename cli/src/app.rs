@@ -41,6 +41,11 @@ pub fn run_with<D: Driver>(driver: &D, args: &[OsString], console: &mut Console)
             console.err(&created.stderr);
             Ok(exit::SUCCESS)
         }
+        Request::Diff(request) => commands::diff(&request, console),
+        Request::Report(request) => {
+            commands::report(&request)?;
+            Ok(exit::SUCCESS)
+        }
         Request::Compare(request) => commands::compare(driver, &request, console),
         Request::Tail(request) => commands::tail(driver, &request, console),
         Request::Variants(request) => commands::variants(driver, &request, console),

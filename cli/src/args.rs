@@ -243,6 +243,8 @@ pub enum FormatArg {
     Json,
     #[cfg_attr(doc, doc = "`csv`.")]
     Csv,
+    #[cfg_attr(doc, doc = "`html`.")]
+    Html,
 }
 
 impl FormatArg {
@@ -253,13 +255,15 @@ impl FormatArg {
             Self::Markdown => Some(Format::Markdown),
             Self::Json => Some(Format::Json),
             Self::Csv => Some(Format::Csv),
+            Self::Html => Some(Format::Html),
         }
     }
 }
 
 /// The sweep's options as `block-size` takes them: `--block-sizes`, the timing options
 /// (`--timing`, `--runs`, `--warmups`, ...), `--device`, `--grid`, `--corrupt-output`,
-/// `--provenance`, `--stats`, `--format`, `--output` and `--plot`. Flatten it into your
+/// `--provenance`, `--stats`, `--format`, `--output`, `--plot`, and the export files `--json`,
+/// `--csv`, `--markdown` and `--html`. Flatten it into your
 /// program's clap parser with `#[command(flatten)]`, then [`SweepArgs::settings`].
 ///
 /// ```
@@ -313,7 +317,7 @@ pub struct SweepArgs {
     pub stats: bool,
 
     /// table (the seed's), markdown (for a README), json (provenance and every sample), csv (a
-    /// row per block size)
+    /// row per block size), html (a self-contained page with the plot and an occupancy explorer)
     #[arg(long, value_name = "FORMAT", value_enum, default_value = "table")]
     pub format: FormatArg,
 
@@ -339,6 +343,24 @@ pub struct SweepArgs {
     /// wait so far]
     #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
     pub launch_timeout: Option<Duration>,
+
+    /// Also write the JSON export (provenance, every row, every sample) to FILE, besides the
+    /// table or --format's output
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+
+    /// Also write the CSV export (a line per block size) to FILE
+    #[arg(long, value_name = "FILE")]
+    pub csv: Option<PathBuf>,
+
+    /// Also write the Markdown export (the table and summary) to FILE
+    #[arg(long, value_name = "FILE")]
+    pub markdown: Option<PathBuf>,
+
+    /// Also write the HTML report to FILE: one self-contained page with the table, the plot, the
+    /// provenance, the summary and an occupancy explorer
+    #[arg(long, value_name = "FILE.html")]
+    pub html: Option<PathBuf>,
 }
 
 impl SweepArgs {
@@ -356,6 +378,10 @@ impl SweepArgs {
             format: self.format.export(),
             output: self.output.clone(),
             plot: self.plot.clone(),
+            json: self.json.clone(),
+            csv: self.csv.clone(),
+            markdown: self.markdown.clone(),
+            html: self.html.clone(),
             command: Vec::new(),
             journal: self.journal.clone(),
             resume: self.resume.clone(),

@@ -9,9 +9,9 @@ memory) come later, in the library, when it opens the device.
 */
 
 use crate::cmd::new::NewRequest;
-use crate::cmd::{compare, new, occupancy, sweep, tail, variants};
+use crate::cmd::{compare, diff, new, occupancy, report, sweep, tail, variants};
 use block_size_runner::commands::{
-    CompareRequest, OccupancyRequest, SweepRequest, TailRequest, VariantsRequest,
+    CompareRequest, DiffRequest, OccupancyRequest, ReportRequest, SweepRequest, TailRequest, VariantsRequest,
 };
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use std::ffi::OsString;
@@ -61,6 +61,10 @@ pub enum Command {
     Variants(variants::Variants),
     #[cfg_attr(doc, doc = "`block-size new`.")]
     New(new::New),
+    #[cfg_attr(doc, doc = "`block-size diff`.")]
+    Diff(diff::Diff),
+    #[cfg_attr(doc, doc = "`block-size report`.")]
+    Report(report::Report),
 }
 
 /// A validated command line: the sweep, a subcommand of the GPU, or one that needs no GPU (the
@@ -79,6 +83,10 @@ pub enum Request {
     Occupancy(OccupancyRequest),
     /// `block-size new`, which writes a project and needs no GPU.
     New(NewRequest),
+    /// `block-size diff`, which compares two JSON exports and needs no GPU.
+    Diff(DiffRequest),
+    /// `block-size report`, which writes the HTML report of a JSON export and needs no GPU.
+    Report(ReportRequest),
 }
 
 /// Why the command line was not run.
@@ -141,6 +149,16 @@ where
             let validated = request.validate();
             (Request::Variants(request), validated)
         }
+        Some(Command::Diff(args)) => {
+            let request = args.request();
+            let validated = request.validate();
+            (Request::Diff(request), validated)
+        }
+        Some(Command::Report(args)) => {
+            let request = args.request();
+            let validated = request.validate();
+            (Request::Report(request), validated)
+        }
         // Its name is checked here; the folder when it is written.
         Some(Command::New(args)) => return args.request().map(Request::New).map_err(CliError::Usage),
     };
@@ -179,6 +197,11 @@ mod tests {
         assert!(matches!(parse(["block-size", "variants"]), Ok(Request::Variants(_))));
         assert!(matches!(parse(["block-size", "occupancy", "--gpu", "t4"]), Ok(Request::Occupancy(_))));
         assert!(matches!(parse(["block-size", "new", "/tmp/mine"]), Ok(Request::New(_))));
+        assert!(matches!(parse(["block-size", "diff", "a.json", "b.json"]), Ok(Request::Diff(_))));
+        assert!(matches!(
+            parse(["block-size", "report", "a.json", "--html", "a.html"]),
+            Ok(Request::Report(_))
+        ));
         assert_eq!(
             usage_error(&["--width", "64", "compare"]),
             "the subcommand 'compare' cannot be used with '--width <PIXELS>'"

@@ -8,7 +8,7 @@
 use block_size_cli::app;
 use block_size_cli::cli::Request;
 use block_size_cli::cmd::new;
-use block_size_runner::{DeviceChoice, Error, commands, exit};
+use block_size_runner::{DeviceChoice, Error, commands, exit, with_stdio};
 use std::ffi::OsString;
 use std::os::unix::process::CommandExt as _;
 
@@ -33,7 +33,8 @@ fn main() {
 const TEST_WORKER: &str = "BLOCK_SIZE_TEST_WORKER";
 
 fn run(args: &[OsString]) -> Result<i32, Error> {
-    // The occupancy calculator and `new` need no GPU: answer them here, driver or not.
+    // The occupancy calculator, `diff`, `report` and `new` need no GPU: answer them here, driver
+    // or not.
     match app::parse_or_stop(args)? {
         Request::Occupancy(request) => {
             print!("{}", commands::occupancy(&request)?);
@@ -53,6 +54,8 @@ fn run(args: &[OsString]) -> Result<i32, Error> {
             let configurations = request.settings.block_sizes.len() * devices;
             return commands::supervise(&worker, args, request.settings.journal.as_deref(), configurations);
         }
+        Request::Diff(request) => return with_stdio(|console| commands::diff(&request, console)),
+        Request::Report(request) => return commands::report(&request).map(|()| exit::SUCCESS),
         _ => {}
     }
     let worker = worker()?;

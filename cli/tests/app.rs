@@ -528,7 +528,7 @@ fn json_to_standard_output_is_one_json_document_and_nothing_else() {
     let document: serde_json::Value = serde_json::from_str(&ran.stdout).expect("stdout is one JSON document");
     assert_eq!(document["rows"].as_array().unwrap().len(), 2);
     assert_eq!(document["device"]["name"], "Mock H200");
-    assert!(!ran.stdout.contains("GPU: "), "no table header around it");
+    assert!(ran.stdout.starts_with("{\n") && ran.stdout.ends_with("}\n"), "no table header around it");
 }
 
 #[test]
@@ -593,4 +593,50 @@ fn device_all_names_every_export_and_plot_for_its_gpu() {
         scratch.names().contains(&"sweep.json".to_string())
             && scratch.names().contains(&"sweep.svg".to_string())
     );
+}
+
+#[test]
+fn the_table_and_every_export_in_one_run() {
+    let scratch = Scratch::new("exports");
+    let (json, csv, markdown) =
+        (scratch.file("sweep.json"), scratch.file("sweep.csv"), scratch.file("sweep.md"));
+    let ran = run(
+        &MockDriver::h200(),
+        &quick_with(&["--block-sizes", "64,256", "--json", &json, "--csv", &csv, "--markdown", &markdown]),
+    );
+    assert_eq!((ran.code, ran.stderr.as_str()), (0, ""));
+    assert!(ran.stdout.starts_with("GPU: Mock H200") && ran.stdout.contains(" thr/blk "), "{}", ran.stdout);
+    assert_eq!(scratch.names(), ["sweep.csv", "sweep.json", "sweep.md"]);
+    let document: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(document["rows"].as_array().unwrap().len(), 2);
+    assert!(std::fs::read_to_string(&csv).unwrap().starts_with("threads_per_block,"));
+    assert!(std::fs::read_to_string(&markdown).unwrap().starts_with("**Mock H200**"));
+
+    // --format and --output keep working beside them.
+    let table = scratch.file("table.txt");
+    let ran =
+        run(&MockDriver::h200(), &quick_with(&["--format", "csv", "--output", &table, "--json", &json]));
+    assert_eq!((ran.code, ran.stdout.as_str()), (0, ""), "{}", ran.stderr);
+    assert!(std::fs::read_to_string(&table).unwrap().starts_with("threads_per_block,"));
+
+    // A missing folder, or one file named twice, is refused before the device is opened.
+    let mut driver = MockDriver::h200();
+    driver.devices.clear();
+    for (args, message) in [
+        (
+            vec!["--markdown", "/no/such/folder/sweep.md"],
+            "Error: cannot write /no/such/folder/sweep.md: its folder does not exist\n".to_string(),
+        ),
+        (
+            vec!["--json", json.as_str(), "--csv", json.as_str()],
+            format!("Error: --json and --csv both name {json}: give each its own file\n"),
+        ),
+    ] {
+        let ran = run(&driver, &quick_with(&args));
+        assert_eq!(
+            (ran.code, ran.stdout.as_str(), ran.stderr.as_str()),
+            (2, "", message.as_str()),
+            "{args:?}"
+        );
+    }
 }

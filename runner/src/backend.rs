@@ -18,7 +18,7 @@ use crate::ptx::{self, KernelRef};
 use crate::timing::Op;
 pub use crate::timing::Timing;
 use anyhow::{Context as _, Result, anyhow, bail, ensure};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
@@ -89,7 +89,7 @@ pub struct LaunchFault {
 }
 
 /// What the driver reports about one device.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DeviceLimits {
     /// The device's CUDA ordinal.
     pub ordinal: u32,
@@ -140,7 +140,7 @@ impl DeviceLimits {
 
 /// `cuOccupancyMaxPotentialBlockSize`'s answer: the block size that reaches the highest
 /// occupancy and the smallest grid that fills the device at that size.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Suggestion {
     /// Threads per block of the highest occupancy.
     pub threads_per_block: u32,

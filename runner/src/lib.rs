@@ -2,7 +2,7 @@
 Sweep the block size of a CUDA kernel written in Rust: for each block size, the driver's
 occupancy answer, one full wave of blocks (or a grid policy of your choice), CUDA-event timing
 until the samples are steady, a check of every row, and `block_size.cu`'s table; exports
-(JSON, CSV, Markdown) and an SVG plot.
+(JSON, CSV, Markdown, a self-contained HTML report) and an SVG plot.
 
 The public face is small:
 
@@ -66,6 +66,8 @@ mod cmd;
 mod compare;
 mod compat;
 mod cuda;
+mod diff;
+mod document;
 mod error;
 mod export;
 mod frame_size;
@@ -128,7 +130,7 @@ pub use crate::backend::Driver;
 pub use crate::cmd::sweep::Measured;
 pub use crate::cuda::CudaDriver;
 pub use crate::error::{Console, Error, exit, with_stdio};
-pub use crate::export::Format;
+pub use crate::export::{Format, SCHEMA_VERSION};
 pub use crate::grid::GridPolicy;
 pub use crate::ptx::EmbeddedPtx;
 pub use crate::settings::{DEFAULT_BLOCK_SIZES, DeviceChoice, Settings, TimingSettings};
@@ -145,7 +147,7 @@ pub mod results {
     pub use crate::provenance::Provenance;
     pub use crate::stats::RunStats;
     pub use crate::sweep::{CheckFailure, ModelCheck, Row};
-    pub use crate::timing::{NoiseStop, Stopped, Timing};
+    pub use crate::timing::{L2Flush, NoiseStop, Stopped, Timing};
     pub use crate::workload::{Items, Mismatch, Pass};
 }
 
@@ -153,13 +155,16 @@ pub mod results {
 /// a command-line parser) and its `exec`, for this repository's own kernels.
 pub mod commands {
     pub use crate::cmd::compare::{CompareRequest, DEFAULT_ROUNDS};
+    pub use crate::cmd::diff::DiffRequest;
     pub use crate::cmd::occupancy::{DEFAULT_REGISTERS, OccupancyRequest, presets};
+    pub use crate::cmd::report::ReportRequest;
     pub use crate::cmd::sweep::SweepRequest;
     pub use crate::cmd::tail::{DEFAULT_WAVES, TailRequest};
     pub use crate::cmd::variants::{VARIANT_BLOCK_SIZES, VariantsRequest};
     pub use crate::cmd::{
         DEFAULT_BINS, DEFAULT_HEIGHT, DEFAULT_RUNS, DEFAULT_WIDTH, KernelChoice, MAX_BINS, kernels,
     };
+    pub use crate::diff::{CONFIDENCE, DEFAULT_THRESHOLD, RESAMPLES, Verdict};
     pub use crate::settings::{
         DEFAULT_MAX_NOISE, DEFAULT_MAX_TIME_PER_ROW, DEFAULT_MIN_RUNS, DEFAULT_WARMUPS,
     };
@@ -175,9 +180,22 @@ pub mod commands {
         crate::cmd::compare::exec(driver, request, console)
     }
 
+    /// `block-size diff`, which needs no GPU: two sweeps' JSON exports compared configuration
+    /// by configuration. `Ok` carries the exit status: 0, or 1 with
+    /// [`DiffRequest::fail_if_slower`] where a configuration is SLOWER.
+    pub fn diff(request: &DiffRequest, console: &mut crate::Console) -> Result<i32, crate::Error> {
+        crate::cmd::diff::exec(request, console)
+    }
+
     /// `block-size occupancy`, which needs no GPU: the calculator's tables.
     pub fn occupancy(request: &OccupancyRequest) -> Result<String, crate::Error> {
         crate::cmd::occupancy::exec(request)
+    }
+
+    /// `block-size report`, which needs no GPU: the HTML report of a sweep's JSON export,
+    /// written to [`ReportRequest::html`].
+    pub fn report(request: &ReportRequest) -> Result<(), crate::Error> {
+        crate::cmd::report::exec(request)
     }
 
     /// `block-size`'s sweep of one of this repository's kernels.

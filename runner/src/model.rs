@@ -107,15 +107,17 @@ impl SmModel {
         })
     }
 
-    /// Blocks of `threads_per_block` threads of a kernel with `registers_per_thread`
-    /// registers and `shared_memory_per_block` bytes of shared memory (static plus dynamic)
-    /// that fit on one SM, and which limits bind.
-    pub fn occupancy(
+    /// What each of the four limits alone allows: blocks of `threads_per_block` threads with
+    /// `registers_per_thread` registers and `shared_memory_per_block` bytes of shared memory
+    /// (static plus dynamic) by warps, by the block cap, by registers and by shared memory, in
+    /// that order. `u32::MAX` where a resource is not used at all (0 registers, or no shared
+    /// memory and no reserve). [`SmModel::occupancy`] is their minimum.
+    pub fn limits(
         &self,
         threads_per_block: u32,
         registers_per_thread: u32,
         shared_memory_per_block: u32,
-    ) -> Occupancy {
+    ) -> [(Limiter, u32); 4] {
         let warps = warps_per_block(threads_per_block);
         let by_warps = self.max_warps_per_sm / warps;
         let by_blocks = self.max_blocks_per_sm;
@@ -146,12 +148,25 @@ impl SmModel {
             self.shared_memory_per_sm.checked_div(shared_per_block).unwrap_or(u32::MAX)
         };
 
-        let limits = [
+        [
             (Limiter::Warps, by_warps),
             (Limiter::Blocks, by_blocks),
             (Limiter::Registers, by_registers),
             (Limiter::SharedMemory, by_shared_memory),
-        ];
+        ]
+    }
+
+    /// Blocks of `threads_per_block` threads of a kernel with `registers_per_thread`
+    /// registers and `shared_memory_per_block` bytes of shared memory (static plus dynamic)
+    /// that fit on one SM, and which limits bind.
+    pub fn occupancy(
+        &self,
+        threads_per_block: u32,
+        registers_per_thread: u32,
+        shared_memory_per_block: u32,
+    ) -> Occupancy {
+        let warps = warps_per_block(threads_per_block);
+        let limits = self.limits(threads_per_block, registers_per_thread, shared_memory_per_block);
         let blocks_per_sm = limits.iter().map(|&(_, blocks)| blocks).min().expect("four limits");
         let limiters =
             limits.iter().filter(|&&(_, blocks)| blocks == blocks_per_sm).map(|&(l, _)| l).collect();

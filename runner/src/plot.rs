@@ -3,8 +3,11 @@
 whisker, occupancy on a second axis, and the fastest row marked.
 */
 
+use crate::document::Document;
+use crate::frame_size;
 use crate::report::{self, Summary};
 use crate::sweep::Sweep;
+use crate::timing::Timing;
 use anyhow::{Result, anyhow};
 use plotters::prelude::*;
 
@@ -13,10 +16,140 @@ const HEIGHT: u32 = 560;
 
 /// Renders the sweep as an SVG document.
 pub fn svg(sweep: &Sweep) -> Result<String> {
+    render(&Chart::of_sweep(sweep))
+}
+
+/// What the plot draws, from a sweep or from its JSON export read back.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Chart {
+    /// The caption: GPU, kernel, work, timing.
+    pub title: String,
+    /// The x axis' description.
+    pub x_desc: String,
+    /// One point per row, in the sweep's order.
+    pub rows: Vec<Point>,
+    /// The fastest row's index and its legend label.
+    pub best: Option<(usize, String)>,
+}
+
+/// One row of the plot.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Point {
+    /// Its x label: the block size, or "block size:value" with a tunable.
+    pub label: String,
+    /// GB/s at the median, the slowest and the fastest sample.
+    pub median_gbps: f64,
+    /// GB/s at the slowest sample (the bottom whisker).
+    pub slowest_gbps: f64,
+    /// GB/s at the fastest sample (the top whisker).
+    pub fastest_gbps: f64,
+    /// Occupancy, in percent.
+    pub occupancy_percent: f64,
+}
+
+impl Chart {
+    /// The chart of a sweep.
+    pub fn of_sweep(sweep: &Sweep) -> Self {
+        let gbps = |ms: f64| sweep.gigabytes_per_second_at(ms);
+        let title = format!(
+            "{}: {}, {}, {}",
+            sweep.limits.name,
+            sweep.pass.kernel,
+            if sweep.pass.items.is_some() { sweep.pass.extent() } else { sweep.pass.frame.to_string() },
+            report::timing_title(sweep.timing)
+        );
+        // A configuration that failed has no time to plot.
+        let measured: Vec<&crate::sweep::Row> = sweep.measured_rows().collect();
+        let rows = measured
+            .iter()
+            .map(|row| Point {
+                label: label(row.threads_per_block, row.tunable.as_deref()),
+                median_gbps: gbps(row.stats.median),
+                slowest_gbps: gbps(row.stats.max),
+                fastest_gbps: gbps(row.stats.min),
+                occupancy_percent: sweep.occupancy_percent(row),
+            })
+            .collect();
+        let best = sweep.best().zip(Summary::of(sweep).fastest_label()).map(|(best, label)| {
+            let index = measured
+                .iter()
+                .position(|row| {
+                    (row.threads_per_block, &row.tunable) == (best.threads_per_block, &best.tunable)
+                })
+                .expect("best is a row");
+            (index, label)
+        });
+        Self { title, x_desc: x_desc(sweep.tunable.as_deref()), rows, best }
+    }
+
+    /// The chart of a sweep's JSON export read back (schema version 2: its timing).
+    pub fn of_document(document: &Document, timing: Timing) -> Self {
+        let bytes = document.workload().bytes_per_pass;
+        let gbps = |ms: f64| frame_size::gigabytes_per_second(bytes, ms);
+        let work = match (&document.workload().items, document.width, document.height) {
+            (None, Some(width), Some(height)) => format!("{width} x {height}"),
+            _ => document.extent(),
+        };
+        let title = format!(
+            "{}: {}, {work}, {}",
+            document.device.name,
+            document.workload().kernel,
+            report::timing_title(timing)
+        );
+        // A configuration that failed has no time to plot.
+        let measured: Vec<&crate::document::Row> =
+            document.rows.iter().filter(|row| row.failed.is_none()).collect();
+        let rows = measured
+            .iter()
+            .map(|row| Point {
+                label: label(row.threads_per_block, row.tunable.as_deref()),
+                median_gbps: gbps(row.median_ms),
+                slowest_gbps: gbps(row.max_ms),
+                fastest_gbps: gbps(row.min_ms),
+                occupancy_percent: row.occupancy_percent,
+            })
+            .collect();
+        // The first of the lowest medians, as the sweep chooses it.
+        let best = measured
+            .iter()
+            .enumerate()
+            .reduce(|best, row| if row.1.median_ms < best.1.median_ms { row } else { best })
+            .map(|(index, row)| {
+                let tunable = match (&document.tunable, &row.tunable) {
+                    (Some(name), Some(value)) => format!(", {name} {value}"),
+                    _ => String::new(),
+                };
+                (
+                    index,
+                    format!("fastest: {} threads{tunable}, {:.3} ms", row.threads_per_block, row.median_ms),
+                )
+            });
+        Self { title, x_desc: x_desc(document.tunable.as_deref()), rows, best }
+    }
+}
+
+/// A row's x label: "256", or "256:4" with a tunable.
+fn label(threads_per_block: u32, tunable: Option<&str>) -> String {
+    match tunable {
+        Some(value) => format!("{threads_per_block}:{value}"),
+        None => threads_per_block.to_string(),
+    }
+}
+
+/// The x axis: "threads per block", or "threads per block:NAME" with a tunable.
+fn x_desc(tunable: Option<&str>) -> String {
+    match tunable {
+        Some(name) => format!("threads per block:{name}"),
+        None => "threads per block".to_string(),
+    }
+}
+
+/// Renders a chart as an SVG document.
+pub(crate) fn render(chart: &Chart) -> Result<String> {
     let mut text = String::new();
     {
         let root = SVGBackend::with_string(&mut text, (WIDTH, HEIGHT)).into_drawing_area();
-        draw(sweep, &root).map_err(|error| anyhow!("drawing the plot: {error}"))?;
+        draw(chart, &root).map_err(|error| anyhow!("drawing the plot: {error}"))?;
         root.present().map_err(|error| anyhow!("drawing the plot: {error}"))?;
     }
     Ok(text)
@@ -24,33 +157,15 @@ pub fn svg(sweep: &Sweep) -> Result<String> {
 
 type Area<'a> = DrawingArea<SVGBackend<'a>, plotters::coord::Shift>;
 
-fn draw(sweep: &Sweep, root: &Area<'_>) -> Result<(), Box<dyn std::error::Error>> {
+fn draw(chart_data: &Chart, root: &Area<'_>) -> Result<(), Box<dyn std::error::Error>> {
     root.fill(&WHITE)?;
-    // A configuration that failed has no time to plot.
-    let rows: Vec<&crate::sweep::Row> = sweep.measured_rows().collect();
+    let rows = &chart_data.rows;
     // Rows are placed at their index, labelled with their block size: the sizes are not
     // evenly spaced, and a log axis would crowd 96, 100 and 128 together.
     let positions = 0..rows.len();
-    let gbps = |ms: f64| sweep.gigabytes_per_second_at(ms);
-    let top = rows.iter().map(|row| gbps(row.stats.min)).fold(0.0, f64::max) * 1.1;
-    let title = format!(
-        "{}: {}, {}, {}",
-        sweep.limits.name,
-        sweep.pass.kernel,
-        if sweep.pass.items.is_some() { sweep.pass.extent() } else { sweep.pass.frame.to_string() },
-        report::timing_title(sweep.timing)
-    );
-    // With a tunable, each row is labelled "block size:value".
-    let label = |row: &crate::sweep::Row| match &row.tunable {
-        Some(value) => format!("{}:{value}", row.threads_per_block),
-        None => row.threads_per_block.to_string(),
-    };
-    let x_desc = match &sweep.tunable {
-        Some(name) => format!("threads per block:{name}"),
-        None => "threads per block".to_string(),
-    };
+    let top = rows.iter().map(|row| row.fastest_gbps).fold(0.0, f64::max) * 1.1;
     let mut chart = ChartBuilder::on(root)
-        .caption(title, ("sans-serif", 20))
+        .caption(&chart_data.title, ("sans-serif", 20))
         .margin(16)
         .x_label_area_size(48)
         .y_label_area_size(64)
@@ -64,12 +179,12 @@ fn draw(sweep: &Sweep, root: &Area<'_>) -> Result<(), Box<dyn std::error::Error>
         .x_label_formatter(&|x| {
             let index = x.round();
             if (x - index).abs() < 1e-6 && index >= 0.0 {
-                rows.get(index as usize).map_or(String::new(), |row| label(row))
+                rows.get(index as usize).map_or(String::new(), |row| row.label.clone())
             } else {
                 String::new()
             }
         })
-        .x_desc(x_desc)
+        .x_desc(&chart_data.x_desc)
         .y_desc("effective bandwidth, GB/s (median; whisker: min-max)")
         .draw()?;
     chart.configure_secondary_axes().y_desc("occupancy, %").draw()?;
@@ -82,32 +197,25 @@ fn draw(sweep: &Sweep, root: &Area<'_>) -> Result<(), Box<dyn std::error::Error>
             // The fastest launch gives the highest bandwidth: min time is the top whisker.
             ErrorBar::new_vertical(
                 i as f64,
-                gbps(row.stats.max),
-                gbps(row.stats.median),
-                gbps(row.stats.min),
+                row.slowest_gbps,
+                row.median_gbps,
+                row.fastest_gbps,
                 blue.filled(),
                 8,
             )
         }))?
         .label("GB/s")
         .legend(move |(x, y)| Circle::new((x, y), 4, blue.filled()));
-    chart.draw_series(LineSeries::new(
-        positions.clone().map(|i| (i as f64, gbps(rows[i].stats.median))),
-        blue,
-    ))?;
+    chart.draw_series(LineSeries::new(positions.clone().map(|i| (i as f64, rows[i].median_gbps)), blue))?;
     chart
         .draw_secondary_series(LineSeries::new(
-            positions.clone().map(|i| (i as f64, sweep.occupancy_percent(rows[i]))),
+            positions.clone().map(|i| (i as f64, rows[i].occupancy_percent)),
             orange.stroke_width(2),
         ))?
         .label("occupancy %")
         .legend(move |(x, y)| PathElement::new(vec![(x - 8, y), (x + 8, y)], orange.stroke_width(2)));
-    if let (Some(best), Some(label)) = (sweep.best(), Summary::of(sweep).fastest_label()) {
-        let index = rows
-            .iter()
-            .position(|row| row.threads_per_block == best.threads_per_block)
-            .expect("best is a row");
-        let at = (index as f64, gbps(best.stats.median));
+    if let Some((index, label)) = &chart_data.best {
+        let at = (*index as f64, rows[*index].median_gbps);
         chart
             .draw_series(std::iter::once(TriangleMarker::new(at, 10, RED.filled())))?
             .label(label)

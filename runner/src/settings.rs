@@ -213,6 +213,16 @@ pub struct Settings {
     pub output: Option<PathBuf>,
     /// `--plot`: write an SVG plot of GB/s and occupancy against block size here.
     pub plot: Option<PathBuf>,
+    /// `--json`: also write the JSON export (provenance, every row, every sample) to this
+    /// file, whatever goes to standard output or `--output`.
+    pub json: Option<PathBuf>,
+    /// `--csv`: also write the CSV export to this file.
+    pub csv: Option<PathBuf>,
+    /// `--markdown`: also write the Markdown export to this file.
+    pub markdown: Option<PathBuf>,
+    /// `--html`: also write the HTML report (one self-contained page: the table, the plot, the
+    /// provenance, the summary, an occupancy explorer) to this file.
+    pub html: Option<PathBuf>,
     /// The command line the provenance records: this process's where empty.
     pub command: Vec<String>,
     /// `--journal`: append each finished configuration to this file as one JSON line.
@@ -238,6 +248,10 @@ impl Default for Settings {
             format: None,
             output: None,
             plot: None,
+            json: None,
+            csv: None,
+            markdown: None,
+            html: None,
             command: Vec::new(),
             journal: None,
             resume: None,
@@ -263,13 +277,43 @@ impl Settings {
         if self.launch_timeout.is_some_and(|timeout| timeout.is_zero()) {
             return Err(usage("--launch-timeout must be above 0 seconds".to_string()));
         }
-        writable(self.output.iter().chain(&self.plot).chain(&self.journal)).map_err(usage)?;
+        check_files(&self.files()).map_err(usage)?;
         if let Some(resume) = &self.resume
             && resume.is_dir()
         {
             return Err(usage(format!("--resume {} is a folder, not a journal", resume.display())));
         }
         Ok(timing)
+    }
+
+    /// The exports written to files besides the main output (`--json`, `--csv`,
+    /// `--markdown`, `--html`), each with its file.
+    pub fn exports(&self) -> Vec<(Format, &PathBuf)> {
+        [
+            (Format::Json, &self.json),
+            (Format::Csv, &self.csv),
+            (Format::Markdown, &self.markdown),
+            (Format::Html, &self.html),
+        ]
+        .into_iter()
+        .filter_map(|(format, path)| path.as_ref().map(|path| (format, path)))
+        .collect()
+    }
+
+    /// Every file the settings write, with the option that names it.
+    fn files(&self) -> Vec<(&'static str, &PathBuf)> {
+        [
+            ("--output", &self.output),
+            ("--plot", &self.plot),
+            ("--json", &self.json),
+            ("--csv", &self.csv),
+            ("--markdown", &self.markdown),
+            ("--html", &self.html),
+            ("--journal", &self.journal),
+        ]
+        .into_iter()
+        .filter_map(|(option, path)| path.as_ref().map(|path| (option, path)))
+        .collect()
     }
 
     /// The command line to record: [`Settings::command`], or this process's.
@@ -294,10 +338,21 @@ pub(crate) fn check_block_sizes(block_sizes: &[u32]) -> Result<(), String> {
     Ok(())
 }
 
-/// Every file `--output`, `--plot` and `--journal` name can be written, before the device is
-/// touched: its folder exists, and the file opens for writing (a file that was not there is
-/// removed again). The message is one line.
-pub(crate) fn writable<'a>(paths: impl IntoIterator<Item = &'a PathBuf>) -> Result<(), String> {
+/// Every file the options name can be created (its folder exists), and no two options name
+/// the same file. The message is one line.
+pub(crate) fn check_files(files: &[(&str, &PathBuf)]) -> Result<(), String> {
+    output_folders_exist(files.iter().map(|(_, path)| *path))?;
+    for (index, (option, path)) in files.iter().enumerate() {
+        if let Some((other, _)) = files[..index].iter().find(|(_, earlier)| earlier == path) {
+            return Err(format!("{other} and {option} both name {}: give each its own file", path.display()));
+        }
+    }
+    Ok(())
+}
+
+/// Every file `--output` and `--plot` name can be created: its folder exists. The message is
+/// one line.
+pub(crate) fn output_folders_exist<'a>(paths: impl IntoIterator<Item = &'a PathBuf>) -> Result<(), String> {
     for path in paths {
         let folder = path.parent().filter(|folder| !folder.as_os_str().is_empty());
         if folder.is_some_and(|folder| !folder.is_dir()) {
@@ -400,6 +455,18 @@ mod tests {
         assert_eq!(
             refused(Settings { output: Some("/no/such/folder/x.json".into()), ..Settings::default() }),
             "cannot write /no/such/folder/x.json: its folder does not exist"
+        );
+        assert_eq!(
+            refused(Settings { csv: Some("/no/such/folder/x.csv".into()), ..Settings::default() }),
+            "cannot write /no/such/folder/x.csv: its folder does not exist"
+        );
+        assert_eq!(
+            refused(Settings {
+                output: Some("sweep.json".into()),
+                json: Some("sweep.json".into()),
+                ..Settings::default()
+            }),
+            "--output and --json both name sweep.json: give each its own file"
         );
         assert_eq!(
             refused(Settings { grid: GridPolicy::Waves(0), ..Settings::default() }),

@@ -19,7 +19,7 @@ time budget is spent.
 use crate::ptx::{KernelRef, RUST_CUDA};
 use crate::stats::RunStats;
 use anyhow::Result;
-use serde::{Serialize, Serializer};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::time::Duration;
 
 /// The kernel cold timing enqueues ahead of its samples: `block_until_released(flag, timeout_ns)`
@@ -39,7 +39,7 @@ pub const COLD_WINDOW: u32 = 32;
 pub const DEFAULT_BATCH_LAUNCHES: u32 = 10;
 
 /// How the launches of one sample sit between CUDA events.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum TimingMode {
     /// Several launches back to back between one pair of events; the sample is their mean.
@@ -79,12 +79,12 @@ impl std::fmt::Display for TimingMode {
 /// their relative spread (median absolute deviation over median) is at most `max_noise`, or
 /// until `max_time_per_row` of host time has passed since the row's first sample, or until
 /// `max_runs` samples.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct NoiseStop {
     /// Stop once MAD over median is at most this fraction.
     pub max_noise: f64,
     /// Stop once a row has run this long (host time, after its warm-ups).
-    #[serde(rename = "max_time_per_row_s", serialize_with = "seconds")]
+    #[serde(rename = "max_time_per_row_s", serialize_with = "seconds", deserialize_with = "from_seconds")]
     pub max_time_per_row: Duration,
     /// Stop at this many samples.
     pub max_runs: u32,
@@ -100,9 +100,43 @@ fn seconds<S: Serializer>(duration: &Duration, serializer: S) -> Result<S::Ok, S
     serializer.serialize_f64(duration.as_secs_f64())
 }
 
+fn from_seconds<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Duration, D::Error> {
+    let seconds = f64::deserialize(deserializer)?;
+    Duration::try_from_secs_f64(seconds).map_err(serde::de::Error::custom)
+}
+
+/// What the L2 held when a timed launch started, as the exports say it (`l2_flush`): one
+/// field for what `--timing`, `--flush-l2` and `--no-flush-l2` did together.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum L2Flush {
+    /// No flush: each sample may find in L2 what the one before left there (batch and launch
+    /// timing by default; cold timing with `--no-flush-l2`).
+    None,
+    /// Flushed before every sample, and every sample is one launch: each timed launch starts
+    /// with a cold L2 (cold timing; launch timing with `--flush-l2`).
+    BeforeEachLaunch,
+    /// Flushed before every batch sample: its first launch starts cold, the others find
+    /// what the launch before them left (batch timing with `--flush-l2`).
+    BeforeEachBatch,
+}
+
+impl L2Flush {
+    /// Its name in the exports: `none`, `before_each_launch`, `before_each_batch`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::None => "none",
+            Self::BeforeEachLaunch => "before_each_launch",
+            Self::BeforeEachBatch => "before_each_batch",
+        }
+    }
+}
+
 /// How each row is timed: the mode, the warm-ups, how many samples, the L2 flush and the
-/// noise-driven stop.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+/// noise-driven stop. The exports write it with the flush as one field, `l2_flush`
+/// ([`L2Flush`]), and read it back from that.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(into = "TimingRecord", try_from = "TimingRecord")]
 pub struct Timing {
     /// How a sample's launches sit between events.
     pub mode: TimingMode,
@@ -158,6 +192,65 @@ impl Timing {
     /// asked otherwise.
     pub fn flushes(&self) -> bool {
         (self.mode == TimingMode::Cold && !self.cold_keeps_l2) || self.flush_l2
+    }
+
+    /// What the L2 held when a timed launch started.
+    pub fn l2_flush(&self) -> L2Flush {
+        match self.mode {
+            _ if !self.flushes() => L2Flush::None,
+            TimingMode::Batch => L2Flush::BeforeEachBatch,
+            TimingMode::Cold | TimingMode::Launch => L2Flush::BeforeEachLaunch,
+        }
+    }
+}
+
+/// [`Timing`] as the exports write it: the flush as one field.
+#[derive(Serialize, Deserialize)]
+struct TimingRecord {
+    mode: TimingMode,
+    warmups: u32,
+    runs: u32,
+    launches_per_sample: u32,
+    l2_flush: L2Flush,
+    stop: Option<NoiseStop>,
+}
+
+impl From<Timing> for TimingRecord {
+    fn from(timing: Timing) -> Self {
+        Self {
+            mode: timing.mode,
+            warmups: timing.warmups,
+            runs: timing.runs,
+            launches_per_sample: timing.launches_per_sample,
+            l2_flush: timing.l2_flush(),
+            stop: timing.stop,
+        }
+    }
+}
+
+impl TryFrom<TimingRecord> for Timing {
+    type Error = String;
+
+    fn try_from(record: TimingRecord) -> Result<Self, String> {
+        let (flush_l2, cold_keeps_l2) = match (record.mode, record.l2_flush) {
+            (TimingMode::Cold, L2Flush::None) => (false, true),
+            (TimingMode::Cold, L2Flush::BeforeEachLaunch) => (false, false),
+            (TimingMode::Launch, L2Flush::BeforeEachLaunch)
+            | (TimingMode::Batch, L2Flush::BeforeEachBatch) => (true, false),
+            (TimingMode::Batch | TimingMode::Launch, L2Flush::None) => (false, false),
+            (mode, flush) => {
+                return Err(format!("l2_flush `{}` does not go with {mode} timing", flush.name()));
+            }
+        };
+        Ok(Self {
+            mode: record.mode,
+            warmups: record.warmups,
+            runs: record.runs,
+            launches_per_sample: record.launches_per_sample,
+            flush_l2,
+            cold_keeps_l2,
+            stop: record.stop,
+        })
     }
 }
 
@@ -269,7 +362,7 @@ pub fn relative_spread(samples: &[f32]) -> f64 {
 }
 
 /// Why the noise-driven stop ended a row.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Stopped {
     /// The relative spread came down to the limit.
@@ -719,5 +812,35 @@ mod tests {
         assert!(Timing { cold_keeps_l2: true, flush_l2: true, ..COLD }.flushes());
         let stop = serde_json::to_value(NoiseStop::DEFAULT).unwrap();
         assert_eq!(stop["max_time_per_row_s"], 0.5);
+    }
+
+    #[test]
+    fn the_l2_flush_is_one_field_of_three_values_and_reads_back() {
+        let cold = Timing::fixed(TimingMode::Cold, 3, 10);
+        let batch = Timing::fixed(TimingMode::Batch, 3, 10);
+        let launch = Timing::launch(3, 10);
+        let cases = [
+            (batch, L2Flush::None),
+            (Timing { flush_l2: true, ..batch }, L2Flush::BeforeEachBatch),
+            (launch, L2Flush::None),
+            (Timing { flush_l2: true, ..launch }, L2Flush::BeforeEachLaunch),
+            // Cold timing flushes though nobody asked with --flush-l2.
+            (cold, L2Flush::BeforeEachLaunch),
+            (Timing { cold_keeps_l2: true, ..cold }, L2Flush::None),
+        ];
+        for (timing, flush) in cases {
+            let json = serde_json::to_value(timing.until(NoiseStop::DEFAULT)).unwrap();
+            assert_eq!(json["l2_flush"], flush.name(), "{timing:?}");
+            assert!(json.get("flush_l2").is_none() && json.get("cold_keeps_l2").is_none(), "{json}");
+            let back: Timing = serde_json::from_value(json).unwrap();
+            assert_eq!(back.until(NoiseStop::DEFAULT), timing.until(NoiseStop::DEFAULT), "{flush:?}");
+            assert_eq!((back.flushes(), back.l2_flush()), (timing.flushes(), flush));
+        }
+        let wrong = serde_json::json!({
+            "mode": "batch", "warmups": 3, "runs": 10, "launches_per_sample": 10,
+            "l2_flush": "before_each_launch", "stop": null
+        });
+        let error = serde_json::from_value::<Timing>(wrong).unwrap_err().to_string();
+        assert_eq!(error, "l2_flush `before_each_launch` does not go with batch timing");
     }
 }

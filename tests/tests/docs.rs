@@ -2,11 +2,14 @@
 //! and every relative link leads somewhere.
 //!
 //! Commands are the lines of fenced `sh` blocks, and inline code spans that start with
-//! `block-size ` or `scripts/sweep ` and pass options (synopses with `[`, `|`, `<` or `...`
-//! are not commands). `scripts/sweep ARGS` is `block-size ARGS` after its set-up and build, so
+//! `block-size ` or `scripts/sweep ` and pass options (synopses with `[`, `|`, `<`, `...` or a
+//! placeholder such as `FILE` or `OLD.json` are not commands). `scripts/sweep ARGS` is `block-size ARGS` after its set-up and build, so
 //! both run the freshly built `block-size`:
 //!
-//! - those that need no GPU (`occupancy`, `help`, `--help`) must exit 0 and print something;
+//! - those that need no GPU (`occupancy`, `diff`, `report`, `help`, `--help`) must exit 0 and
+//!   print something (`report`: write its page); an argument that is a path of this repository
+//!   (an evidence file) is read from the repository, anything else is relative to a scratch
+//!   folder;
 //! - those that need a GPU must get past option parsing: on a machine that cannot run a sweep
 //!   (no driver, no GPU: exit 3) they must exit 3 with nothing on stdout, never 2 (bad input).
 //!   Where this machine could run them, they are not started (a sweep is not a unit test) and
@@ -179,8 +182,17 @@ fn inline_commands(page: &Page) -> Vec<Shown> {
         .filter(|(_, span)| span.starts_with("block-size ") || span.starts_with("scripts/sweep "))
         .filter(|(_, span)| span.split_whitespace().any(|word| word.starts_with("--")))
         .filter(|(_, span)| !["[", "|", "<", "...", "…"].iter().any(|synopsis| span.contains(synopsis)))
+        .filter(|(_, span)| !span.split_whitespace().any(is_placeholder))
         .map(|(line, span)| Shown { place: format!("{}:{line}", page.name), command: span })
         .collect()
+}
+
+/// A synopsis's placeholder: `N`, `FILE`, `OLD.json`: upper case (and digits, `_`) up to its
+/// first `.`.
+fn is_placeholder(word: &str) -> bool {
+    let stem = word.split('.').next().unwrap_or("");
+    stem.starts_with(|c: char| c.is_ascii_uppercase())
+        && stem.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
 }
 
 /// What a shown command needs.
@@ -212,7 +224,7 @@ fn classify(shown: &Shown) -> Result<Kind, String> {
         ));
     }
     let args: Vec<String> = words[1..].iter().map(|word| word.to_string()).collect();
-    let no_gpu = matches!(args.first().map(String::as_str), Some("occupancy" | "help"))
+    let no_gpu = matches!(args.first().map(String::as_str), Some("occupancy" | "diff" | "report" | "help"))
         || args.iter().any(|arg| arg == "--help" || arg == "-h");
     Ok(if no_gpu { Kind::NoGpu(args) } else { Kind::Gpu(args) })
 }
@@ -247,16 +259,40 @@ fn block_size() -> &'static Path {
     })
 }
 
-/// Runs `block-size ARGS` in a scratch folder (an `--output` or `--plot` lands there, never in
-/// the repository).
+/// The scratch folder commands run in.
+fn scratch() -> PathBuf {
+    Path::new(env!("CARGO_TARGET_TMPDIR")).join("docs-commands")
+}
+
+/// Runs `block-size ARGS` in a scratch folder (an `--output`, `--plot` or `--html` lands there,
+/// never in the repository); an argument that names a file of the repository (an evidence
+/// file a `diff` reads) is given as that file's full path.
 fn run(args: &[String]) -> Output {
-    let scratch = Path::new(env!("CARGO_TARGET_TMPDIR")).join("docs-commands");
+    let scratch = scratch();
     std::fs::create_dir_all(&scratch).unwrap_or_else(|error| panic!("{}: {error}", scratch.display()));
+    let args: Vec<std::ffi::OsString> = args
+        .iter()
+        .map(|arg| {
+            let in_repository = repo_root().join(arg);
+            if !arg.starts_with('-') && in_repository.is_file() { in_repository.into() } else { arg.into() }
+        })
+        .collect();
     Command::new(block_size())
         .current_dir(&scratch)
         .args(args)
         .output()
         .unwrap_or_else(|error| panic!("cannot run {}: {error}", block_size().display()))
+}
+
+/// What a command that needs no GPU left: its standard output, or for `report` the page it
+/// wrote (the word after `--html`).
+fn produced(args: &[String], output: &Output) -> bool {
+    if args.first().is_some_and(|first| first == "report") {
+        let page = args.iter().skip_while(|arg| *arg != "--html").nth(1);
+        return page
+            .is_some_and(|page| std::fs::metadata(scratch().join(page)).is_ok_and(|file| file.len() > 0));
+    }
+    !output.stdout.is_empty()
 }
 
 fn describe(output: &Output) -> String {
@@ -307,7 +343,7 @@ fn every_command_shown_runs_as_written() {
             Kind::NoGpu(args) => {
                 let output = run(&args);
                 ran += 1;
-                if !output.status.success() || output.stdout.is_empty() {
+                if !output.status.success() || !produced(&args, &output) {
                     failures.push(format!(
                         "{}: `{}` needs no GPU and must exit 0 with output; it gave {}",
                         shown.place,
@@ -474,7 +510,7 @@ fn the_parsers_find_commands_comments_and_anchors() {
     let page = Page {
         name: "page.md".into(),
         path: PathBuf::from("page.md"),
-        text: "# Title\n\n## A `code` title: twice\n\nRun `block-size --stats`, not `block-size tail [--waves N]`.\n\n\
+        text: "# Title\n\n## A `code` title: twice\n\nRun `block-size --stats`, not `block-size tail [--waves N]` or `block-size diff OLD.json NEW.json --threshold 2%`.\n\n\
                ```sh\nscripts/sweep occupancy --gpu t4   # a comment\nblock-size --width 8 \\\n  --height 8\n```\n\n\
                ```text\nscripts/ignored --here\n## not a heading\n```\n\n## A code title twice\n"
             .into(),
@@ -487,6 +523,8 @@ fn the_parsers_find_commands_comments_and_anchors() {
     );
     let inline: Vec<String> = inline_commands(&page).into_iter().map(|shown| shown.command).collect();
     assert_eq!(inline, ["block-size --stats"]);
+    assert!(is_placeholder("FILE") && is_placeholder("OLD.json") && is_placeholder("N"));
+    assert!(!is_placeholder("--html") && !is_placeholder("sweep.json") && !is_placeholder("2%"));
     assert_eq!(anchors(&page.text), ["title", "a-code-title-twice", "a-code-title-twice-1"]);
     assert_eq!(strip_comment("a#b # c"), "a#b ");
     assert!(starts_with_words(

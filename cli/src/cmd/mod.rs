@@ -5,8 +5,10 @@ project of your own instead.
 */
 
 pub mod compare;
+pub mod diff;
 pub mod new;
 pub mod occupancy;
+pub mod report;
 pub mod sweep;
 pub mod tail;
 pub mod variants;

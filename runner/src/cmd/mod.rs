@@ -11,7 +11,9 @@ every run on a GPU shares: open, load, validate, gather its provenance.
 
 pub mod compare;
 pub(crate) mod device;
+pub mod diff;
 pub mod occupancy;
+pub mod report;
 pub mod sweep;
 pub mod tail;
 pub mod variants;

@@ -386,6 +386,9 @@ pub(crate) struct Plan {
     pub output: Option<PathBuf>,
     /// The SVG plot's file (`--plot`, named for the device).
     pub plot: Option<PathBuf>,
+    /// Exports written besides the main output (`--json`, `--csv`, `--markdown`), each named
+    /// for the device.
+    pub exports: Vec<(Format, PathBuf)>,
 }
 
 impl Plan {
@@ -401,17 +404,18 @@ impl Plan {
             stats: settings.stats,
             output: settings.output.as_ref().map(name),
             plot: settings.plot.as_ref().map(name),
+            exports: settings.exports().into_iter().map(|(format, path)| (format, name(path))).collect(),
         }
     }
 
     /// What to write where, in order, for `result`, whose `head` (provenance and header
-    /// lines) went out first where the plan streams. `Err` where an export or the plot cannot
-    /// be rendered.
+    /// lines) went out first where the plan streams: the table or export, the failed checks,
+    /// the plot, then each export file. `Err` where an export or the plot cannot be rendered.
     pub fn deliver(
         &self,
         result: &Sweep,
         head: &str,
-        provenance: impl FnOnce() -> crate::provenance::Provenance,
+        provenance: impl Fn() -> crate::provenance::Provenance,
     ) -> anyhow::Result<Delivery> {
         let body = report::body(result, self.stats);
         let document = match self.format {
@@ -427,6 +431,9 @@ impl Plan {
         effects.push(Effect::Stderr(report::stderr(result)));
         if let Some(path) = &self.plot {
             effects.push(Effect::File(path.clone(), plot::svg(result)?));
+        }
+        for (format, path) in &self.exports {
+            effects.push(Effect::File(path.clone(), export::render(result, provenance(), *format)?));
         }
         effects.retain(
             |effect| !matches!(effect, Effect::Stdout(text) | Effect::Stderr(text) if text.is_empty()),

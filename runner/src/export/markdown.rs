@@ -67,7 +67,7 @@ impl Exporter for MarkdownExporter {
             )?;
         }
         text += "\n";
-        let summary = &record.summary;
+        let summary = &record.sentences;
         writeln!(text, "{}", summary.suggestion())?;
         if let Some(fastest) = summary.fastest() {
             writeln!(text, "{fastest}")?;

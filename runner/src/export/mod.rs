@@ -1,11 +1,13 @@
 /*!
-Exports of a finished sweep: JSON for scripts, CSV for spreadsheets, Markdown for reports.
+Exports of a finished sweep: JSON for scripts, CSV for spreadsheets, Markdown for reports, HTML
+for a browser.
 
 Each format is one module implementing [`Exporter`] over the same [`Record`], so the formats
 cannot disagree about what a row holds.
 */
 
 mod csv;
+pub(crate) mod html;
 mod json;
 mod markdown;
 
@@ -14,15 +16,21 @@ use crate::grid::GridPolicy;
 use crate::provenance::Provenance;
 use crate::report::{self, Summary};
 use crate::stats::RunStats;
-use crate::sweep::Sweep;
+use crate::sweep::{ModelCheck, Sweep};
 use crate::timing::{Stopped, TimingMode};
 use crate::workload::Pass;
 use anyhow::Result;
 use serde::Serialize;
 
 pub use self::csv::CsvExporter;
+pub use self::html::HtmlExporter;
 pub use self::json::JsonExporter;
 pub use self::markdown::MarkdownExporter;
+
+/// The version of the JSON export's layout, its `schema_version` field. A file without the
+/// field is version 1 (before 2026-12-01: `timing` had `flush_l2` and `cold_keeps_l2` where it
+/// now has `l2_flush`, and there were no `head`, `summary` and `shared_memory_per_block`).
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// One export format.
 pub trait Exporter {
@@ -39,6 +47,9 @@ pub enum Format {
     Csv,
     /// Markdown: the table and its summary.
     Markdown,
+    /// HTML: one self-contained page with the table, the plot, the provenance, the summary and
+    /// an occupancy explorer.
+    Html,
 }
 
 impl Format {
@@ -48,6 +59,7 @@ impl Format {
             Self::Json => Box::new(JsonExporter),
             Self::Csv => Box::new(CsvExporter),
             Self::Markdown => Box::new(MarkdownExporter),
+            Self::Html => Box::new(HtmlExporter),
         }
     }
 }
@@ -115,6 +127,8 @@ pub struct RowRecord {
 /// A sweep as the exports describe it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Record {
+    /// The layout's version: [`SCHEMA_VERSION`].
+    pub schema_version: u32,
     /// Command, date, GPU, driver, CUDA version, PTX sha256, rust-cuda revision, toolchain.
     pub provenance: Provenance,
     /// What the driver reports about the device.
@@ -133,13 +147,18 @@ pub struct Record {
     pub height: Option<u32>,
     /// Pixels, or items, one pass covers.
     pub pixels: u64,
-    /// How each row was timed.
+    /// How each row was timed; the L2 flush as one field, `l2_flush`.
     pub timing: Timing,
     /// How many blocks each row launched (`--grid`): `one-wave`, `per-item` or `waves:K`.
     pub grid: GridPolicy,
     /// The tunable beyond the block size, where the sweep has one: each row says its value.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tunable: Option<String>,
+    /// Shared memory each block asked for, static plus dynamic, in bytes, where it was the
+    /// same at every row and the occupancy model read it.
+    pub shared_memory_per_block: Option<u32>,
+    /// The lines the table printed above itself: the device, the work, the timing, the grid.
+    pub head: Vec<String>,
     /// One record per row.
     pub rows: Vec<RowRecord>,
     /// The driver's suggested block size and grid.
@@ -153,15 +172,18 @@ pub struct Record {
     pub rows_near_best: usize,
     /// The occupancy model's check, in words.
     pub model_check: String,
+    /// The lines the table printed below itself: the suggestion, the fastest row, the rows
+    /// near it, the noise-driven stop, the occupancy model's check.
+    pub summary: Vec<String>,
     /// Failed checks; a non-empty list means the rows are not a measurement.
     pub failures: Vec<String>,
     /// Why the sweep ended before its last configuration ("interrupted by SIGINT", "the GPU
-    /// context was lost"), where it did: the rows are then those finished before.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// context was lost"), where it did (null where it did not): the rows are then those
+    /// finished before.
     pub ended_early: Option<String>,
-    /// The sentences after the table, as the printed report says them.
+    /// The sentences after the table, for the formats that word them their own way.
     #[serde(skip)]
-    pub summary: Summary,
+    pub sentences: Summary,
 }
 
 impl Record {
@@ -200,7 +222,15 @@ impl Record {
             .collect();
         let summary = Summary::of(sweep);
         let frame = sweep.pass.items.is_none().then_some(sweep.pass.frame);
+        let shared_memory_per_block = match (&sweep.model_check, sweep.constant_dynamic_shared_memory()) {
+            (ModelCheck::Ran { resources, .. }, Some(dynamic)) => {
+                Some(resources.static_shared_memory + dynamic)
+            }
+            _ => None,
+        };
+        let head = report::header(&sweep.limits, &sweep.pass, sweep.timing) + &sweep.grid.header_line();
         Self {
+            schema_version: SCHEMA_VERSION,
             kernel: provenance.kernel.clone(),
             ptx_sha256: provenance.ptx_sha256.clone(),
             provenance,
@@ -212,18 +242,21 @@ impl Record {
             timing: sweep.timing,
             grid: sweep.grid,
             tunable: sweep.tunable.clone(),
+            shared_memory_per_block,
+            head: head.lines().map(str::to_string).collect(),
             rows,
             suggestion: sweep.suggestion,
             fastest_threads_per_block: sweep.best().map(|row| row.threads_per_block),
             fastest_tunable: sweep.best().and_then(|row| row.tunable.clone()),
             rows_near_best: sweep.rows_near_best(),
             model_check: summary.model_clause(),
+            summary: summary.lines().lines().map(str::to_string).collect(),
             failures: sweep.failures.iter().map(ToString::to_string).collect(),
             ended_early: sweep.ended_early.map(|ended| match ended {
                 crate::sweep::EndedEarly::Interrupted(signal) => format!("interrupted by {}", signal.name()),
                 crate::sweep::EndedEarly::ContextLost { .. } => "the GPU context was lost".to_string(),
             }),
-            summary,
+            sentences: summary,
         }
     }
 }

@@ -121,6 +121,9 @@ fn every_format_says_how_the_noise_driven_stop_ended_each_row() {
 
     let json: serde_json::Value = serde_json::from_str(&rendered(Format::Json, &record)).unwrap();
     assert_eq!(json["timing"]["mode"], "cold");
+    // Cold timing flushes L2 before every launch, --flush-l2 or not: the export says so.
+    assert_eq!(json["timing"]["l2_flush"], "before_each_launch");
+    assert_eq!(json["schema_version"], crate::export::SCHEMA_VERSION);
     assert_eq!(json["timing"]["stop"]["max_noise"], 0.005);
     assert_eq!(json["timing"]["stop"]["max_time_per_row_s"], 0.025);
     let rows = json["rows"].as_array().unwrap();
@@ -154,4 +157,68 @@ fn every_format_says_how_the_noise_driven_stop_ended_each_row() {
     assert!(markdown.starts_with(
         "**Mock H200** (compute capability 9.0, 132 SMs), 32 x 32 frame, cold mode, median of at least 5 runs after 0 warm-ups, until MAD/median <= 0.5% or 0.025 s a row;"
     ), "{markdown}");
+}
+
+/// The fields docs/statistics-and-exports.md lists for the JSON export, table by table (the
+/// top level, `timing`, `rows[]`), each with whether it is present only where the sweep has a
+/// tunable.
+fn documented_fields() -> Vec<Vec<(String, bool)>> {
+    let page =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/statistics-and-exports.md"))
+            .expect("docs/statistics-and-exports.md");
+    let section = &page[page.find("### The JSON export's fields").expect("the fields' section")..];
+    let mut tables: Vec<Vec<(String, bool)>> = Vec::new();
+    let mut in_table = false;
+    for line in section.lines() {
+        match line.strip_prefix("| `") {
+            Some(rest) => {
+                if !in_table {
+                    tables.push(Vec::new());
+                    in_table = true;
+                }
+                let name = rest.split('`').next().unwrap().to_string();
+                let optional = line.contains("(only where the sweep has one)");
+                tables.last_mut().unwrap().push((name, optional));
+            }
+            None if line.starts_with('|') => {}
+            None => in_table = false,
+        }
+        if tables.len() == 3 && !in_table {
+            break;
+        }
+    }
+    tables
+}
+
+#[test]
+fn the_documented_fields_are_the_exports_fields() {
+    let tables = documented_fields();
+    assert_eq!(tables.len(), 3, "three tables: the top level, timing, rows[]");
+    let json: serde_json::Value = serde_json::from_str(&rendered(Format::Json, &record(None))).unwrap();
+    let keys =
+        |value: &serde_json::Value| -> Vec<String> { value.as_object().unwrap().keys().cloned().collect() };
+    for (table, (name, exported)) in tables.iter().zip([
+        ("top level", keys(&json)),
+        ("timing", keys(&json["timing"])),
+        ("rows[]", keys(&json["rows"][0])),
+    ]) {
+        // Less the tunable's fields, which a sweep without one leaves out (both sorted: serde_json's
+        // map reads keys back in order).
+        let mut documented: Vec<String> =
+            table.iter().filter(|(_, optional)| !optional).map(|(field, _)| field.clone()).collect();
+        documented.sort();
+        assert_eq!(documented, exported, "{name}: docs/statistics-and-exports.md against the JSON export");
+    }
+    // The tunable's fields are the ones marked, and they are what a sweep with a tunable adds.
+    let marked: Vec<&str> =
+        tables.iter().flatten().filter(|(_, optional)| *optional).map(|(field, _)| field.as_str()).collect();
+    assert_eq!(marked, ["tunable", "fastest_tunable", "tunable"]);
+    // The CSV's columns are the rows' fields but the samples.
+    let csv = rendered(Format::Csv, &record(None));
+    let documented_rows: Vec<&str> = tables[2]
+        .iter()
+        .filter(|(field, optional)| !optional && field != "run_ms")
+        .map(|(field, _)| field.as_str())
+        .collect();
+    assert_eq!(csv.lines().next().unwrap().split(',').collect::<Vec<_>>(), documented_rows);
 }

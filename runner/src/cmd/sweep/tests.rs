@@ -105,3 +105,58 @@ fn an_export_that_cannot_be_written_after_the_sweep_is_kept_elsewhere_and_named(
     assert_eq!(err, b"after\n", "the effects after it still happen");
     let _ = std::fs::remove_file(fallback);
 }
+
+#[test]
+fn exports_go_to_their_files_beside_the_table() {
+    let settings = Settings {
+        json: Some("out/sweep.json".into()),
+        csv: Some("sweep.csv".into()),
+        markdown: Some("sweep.md".into()),
+        ..Settings::default()
+    };
+    let plan = Plan::new(&settings, None);
+    assert!(plan.streams, "the table still streams to standard output");
+    let result = measured(None);
+    let Delivery(effects) = plan.deliver(&result, "HEAD\n", provenance).unwrap();
+    let [
+        Effect::Stdout(body),
+        Effect::File(json, json_text),
+        Effect::File(csv, csv_text),
+        Effect::File(md, md_text),
+    ] = effects.as_slice()
+    else {
+        panic!("{effects:?}")
+    };
+    assert_eq!(*body, report::body(&result, false));
+    assert_eq!(
+        (json.as_path(), csv.as_path(), md.as_path()),
+        (Path::new("out/sweep.json"), Path::new("sweep.csv"), Path::new("sweep.md"))
+    );
+    for (format, text) in [(Format::Json, json_text), (Format::Csv, csv_text), (Format::Markdown, md_text)] {
+        assert_eq!(*text, export::render(&result, provenance(), format).unwrap(), "{format:?}");
+    }
+    // With several devices, each file is named for its device.
+    let plan = Plan::new(&settings, Some(2));
+    assert_eq!(plan.exports[0], (Format::Json, PathBuf::from("out/sweep-gpu2.json")));
+}
+
+#[test]
+fn a_failed_row_is_in_every_export_and_the_report_read_back_says_so() {
+    let mut gpu = MockGpu::h200_with(&[grayscale::KERNEL.rust_kernel()]);
+    gpu.fault_at = Some((128, crate::mock::MockFault { context_lost: false }));
+    let params = crate::workload::Params::frame(16, 16);
+    let timing = TimingSettings { runs: Some(2), ..TimingSettings::default() }.validate().unwrap();
+    let mut workload = (grayscale::KERNEL.create)(&params).unwrap();
+    workload.upload(&mut gpu).unwrap();
+    let result = sweep::run(&mut gpu, workload.as_mut(), &[64, 128, 256], timing, None).unwrap();
+    assert_eq!(result.rows.iter().filter(|row| row.failed.is_some()).count(), 1);
+    assert!(report::table(&result, false).lines().any(|line| line.contains("failed")));
+    let csv = export::render(&result, provenance(), Format::Csv).unwrap();
+    assert!(csv.lines().nth(2).unwrap().contains("too many resources requested for launch"), "{csv}");
+    let json = export::render(&result, provenance(), Format::Json).unwrap();
+    let document = crate::document::Document::parse(&json).unwrap();
+    assert!(document.rows[1].median_ms.is_nan() && document.rows[1].failed.is_some());
+    let page = crate::export::html::render(&document).unwrap();
+    assert!(page.contains("<td>failed</td>"), "the report shows the failed row");
+    assert!(plot::svg(&result).unwrap().starts_with("<svg"), "the plot leaves it out");
+}

@@ -1,0 +1,160 @@
+//! The HTML report: `--html FILE` during a mock sweep and `block-size report RESULT.json --html
+//! FILE` after it write the same page; the page is self-contained and has the table, the plot,
+//! the provenance, the summary and the occupancy explorer; bad input is one line, exit 2.
+
+use assert_cmd::Command;
+use block_size_cli::app;
+use block_size_runner::Console;
+use block_size_runner::mock::MockDriver;
+use std::path::PathBuf;
+
+fn run(driver: &MockDriver, args: &[&str]) -> (i32, String, String) {
+    let args: Vec<std::ffi::OsString> =
+        std::iter::once("block-size").chain(args.iter().copied()).map(Into::into).collect();
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let code = app::main_with(driver, &args, &mut Console { out: &mut out, err: &mut err });
+    (code, String::from_utf8(out).unwrap(), String::from_utf8(err).unwrap())
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let path = std::env::temp_dir().join(format!("block-size-report-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&path);
+    std::fs::create_dir_all(&path).unwrap();
+    path
+}
+
+fn block_size() -> Command {
+    let mut command = Command::cargo_bin("block-size").unwrap();
+    command.env_remove("LD_LIBRARY_PATH");
+    command
+}
+
+/// A mock sweep of the histogram (4096 bins: shared memory binds at small blocks), with its
+/// JSON and HTML.
+fn sweep(folder: &std::path::Path) -> (String, String) {
+    let (json, html) = (folder.join("sweep.json"), folder.join("sweep.html"));
+    let mut driver = MockDriver::h200();
+    driver.devices[0].answer_16_kib_as_the_h200();
+    driver.devices[0].run_spread = 0.02;
+    driver.devices[0].milliseconds = vec![(64, 0.6), (256, 0.5), (1024, 0.55)];
+    let (code, stdout, stderr) = run(
+        &driver,
+        &[
+            "--kernel",
+            "histogram",
+            "--bins",
+            "4096",
+            "--width",
+            "64",
+            "--height",
+            "64",
+            "--warmups",
+            "0",
+            "--runs",
+            "5",
+            "--block-sizes",
+            "64,100,256,1024",
+            "--json",
+            json.to_str().unwrap(),
+            "--html",
+            html.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains(" thr/blk "), "the table on standard output: {stdout}");
+    (json.to_str().unwrap().to_string(), html.to_str().unwrap().to_string())
+}
+
+#[test]
+fn the_page_during_the_sweep_and_from_its_json_are_the_same() {
+    let folder = scratch("same");
+    let (json, html) = sweep(&folder);
+    let again = folder.join("again.html");
+    let output = block_size().args(["report", &json, "--html", again.to_str().unwrap()]).output().unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(output.stdout.is_empty() && output.stderr.is_empty());
+    assert_eq!(std::fs::read_to_string(&html).unwrap(), std::fs::read_to_string(&again).unwrap());
+    let _ = std::fs::remove_dir_all(folder);
+}
+
+#[test]
+fn the_page_is_self_contained_and_has_every_part() {
+    let folder = scratch("parts");
+    let (_, html) = sweep(&folder);
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.len() < 200 * 1024, "{} bytes", page.len());
+    // Nothing to fetch: no external script, style, image or font; the only URL is SVG's
+    // namespace, which a browser never loads.
+    for fetch in ["<link", " src=", "@import", "url(", "<img", "<iframe", "fetch(", "XMLHttpRequest"] {
+        assert!(!page.contains(fetch), "{fetch}");
+    }
+    let urls: Vec<&str> = page.match_indices("http").map(|(at, _)| &page[at..at + 26]).collect();
+    assert!(urls.iter().all(|url| url.starts_with("http://www.w3.org/2000/svg")), "{urls:?}");
+    for part in [
+        "<title>block-size: histogram on Mock H200</title>",
+        "<section id=\"summary\">",
+        "<li>Fastest measured: 256 threads per block at 0.500 ms.</li>",
+        "<section id=\"sweep\">",
+        "Kernel: histogram of 4096 bins, 16384 B of dynamic shared memory per block",
+        "<th>thr/blk</th>",
+        "<td class=\"limiter\">shared memory</td>",
+        "<section id=\"plot\">",
+        "<svg",
+        "<section id=\"explorer\">",
+        "<summary>What this does not show</summary>",
+        "<section id=\"provenance\">",
+        "<tr><th>gpu</th><td>Mock H200</td></tr>",
+        "Every check held",
+        "<script type=\"application/json\" id=\"occupancy-model\">",
+    ] {
+        assert!(page.contains(part), "missing {part:?}");
+    }
+    assert_eq!(page.matches("<tr class=\"best\">").count(), 1);
+    assert_eq!(page.matches("<td class=\"limiter\">").count(), 4);
+    // The explorer starts at the measured GPU, the fastest row and the histogram's 16 KiB.
+    assert!(
+        page.contains("\"start\":{\"gpu\":\"measured\",\"threads\":256,\"registers\":16,\"shared\":16384}"),
+        "{}",
+        &page[page.find("\"start\"").unwrap()..][..100]
+    );
+    let _ = std::fs::remove_dir_all(folder);
+}
+
+#[test]
+fn html_on_standard_output_is_the_page() {
+    let (code, stdout, stderr) = run(
+        &MockDriver::h200(),
+        &["--width", "64", "--height", "64", "--runs", "2", "--block-sizes", "64,128", "--format", "html"],
+    );
+    assert_eq!((code, stderr.as_str()), (0, ""));
+    assert!(stdout.starts_with("<!DOCTYPE html>\n") && stdout.ends_with("</html>\n"), "{}", &stdout[..80]);
+}
+
+/// `block-size report` with bad input: one `Error:` line, exit 2, nothing written.
+fn refused(args: &[&str], fragment: &str) {
+    let output = block_size().arg("report").args(args).output().unwrap();
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+    assert!(output.stdout.is_empty());
+    assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+    assert!(stderr.starts_with("Error: ") && stderr.contains(fragment), "{args:?}: {stderr}");
+}
+
+#[test]
+fn bad_input_is_one_line_and_exit_2() {
+    let folder = scratch("bad");
+    let (json, _) = sweep(&folder);
+    let out = folder.join("out.html");
+    let out = out.to_str().unwrap();
+    refused(&[&json], "the following required arguments were not provided");
+    refused(
+        &[&json, "--html", "/no/such/folder/r.html"],
+        "cannot write /no/such/folder/r.html: its folder does not exist",
+    );
+    refused(&[&json, "--html", &json], "would overwrite the JSON it reads");
+    refused(&["/no/such.json", "--html", out], "/no/such.json: cannot read it: ");
+    let version_1 = concat!(env!("CARGO_MANIFEST_DIR"), "/../evidence/2026-11-30-h200-final/sweep-4k.json");
+    refused(&[version_1, "--html", out], "sweep-4k.json: schema version 1: the HTML report needs version 2");
+    assert!(!std::path::Path::new(out).exists());
+    let _ = std::fs::remove_dir_all(folder);
+}
