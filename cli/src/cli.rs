@@ -70,6 +70,8 @@ pub enum Command {
 /// A validated command line: the sweep, a subcommand of the GPU, or one that needs no GPU (the
 /// occupancy calculator, `new`).
 #[derive(Debug, Clone, PartialEq)]
+// One value per process, made once and matched once: its size does not matter.
+#[allow(clippy::large_enum_variant)]
 pub enum Request {
     /// The sweep, `block-size`'s default command.
     Sweep(SweepRequest),
