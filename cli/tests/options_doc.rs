@@ -44,7 +44,8 @@ fn every_option_of_the_sweep_is_in_docs_options_md_and_no_other() {
 fn the_documented_defaults_are_clap_s() {
     let command = cli::build();
     for (options, default) in documented() {
-        let Some(arg) = command.get_arguments().find(|arg| arg.get_long() == Some(options[0].as_str())) else {
+        let Some(arg) = command.get_arguments().find(|arg| arg.get_long() == Some(options[0].as_str()))
+        else {
             continue;
         };
         let values: Vec<String> =

@@ -123,6 +123,10 @@ pub struct MockGpu {
     pub suggestion: Suggestion,
     /// Milliseconds answered for a block size; sizes not listed get 1.0.
     pub milliseconds: Vec<(u32, f32)>,
+    /// Instead of `milliseconds`, time each launch by a model of a memory-bound kernel: the
+    /// bytes of its buffers at `copy_gb_per_s`, slowed by idle lanes and a partial last wave,
+    /// so that a table's times move when its bytes, block sizes or grids do.
+    pub modelled_times: bool,
     /// Fail `time_launches` at this block size with a driver-like error.
     pub fail_launch_at: Option<u32>,
     /// A launch fault at this block size ([`MockFault`]): with `context_lost`, every call
@@ -234,6 +238,7 @@ impl MockGpu {
             default_blocks_per_sm: 1,
             suggestion: Suggestion { threads_per_block: 1024, grid_blocks: 264 },
             milliseconds: Vec::new(),
+            modelled_times: false,
             fail_launch_at: None,
             fault_at: None,
             context_lost: false,
@@ -294,12 +299,16 @@ impl MockGpu {
         })
     }
 
-    fn scripted_ms(&self, threads_per_block: u32) -> f32 {
-        let ms = self
-            .milliseconds
-            .iter()
-            .find(|(threads, _)| *threads == threads_per_block)
-            .map_or(1.0, |(_, ms)| *ms);
+    fn scripted_ms(&self, launch: &Launch) -> f32 {
+        let threads_per_block = launch.threads_per_block;
+        let ms = if self.modelled_times {
+            self.modelled_ms(launch)
+        } else {
+            self.milliseconds
+                .iter()
+                .find(|(threads, _)| *threads == threads_per_block)
+                .map_or(1.0, |(_, ms)| *ms)
+        };
         let active = self.loaded.get(self.active).map(|(kernel, _)| *kernel);
         let factor = self.kernel_time_factors.iter().find(|(kernel, _)| Some(*kernel) == active);
         ms * factor.map_or(1.0, |(_, factor)| *factor)
@@ -334,10 +343,36 @@ impl MockGpu {
         emulation(launch, &mut self.memory, fault)
     }
 
-    /// The `k`-th sample of a schedule: the scripted time, times the next factor of
-    /// `sample_script`, or with `run_spread` (1 + spread x (k mod 3 - 1)).
-    fn sample_ms(&mut self, threads_per_block: u32, k: usize) -> f32 {
-        let base = self.scripted_ms(threads_per_block);
+    /// A launch's time under [`MockGpu::modelled_times`]: the bytes of its buffers at
+    /// `copy_gb_per_s`, slowed by the idle lanes of its last warp and by a partial last wave.
+    /// Not a GPU's numbers, but numbers that move when the bytes, the block size or the grid
+    /// do, as a table's should.
+    fn modelled_ms(&self, launch: &Launch) -> f32 {
+        let bytes: usize = launch
+            .args
+            .iter()
+            .filter_map(|arg| match arg {
+                KernelArg::Buffer(buffer, _) => self.memory.bytes(*buffer).ok().map(<[u8]>::len),
+                _ => None,
+            })
+            .sum();
+        let threads = launch.threads_per_block.max(1);
+        let lane_use = f64::from(threads) / f64::from(threads.div_ceil(32) * 32);
+        let per_wave = self
+            .blocks_per_sm(threads, launch.dynamic_shared_memory)
+            .unwrap_or(1)
+            .max(1)
+            .saturating_mul(self.limits.multiprocessors.max(1));
+        let waves = f64::from(launch.grid_blocks.max(1)) / f64::from(per_wave);
+        let wave_use = waves / waves.ceil();
+        let seconds = bytes.max(1) as f64 / (self.copy_gb_per_s * 1e9 * lane_use * wave_use);
+        (seconds * 1e3).max(1e-4) as f32
+    }
+
+    /// The `k`-th sample of a schedule: the scripted time (or the modelled one), times the next
+    /// factor of `sample_script`, or with `run_spread` (1 + spread x (k mod 3 - 1)).
+    fn sample_ms(&mut self, launch: &Launch, k: usize) -> f32 {
+        let base = self.scripted_ms(launch);
         if self.sample_script.is_empty() {
             return base * (1.0 + self.run_spread * ((k % 3) as f32 - 1.0));
         }
@@ -585,7 +620,7 @@ impl Gpu for MockGpu {
                             "op {index}: event {event} read before a synchronize"
                         );
                     }
-                    let ms = self.sample_ms(threads_per_block, samples.len());
+                    let ms = self.sample_ms(launch, samples.len());
                     self.clock += Duration::from_secs_f64(f64::from(ms) * f64::from(launches.max(1)) / 1e3);
                     samples.push(ms);
                 }

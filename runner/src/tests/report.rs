@@ -166,7 +166,10 @@ fn comparison_prints_each_kernel_and_its_ratio_to_the_baseline() {
 
 #[test]
 fn tail_table_compares_every_grid_with_one_wave() {
+    // Modelled times: a partial last wave costs what the model says, so the table moves with
+    // the grids the code chooses.
     let mut gpu = scripted_gpu();
+    gpu.modelled_times = true;
     let mut workload = grayscale(&mut gpu, 640, 480);
     let result = crate::tail::run(
         &mut gpu,
@@ -195,7 +198,9 @@ fn device_summary_names_the_gpu_its_fastest_row_and_its_verdict() {
 #[test]
 fn variants_table_reports_each_row_against_the_copy_and_the_peak() {
     use crate::workload::grayscale::GrayscaleWorkload;
+    // Modelled times: each variant's grid and bytes decide its row, as on a GPU.
     let mut gpu = scripted_gpu();
+    gpu.modelled_times = true;
     gpu.limits.name = "Mock NVIDIA H200".into();
     gpu.copy_gb_per_s = 3300.0;
     let candidates = crate::variants::candidates(crate::variants::Family::Grayscale);
