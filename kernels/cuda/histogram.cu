@@ -53,7 +53,9 @@ extern "C" __global__ void histogram(const uint16_t* luma, uint32_t* hist, size_
     }
 }
 
-namespace {
+// A named namespace, not an anonymous one: nvcc mangles an anonymous namespace with a hash of the
+// source file's path, which would make the PTX differ between checkouts.
+namespace histogram_shapes {
 // Shared-memory words the `c` variants give their copies of the bins: 32 KiB a block.
 constexpr uint32_t kSpreadWords = 8192;
 
@@ -155,7 +157,8 @@ __device__ __forceinline__ void histogramVectors(const uint16_t* luma, uint32_t*
         }
     }
 }
-}  // namespace
+}  // namespace histogram_shapes
+using namespace histogram_shapes;
 
 extern "C" __global__ void histogram_x4(const uint16_t* luma, uint32_t* hist, size_t n, uint32_t bins) {
     histogramVectors<uint2, 1, false>(luma, hist, n, bins);
