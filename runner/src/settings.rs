@@ -13,6 +13,7 @@ sweep opens it, for the library and the CLI alike.
 use crate::error::{Error, exit};
 use crate::export::Format;
 use crate::grid::GridPolicy;
+use crate::race::Search;
 use crate::timing::{DEFAULT_BATCH_LAUNCHES, NoiseStop, Timing, TimingMode};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -223,6 +224,13 @@ pub struct Settings {
     /// `--launch-timeout`: a wait on the GPU longer than this is a hang (default: the longer of
     /// 10 s and 20 times the longest wait so far).
     pub launch_timeout: Option<std::time::Duration>,
+    /// `--search`: every configuration to the noise-driven stop, or a race that stops the
+    /// clearly slower ones after a first round (`None`: race above
+    /// [`RACE_ABOVE`](crate::race::RACE_ABOVE) configurations; exhaustive with `--runs`).
+    pub search: Option<Search>,
+    /// `--emit-rust`: write the winning configuration here as Rust source, and its JSON beside
+    /// it ([`crate::emit`]).
+    pub emit_rust: Option<PathBuf>,
 }
 
 impl Default for Settings {
@@ -242,6 +250,8 @@ impl Default for Settings {
             journal: None,
             resume: None,
             launch_timeout: None,
+            search: None,
+            emit_rust: None,
         }
     }
 }
@@ -263,13 +273,33 @@ impl Settings {
         if self.launch_timeout.is_some_and(|timeout| timeout.is_zero()) {
             return Err(usage("--launch-timeout must be above 0 seconds".to_string()));
         }
-        writable(self.output.iter().chain(&self.plot).chain(&self.journal)).map_err(usage)?;
+        if self.search == Some(Search::Race) && timing.stop.is_none() {
+            return Err(usage(
+                "--search race needs the noise-driven stop: --runs is a fixed count for every configuration"
+                    .to_string(),
+            ));
+        }
+        let emitted = self.emit_rust.as_ref().map(|path| crate::emit::json_path(path));
+        writable(
+            self.output.iter().chain(&self.plot).chain(&self.journal).chain(&self.emit_rust).chain(&emitted),
+        )
+        .map_err(usage)?;
         if let Some(resume) = &self.resume
             && resume.is_dir()
         {
             return Err(usage(format!("--resume {} is a folder, not a journal", resume.display())));
         }
         Ok(timing)
+    }
+
+    /// The search for `configurations`: the one asked for, or [`Search::automatic`] (exhaustive
+    /// where a fixed count leaves nothing to race).
+    pub(crate) fn search_for(&self, configurations: usize, timing: &Timing) -> Search {
+        match self.search {
+            Some(search) => search,
+            None if timing.stop.is_none() => Search::Exhaustive,
+            None => Search::automatic(configurations),
+        }
     }
 
     /// The command line to record: [`Settings::command`], or this process's.

@@ -83,6 +83,10 @@ impl Target for UserKernel {
         Ok(())
     }
 
+    fn configurations(&self, block_sizes: &[u32]) -> usize {
+        UserKernel::configurations(self, block_sizes)
+    }
+
     fn measure(
         &mut self,
         gpu: &mut dyn Gpu,
