@@ -435,5 +435,26 @@ mod tests {
             refused(Settings { grid: GridPolicy::Waves(0), ..Settings::default() }),
             "--grid waves:0 launches nothing: give waves:1 or more"
         );
+        assert_eq!(
+            refused(Settings { emit_rust: Some("/no/such/folder/winner.rs".into()), ..Settings::default() }),
+            "cannot write /no/such/folder/winner.rs: its folder does not exist"
+        );
+    }
+
+    #[test]
+    fn a_race_needs_the_noise_driven_stop_and_is_the_default_above_24_configurations() {
+        let fixed = TimingSettings { runs: Some(5), ..TimingSettings::default() };
+        assert_eq!(
+            refused(Settings { search: Some(Search::Race), timing: fixed, ..Settings::default() }),
+            "--search race needs the noise-driven stop: --runs is a fixed count for every configuration"
+        );
+        let settings = Settings::default();
+        let timing = settings.checked().unwrap();
+        assert_eq!(settings.search_for(24, &timing), Search::Exhaustive);
+        assert_eq!(settings.search_for(25, &timing), Search::Race);
+        let exhaustive = Settings { search: Some(Search::Exhaustive), ..Settings::default() };
+        assert_eq!(exhaustive.search_for(100, &timing), Search::Exhaustive);
+        let fixed_timing = fixed.validate().unwrap();
+        assert_eq!(settings.search_for(100, &fixed_timing), Search::Exhaustive);
     }
 }

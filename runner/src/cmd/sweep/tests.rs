@@ -279,3 +279,56 @@ mod race {
         let _ = std::fs::remove_file(&path);
     }
 }
+
+#[test]
+fn the_winner_is_written_as_rust_that_compiles_and_as_json_beside_it() {
+    let plan = Plan::new(&Settings { emit_rust: Some("out/winner.rs".into()), ..Settings::default() }, None);
+    let mut result = measured(None);
+    result.tunable = Some("items/thr".into());
+    for (row, value) in result.rows.iter_mut().zip(["1", "4"]) {
+        row.tunable = Some(value.into());
+    }
+    let Delivery(effects) = plan.deliver(&result, "HEAD\n", provenance).unwrap();
+    let files: Vec<(&Path, &String)> = effects
+        .iter()
+        .filter_map(|effect| match effect {
+            Effect::File(path, text) => Some((path.as_path(), text)),
+            _ => None,
+        })
+        .collect();
+    let [(rust_path, rust), (json_path, json)] = files.as_slice() else { panic!("{effects:?}") };
+    assert_eq!((*rust_path, *json_path), (Path::new("out/winner.rs"), Path::new("out/winner.rs.json")));
+    // 128 threads at 0.25 ms is the winner, with items/thr 4.
+    assert!(rust.contains("pub const BLOCK_SIZE: u32 = 128;"), "{rust}");
+    assert!(rust.contains("pub const ITEMS_THR: u32 = 4;"), "{rust}");
+    assert!(rust.contains("(\"Mock H200\", (9, 0)) => Some(MEASURED)"), "{rust}");
+    assert!(rust.starts_with("// Written by block-size"), "{rust}");
+    let parsed: serde_json::Value = serde_json::from_str(json).unwrap();
+    assert_eq!(parsed["block_size"], 128);
+    assert_eq!(parsed["tunable"], serde_json::json!(["items/thr", "4"]));
+    assert_eq!(parsed["gpu"], "Mock H200");
+
+    // A crate that includes it and launches with it compiles.
+    let dir = std::env::temp_dir().join(format!("block-size-emit-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("winner.rs"), rust).unwrap();
+    std::fs::write(
+        dir.join("lib.rs"),
+        "#![deny(warnings)]\n\
+         mod winner { include!(\"winner.rs\"); }\n\
+         /// The block size and items per thread to launch with on this GPU.\n\
+         pub fn launch_shape(name: &str, cc: (u32, u32)) -> (u32, u32) {\n    \
+         let config = winner::config_for(name, cc).unwrap_or(winner::MEASURED);\n    \
+         assert_eq!(config.block_size, winner::BLOCK_SIZE);\n    \
+         (config.block_size, config.items_thr * winner::ITEMS_THR / winner::ITEMS_THR)\n}\n",
+    )
+    .unwrap();
+    let output = std::process::Command::new("rustc")
+        .args(["--edition", "2021", "--crate-type", "lib", "--crate-name", "emitted", "lib.rs", "--out-dir"])
+        .arg(&dir)
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let _ = std::fs::remove_dir_all(&dir);
+}
