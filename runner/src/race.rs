@@ -136,6 +136,10 @@ pub fn merge(first: Sweep, second: Sweep, alive: &[bool]) -> Sweep {
             };
             if alive && later.peek().is_some_and(same) {
                 let again = later.next().expect("peeked");
+                if again.failed.is_some() {
+                    // A fault or a hang in the second round: the row is failed, with no samples.
+                    return again;
+                }
                 let mut run_ms = row.run_ms;
                 run_ms.extend(&again.run_ms);
                 Row { stats: crate::stats::RunStats::of(&run_ms), run_ms, ..again }
@@ -167,6 +171,24 @@ mod tests {
         // n = 20: 2 P(B <= 5) = 0.041; 2 P(B <= 6) = 0.115.
         assert_eq!(interval_rank(20), 6);
         assert_eq!(median_interval(&[5.0, 1.0, 4.0, 2.0, 3.0, 9.0, 8.0, 7.0, 6.0, 10.0]), Some((2.0, 9.0)));
+    }
+
+    #[test]
+    fn a_survivor_that_fails_in_the_second_round_is_failed_with_no_samples() {
+        use crate::backend::Device as _;
+        let mut gpu = crate::mock::MockGpu::h200_like();
+        let spec = &crate::workload::grayscale::KERNEL;
+        gpu.load(&spec.rust_kernel()).unwrap();
+        let mut workload = (spec.create)(&crate::workload::Params::frame(16, 16)).unwrap();
+        workload.upload(&mut gpu).unwrap();
+        let timing = crate::timing::Timing::launch(0, 10);
+        let first = crate::sweep::run(&mut gpu, workload.as_mut(), &[64, 128], timing, None).unwrap();
+        let mut second = first.clone();
+        second.rows[1].run_ms.clear();
+        second.rows[1].failed = Some("hung".into());
+        let merged = merge(first, second, &[true, true]);
+        assert_eq!(merged.rows[0].run_ms.len(), 20);
+        assert_eq!((merged.rows[1].run_ms.len(), merged.rows[1].failed.as_deref()), (0, Some("hung")));
     }
 
     #[test]
