@@ -150,7 +150,14 @@ pub fn merge(first: Sweep, second: Sweep, alive: &[bool]) -> Sweep {
             }
         })
         .collect();
-    Sweep { rows, failures, ended_early: second.ended_early, timing: second.timing, ..first }
+    Sweep {
+        rows,
+        failures,
+        ended_early: second.ended_early,
+        timing: second.timing,
+        search: Search::Race,
+        ..first
+    }
 }
 
 #[cfg(test)]

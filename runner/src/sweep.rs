@@ -216,6 +216,9 @@ pub struct Sweep {
     pub failures: Vec<CheckFailure>,
     /// Why the sweep ended before its last configuration, where it did.
     pub ended_early: Option<EndedEarly>,
+    /// How its samples were spent: every configuration to the end, or a race
+    /// ([`crate::race`]).
+    pub search: crate::race::Search,
 }
 
 /// Why a sweep ended before its last configuration: its rows so far are kept.
@@ -574,6 +577,7 @@ pub(crate) fn measure_in(
         model_check,
         failures,
         ended_early,
+        search: crate::race::Search::Exhaustive,
     })
 }
 

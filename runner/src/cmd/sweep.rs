@@ -370,7 +370,7 @@ fn measure_by(
         round: sweep::Round::First,
         ..settings.clone()
     };
-    let first = target.measure(gpu, &first_round, journal.as_deref_mut())?;
+    let first = Sweep { search: Search::Race, ..target.measure(gpu, &first_round, journal.as_deref_mut())? };
     if first.ended_early.is_some() {
         return Ok(first);
     }

@@ -151,6 +151,9 @@ pub struct Record {
     pub fastest_tunable: Option<String>,
     /// Rows within 95 percent of the fastest.
     pub rows_near_best: usize,
+    /// How the samples were spent (`--search`): `exhaustive`, or `race` (raced rows say
+    /// `stopped: raced`).
+    pub search: crate::race::Search,
     /// The occupancy model's check, in words.
     pub model_check: String,
     /// Failed checks; a non-empty list means the rows are not a measurement.
@@ -217,6 +220,7 @@ impl Record {
             fastest_threads_per_block: sweep.best().map(|row| row.threads_per_block),
             fastest_tunable: sweep.best().and_then(|row| row.tunable.clone()),
             rows_near_best: sweep.rows_near_best(),
+            search: sweep.search,
             model_check: summary.model_clause(),
             failures: sweep.failures.iter().map(ToString::to_string).collect(),
             ended_early: sweep.ended_early.map(|ended| match ended {

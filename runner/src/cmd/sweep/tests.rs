@@ -178,6 +178,15 @@ mod race {
         let body = report::body(&result, false);
         assert!(body.contains("10r"), "{body}");
         assert!(body.contains("3 raced out after the first round"), "{body}");
+        // The exports say so too.
+        assert_eq!(result.search, Search::Race);
+        let json = export::render(&result, super::provenance(), Format::Json).unwrap();
+        let parsed: serde_json::Value = serde_json::from_str(&json).unwrap();
+        assert_eq!(parsed["search"], "race");
+        assert_eq!(parsed["rows"][0]["stopped"], "raced");
+        assert_eq!(parsed["rows"][2]["stopped"], "converged");
+        let csv = export::render(&result, super::provenance(), Format::Csv).unwrap();
+        assert_eq!(csv.matches(",raced,").count(), 3, "{csv}");
     }
 
     /// A small pseudo-random generator, so that the property below needs no crate.
