@@ -115,6 +115,7 @@ pub fn rust_source(winner: &Winner) -> String {
                #[derive(Debug, Clone, Copy, PartialEq, Eq)]\n\
                pub struct Config {\n    /// Threads per block.\n    pub block_size: u32,\n";
     if let Some((name, constant, ty, _)) = &tunable {
+        let ty = if *ty == "&str" { "&'static str" } else { ty };
         source += &format!("    /// `{name}`.\n    pub {}: {ty},\n", constant.to_ascii_lowercase());
     }
     source += "}\n\n/// The fastest configuration where it was measured.\npub const MEASURED: Config = Config { block_size: BLOCK_SIZE";
@@ -145,5 +146,40 @@ mod tests {
         assert_eq!(const_name("4x"), "AXIS_4X");
         assert_eq!(const_name("block size"), "AXIS_BLOCK_SIZE");
         assert_eq!(json_path(Path::new("out/winner.rs")), Path::new("out/winner.rs.json"));
+    }
+
+    #[test]
+    fn a_value_that_is_no_number_is_a_str_and_the_file_compiles() {
+        let environment = crate::provenance::Environment {
+            driver_release: Some("580.159.04".into()),
+            driver_api_version: 13000,
+            modules: Vec::new(),
+        };
+        let limits = crate::mock::MockGpu::h200_like().limits;
+        let provenance = Provenance::new(&limits, &environment, "my-sweep", "2026-12-01T12:00:00Z");
+        let winner = Winner {
+            gpu: "NVIDIA H200".into(),
+            compute_capability: (9, 0),
+            kernel: "scale".into(),
+            block_size: 256,
+            tunable: Some(("variant".into(), "x4 \"wide\"".into())),
+            median_ms: 0.5,
+            samples: 10,
+            configurations: 26,
+            provenance,
+        };
+        let source = rust_source(&winner);
+        assert!(source.contains("pub const VARIANT: &str = \"x4 \\\"wide\\\"\";"), "{source}");
+        assert!(source.contains("pub variant: &'static str,"), "{source}");
+        let dir = std::env::temp_dir().join(format!("block-size-emit-str-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("winner.rs"), format!("#![deny(warnings)]\n{source}")).unwrap();
+        let output = std::process::Command::new("rustc")
+            .args(["--edition", "2021", "--crate-type", "lib", "--crate-name", "winner", "winner.rs"])
+            .current_dir(&dir)
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }
