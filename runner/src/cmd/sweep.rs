@@ -484,12 +484,27 @@ impl Plan {
         if let Some(path) = &self.plot {
             effects.push(Effect::File(path.clone(), plot::svg(result)?));
         }
-        if let Some(path) = &self.emit_rust
-            && let Some(winner) = crate::emit::winner(result, &provenance)
-        {
-            effects.push(Effect::File(path.clone(), crate::emit::rust_source(&winner)));
-            let json = serde_json::to_string_pretty(&winner)? + "\n";
-            effects.push(Effect::File(crate::emit::json_path(path), json));
+        if let Some(path) = &self.emit_rust {
+            // A winner to compile in only from a whole sweep whose every check held.
+            let why_not = if !result.failures.is_empty() {
+                Some("a check failed")
+            } else if result.ended_early.is_some() {
+                Some("the sweep ended before its last configuration")
+            } else {
+                None
+            };
+            match (why_not, crate::emit::winner(result, &provenance)) {
+                (None, Some(winner)) => {
+                    effects.push(Effect::File(path.clone(), crate::emit::rust_source(&winner)));
+                    let json = serde_json::to_string_pretty(&winner)? + "\n";
+                    effects.push(Effect::File(crate::emit::json_path(path), json));
+                }
+                (why_not, _) => effects.push(Effect::Stderr(format!(
+                    "--emit-rust: {} not written: {}\n",
+                    path.display(),
+                    why_not.unwrap_or("no configuration was measured")
+                ))),
+            }
         }
         effects.retain(
             |effect| !matches!(effect, Effect::Stdout(text) | Effect::Stderr(text) if text.is_empty()),

@@ -341,3 +341,14 @@ fn the_winner_is_written_as_rust_that_compiles_and_as_json_beside_it() {
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn no_winner_is_written_from_a_sweep_whose_checks_failed() {
+    let plan = Plan::new(&Settings { emit_rust: Some("winner.rs".into()), ..Settings::default() }, None);
+    let Delivery(effects) = plan.deliver(&measured(Some(3)), "HEAD\n", provenance).unwrap();
+    assert!(!effects.iter().any(|effect| matches!(effect, Effect::File(..))), "{effects:?}");
+    assert!(
+        effects.contains(&Effect::Stderr("--emit-rust: winner.rs not written: a check failed\n".into())),
+        "{effects:?}"
+    );
+}
