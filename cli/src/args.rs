@@ -10,7 +10,7 @@ use block_size_runner::commands::{
     KernelChoice,
 };
 use block_size_runner::{
-    DEFAULT_BLOCK_SIZES, DeviceChoice, Format, GridPolicy, Settings, TimingMode, TimingSettings,
+    DEFAULT_BLOCK_SIZES, DeviceChoice, Format, GridPolicy, Search, Settings, TimingMode, TimingSettings,
 };
 use clap::builder::PossibleValuesParser;
 use clap::{ArgAction, Args, ValueEnum};
@@ -247,6 +247,27 @@ pub enum FormatArg {
     Html,
 }
 
+// What `--search` takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+#[cfg_attr(doc, doc = "What `--search` takes.")]
+#[cfg_attr(not(doc), allow(missing_docs))]
+pub enum SearchArg {
+    #[cfg_attr(doc, doc = "`exhaustive`: every configuration to the noise-driven stop.")]
+    Exhaustive,
+    #[cfg_attr(doc, doc = "`race`: a first round over all, then the survivors.")]
+    Race,
+}
+
+impl SearchArg {
+    /// The library's search.
+    pub fn search(self) -> Search {
+        match self {
+            Self::Exhaustive => Search::Exhaustive,
+            Self::Race => Search::Race,
+        }
+    }
+}
+
 impl FormatArg {
     /// The export, or `None` for the seed's table.
     pub fn export(self) -> Option<Format> {
@@ -361,6 +382,17 @@ pub struct SweepArgs {
     /// provenance, the summary and an occupancy explorer
     #[arg(long, value_name = "FILE.html")]
     pub html: Option<PathBuf>,
+
+    /// exhaustive: every configuration samples to the noise-driven stop; race: every
+    /// configuration gets --min-runs samples, the clearly slower ones stop there, the rest
+    /// sample on (docs/search.md) [default: race above 24 configurations, exhaustive with --runs]
+    #[arg(long, value_name = "SEARCH", value_enum)]
+    pub search: Option<SearchArg>,
+
+    /// Write the winning configuration as Rust source to FILE (a const per axis and
+    /// config_for(device name, compute capability)), and its JSON to FILE.json
+    #[arg(long, value_name = "FILE.rs")]
+    pub emit_rust: Option<PathBuf>,
 }
 
 impl SweepArgs {
@@ -386,6 +418,8 @@ impl SweepArgs {
             journal: self.journal.clone(),
             resume: self.resume.clone(),
             launch_timeout: self.launch_timeout,
+            search: self.search.map(SearchArg::search),
+            emit_rust: self.emit_rust.clone(),
         }
     }
 }

@@ -165,6 +165,19 @@ fn every_rejection_of_the_sweep_s_settings_is_the_same_line_through_both() {
             Settings { plot: Some("/no/such/folder/sweep.svg".into()), ..Settings::default() },
             "cannot write /no/such/folder/sweep.svg: its folder does not exist",
         ),
+        (
+            &["--emit-rust", "/no/such/folder/winner.rs"],
+            Settings { emit_rust: Some("/no/such/folder/winner.rs".into()), ..Settings::default() },
+            "cannot write /no/such/folder/winner.rs: its folder does not exist",
+        ),
+        (
+            &["--search", "race", "--runs", "5"],
+            Settings {
+                search: Some(block_size_runner::Search::Race),
+                ..timing(TimingSettings { runs: Some(5), ..base })
+            },
+            "--search race needs the noise-driven stop: --runs is a fixed count for every configuration",
+        ),
         // Checked against the open device, by the same code for both.
         (
             &["--block-sizes", "64,2048"],

@@ -44,14 +44,19 @@ pub(crate) struct Configuration {
     pub threads_per_block: u32,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tunable: Option<String>,
+    /// A race's first round of this configuration ([`crate::race`]), kept apart from its
+    /// second.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub first_round: bool,
 }
 
 impl std::fmt::Display for Configuration {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match &self.tunable {
-            Some(value) => write!(f, "{value}, {} threads per block", self.threads_per_block),
-            None => write!(f, "{} threads per block", self.threads_per_block),
+            Some(value) => write!(f, "{value}, {} threads per block", self.threads_per_block)?,
+            None => write!(f, "{} threads per block", self.threads_per_block)?,
         }
+        if self.first_round { f.write_str(" (first round)") } else { Ok(()) }
     }
 }
 
@@ -245,32 +250,44 @@ mod tests {
         let (mut journal, note) = Journal::open(Some(&path), &[], key("H200 GPU-1")).unwrap();
         assert_eq!(note, None);
         for threads_per_block in [64, 128] {
-            let mut entry = journal.entry(Configuration { threads_per_block, tunable: None });
+            let mut entry =
+                journal.entry(Configuration { threads_per_block, tunable: None, first_round: false });
             entry.run_ms = vec![0.5, 0.25];
             entry.stopped = Some(Stopped::Converged);
             journal.record(&entry).unwrap();
         }
-        let mut failed = journal.entry(Configuration { threads_per_block: 1024, tunable: None });
+        let mut failed =
+            journal.entry(Configuration { threads_per_block: 1024, tunable: None, first_round: false });
         failed.failed = Some("an illegal memory access was encountered".into());
         journal.record(&failed).unwrap();
         assert_eq!(std::fs::read_to_string(&path).unwrap().lines().count(), 3);
 
         let (journal, note) = Journal::open(None, &[&path], key("H200 GPU-1")).unwrap();
         assert!(note.unwrap().starts_with("Resume: 3 configuration(s) from "));
-        let resumed = journal.resumed(&Configuration { threads_per_block: 128, tunable: None }).unwrap();
+        let resumed = journal
+            .resumed(&Configuration { threads_per_block: 128, tunable: None, first_round: false })
+            .unwrap();
         assert_eq!(resumed.run_ms, [0.5, 0.25]);
         assert!(
             journal
-                .resumed(&Configuration { threads_per_block: 1024, tunable: None })
+                .resumed(&Configuration { threads_per_block: 1024, tunable: None, first_round: false })
                 .unwrap()
                 .failed
                 .is_some()
         );
-        assert!(journal.resumed(&Configuration { threads_per_block: 256, tunable: None }).is_none());
+        assert!(
+            journal
+                .resumed(&Configuration { threads_per_block: 256, tunable: None, first_round: false })
+                .is_none()
+        );
 
         let (journal, note) = Journal::open(None, &[&path], key("H100 GPU-2")).unwrap();
         assert!(note.unwrap().contains("3 were measured under another key"));
-        assert!(journal.resumed(&Configuration { threads_per_block: 128, tunable: None }).is_none());
+        assert!(
+            journal
+                .resumed(&Configuration { threads_per_block: 128, tunable: None, first_round: false })
+                .is_none()
+        );
         let _ = std::fs::remove_file(&path);
     }
 
@@ -279,7 +296,11 @@ mod tests {
         let path = temp("bad");
         let (journal, note) = Journal::open(None, &[&path], key("x")).unwrap();
         assert!(note.unwrap().starts_with("Resume: 0 configuration(s)"));
-        assert!(journal.resumed(&Configuration { threads_per_block: 64, tunable: None }).is_none());
+        assert!(
+            journal
+                .resumed(&Configuration { threads_per_block: 64, tunable: None, first_round: false })
+                .is_none()
+        );
         std::fs::write(&path, "not json\n").unwrap();
         let error = Journal::open(None, &[&path], key("x")).err().unwrap();
         assert_eq!(error.exit_status(), exit::USAGE);

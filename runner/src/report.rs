@@ -183,6 +183,7 @@ struct StopCounts {
     converged: usize,
     time_budget: usize,
     max_runs: usize,
+    raced: usize,
     fewest: usize,
     most: usize,
 }
@@ -197,6 +198,7 @@ impl StopCounts {
             converged: count(Stopped::Converged),
             time_budget: count(Stopped::TimeBudget),
             max_runs: count(Stopped::MaxRuns),
+            raced: count(Stopped::Raced),
             fewest: samples.iter().copied().min().unwrap_or(0),
             most: samples.iter().copied().max().unwrap_or(0),
         })
@@ -249,6 +251,12 @@ impl Summary {
         }
         if counts.max_runs > 0 {
             text += &format!(", {} at {} samples", counts.max_runs, counts.stop.max_runs);
+        }
+        if counts.raced > 0 {
+            text += &format!(
+                ", {} raced out after the first round, clearly slower than the best (runs marked r; docs/search.md)",
+                counts.raced
+            );
         }
         text += &if counts.fewest == counts.most {
             format!("; {} samples a row.", counts.most)
@@ -482,7 +490,8 @@ pub fn table(sweep: &Sweep, stats: bool) -> String {
             }
         }
         if runs {
-            record.push(row.run_ms.len().to_string());
+            let raced = if row.stopped == Some(Stopped::Raced) { "r" } else { "" };
+            record.push(format!("{}{raced}", row.run_ms.len()));
         }
         record.push(limiter_cell(&row.limiters));
         records.push(record);

@@ -13,6 +13,7 @@ sweep opens it, for the library and the CLI alike.
 use crate::error::{Error, exit};
 use crate::export::Format;
 use crate::grid::GridPolicy;
+use crate::race::Search;
 use crate::timing::{DEFAULT_BATCH_LAUNCHES, NoiseStop, Timing, TimingMode};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -233,6 +234,13 @@ pub struct Settings {
     /// `--launch-timeout`: a wait on the GPU longer than this is a hang (default: the longer of
     /// 10 s and 20 times the longest wait so far).
     pub launch_timeout: Option<std::time::Duration>,
+    /// `--search`: every configuration to the noise-driven stop, or a race that stops the
+    /// clearly slower ones after a first round (`None`: race above
+    /// [`RACE_ABOVE`](crate::race::RACE_ABOVE) configurations; exhaustive with `--runs`).
+    pub search: Option<Search>,
+    /// `--emit-rust`: write the winning configuration here as Rust source, and its JSON beside
+    /// it ([`crate::emit`]).
+    pub emit_rust: Option<PathBuf>,
 }
 
 impl Default for Settings {
@@ -256,6 +264,8 @@ impl Default for Settings {
             journal: None,
             resume: None,
             launch_timeout: None,
+            search: None,
+            emit_rust: None,
         }
     }
 }
@@ -278,6 +288,15 @@ impl Settings {
             return Err(usage("--launch-timeout must be above 0 seconds".to_string()));
         }
         check_files(&self.files()).map_err(usage)?;
+        if let Some(path) = &self.emit_rust {
+            output_folders_exist([&crate::emit::json_path(path)]).map_err(usage)?;
+        }
+        if self.search == Some(Search::Race) && timing.stop.is_none() {
+            return Err(usage(
+                "--search race needs the noise-driven stop: --runs is a fixed count for every configuration"
+                    .to_string(),
+            ));
+        }
         if let Some(resume) = &self.resume
             && resume.is_dir()
         {
@@ -310,10 +329,21 @@ impl Settings {
             ("--markdown", &self.markdown),
             ("--html", &self.html),
             ("--journal", &self.journal),
+            ("--emit-rust", &self.emit_rust),
         ]
         .into_iter()
         .filter_map(|(option, path)| path.as_ref().map(|path| (option, path)))
         .collect()
+    }
+
+    /// The search for `configurations`: the one asked for, or [`Search::automatic`] (exhaustive
+    /// where a fixed count leaves nothing to race).
+    pub(crate) fn search_for(&self, configurations: usize, timing: &Timing) -> Search {
+        match self.search {
+            Some(search) => search,
+            None if timing.stop.is_none() => Search::Exhaustive,
+            None => Search::automatic(configurations),
+        }
     }
 
     /// The command line to record: [`Settings::command`], or this process's.
@@ -472,5 +502,26 @@ mod tests {
             refused(Settings { grid: GridPolicy::Waves(0), ..Settings::default() }),
             "--grid waves:0 launches nothing: give waves:1 or more"
         );
+        assert_eq!(
+            refused(Settings { emit_rust: Some("/no/such/folder/winner.rs".into()), ..Settings::default() }),
+            "cannot write /no/such/folder/winner.rs: its folder does not exist"
+        );
+    }
+
+    #[test]
+    fn a_race_needs_the_noise_driven_stop_and_is_the_default_above_24_configurations() {
+        let fixed = TimingSettings { runs: Some(5), ..TimingSettings::default() };
+        assert_eq!(
+            refused(Settings { search: Some(Search::Race), timing: fixed, ..Settings::default() }),
+            "--search race needs the noise-driven stop: --runs is a fixed count for every configuration"
+        );
+        let settings = Settings::default();
+        let timing = settings.checked().unwrap();
+        assert_eq!(settings.search_for(24, &timing), Search::Exhaustive);
+        assert_eq!(settings.search_for(25, &timing), Search::Race);
+        let exhaustive = Settings { search: Some(Search::Exhaustive), ..Settings::default() };
+        assert_eq!(exhaustive.search_for(100, &timing), Search::Exhaustive);
+        let fixed_timing = fixed.validate().unwrap();
+        assert_eq!(settings.search_for(100, &fixed_timing), Search::Exhaustive);
     }
 }

@@ -216,6 +216,9 @@ pub struct Sweep {
     pub failures: Vec<CheckFailure>,
     /// Why the sweep ended before its last configuration, where it did.
     pub ended_early: Option<EndedEarly>,
+    /// How its samples were spent: every configuration to the end, or a race
+    /// ([`crate::race`]).
+    pub search: crate::race::Search,
 }
 
 /// Why a sweep ended before its last configuration: its rows so far are kept.
@@ -323,7 +326,13 @@ pub fn run(
     measure(
         gpu,
         workload,
-        &Settings { block_sizes: block_sizes.to_vec(), timing, grid: GridPolicy::OneWave, corrupt },
+        &Settings {
+            block_sizes: block_sizes.to_vec(),
+            timing,
+            grid: GridPolicy::OneWave,
+            corrupt,
+            round: Round::All,
+        },
     )
 }
 
@@ -341,6 +350,34 @@ pub struct Settings {
     /// Overwrite this output element after every row's launches (the `--corrupt-pixel`
     /// self-test); `None` in a real run.
     pub corrupt: Option<usize>,
+    /// Which configurations it measures: all, or a race's round ([`crate::race`]).
+    pub round: Round,
+}
+
+/// Which configurations a sweep measures: all of them, or one round of a race
+/// ([`crate::race`]).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub enum Round {
+    /// Every configuration, to the end.
+    #[default]
+    All,
+    /// A race's first round: every configuration, journaled apart from the second.
+    First,
+    /// A race's second round: these configurations alone, each as (the tunable's value,
+    /// threads per block).
+    Survivors(Vec<(Option<String>, u32)>),
+}
+
+impl Round {
+    /// Whether this round measures the configuration of `tunable` at `threads_per_block`.
+    fn measures(&self, tunable: &Option<String>, threads_per_block: u32) -> bool {
+        match self {
+            Self::All | Self::First => true,
+            Self::Survivors(alive) => {
+                alive.iter().any(|(value, threads)| value == tunable && *threads == threads_per_block)
+            }
+        }
+    }
 }
 
 /// The sweep engine: [`run`] with every option of [`Settings`], the grid policy included.
@@ -370,7 +407,7 @@ pub(crate) fn measure_in(
     settings: &Settings,
     session: &mut Session,
 ) -> Result<Sweep> {
-    let Settings { ref block_sizes, timing, grid, corrupt } = *settings;
+    let Settings { ref block_sizes, timing, grid, corrupt, ref round } = *settings;
     let limits = gpu.limits().clone();
     let pixels = workload.pass().item_count();
     let mut rows = Vec::with_capacity(block_sizes.len());
@@ -387,6 +424,9 @@ pub(crate) fn measure_in(
         if let Some(signal) = crate::interrupt::requested() {
             ended_early = Some(EndedEarly::Interrupted(signal));
             break;
+        }
+        if !round.measures(&session.tunable, threads_per_block) {
+            continue;
         }
         let warps = warps_per_block(threads_per_block);
         let dynamic_shared_memory = workload.dynamic_shared_memory(threads_per_block);
@@ -435,7 +475,11 @@ pub(crate) fn measure_in(
             }
         }
 
-        let configuration = Configuration { threads_per_block, tunable: session.tunable.clone() };
+        let configuration = Configuration {
+            threads_per_block,
+            tunable: session.tunable.clone(),
+            first_round: *round == Round::First,
+        };
         let resumed = session.journal.as_ref().and_then(|journal| journal.resumed(&configuration).cloned());
         let mut context_lost = false;
         let entry = match resumed {
@@ -504,7 +548,10 @@ pub(crate) fn measure_in(
             tunable: None,
             failed,
         });
-        let configurations_left = block_sizes.len() - index - 1;
+        let configurations_left = block_sizes[index + 1..]
+            .iter()
+            .filter(|&&threads| round.measures(&session.tunable, threads))
+            .count();
         if context_lost && configurations_left > 0 {
             ended_early = Some(EndedEarly::ContextLost { configurations_left });
             break;
@@ -530,6 +577,7 @@ pub(crate) fn measure_in(
         model_check,
         failures,
         ended_early,
+        search: crate::race::Search::Exhaustive,
     })
 }
 

@@ -371,6 +371,9 @@ pub enum Stopped {
     TimeBudget,
     /// The row reached the most samples a row takes.
     MaxRuns,
+    /// A race stopped the row after its first round: clearly slower than the best
+    /// ([`crate::race`]).
+    Raced,
 }
 
 /// Whether a row with `samples` so far, `elapsed` host time after its first sample, stops:

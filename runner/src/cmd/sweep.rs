@@ -21,6 +21,7 @@ use crate::plot;
 use crate::progress::{Phase, WithProgress};
 use crate::provenance::Provenance;
 use crate::ptx::KernelRef;
+use crate::race::{self, Search};
 use crate::report;
 use crate::settings::{DeviceChoice, Settings};
 use crate::supervise::Supervision;
@@ -86,6 +87,11 @@ pub(crate) trait Target {
     fn check(&mut self, gpu: &dyn Device, block_sizes: &[u32], scratch: u64) -> Result<(), Error>;
     /// Builds what the host holds (inputs, reference) where it is not built yet.
     fn build(&mut self) -> Result<(), Error>;
+    /// Configurations a sweep of `block_sizes` measures: one per block size, times the
+    /// tunable's values.
+    fn configurations(&self, block_sizes: &[u32]) -> usize {
+        block_sizes.len()
+    }
     /// Uploads, then sweeps every kernel of [`Target::kernels`]; their sweeps combined.
     fn measure(
         &mut self,
@@ -312,8 +318,10 @@ pub(crate) fn measure<D: Driver>(
         timing,
         grid: settings.grid,
         corrupt: settings.corrupt_output,
+        round: sweep::Round::All,
     };
-    let mut sweep = target.measure(&mut gpu, &sweep_settings, journal.as_mut())?;
+    let search = settings.search_for(target.configurations(&settings.block_sizes), &timing);
+    let mut sweep = measure_by(target, &mut gpu, &sweep_settings, search, journal.as_mut())?;
     if let Some(EndedEarly::ContextLost { configurations_left }) = sweep.ended_early {
         let last = sweep.rows.last().map_or(0, |row| row.threads_per_block);
         if supervision.active() && configurations_left > 0 {
@@ -333,6 +341,42 @@ pub(crate) fn measure<D: Driver>(
     }
     let provenance = facts.provenance(&sweep.limits);
     Ok(Measured { sweep, provenance, head })
+}
+
+/// Measures `target` as `search` says: every configuration to the end, or a race
+/// ([`crate::race`]): a first round of every configuration at the minimum count, then the
+/// survivors again under the noise-driven stop. A first round that ends early (a signal, a lost
+/// context) is the sweep; its rows are journaled as the first round's, so a resume takes them.
+fn measure_by(
+    target: &mut dyn Target,
+    gpu: &mut dyn Gpu,
+    settings: &sweep::Settings,
+    search: Search,
+    mut journal: Option<&mut Journal>,
+) -> Result<Sweep, Error> {
+    if search == Search::Exhaustive || settings.timing.stop.is_none() {
+        return target.measure(gpu, settings, journal);
+    }
+    let first_round = sweep::Settings {
+        timing: Timing { stop: None, ..settings.timing },
+        round: sweep::Round::First,
+        ..settings.clone()
+    };
+    let first = Sweep { search: Search::Race, ..target.measure(gpu, &first_round, journal.as_deref_mut())? };
+    if first.ended_early.is_some() {
+        return Ok(first);
+    }
+    let alive = race::survivors(&first.rows);
+    let survivors = first
+        .rows
+        .iter()
+        .zip(&alive)
+        .filter(|&(_, &alive)| alive)
+        .map(|(row, _)| (row.tunable.clone(), row.threads_per_block))
+        .collect();
+    let second_round = sweep::Settings { round: sweep::Round::Survivors(survivors), ..settings.clone() };
+    let second = target.measure(gpu, &second_round, journal)?;
+    Ok(race::merge(first, second, &alive))
 }
 
 /// What a measurement of `target` on `gpu` depends on, for the journal.
@@ -389,6 +433,8 @@ pub(crate) struct Plan {
     /// Exports written besides the main output (`--json`, `--csv`, `--markdown`), each named
     /// for the device.
     pub exports: Vec<(Format, PathBuf)>,
+    /// The winner's Rust source (`--emit-rust`, named for the device), its JSON beside it.
+    pub emit_rust: Option<PathBuf>,
 }
 
 impl Plan {
@@ -405,6 +451,7 @@ impl Plan {
             output: settings.output.as_ref().map(name),
             plot: settings.plot.as_ref().map(name),
             exports: settings.exports().into_iter().map(|(format, path)| (format, name(path))).collect(),
+            emit_rust: settings.emit_rust.as_ref().map(name),
         }
     }
 
@@ -418,9 +465,10 @@ impl Plan {
         provenance: impl Fn() -> crate::provenance::Provenance,
     ) -> anyhow::Result<Delivery> {
         let body = report::body(result, self.stats);
+        let provenance = provenance();
         let document = match self.format {
             None => format!("{head}{body}"),
-            Some(format) => export::render(result, provenance(), format)?,
+            Some(format) => export::render(result, provenance.clone(), format)?,
         };
         let mut effects = Vec::new();
         match &self.output {
@@ -433,7 +481,29 @@ impl Plan {
             effects.push(Effect::File(path.clone(), plot::svg(result)?));
         }
         for (format, path) in &self.exports {
-            effects.push(Effect::File(path.clone(), export::render(result, provenance(), *format)?));
+            effects.push(Effect::File(path.clone(), export::render(result, provenance.clone(), *format)?));
+        }
+        if let Some(path) = &self.emit_rust {
+            // A winner to compile in only from a whole sweep whose every check held.
+            let why_not = if !result.failures.is_empty() {
+                Some("a check failed")
+            } else if result.ended_early.is_some() {
+                Some("the sweep ended before its last configuration")
+            } else {
+                None
+            };
+            match (why_not, crate::emit::winner(result, &provenance)) {
+                (None, Some(winner)) => {
+                    effects.push(Effect::File(path.clone(), crate::emit::rust_source(&winner)));
+                    let json = serde_json::to_string_pretty(&winner)? + "\n";
+                    effects.push(Effect::File(crate::emit::json_path(path), json));
+                }
+                (why_not, _) => effects.push(Effect::Stderr(format!(
+                    "--emit-rust: {} not written: {}\n",
+                    path.display(),
+                    why_not.unwrap_or("no configuration was measured")
+                ))),
+            }
         }
         effects.retain(
             |effect| !matches!(effect, Effect::Stdout(text) | Effect::Stderr(text) if text.is_empty()),

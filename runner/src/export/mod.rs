@@ -170,6 +170,9 @@ pub struct Record {
     pub fastest_tunable: Option<String>,
     /// Rows within 95 percent of the fastest.
     pub rows_near_best: usize,
+    /// How the samples were spent (`--search`): `exhaustive`, or `race` (raced rows say
+    /// `stopped: raced`).
+    pub search: crate::race::Search,
     /// The occupancy model's check, in words.
     pub model_check: String,
     /// The lines the table printed below itself: the suggestion, the fastest row, the rows
@@ -249,6 +252,7 @@ impl Record {
             fastest_threads_per_block: sweep.best().map(|row| row.threads_per_block),
             fastest_tunable: sweep.best().and_then(|row| row.tunable.clone()),
             rows_near_best: sweep.rows_near_best(),
+            search: sweep.search,
             model_check: summary.model_clause(),
             summary: summary.lines().lines().map(str::to_string).collect(),
             failures: sweep.failures.iter().map(ToString::to_string).collect(),

@@ -133,6 +133,7 @@ fn decode<T: Element>(bytes: &[u8], count: usize) -> Result<Values> {
 /// result is.
 type ArgsFn = Box<dyn Fn(&Shape) -> Vec<Arg>>;
 type SharedFn = Box<dyn Fn(u32, &Variant) -> u32>;
+type RestrictFn = Box<dyn Fn(u32, &Variant) -> bool>;
 type ResultFn = Box<dyn Fn(&Readback, &Shape) -> Result<Values>>;
 
 /// A kernel of your own, ready to sweep: its module and entry points (one per value of a
@@ -149,6 +150,7 @@ pub struct UserKernel {
     buffers: Vec<BufferSpec>,
     args: ArgsFn,
     shared: SharedFn,
+    restrict: RestrictFn,
     result: Option<ResultFn>,
     checks: Vec<Check>,
     pass: Pass,
@@ -184,6 +186,7 @@ impl UserKernel {
             buffers: Vec::new(),
             args: Box::new(|_| Vec::new()),
             shared: Box::new(|_, _| 0),
+            restrict: Box::new(|_, _| true),
             result: None,
             checks: Vec::new(),
             pass: Pass {
@@ -307,6 +310,33 @@ impl UserKernel {
         self
     }
 
+    /// A restriction over configurations: only those where `keep(threads_per_block, variant)`
+    /// holds are measured; the others are left out of the sweep, its table and exports, and of
+    /// the count that decides whether a sweep races ([`crate::Search`]). A restriction that
+    /// keeps none of the configurations asked for is refused (exit 2) before the device is
+    /// touched.
+    ///
+    /// ```
+    /// use block_size_runner::{EmbeddedPtx, UserKernel};
+    /// # const PTX: EmbeddedPtx = EmbeddedPtx::user("k", "");
+    /// // Four items per thread only at 128 threads and more.
+    /// let kernel = UserKernel::new(PTX, "sum")
+    ///     .tunable("items/thr", [("1", "sum"), ("4", "sum_x4")])
+    ///     .restrict(|threads, variant| variant.value.as_deref() != Some("4") || threads >= 128);
+    /// # let _ = kernel;
+    /// ```
+    pub fn restrict(mut self, keep: impl Fn(u32, &Variant) -> bool + 'static) -> Self {
+        self.restrict = Box::new(keep);
+        self
+    }
+
+    /// The block sizes of `block_sizes` that value `index` of the tunable keeps
+    /// ([`UserKernel::restrict`]), in order.
+    pub(crate) fn kept(&self, index: usize, block_sizes: &[u32]) -> Vec<u32> {
+        let variant = &self.variants[index];
+        block_sizes.iter().copied().filter(|&threads| (self.restrict)(threads, variant)).collect()
+    }
+
     /// What a row's result is, from its outputs: a sum of partials, a histogram. The checks
     /// compare this; without it, the result is the only output buffer's values.
     pub fn result(mut self, result: impl Fn(&Readback, &Shape) -> Result<Values> + 'static) -> Self {
@@ -348,9 +378,9 @@ impl UserKernel {
     }
 
     /// How many configurations a sweep over `block_sizes` measures: one per block size and value
-    /// of the tunable.
+    /// of the tunable that the restriction keeps ([`UserKernel::restrict`]).
     pub(crate) fn configurations(&self, block_sizes: &[u32]) -> usize {
-        block_sizes.len() * self.variants.len().max(1)
+        (0..self.variants.len()).map(|index| self.kept(index, block_sizes).len()).sum()
     }
 
     /// Host bytes the checks read back: every output at the largest grid.

@@ -41,6 +41,12 @@ pub(crate) fn prepare(
             )));
         }
     }
+    let asked = block_sizes.len() * kernel.variants().len();
+    if kernel.configurations(block_sizes) == 0 {
+        return Err(usage(format!(
+            "the kernel's restriction keeps none of the {asked} configurations asked for"
+        )));
+    }
     kernel.prepare(block_sizes);
     if let Some(index) = corrupt {
         let (outputs, whole) = kernel.first_output().ok_or_else(|| {
@@ -71,9 +77,14 @@ impl Target for UserKernel {
             host_what: "its outputs read back",
         };
         for index in 0..self.variants().len() {
+            // Only the configurations the restriction keeps are launched, so only they are checked.
+            let kept = self.kept(index, block_sizes);
+            if kept.is_empty() {
+                continue;
+            }
             self.select(index);
             let shared = |threads| Workload::dynamic_shared_memory(self, threads);
-            crate::cmd::device::check_request(gpu, block_sizes, &shared, "the kernel", &footprint, scratch)?;
+            crate::cmd::device::check_request(gpu, &kept, &shared, "the kernel", &footprint, scratch)?;
         }
         self.select(0);
         Ok(())
@@ -81,6 +92,10 @@ impl Target for UserKernel {
 
     fn build(&mut self) -> Result<(), Error> {
         Ok(())
+    }
+
+    fn configurations(&self, block_sizes: &[u32]) -> usize {
+        UserKernel::configurations(self, block_sizes)
     }
 
     fn measure(
@@ -96,8 +111,14 @@ impl Target for UserKernel {
             gpu.select_kernel(*kernel_ref).map_err(failed)?;
             self.select(index);
             let value = self.variants()[index].value.clone();
+            let block_sizes = self.kept(index, &settings.block_sizes);
+            if block_sizes.is_empty() {
+                // The restriction keeps no block size of this value: no rows, no part.
+                continue;
+            }
+            let settings = sweep::Settings { block_sizes, ..settings.clone() };
             let mut session = Session { journal: journal.as_deref_mut(), tunable: value.clone() };
-            let part = sweep_cmd::sweep_uploaded(gpu, self, settings, &mut session)?;
+            let part = sweep_cmd::sweep_uploaded(gpu, self, &settings, &mut session)?;
             let ended_early = part.ended_early.is_some();
             parts.push((value.unwrap_or_default(), part));
             if ended_early {

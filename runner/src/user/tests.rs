@@ -399,3 +399,27 @@ fn a_journal_holds_each_configuration_and_a_resume_measures_only_the_others() {
     assert!(measured.head.contains("2 were measured under another key"), "{}", measured.head);
     let _ = std::fs::remove_file(path);
 }
+
+#[test]
+fn a_restriction_leaves_configurations_out_of_the_sweep_and_none_kept_is_refused() {
+    // items/thr 2 only at 128 threads and more: three configurations of four.
+    let restricted = || {
+        kernel(reference())
+            .tunable("items/thr", [("1", "scale"), ("2", "scale_x2")])
+            .restrict(|threads, variant| variant.value.as_deref() != Some("2") || threads >= 128)
+    };
+    let measured = run(&driver(), &mut restricted(), &options(&[64, 128])).unwrap();
+    let rows: Vec<(Option<&str>, u32)> =
+        measured.sweep.rows.iter().map(|row| (row.tunable.as_deref(), row.threads_per_block)).collect();
+    assert_eq!(rows, [(Some("1"), 64), (Some("1"), 128), (Some("2"), 128)]);
+    assert_eq!(restricted().configurations(&[64, 128]), 3);
+    // A value whose every block size is left out is no part of the sweep at all.
+    let measured = run(&driver(), &mut restricted(), &options(&[64])).unwrap();
+    let rows: Vec<Option<&str>> = measured.sweep.rows.iter().map(|row| row.tunable.as_deref()).collect();
+    assert_eq!(rows, [Some("1")]);
+    // Keeping nothing is bad input, before the device.
+    let mut none = kernel(reference()).restrict(|_, _| false);
+    let error = run(&driver(), &mut none, &options(&[64, 128])).unwrap_err();
+    assert_eq!(error.exit_status(), crate::exit::USAGE);
+    assert_eq!(error.to_string(), "the kernel's restriction keeps none of the 2 configurations asked for");
+}
