@@ -8,7 +8,7 @@
 use block_size_cli::app;
 use block_size_cli::cli::Request;
 use block_size_cli::cmd::new;
-use block_size_runner::{DeviceChoice, Error, commands, exit, with_stdio};
+use block_size_runner::{Error, commands, exit, with_stdio};
 use std::ffi::OsString;
 use std::os::unix::process::CommandExt as _;
 
@@ -50,9 +50,7 @@ fn run(args: &[OsString]) -> Result<i32, Error> {
             // The sweep runs in supervised workers: a configuration that faults or hangs costs a
             // worker, journaled, and a fresh one measures the rest.
             let worker = worker()?;
-            let devices = if request.settings.device == DeviceChoice::All { 8 } else { 1 };
-            let configurations = request.settings.block_sizes.len() * devices;
-            return commands::supervise(&worker, args, request.settings.journal.as_deref(), configurations);
+            return commands::supervise(&worker, args, request.settings.journal.as_deref());
         }
         Request::Diff(request) => return with_stdio(|console| commands::diff(&request, console)),
         Request::Report(request) => return commands::report(&request).map(|()| exit::SUCCESS),

@@ -204,3 +204,24 @@ fn an_output_that_cannot_be_written_is_refused_before_any_gpu_work() {
     assert!(stderr.starts_with("Error: cannot write /proc/self/x.json: "), "{stderr}");
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
 }
+
+#[test]
+fn a_worker_that_restarts_without_progress_ends_the_run_instead_of_looping() {
+    use std::os::unix::fs::PermissionsExt as _;
+    // A worker that asks for a restart every time and never journals a configuration.
+    let script = temp("no-progress.sh");
+    std::fs::write(&script, "#!/bin/sh\nexit 75\n").unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_block-size"))
+        .args(QUICK)
+        .env("BLOCK_SIZE_TEST_WORKER", &script)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert_eq!(
+        stderr,
+        "Error: a worker lost the GPU context without journaling the configuration it was measuring; giving up\n"
+    );
+    let _ = std::fs::remove_file(script);
+}

@@ -235,14 +235,13 @@ pub mod commands {
 /// (exit 2, before the device is touched), no device (3), the driver failing mid-run (1).
 /// With [`DeviceChoice::All`], use [`sweep_each_device`] or [`sweep_and_print`].
 pub fn sweep<D: Driver>(driver: &D, kernel: &mut UserKernel, settings: &Settings) -> Result<Measured, Error> {
-    let timing = settings.checked()?;
     let DeviceChoice::One(ordinal) = settings.device else {
         return Err(Error::new(
             exit::USAGE,
             "sweep() measures one device; for every device use sweep_each_device() or sweep_and_print()",
         ));
     };
-    user::prepare(kernel, &settings.block_sizes, settings.corrupt_output)?;
+    let timing = user::prepare(kernel, settings)?;
     cmd::sweep::measure(driver, ordinal, kernel, settings, timing, &mut |_| {})
 }
 
@@ -253,8 +252,7 @@ pub fn sweep_each_device<D: Driver>(
     kernel: &mut UserKernel,
     settings: &Settings,
 ) -> Result<Vec<Result<Measured, Error>>, Error> {
-    let timing = settings.checked()?;
-    user::prepare(kernel, &settings.block_sizes, settings.corrupt_output)?;
+    let timing = user::prepare(kernel, settings)?;
     let count = driver.device_count().map_err(|error| Error::new(exit::NO_DEVICE, format!("{error:#}")))?;
     Ok((0..count)
         .map(|ordinal| cmd::sweep::measure(driver, ordinal, kernel, settings, timing, &mut |_| {}))
@@ -273,8 +271,7 @@ pub fn sweep_and_print<D: Driver>(
     console: &mut Console,
 ) -> i32 {
     let mut run = |console: &mut Console| {
-        let timing = settings.checked()?;
-        user::prepare(kernel, &settings.block_sizes, settings.corrupt_output)?;
+        let timing = user::prepare(kernel, settings)?;
         if driver.isolates() && !supervise::is_worker() {
             // This program again, as a supervised worker: the same command line makes the
             // same kernel, and a fault or a hang costs that worker only.
@@ -282,12 +279,7 @@ pub fn sweep_and_print<D: Driver>(
                 Error::new(exit::FAILED, format!("cannot find this program to run it as a worker: {error}"))
             })?;
             let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
-            return supervise::supervise(
-                &program,
-                &args,
-                settings.journal.as_deref(),
-                kernel.configurations(&settings.block_sizes),
-            );
+            return supervise::supervise(&program, &args, settings.journal.as_deref());
         }
         cmd::sweep::on_devices(driver, kernel, settings, timing, console)
     };

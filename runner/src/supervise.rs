@@ -58,20 +58,16 @@ pub(crate) fn is_worker() -> bool {
 
 /// Runs `program` with the command line `args` (its first, the name it is started as) as a
 /// supervised worker until one finishes, and returns its exit
-/// status: a worker that exits with RESTART is followed by a fresh one, at most one restart per
-/// configuration (`configurations`) plus one. `journal` is the run's `--journal` where given
+/// status: a worker that exits with RESTART is followed by a fresh one, as long as each such
+/// worker journaled at least one more configuration (the one that cost it), so that every
+/// restart is progress and the run ends. `journal` is the run's `--journal` where given
 /// (the workers then append to it), else a temporary file removed afterwards.
 ///
 /// The worker runs in a process group of its own, and every SIGINT and SIGTERM this process
 /// gets (a Ctrl-C at the terminal reaches this process's group) is passed on to it once: the
 /// worker prints what it has and exits 130 or 143, or at a second signal exits at once; this
 /// process then exits with the worker's status.
-pub fn supervise(
-    program: &Path,
-    args: &[OsString],
-    journal: Option<&Path>,
-    configurations: usize,
-) -> Result<i32, Error> {
+pub fn supervise(program: &Path, args: &[OsString], journal: Option<&Path>) -> Result<i32, Error> {
     let temporary = journal.is_none().then(|| {
         std::env::temp_dir().join(format!("block-size-journal-{}-{}.jsonl", std::process::id(), nanos()))
     });
@@ -90,7 +86,8 @@ pub fn supervise(
     }
     let mut forwarded = vec![0; signals.len()];
     let result = (|| {
-        for attempt in 1..=configurations as u32 + 2 {
+        for attempt in 1.. {
+            let journaled = journal_lines(&journal);
             let mut child = Command::new(program)
                 .process_group(0)
                 .arg0(args.first().map_or(program.as_os_str(), |name| name.as_os_str()))
@@ -121,17 +118,32 @@ pub fn supervise(
                 use std::os::unix::process::ExitStatusExt as _;
                 128 + status.signal().unwrap_or(0)
             });
-            let signalled = received.iter().any(|count| count.load(Ordering::SeqCst) > 0);
-            if code != exit::RESTART || signalled {
-                return Ok(if code == exit::RESTART { 130 } else { code });
+            // A signal ends the run, whatever the worker exited with: its status, or the
+            // signal's where the worker was on its way to a restart.
+            let signalled = signals.iter().zip(&received).find(|(_, count)| count.load(Ordering::SeqCst) > 0);
+            match (code, signalled) {
+                (exit::RESTART, Some((&signal, _))) => return Ok(128 + signal),
+                (exit::RESTART, None) if journal_lines(&journal) > journaled => {}
+                (exit::RESTART, None) => {
+                    return Err(Error::new(
+                        exit::FAILED,
+                        "a worker lost the GPU context without journaling the configuration it was measuring; giving up",
+                    ));
+                }
+                (code, _) => return Ok(code),
             }
         }
-        Err(Error::new(exit::FAILED, "the workers kept losing the GPU context; giving up"))
+        unreachable!("the attempts only end by returning")
     })();
     if let Some(path) = temporary {
         let _ = std::fs::remove_file(path);
     }
     result
+}
+
+/// Lines in the journal at `path` (0 where it does not exist yet): configurations finished.
+fn journal_lines(path: &Path) -> usize {
+    std::fs::read_to_string(path).map_or(0, |text| text.lines().count())
 }
 
 fn nanos() -> u128 {

@@ -36,13 +36,19 @@ pub fn kernel(entry: &'static str, x: Vec<f32>) -> UserKernel {
         .output::<f32>("y", n)
         .dynamic_shared_memory(|threads, _| (threads + 2) * 4)
         .args(move |_| vec![Arg::buffer("x"), Arg::Usize(n), Arg::buffer("y")])
-        .check(Check::reference(move |result, _| {
-            let got = result.of::<f32>().ok_or("the output is not f32")?;
-            match got.iter().zip(&want).position(|(got, want)| got.to_bits() != want.to_bits()) {
-                Some(i) => Err(format!("y[{i}] is {}, the CPU stencil says {}", got[i], want[i])),
-                None => Ok(()),
-            }
-        }))
+        .check(exactly(want, "the CPU stencil says"))
+}
+
+/// Every row's `y` bit for bit equal to `want`; a difference is named with `says` ("the CPU
+/// stencil says") before the wanted value.
+fn exactly(want: Vec<f32>, says: &'static str) -> Check {
+    Check::reference(move |result, _| {
+        let got = result.of::<f32>().ok_or("the output is not f32")?;
+        match got.iter().zip(&want).position(|(got, want)| got.to_bits() != want.to_bits()) {
+            Some(i) => Err(format!("y[{i}] is {}, {says} {}", got[i], want[i])),
+            None => Ok(()),
+        }
+    })
 }
 
 /// The entry of the test kernel that stores out of bounds at 1024 threads per block.
@@ -64,11 +70,5 @@ pub fn copy_kernel(entry: &'static str, x: Vec<f32>) -> UserKernel {
         .input("x", input)
         .output::<f32>("y", n)
         .args(move |_| vec![Arg::buffer("x"), Arg::Usize(n), Arg::buffer("y")])
-        .check(Check::reference(move |result, _| {
-            let got = result.of::<f32>().ok_or("the output is not f32")?;
-            match got.iter().zip(&want).position(|(got, want)| got.to_bits() != want.to_bits()) {
-                Some(i) => Err(format!("y[{i}] is {}, x[{i}] is {}", got[i], want[i])),
-                None => Ok(()),
-            }
-        }))
+        .check(exactly(want, "x holds"))
 }

@@ -18,17 +18,18 @@ use crate::cmd::sweep::{self as sweep_cmd, Target};
 use crate::error::{Error, exit, failed};
 use crate::journal::Journal;
 use crate::ptx::KernelRef;
+use crate::settings::Settings;
 use crate::sweep::{self, Session, Sweep};
+use crate::timing::Timing;
 use crate::workload::{Footprint, Pass, Workload};
 
-/// Everything about `kernel` that needs no device: its description holds, every entry point
-/// is in its PTX, `--corrupt-output` names an element of its first output. Then sizes its
-/// per-block outputs for the largest grid of `block_sizes`.
-pub(crate) fn prepare(
-    kernel: &mut UserKernel,
-    block_sizes: &[u32],
-    corrupt: Option<usize>,
-) -> Result<(), Error> {
+/// Everything about a sweep of `kernel` with `settings` that needs no device: the settings
+/// hold ([`Settings::checked`], their timing returned), the kernel's description holds, every
+/// entry point is in its PTX, `--corrupt-output` names an element of its first output. Then
+/// sizes its per-block outputs for the largest grid of the block sizes.
+pub(crate) fn prepare(kernel: &mut UserKernel, settings: &Settings) -> Result<Timing, Error> {
+    let timing = settings.checked()?;
+    let (block_sizes, corrupt) = (&settings.block_sizes[..], settings.corrupt_output);
     let usage = |message: String| Error::new(exit::USAGE, message);
     kernel.validate().map_err(usage)?;
     let module = kernel.module();
@@ -54,7 +55,7 @@ pub(crate) fn prepare(
         })?;
         sweep_cmd::check_corrupt_output(Some(index), outputs, &whole)?;
     }
-    Ok(())
+    Ok(timing)
 }
 
 impl Target for UserKernel {
