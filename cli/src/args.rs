@@ -37,9 +37,10 @@ pub struct KernelArgs {
     pub kernel: String,
 
     /// Histogram bins, 1 to 4096 (--kernel histogram only) [default: 256]: 4 bytes of dynamic
-    /// shared memory each per block, so more bins fit fewer blocks on an SM (4096 bins: 16 KiB)
-    #[arg(long, value_name = "N")]
-    pub bins: Option<u32>,
+    /// shared memory each per block, so more bins fit fewer blocks on an SM (4096 bins: 16 KiB);
+    /// in a sweep a list (256,4096) is an axis, a column of the table
+    #[arg(long, value_name = "N", value_delimiter = ',')]
+    pub bins: Vec<u32>,
 
     #[command(flatten)]
     #[cfg_attr(doc, doc = "`--width` and `--height`.")]
@@ -57,7 +58,7 @@ impl KernelArgs {
     pub fn choice(&self) -> KernelChoice {
         KernelChoice {
             kernel: self.kernel.clone(),
-            bins: self.bins,
+            bins: self.bins.clone(),
             width: self.frame.width,
             height: self.frame.height,
         }

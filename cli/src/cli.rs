@@ -226,14 +226,22 @@ mod tests {
                 Ok(Request::Tail(request)) => (request.kernel.kernel, request.kernel.bins),
                 other => panic!("{other:?}"),
             };
-        let histogram = |bins| ("histogram".to_string(), bins);
-        assert_eq!(kernel_and_bins(&["--kernel", "histogram", "--bins", "4096"]), histogram(Some(4096)));
-        assert_eq!(kernel_and_bins(&["--kernel", "histogram"]), histogram(None));
-        assert_eq!(kernel_and_bins(&["compare", "--kernel", "histogram", "--bins", "1"]), histogram(Some(1)));
+        let histogram = |bins: &[u32]| ("histogram".to_string(), bins.to_vec());
+        assert_eq!(kernel_and_bins(&["--kernel", "histogram", "--bins", "4096"]), histogram(&[4096]));
         assert_eq!(
-            kernel_and_bins(&["tail", "--kernel", "histogram", "--bins", "300"]),
-            histogram(Some(300))
+            kernel_and_bins(&["--kernel", "histogram", "--bins", "256,4096"]),
+            histogram(&[256, 4096])
         );
+        assert_eq!(kernel_and_bins(&["--kernel", "histogram"]), histogram(&[]));
+        assert_eq!(kernel_and_bins(&["compare", "--kernel", "histogram", "--bins", "1"]), histogram(&[1]));
+        assert_eq!(kernel_and_bins(&["tail", "--kernel", "histogram", "--bins", "300"]), histogram(&[300]));
+        // A list is an axis of the sweep alone.
+        for command in ["compare", "tail"] {
+            assert_eq!(
+                usage_error(&[command, "--kernel", "histogram", "--bins", "256,4096"]),
+                "--bins takes one value here; several are an axis of the sweep alone (block-size --bins 256,4096)"
+            );
+        }
     }
 
     #[test]

@@ -640,3 +640,159 @@ fn the_table_and_every_export_in_one_run() {
         );
     }
 }
+
+#[test]
+fn the_grayscale_shapes_and_the_histogram_bins_are_axes_of_the_sweep() {
+    let ran = run(
+        &MockDriver::h200(),
+        &quick(&["--vector-width", "1,4", "--pixels-per-thread", "1,4,8", "--block-sizes", "64,256"]),
+    );
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    // (1,1), (1,4), (1,8), (4,4): four shapes x two block sizes; (4,1) and (4,8) have no kernel.
+    assert!(
+        ran.stdout.contains(
+            "Not swept: vector width 4 at 1, 8 pixel(s) per thread, which no kernel has (grayscale_vec4 converts 4)\n"
+        ),
+        "{}",
+        ran.stdout
+    );
+    let table: Vec<&str> = ran.stdout.lines().skip_while(|line| !line.contains("thr/blk")).take(9).collect();
+    assert!(table[0].starts_with("  vector width   pixels/thr  thr/blk"), "{}", ran.stdout);
+    let shapes: Vec<(String, String, String)> = table[1..]
+        .iter()
+        .map(|line| {
+            let cells: Vec<&str> = line.split_whitespace().collect();
+            (cells[0].into(), cells[1].into(), cells[2].into())
+        })
+        .collect();
+    let expected: Vec<(String, String, String)> = [
+        ("1", "1", "64"),
+        ("1", "1", "256"),
+        ("1", "4", "64"),
+        ("1", "4", "256"),
+        ("1", "8", "64"),
+        ("1", "8", "256"),
+        ("4", "4", "64"),
+        ("4", "4", "256"),
+    ]
+    .iter()
+    .map(|&(a, b, c)| (a.into(), b.into(), c.into()))
+    .collect();
+    assert_eq!(shapes, expected);
+    assert!(ran.stdout.contains("agrees with the driver's blk/SM at 8 of 8 block sizes."), "{}", ran.stdout);
+
+    // The histogram's bins: each row checked against its own bins' reference.
+    let ran = run(
+        &shared_memory_driver(),
+        &quick(&[
+            "--kernel",
+            "histogram",
+            "--bins",
+            "7,4096",
+            "--block-sizes",
+            "64,1024",
+            "--format",
+            "json",
+        ]),
+    );
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    let json: serde_json::Value = serde_json::from_str(&ran.stdout).unwrap();
+    assert_eq!(json["axes"], serde_json::json!(["bins"]));
+    let rows: Vec<(String, u64, u64)> = json["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|row| {
+            (
+                row["axes"]["bins"].as_str().unwrap().to_string(),
+                row["threads_per_block"].as_u64().unwrap(),
+                row["blocks_per_sm"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    // 4096 bins take 16 KiB a block: 13 blocks of 64 threads an SM, where 7 bins allow 32.
+    assert_eq!(
+        rows,
+        [("7".into(), 64, 32), ("7".into(), 1024, 2), ("4096".into(), 64, 13), ("4096".into(), 1024, 2)]
+    );
+    assert!(json["head"].as_array().unwrap().iter().any(|line| {
+        line.as_str()
+            .unwrap()
+            .starts_with("Kernel: histogram, histogram of each row's bins (the bins column)")
+    }));
+
+    // A corrupted bin fails every row of every bins value.
+    let ran = run(
+        &shared_memory_driver(),
+        &quick(&["--kernel", "histogram", "--bins", "7,4096", "--corrupt-output", "3"]),
+    );
+    assert_eq!(ran.code, 1);
+    assert_eq!(
+        ran.stderr.lines().filter(|line| line.starts_with("check failed: bins ")).count(),
+        26,
+        "{}",
+        ran.stderr
+    );
+}
+
+#[test]
+fn axes_of_this_repositorys_kernels_that_do_not_hold_are_exit_2_in_one_line() {
+    for (args, why) in [
+        (&["--pixels-per-thread", "3"][..], "--pixels-per-thread takes 1, 2, 4, 8, not 3"),
+        (&["--vector-width", "2"], "--vector-width takes 1, 4, not 2"),
+        (
+            &["--vector-width", "4", "--pixels-per-thread", "2"],
+            "no grayscale kernel has a vector width of 4 at 2 pixel(s) per thread: grayscale_vec4 converts 4",
+        ),
+        (&["--pixels-per-thread", "2,2"], "--pixels-per-thread lists 2 twice"),
+        (
+            &["--kernel", "histogram", "--pixels-per-thread", "2"],
+            "--pixels-per-thread applies to --kernel grayscale alone, not --kernel histogram",
+        ),
+        (&["--kernel", "histogram", "--bins", "16,16"], "--bins lists 16 twice"),
+        (&["--kernel", "histogram", "--bins", "16,5000"], "--bins must be 1 to 4096, not 5000"),
+        (&["--bins", "16,32"], "--bins does not apply to --kernel grayscale"),
+    ] {
+        let ran = run(&MockDriver::h200(), &quick(args));
+        assert_eq!((ran.code, ran.stdout.as_str()), (2, ""), "{args:?}: {}", ran.stderr);
+        assert!(ran.stderr.starts_with(&format!("Error: {why}")), "{args:?}: {}", ran.stderr);
+        assert_eq!(ran.stderr.lines().count(), 1, "{args:?}: {}", ran.stderr);
+    }
+}
+
+#[test]
+fn device_all_emits_one_rust_file_with_every_gpus_winner() {
+    let scratch = Scratch::new("emit-all");
+    let mut driver = MockDriver::h200();
+    let mut second = MockGpu::h200_like();
+    second.limits.name = "Mock Second".into();
+    second.limits.compute_capability = (8, 0);
+    driver.devices.push(second);
+    let rust = scratch.file("winner.rs");
+    let ran =
+        run(&driver, &quick_with(&["--device", "all", "--pixels-per-thread", "1,2", "--emit-rust", &rust]));
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    assert_eq!(scratch.names(), ["winner.rs", "winner.rs.json"]);
+    let source = std::fs::read_to_string(&rust).unwrap();
+    for line in [
+        "pub mod mock_h200_sm90 {",
+        "pub mod mock_second_sm80 {",
+        "(\"Mock H200\", (9, 0)) => Some(mock_h200_sm90::CONFIG),",
+        "(\"Mock Second\", (8, 0)) => Some(mock_second_sm80::CONFIG),",
+        "    pub pixels_thr: u32,",
+    ] {
+        assert!(source.contains(line), "{line}\n{source}");
+    }
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(scratch.file("winner.rs.json")).unwrap()).unwrap();
+    assert_eq!(json["axes"], serde_json::json!(["pixels/thr"]));
+    assert_eq!(json["winners"].as_array().unwrap().len(), 2);
+    // A later run on one of them replaces its winner and keeps the other's.
+    let ran = run(&MockDriver::h200(), &quick_with(&["--pixels-per-thread", "1,2", "--emit-rust", &rust]));
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(scratch.file("winner.rs.json")).unwrap()).unwrap();
+    let gpus: Vec<&str> =
+        json["winners"].as_array().unwrap().iter().map(|winner| winner["gpu"].as_str().unwrap()).collect();
+    assert_eq!(gpus, ["Mock H200", "Mock Second"]);
+}

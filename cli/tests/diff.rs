@@ -251,9 +251,9 @@ fn bad_files_are_one_line_and_exit_2() {
     refused(&[&other_json, good], "other.json: not a JSON export of a block-size sweep");
     refused(&[good, "/no/such/new.json"], "/no/such/new.json: cannot read it: ");
     let future =
-        std::fs::read_to_string(good).unwrap().replace("\"schema_version\": 2", "\"schema_version\": 99");
+        std::fs::read_to_string(good).unwrap().replace("\"schema_version\": 3", "\"schema_version\": 99");
     let future = write("future.json", &future);
-    refused(&[good, &future], "future.json: schema version 99, newer than the 2 this block-size reads");
+    refused(&[good, &future], "future.json: schema version 99, newer than the 3 this block-size reads");
     refused(&[good, good, "--threshold", "0"], "--threshold must be a fraction above 0 and below 1");
     refused(&[good, good, "--threshold", "many"], "invalid value 'many' for '--threshold");
     refused(&[good], "the following required arguments were not provided");

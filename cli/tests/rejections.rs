@@ -225,18 +225,18 @@ fn every_rejection_of_the_kernel_choice_is_the_same_line_through_the_request() {
         ),
         (
             &["--bins", "512"],
-            KernelChoice { bins: Some(512), ..KernelChoice::default() },
+            KernelChoice { bins: vec![512], ..KernelChoice::default() },
             "--bins does not apply to --kernel grayscale; it is an option of --kernel histogram, histogram_x4, \
              histogram_x8, histogram_x8k2, histogram_x8k4, histogram_x8k2c, histogram_x8k4c",
         ),
         (
             &["--kernel", "histogram", "--bins", "0"],
-            KernelChoice { kernel: "histogram".into(), bins: Some(0), ..KernelChoice::default() },
+            KernelChoice { kernel: "histogram".into(), bins: vec![0], ..KernelChoice::default() },
             "--bins must be 1 to 4096, not 0",
         ),
         (
             &["--kernel", "histogram", "--bins", "4097"],
-            KernelChoice { kernel: "histogram".into(), bins: Some(4097), ..KernelChoice::default() },
+            KernelChoice { kernel: "histogram".into(), bins: vec![4097], ..KernelChoice::default() },
             "--bins must be 1 to 4096, not 4097",
         ),
     ];
@@ -252,7 +252,7 @@ fn every_rejection_of_the_kernel_choice_is_the_same_line_through_the_request() {
             (code, out.is_empty(), String::from_utf8(err).unwrap()),
             (exit::USAGE, true, format!("Error: {line}\n"))
         );
-        let request = SweepRequest { kernel, settings: Settings::default() };
+        let request = SweepRequest { kernel, settings: Settings::default(), ..SweepRequest::default() };
         let error = request.validate().unwrap_err();
         assert_eq!((error.exit_status(), error.to_string()), (exit::USAGE, line.to_string()), "{args:?}");
     }

@@ -5,6 +5,7 @@ renders. It reads the fields those need and ignores the rest, so a file of schem
 is refused, as is anything that is not an export of a sweep.
 */
 
+use crate::axes::AxisValues;
 use crate::backend::DeviceLimits;
 use crate::error::{Error, exit};
 use crate::export::SCHEMA_VERSION;
@@ -44,9 +45,13 @@ pub struct Document {
     /// The grid policy's name; files from before `--grid` launched one wave.
     #[serde(default = "one_wave")]
     pub grid: String,
-    /// The tunable's name, where the sweep has one.
+    /// The names of the axes beyond the block size (version 3; [`Document::parse`] fills it
+    /// in from version 2's `tunable`).
     #[serde(default)]
-    pub tunable: Option<String>,
+    pub axes: Vec<String>,
+    /// Version 2's one axis, its name.
+    #[serde(default)]
+    tunable: Option<String>,
     /// Shared memory per block, where every row had the same.
     #[serde(default)]
     pub shared_memory_per_block: Option<u32>,
@@ -75,9 +80,15 @@ fn one_wave() -> String {
 /// files have, and the limiter and sample count where they are there).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct Row {
-    /// The tunable's value, where the sweep has one.
+    /// Its values on the axes (version 3; filled in from version 2's `tunable`).
     #[serde(default)]
-    pub tunable: Option<String>,
+    pub axes: AxisValues,
+    /// Version 2's one axis, its value.
+    #[serde(default)]
+    tunable: Option<String>,
+    /// Why it was not launched (version 3), where it was not.
+    #[serde(default)]
+    pub pruned: Option<String>,
     /// Threads per block.
     pub threads_per_block: u32,
     /// Warps per block.
@@ -187,7 +198,19 @@ impl Document {
         if document.rows.is_empty() {
             return Err("the sweep has no rows".to_string());
         }
-        if let Some(row) = document.rows.iter().find(|row| row.run_ms.is_empty() && row.failed.is_none()) {
+        // Version 2's one axis is version 3's first.
+        if let Some(name) = document.tunable.take() {
+            document.axes = vec![name.clone()];
+            for row in &mut document.rows {
+                row.axes =
+                    AxisValues(row.tunable.take().map(|value| (name.clone(), value)).into_iter().collect());
+            }
+        }
+        if let Some(row) = document
+            .rows
+            .iter()
+            .find(|row| row.run_ms.is_empty() && row.failed.is_none() && row.pruned.is_none())
+        {
             return Err(format!("the row of {} has no samples (run_ms)", document.label(row)));
         }
         Ok(document)
@@ -199,11 +222,12 @@ impl Document {
         self.workload.as_ref().expect("parse fills in the workload")
     }
 
-    /// A row's configuration in words: `256 threads`, or `256 threads, tile 4`.
+    /// A row's configuration in words: `256 threads`, or `256 threads, tile 4, grid waves:2`.
     pub fn label(&self, row: &Row) -> String {
-        match (&self.tunable, &row.tunable) {
-            (Some(name), Some(value)) => format!("{} threads, {name} {value}", row.threads_per_block),
-            _ => format!("{} threads", row.threads_per_block),
+        if row.axes.is_empty() {
+            format!("{} threads", row.threads_per_block)
+        } else {
+            format!("{} threads, {}", row.threads_per_block, row.axes)
         }
     }
 

@@ -5,11 +5,12 @@ under the same key.
 
 The key is everything a measurement depends on: the GPU (name and UUID), the driver, every
 module's PTX sha256, the kernel's entry points and work, the timing, the grid policy. A line
-holds its key, its configuration (block size, and the tunable's value), and what was measured
+holds its key, its configuration (block size, and its values on the axes), and what was measured
 (every sample, why the row stopped, where the output was wrong) or why nothing could be (a
 launch fault, a hang). The rest of a row (occupancy, grid, statistics) is derived again.
 */
 
+use crate::axes::AxisValues;
 use crate::error::{Error, exit};
 use crate::timing::Stopped;
 use crate::workload::Mismatch;
@@ -42,8 +43,9 @@ pub(crate) struct Key {
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub(crate) struct Configuration {
     pub threads_per_block: u32,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tunable: Option<String>,
+    /// Its values on the axes beyond the block size.
+    #[serde(default, skip_serializing_if = "AxisValues::is_empty")]
+    pub axes: AxisValues,
     /// A race's first round of this configuration ([`crate::race`]), kept apart from its
     /// second.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -52,9 +54,10 @@ pub(crate) struct Configuration {
 
 impl std::fmt::Display for Configuration {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match &self.tunable {
-            Some(value) => write!(f, "{value}, {} threads per block", self.threads_per_block)?,
-            None => write!(f, "{} threads per block", self.threads_per_block)?,
+        if self.axes.is_empty() {
+            write!(f, "{} threads per block", self.threads_per_block)?;
+        } else {
+            write!(f, "{}, {} threads per block", self.axes, self.threads_per_block)?;
         }
         if self.first_round { f.write_str(" (first round)") } else { Ok(()) }
     }
@@ -216,8 +219,8 @@ fn read(path: &Path, key: &Key) -> Result<(Vec<Entry>, usize), Error> {
     let other = other.iter().filter(|configuration| !same.contains_key(configuration)).count();
     let mut same: Vec<Entry> = same.into_values().collect();
     same.sort_by(|a, b| {
-        (a.configuration.tunable.clone(), a.configuration.threads_per_block)
-            .cmp(&(b.configuration.tunable.clone(), b.configuration.threads_per_block))
+        (a.configuration.axes.clone(), a.configuration.threads_per_block)
+            .cmp(&(b.configuration.axes.clone(), b.configuration.threads_per_block))
     });
     Ok((same, other))
 }
@@ -250,14 +253,20 @@ mod tests {
         let (mut journal, note) = Journal::open(Some(&path), &[], key("H200 GPU-1")).unwrap();
         assert_eq!(note, None);
         for threads_per_block in [64, 128] {
-            let mut entry =
-                journal.entry(Configuration { threads_per_block, tunable: None, first_round: false });
+            let mut entry = journal.entry(Configuration {
+                threads_per_block,
+                axes: AxisValues::none(),
+                first_round: false,
+            });
             entry.run_ms = vec![0.5, 0.25];
             entry.stopped = Some(Stopped::Converged);
             journal.record(&entry).unwrap();
         }
-        let mut failed =
-            journal.entry(Configuration { threads_per_block: 1024, tunable: None, first_round: false });
+        let mut failed = journal.entry(Configuration {
+            threads_per_block: 1024,
+            axes: AxisValues::none(),
+            first_round: false,
+        });
         failed.failed = Some("an illegal memory access was encountered".into());
         journal.record(&failed).unwrap();
         assert_eq!(std::fs::read_to_string(&path).unwrap().lines().count(), 3);
@@ -265,19 +274,27 @@ mod tests {
         let (journal, note) = Journal::open(None, &[&path], key("H200 GPU-1")).unwrap();
         assert!(note.unwrap().starts_with("Resume: 3 configuration(s) from "));
         let resumed = journal
-            .resumed(&Configuration { threads_per_block: 128, tunable: None, first_round: false })
+            .resumed(&Configuration { threads_per_block: 128, axes: AxisValues::none(), first_round: false })
             .unwrap();
         assert_eq!(resumed.run_ms, [0.5, 0.25]);
         assert!(
             journal
-                .resumed(&Configuration { threads_per_block: 1024, tunable: None, first_round: false })
+                .resumed(&Configuration {
+                    threads_per_block: 1024,
+                    axes: AxisValues::none(),
+                    first_round: false
+                })
                 .unwrap()
                 .failed
                 .is_some()
         );
         assert!(
             journal
-                .resumed(&Configuration { threads_per_block: 256, tunable: None, first_round: false })
+                .resumed(&Configuration {
+                    threads_per_block: 256,
+                    axes: AxisValues::none(),
+                    first_round: false
+                })
                 .is_none()
         );
 
@@ -285,7 +302,11 @@ mod tests {
         assert!(note.unwrap().contains("3 were measured under another key"));
         assert!(
             journal
-                .resumed(&Configuration { threads_per_block: 128, tunable: None, first_round: false })
+                .resumed(&Configuration {
+                    threads_per_block: 128,
+                    axes: AxisValues::none(),
+                    first_round: false
+                })
                 .is_none()
         );
         let _ = std::fs::remove_file(&path);
@@ -298,7 +319,11 @@ mod tests {
         assert!(note.unwrap().starts_with("Resume: 0 configuration(s)"));
         assert!(
             journal
-                .resumed(&Configuration { threads_per_block: 64, tunable: None, first_round: false })
+                .resumed(&Configuration {
+                    threads_per_block: 64,
+                    axes: AxisValues::none(),
+                    first_round: false
+                })
                 .is_none()
         );
         std::fs::write(&path, "not json\n").unwrap();

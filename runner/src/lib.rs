@@ -7,7 +7,7 @@ until the samples are steady, a check of every row, and `block_size.cu`'s table;
 The public face is small:
 
 - the kernel: [`UserKernel`] (its PTX, [`EmbeddedPtx`], and entry points, buffers, launch
-  [`Arg`]s, dynamic shared memory, a tunable beyond the block size), checked by a [`Check`];
+  [`Arg`]s, dynamic shared memory, [`Axis`]es beyond the block size), checked by a [`Check`];
 - the settings: [`Settings`] and [`TimingSettings`], with `block-size`'s defaults and the one
   validation `block-size` runs too;
 - the results: [`Measured`] (a [`Sweep`] with its provenance, rendered as `block-size` renders
@@ -60,6 +60,7 @@ match block_size_runner::sweep(&CudaDriver, &mut kernel, &settings) {
 
 #![warn(missing_docs)]
 
+mod axes;
 mod backend;
 mod checked;
 mod cmd;
@@ -82,12 +83,14 @@ mod occupancy;
 mod plot;
 mod progress;
 mod provenance;
+mod prune;
 mod ptx;
 pub mod race;
 mod report;
 mod settings;
 // The provenance stamp, shared with the PTX builders and the repository tests (stamp/): the
 // same file, linked in, so this crate packages without a path dependency.
+mod axes_sweep;
 #[allow(dead_code)]
 mod stamp;
 mod stats;
@@ -95,7 +98,6 @@ mod supervise;
 mod sweep;
 mod tail;
 mod timing;
-mod tunable;
 mod user;
 mod variants;
 mod watchdog;
@@ -128,6 +130,7 @@ pub mod testing {
     pub use crate::workload::histogram::reference::{quantise, synthetic_luma12};
 }
 
+pub use crate::axes::{Axis, AxisValues};
 pub use crate::backend::Driver;
 pub use crate::cmd::sweep::Measured;
 pub use crate::cuda::CudaDriver;
@@ -161,7 +164,7 @@ pub mod commands {
     pub use crate::cmd::diff::DiffRequest;
     pub use crate::cmd::occupancy::{DEFAULT_REGISTERS, OccupancyRequest, presets};
     pub use crate::cmd::report::ReportRequest;
-    pub use crate::cmd::sweep::SweepRequest;
+    pub use crate::cmd::sweep::{KernelAxes, SweepRequest};
     pub use crate::cmd::tail::{DEFAULT_WAVES, TailRequest};
     pub use crate::cmd::variants::{VARIANT_BLOCK_SIZES, VariantsRequest};
     pub use crate::cmd::{

@@ -3,6 +3,7 @@
 whisker, occupancy on a second axis, and the fastest row marked.
 */
 
+use crate::axes::AxisValues;
 use crate::document::Document;
 use crate::frame_size;
 use crate::report::{self, Summary};
@@ -63,7 +64,7 @@ impl Chart {
         let rows = measured
             .iter()
             .map(|row| Point {
-                label: label(row.threads_per_block, row.tunable.as_deref()),
+                label: label(row.threads_per_block, &row.axes),
                 median_gbps: gbps(row.stats.median),
                 slowest_gbps: gbps(row.stats.max),
                 fastest_gbps: gbps(row.stats.min),
@@ -73,16 +74,14 @@ impl Chart {
         let best = sweep.best().zip(Summary::of(sweep).fastest_label()).map(|(best, label)| {
             let index = measured
                 .iter()
-                .position(|row| {
-                    (row.threads_per_block, &row.tunable) == (best.threads_per_block, &best.tunable)
-                })
+                .position(|row| (row.threads_per_block, &row.axes) == (best.threads_per_block, &best.axes))
                 .expect("best is a row");
             (index, label)
         });
-        Self { title, x_desc: x_desc(sweep.tunable.as_deref()), rows, best }
+        Self { title, x_desc: x_desc(&sweep.axes), rows, best }
     }
 
-    /// The chart of a sweep's JSON export read back (schema version 2: its timing).
+    /// The chart of a sweep's JSON export read back (schema version 2 or 3: its timing).
     pub fn of_document(document: &Document, timing: Timing) -> Self {
         let bytes = document.workload().bytes_per_pass;
         let gbps = |ms: f64| frame_size::gigabytes_per_second(bytes, ms);
@@ -96,13 +95,13 @@ impl Chart {
             document.workload().kernel,
             report::timing_title(timing)
         );
-        // A configuration that failed has no time to plot.
+        // A configuration that failed or was pruned has no time to plot.
         let measured: Vec<&crate::document::Row> =
-            document.rows.iter().filter(|row| row.failed.is_none()).collect();
+            document.rows.iter().filter(|row| row.failed.is_none() && row.pruned.is_none()).collect();
         let rows = measured
             .iter()
             .map(|row| Point {
-                label: label(row.threads_per_block, row.tunable.as_deref()),
+                label: label(row.threads_per_block, &row.axes),
                 median_gbps: gbps(row.median_ms),
                 slowest_gbps: gbps(row.max_ms),
                 fastest_gbps: gbps(row.min_ms),
@@ -115,32 +114,31 @@ impl Chart {
             .enumerate()
             .reduce(|best, row| if row.1.median_ms < best.1.median_ms { row } else { best })
             .map(|(index, row)| {
-                let tunable = match (&document.tunable, &row.tunable) {
-                    (Some(name), Some(value)) => format!(", {name} {value}"),
-                    _ => String::new(),
-                };
+                let tunable = if row.axes.is_empty() { String::new() } else { format!(", {}", row.axes) };
                 (
                     index,
                     format!("fastest: {} threads{tunable}, {:.3} ms", row.threads_per_block, row.median_ms),
                 )
             });
-        Self { title, x_desc: x_desc(document.tunable.as_deref()), rows, best }
+        Self { title, x_desc: x_desc(&document.axes), rows, best }
     }
 }
 
-/// A row's x label: "256", or "256:4" with a tunable.
-fn label(threads_per_block: u32, tunable: Option<&str>) -> String {
-    match tunable {
-        Some(value) => format!("{threads_per_block}:{value}"),
-        None => threads_per_block.to_string(),
+/// A row's x label: "256", or "256:4" with one axis, "256:4,waves:2" with two.
+fn label(threads_per_block: u32, axes: &AxisValues) -> String {
+    if axes.is_empty() {
+        threads_per_block.to_string()
+    } else {
+        format!("{threads_per_block}:{}", axes.values().collect::<Vec<_>>().join(","))
     }
 }
 
-/// The x axis: "threads per block", or "threads per block:NAME" with a tunable.
-fn x_desc(tunable: Option<&str>) -> String {
-    match tunable {
-        Some(name) => format!("threads per block:{name}"),
-        None => "threads per block".to_string(),
+/// The x axis: "threads per block", or "threads per block:NAME,..." with axes.
+fn x_desc(axes: &[String]) -> String {
+    if axes.is_empty() {
+        "threads per block".to_string()
+    } else {
+        format!("threads per block:{}", axes.join(","))
     }
 }
 

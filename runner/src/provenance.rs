@@ -6,7 +6,7 @@ with `--provenance`, so that a saved transcript is its own evidence file.
 use crate::backend::DeviceLimits;
 use crate::compat;
 use crate::ptx::EmbeddedPtx;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// What the running program knows about its GPU beyond [`DeviceLimits`].
 pub struct Environment {
@@ -19,7 +19,7 @@ pub struct Environment {
 }
 
 /// The same facts as the `--provenance` lines, for the JSON export, about the run's first module.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Provenance {
     /// The command line.
     pub command: String,

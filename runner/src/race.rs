@@ -104,10 +104,12 @@ pub fn median_interval(samples: &[f32]) -> Option<(f64, f64)> {
 /// lower end is at most the lowest upper end over all rows times `1 + MARGIN`; `false` for the
 /// rest and for rows with no samples (failed ones).
 pub fn survivors(rows: &[Row]) -> Vec<bool> {
-    let intervals: Vec<Option<(f64, f64)>> = rows
-        .iter()
-        .map(|row| if row.failed.is_some() { None } else { median_interval(&row.run_ms) })
-        .collect();
+    let intervals: Vec<Option<(f64, f64)>> =
+        rows.iter()
+            .map(|row| {
+                if row.failed.is_some() || row.pruned.is_some() { None } else { median_interval(&row.run_ms) }
+            })
+            .collect();
     let reference = intervals.iter().flatten().map(|&(_, upper)| upper).fold(f64::INFINITY, f64::min);
     intervals
         .iter()
@@ -131,9 +133,8 @@ pub fn merge(first: Sweep, second: Sweep, alive: &[bool]) -> Sweep {
         .into_iter()
         .zip(alive)
         .map(|(row, &alive)| {
-            let same = |other: &Row| {
-                (other.threads_per_block, &other.tunable) == (row.threads_per_block, &row.tunable)
-            };
+            let same =
+                |other: &Row| (other.threads_per_block, &other.axes) == (row.threads_per_block, &row.axes);
             if alive && later.peek().is_some_and(same) {
                 let again = later.next().expect("peeked");
                 if again.failed.is_some() {
@@ -143,7 +144,7 @@ pub fn merge(first: Sweep, second: Sweep, alive: &[bool]) -> Sweep {
                 let mut run_ms = row.run_ms;
                 run_ms.extend(&again.run_ms);
                 Row { stats: crate::stats::RunStats::of(&run_ms), run_ms, ..again }
-            } else if !alive && row.failed.is_none() {
+            } else if !alive && row.failed.is_none() && row.pruned.is_none() {
                 Row { stopped: Some(Stopped::Raced), ..row }
             } else {
                 row

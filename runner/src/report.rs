@@ -148,6 +148,25 @@ pub fn device_and_image(limits: &DeviceLimits, pass: &Pass) -> String {
     text
 }
 
+/// The reasons of the pruned rows, each with its configurations in words ("1024 threads", or
+/// "1024 threads, items/thr 4"), in the order of the rows.
+fn pruned_reasons(sweep: &Sweep) -> Vec<(String, Vec<String>)> {
+    let mut reasons: Vec<(String, Vec<String>)> = Vec::new();
+    for row in sweep.pruned_rows() {
+        let reason = row.pruned.clone().unwrap_or_default();
+        let configuration = if row.axes.is_empty() {
+            format!("{} threads", row.threads_per_block)
+        } else {
+            format!("{} threads, {}", row.threads_per_block, row.axes)
+        };
+        match reasons.iter_mut().find(|(known, _)| *known == reason) {
+            Some((_, configurations)) => configurations.push(configuration),
+            None => reasons.push((reason, vec![configuration])),
+        }
+    }
+    reasons
+}
+
 /// A row's limiters as the table and the exports print them: `-` where the model did not run.
 pub fn limiter_cell(limiters: &[model::Limiter]) -> String {
     if limiters.is_empty() { "-".to_string() } else { model::limiter_names(limiters) }
@@ -161,10 +180,13 @@ pub struct Summary {
     suggestion: Suggestion,
     /// The fastest row's block size and median milliseconds.
     fastest: Option<(u32, f64)>,
-    /// The fastest row's tunable, as its name and value, where the sweep has one.
-    fastest_tunable: Option<(String, String)>,
+    /// The fastest row's values on the axes, where the sweep has axes.
+    fastest_axes: crate::axes::AxisValues,
     rows_near_best: usize,
     rows: usize,
+    /// Rows the occupancy model left out as unable to launch: each reason, with the
+    /// configurations it holds for.
+    pruned: Vec<(String, Vec<String>)>,
     /// Whether some row is marked as within the measured noise of the fastest.
     noise_marks: bool,
     model_check: ModelCheck,
@@ -211,9 +233,10 @@ impl Summary {
         Self {
             suggestion: sweep.suggestion,
             fastest: sweep.best().map(|best| (best.threads_per_block, best.stats.median)),
-            fastest_tunable: sweep.tunable.clone().zip(sweep.best().and_then(|best| best.tunable.clone())),
+            fastest_axes: sweep.best().map(|best| best.axes.clone()).unwrap_or_default(),
             rows_near_best: sweep.rows_near_best(),
-            rows: sweep.rows.len(),
+            rows: sweep.rows.len() - sweep.pruned_rows().count(),
+            pruned: pruned_reasons(sweep),
             noise_marks: sweep.rows.iter().any(|row| sweep.within_noise_of_best(row)),
             model_check: sweep.model_check.clone(),
             dynamic_shared_memory: sweep.constant_dynamic_shared_memory(),
@@ -274,26 +297,45 @@ impl Summary {
         )
     }
 
-    /// "Fastest measured: 64 threads per block at 0.038 ms.", or with a tunable "Fastest
+    /// "Fastest measured: 64 threads per block at 0.038 ms.", or with axes "Fastest
     /// measured: 64 threads per block, items/thr 4, at 0.038 ms."
     pub fn fastest(&self) -> Option<String> {
-        let tunable = self.tunable_phrase();
+        let tunable = self.axes_phrase();
         self.fastest.map(|(threads, ms)| {
             format!("Fastest measured: {threads} threads per block{tunable} at {ms:.3} ms.")
         })
     }
 
     /// The plot's legend for the fastest row: "fastest: 64 threads, 0.038 ms" (", items/thr 4"
-    /// after the threads where the sweep has a tunable).
+    /// after the threads where the sweep has axes).
     pub fn fastest_label(&self) -> Option<String> {
-        let tunable = self.tunable_phrase();
+        let tunable = self.axes_phrase();
         let tunable = tunable.trim_end_matches(',');
         self.fastest.map(|(threads, ms)| format!("fastest: {threads} threads{tunable}, {ms:.3} ms"))
     }
 
-    /// ", items/thr 4," for the fastest row of a sweep with a tunable; empty without one.
-    fn tunable_phrase(&self) -> String {
-        self.fastest_tunable.as_ref().map_or_else(String::new, |(name, value)| format!(", {name} {value},"))
+    /// ", items/thr 4," for the fastest row of a sweep with axes; empty without.
+    fn axes_phrase(&self) -> String {
+        if self.fastest_axes.is_empty() { String::new() } else { format!(", {},", self.fastest_axes) }
+    }
+
+    /// "Not launched (pruned: the occupancy model says the device cannot launch them): 1024
+    /// threads (items/thr 4): 72 registers a thread x 1024 threads, above the 65536 registers a
+    /// block may hold.", a clause per reason; `None` where every configuration was launched.
+    pub fn pruned_sentence(&self) -> Option<String> {
+        if self.pruned.is_empty() {
+            return None;
+        }
+        let count: usize = self.pruned.iter().map(|(_, configurations)| configurations.len()).sum();
+        let reasons: Vec<String> = self
+            .pruned
+            .iter()
+            .map(|(reason, configurations)| format!("{}: {reason}", configurations.join("; ")))
+            .collect();
+        Some(format!(
+            "Not launched, {count} configuration(s) the occupancy model says the device cannot launch (docs/search.md): {}.",
+            reasons.join(". ")
+        ))
     }
 
     /// "8 of 13 configurations reach at least 95 percent of that row."
@@ -334,9 +376,9 @@ impl Summary {
             ModelCheck::Unavailable { compute_capability: (major, minor) } => {
                 format!("Occupancy model: not checked: it does not know compute capability {major}.{minor}.")
             }
-            check @ ModelCheck::PerTunable { .. } => format!(
+            check @ ModelCheck::PerConfiguration { .. } => format!(
                 "Occupancy model ({}{} shared memory) agrees with the driver's blk/SM at {} of {} rows.",
-                check.per_tunable_resources(),
+                check.per_configuration_resources(),
                 self.dynamic_phrase(),
                 check.agreeing_rows(),
                 self.rows
@@ -358,9 +400,9 @@ impl Summary {
             ModelCheck::Unavailable { compute_capability: (major, minor) } => {
                 format!("not checked: the model does not know compute capability {major}.{minor}")
             }
-            check @ ModelCheck::PerTunable { .. } => format!(
+            check @ ModelCheck::PerConfiguration { .. } => format!(
                 "model with {}{} shared memory agrees at {} of {} rows",
-                check.per_tunable_resources(),
+                check.per_configuration_resources(),
                 self.dynamic_phrase(),
                 check.agreeing_rows(),
                 self.rows
@@ -381,6 +423,10 @@ impl Summary {
         }
         if let Some(stop) = self.stop_sentence() {
             text += &stop;
+            text.push('\n');
+        }
+        if let Some(pruned) = self.pruned_sentence() {
+            text += &pruned;
             text.push('\n');
         }
         text += &(self.model_sentence() + "\n");
@@ -465,16 +511,22 @@ pub fn table(sweep: &Sweep, stats: bool) -> String {
             format!("{:.0}%", sweep.occupancy_percent(row)),
             row.grid_blocks.to_string(),
         ];
-        match &row.failed {
+        match (&row.failed, &row.pruned) {
             // No measurement: what happened instead, and nothing to compare.
-            Some(reason) => {
+            (Some(reason), _) => {
                 let what = if reason.starts_with("hung") { "hung" } else { "failed" };
                 record.extend([what.to_string(), "-".into(), "-".into()]);
                 if stats {
                     record.extend(["-", "-", "-"].map(String::from));
                 }
             }
-            None => {
+            (None, Some(_)) => {
+                record.extend(["pruned", "-", "-"].map(String::from));
+                if stats {
+                    record.extend(["-", "-", "-"].map(String::from));
+                }
+            }
+            (None, None) => {
                 record.extend([
                     format!("{:.3}", row.stats.median),
                     format!("{:.1}", sweep.gigabytes_per_second(row)),
@@ -493,15 +545,20 @@ pub fn table(sweep: &Sweep, stats: bool) -> String {
             let raced = if row.stopped == Some(Stopped::Raced) { "r" } else { "" };
             record.push(format!("{}{raced}", row.run_ms.len()));
         }
-        record.push(limiter_cell(&row.limiters));
+        // A pruned row's reason is under the table (Summary::pruned_sentence).
+        record.push(if row.pruned.is_some() {
+            "cannot launch".to_string()
+        } else {
+            limiter_cell(&row.limiters)
+        });
         records.push(record);
     }
-    // A tunable beyond the block size (a sweep of your own kernel): its value comes first.
-    if let Some(name) = &sweep.tunable {
-        columns.insert(0, (name.as_str(), name.len() + 2));
-        records[0].insert(0, name.clone());
+    // Axes beyond the block size (a sweep of your own kernel): their values come first.
+    for (index, name) in sweep.axes.iter().enumerate() {
+        columns.insert(index, (name.as_str(), name.len() + 2));
+        records[0].insert(index, name.clone());
         for (record, row) in records[1..].iter_mut().zip(&sweep.rows) {
-            record.insert(0, row.tunable.clone().unwrap_or_default());
+            record.insert(index, row.axes.get(name).unwrap_or_default().to_string());
         }
     }
     let mut table = Builder::from_iter(records.iter().cloned()).build();

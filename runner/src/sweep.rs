@@ -4,6 +4,7 @@ check it. Every check that fails is recorded and the sweep goes on, so one bad r
 every other row report; the caller turns any failure into exit status 1.
 */
 
+use crate::axes::AxisValues;
 use crate::backend::{DeviceLimits, Gpu, KernelResources, Suggestion, Timing};
 use crate::checked::{self, Checked};
 use crate::grid::GridPolicy;
@@ -47,12 +48,16 @@ pub struct Row {
     pub stopped: Option<Stopped>,
     /// Their median, extremes and median absolute deviation.
     pub stats: RunStats,
-    /// The value of the sweep's tunable this row ran with ([`Sweep::tunable`]), where it has
-    /// one: the table's first column.
-    pub tunable: Option<String>,
+    /// The row's value on each axis of the sweep ([`Sweep::axes`]): the table's first
+    /// columns. Empty where the sweep has no axis beyond the block size.
+    pub axes: AxisValues,
     /// Why this configuration has no measurement: a launch fault (the driver's message) or a
     /// hang. Its samples are then empty, and the table says so instead of a time.
     pub failed: Option<String>,
+    /// Why this configuration was not launched: the occupancy model says the device cannot
+    /// launch it (threads, registers or shared memory beyond a block's limits;
+    /// [`crate::prune`]). Its samples are empty; it is no failure.
+    pub pruned: Option<String>,
 }
 
 /// A check that did not hold. Each variant says why its row, or the run, measures nothing.
@@ -103,12 +108,10 @@ pub enum CheckFailure {
         /// The driver's.
         driver: u32,
     },
-    /// A failure of the rows with one value of the sweep's tunable ([`Sweep::tunable`]).
-    Tunable {
-        /// The tunable's name ("items/thr").
-        name: String,
-        /// Its value in those rows ("4").
-        value: String,
+    /// A failure of the rows of one configuration of the sweep's axes ([`Sweep::axes`]).
+    Configuration {
+        /// Its values ("items/thr 4, grid waves:2").
+        axes: AxisValues,
         /// What failed there.
         failure: Box<CheckFailure>,
     },
@@ -152,7 +155,7 @@ impl std::fmt::Display for CheckFailure {
                 f,
                 "at {threads_per_block} threads per block the occupancy model predicts {model} blocks/SM, the driver says {driver}"
             ),
-            Self::Tunable { ref name, ref value, ref failure } => write!(f, "{name} {value}: {failure}"),
+            Self::Configuration { ref axes, ref failure } => write!(f, "{axes}: {failure}"),
             Self::Failed { threads_per_block, ref reason } => {
                 write!(f, "at {threads_per_block} threads per block nothing was measured: {reason}")
             }
@@ -181,13 +184,11 @@ pub enum ModelCheck {
         /// The device's compute capability.
         compute_capability: (u32, u32),
     },
-    /// A sweep with a tunable whose values' kernels differ in resources: each value's check
-    /// (the sweeps of its values combined).
-    PerTunable {
-        /// The tunable's name.
-        name: String,
-        /// Each value with its kernel's check.
-        checks: Vec<(String, ModelCheck)>,
+    /// A sweep over axes whose configurations' kernels differ in resources: each
+    /// configuration's check (the sweeps of its configurations combined).
+    PerConfiguration {
+        /// Each configuration with its kernel's check.
+        checks: Vec<(AxisValues, ModelCheck)>,
     },
 }
 
@@ -200,15 +201,15 @@ pub struct Sweep {
     pub pass: Pass,
     /// How each row was timed.
     pub timing: Timing,
-    /// One row per block size (per combination, with a tunable), in order.
+    /// One row per configuration: per block size, times the configurations of the axes.
     pub rows: Vec<Row>,
     /// How many blocks each row launched.
     pub grid: GridPolicy,
-    /// The name of the tunable beyond the block size ("items/thr"), where the sweep ran the
-    /// cross product of block sizes and its values; each row
-    /// says its value ([`Row::tunable`]).
-    pub tunable: Option<String>,
-    /// The driver's suggestion for the kernel (with a tunable, for its first value's kernel).
+    /// The names of the axes beyond the block size ("items/thr", "grid"), where the sweep ran
+    /// the cross product of the block sizes and their values; each row says its values
+    /// ([`Row::axes`]). Empty where there is none.
+    pub axes: Vec<String>,
+    /// The driver's suggestion for the kernel (with axes, for its first configuration's).
     pub suggestion: Suggestion,
     /// The occupancy model's check against the driver.
     pub model_check: ModelCheck,
@@ -245,9 +246,14 @@ impl Sweep {
         self.measured_rows().reduce(|best, row| if row.stats.median < best.stats.median { row } else { best })
     }
 
-    /// The rows with a measurement (not failed).
+    /// The rows with a measurement (not failed, not pruned).
     pub fn measured_rows(&self) -> impl Iterator<Item = &Row> {
-        self.rows.iter().filter(|row| row.failed.is_none())
+        self.rows.iter().filter(|row| row.failed.is_none() && row.pruned.is_none())
+    }
+
+    /// The rows the occupancy model left out as unable to launch ([`Row::pruned`]).
+    pub fn pruned_rows(&self) -> impl Iterator<Item = &Row> {
+        self.rows.iter().filter(|row| row.pruned.is_some())
     }
 
     /// The best row's median time over this row's: 1.00 for the best row, smaller for slower ones.
@@ -260,9 +266,7 @@ impl Sweep {
     /// median exceeds the best median by at most the two rows' median absolute deviations.
     pub fn within_noise_of_best(&self, row: &Row) -> bool {
         match self.best() {
-            Some(best)
-                if (best.threads_per_block, &best.tunable) != (row.threads_per_block, &row.tunable) =>
-            {
+            Some(best) if (best.threads_per_block, &best.axes) != (row.threads_per_block, &row.axes) => {
                 row.stats.median - best.stats.median <= best.stats.mad + row.stats.mad
             }
             _ => false,
@@ -363,18 +367,18 @@ pub enum Round {
     All,
     /// A race's first round: every configuration, journaled apart from the second.
     First,
-    /// A race's second round: these configurations alone, each as (the tunable's value,
+    /// A race's second round: these configurations alone, each as (its values on the axes,
     /// threads per block).
-    Survivors(Vec<(Option<String>, u32)>),
+    Survivors(Vec<(AxisValues, u32)>),
 }
 
 impl Round {
-    /// Whether this round measures the configuration of `tunable` at `threads_per_block`.
-    fn measures(&self, tunable: &Option<String>, threads_per_block: u32) -> bool {
+    /// Whether this round measures the configuration of `axes` at `threads_per_block`.
+    fn measures(&self, axes: &AxisValues, threads_per_block: u32) -> bool {
         match self {
             Self::All | Self::First => true,
             Self::Survivors(alive) => {
-                alive.iter().any(|(value, threads)| value == tunable && *threads == threads_per_block)
+                alive.iter().any(|(values, threads)| values == axes && *threads == threads_per_block)
             }
         }
     }
@@ -386,14 +390,14 @@ pub fn measure(gpu: &mut dyn Gpu, workload: &mut dyn Workload, settings: &Settin
     measure_in(gpu, workload, settings, &mut Session::default())
 }
 
-/// What a sweep keeps beside its rows: the journal it writes and resumes from, and the value of
-/// the tunable its rows are of.
+/// What a sweep keeps beside its rows: the journal it writes and resumes from, and the
+/// configuration of the axes its rows are of.
 #[derive(Default)]
 pub(crate) struct Session<'a> {
     /// Where finished configurations go, and those a resume skips.
     pub journal: Option<&'a mut Journal>,
-    /// The tunable's value of this sweep's rows (a kernel of your own with a tunable).
-    pub tunable: Option<String>,
+    /// The values on the axes of this sweep's rows (a kernel of your own with axes).
+    pub axes: AxisValues,
 }
 
 /// [`measure`], journaled: a configuration the journal's resume holds is taken from it, not
@@ -425,11 +429,37 @@ pub(crate) fn measure_in(
             ended_early = Some(EndedEarly::Interrupted(signal));
             break;
         }
-        if !round.measures(&session.tunable, threads_per_block) {
+        if !round.measures(&session.axes, threads_per_block) {
             continue;
         }
         let warps = warps_per_block(threads_per_block);
         let dynamic_shared_memory = workload.dynamic_shared_memory(threads_per_block);
+        if let Some(reason) = crate::prune::cannot_launch(
+            &limits,
+            model.as_ref(),
+            resources,
+            threads_per_block,
+            dynamic_shared_memory,
+        ) {
+            // Not launched, not queried: the row says why, and the sweep goes on.
+            rows.push(Row {
+                threads_per_block,
+                warps_per_block: warps,
+                idle_lanes: idle_lanes(threads_per_block),
+                blocks_per_sm: 0,
+                resident_warps: 0,
+                grid_blocks: 0,
+                dynamic_shared_memory,
+                limiters: Vec::new(),
+                run_ms: Vec::new(),
+                stopped: None,
+                stats: RunStats::of(&[]),
+                axes: AxisValues::none(),
+                failed: None,
+                pruned: Some(reason),
+            });
+            continue;
+        }
         let blocks_per_sm = gpu
             .blocks_per_sm(threads_per_block, dynamic_shared_memory)
             .with_context(|| format!("occupancy query at {threads_per_block} threads per block"))?;
@@ -477,7 +507,7 @@ pub(crate) fn measure_in(
 
         let configuration = Configuration {
             threads_per_block,
-            tunable: session.tunable.clone(),
+            axes: session.axes.clone(),
             first_round: *round == Round::First,
         };
         let resumed = session.journal.as_ref().and_then(|journal| journal.resumed(&configuration).cloned());
@@ -545,12 +575,13 @@ pub(crate) fn measure_in(
             stats: RunStats::of(&run_ms),
             run_ms,
             stopped,
-            tunable: None,
+            axes: AxisValues::none(),
             failed,
+            pruned: None,
         });
         let configurations_left = block_sizes[index + 1..]
             .iter()
-            .filter(|&&threads| round.measures(&session.tunable, threads))
+            .filter(|&&threads| round.measures(&session.axes, threads))
             .count();
         if context_lost && configurations_left > 0 {
             ended_early = Some(EndedEarly::ContextLost { configurations_left });
@@ -572,7 +603,7 @@ pub(crate) fn measure_in(
         timing,
         rows,
         grid,
-        tunable: None,
+        axes: Vec::new(),
         suggestion,
         model_check,
         failures,
@@ -671,14 +702,47 @@ mod tests {
     }
 
     #[test]
-    fn zero_residency_fails_but_still_launches_one_block() {
+    fn a_configuration_the_model_cannot_launch_is_pruned_with_its_reason() {
         let mut gpu = MockGpu::h200_like();
         gpu.blocks_per_sm = vec![(1024, 0)];
-        // 128 registers per thread: no 1024-thread block fits, as the model agrees.
+        // 128 registers per thread: no 1024-thread block fits; 512 threads do.
         gpu.resources.registers_per_thread = 128;
+        let result = sweep(&mut gpu, 32, 32, &[512, 1024]);
+        assert_eq!(result.failures, []);
+        let pruned = &result.rows[1];
+        assert_eq!((pruned.threads_per_block, pruned.grid_blocks, pruned.run_ms.len()), (1024, 0, 0));
+        assert_eq!(
+            pruned.pruned.as_deref(),
+            Some("128 registers a thread x 1024 threads, above the 65536 registers a block may hold")
+        );
+        assert_eq!(result.measured_rows().count(), 1);
+        assert_eq!(result.model_check.agreeing_rows(), 1);
+        // It was neither queried nor launched.
+        assert!(gpu.launches.iter().all(|&(_, threads)| threads == 512), "{:?}", gpu.launches);
+        let table = crate::report::body(&result, false);
+        assert!(table.contains("    0%       0    pruned        -        -  cannot launch\n"), "{table}");
+        assert!(
+            table.contains(
+                "Not launched, 1 configuration(s) the occupancy model says the device cannot launch (docs/search.md): \
+                 1024 threads: 128 registers a thread x 1024 threads, above the 65536 registers a block may hold.\n"
+            ),
+            "{table}"
+        );
+    }
+
+    #[test]
+    fn zero_residency_the_model_does_not_predict_fails_but_still_launches_one_block() {
+        let mut gpu = MockGpu::h200_like();
+        gpu.blocks_per_sm = vec![(1024, 0)];
         let result = sweep(&mut gpu, 32, 32, &[1024]);
         assert_eq!(result.rows[0].grid_blocks, 1);
-        assert_eq!(result.failures, [CheckFailure::NoResidency { threads_per_block: 1024 }]);
+        assert_eq!(
+            result.failures,
+            [
+                CheckFailure::NoResidency { threads_per_block: 1024 },
+                CheckFailure::ModelDisagrees { threads_per_block: 1024, model: 2, driver: 0 }
+            ]
+        );
     }
 
     #[test]

@@ -13,7 +13,7 @@ use std::path::PathBuf;
 #[cfg_attr(doc, doc = "The options of `block-size report`.")]
 #[cfg_attr(not(doc), allow(missing_docs))]
 pub struct Report {
-    /// A sweep's JSON export (--json FILE, or --format json), schema version 2
+    /// A sweep's JSON export (--json FILE, or --format json), schema version 2 or 3
     #[arg(value_name = "RESULT.json")]
     pub input: PathBuf,
 

@@ -5,7 +5,7 @@ pub mod reference;
 pub mod stencil;
 
 use block_size_cli::SweepArgs;
-use block_size_runner::{Agreement, Arg, Check, Console, Driver, EmbeddedPtx, UserKernel};
+use block_size_runner::{Agreement, Arg, Axis, Check, Console, Driver, EmbeddedPtx, GridPolicy, UserKernel};
 use clap::{Parser, ValueEnum};
 
 /// The kernels' PTX as cuda_builder wrote it, and its provenance stamp.
@@ -29,6 +29,10 @@ pub struct Cli {
     /// Relative tolerance of --check same-as-first (0: bit for bit)
     #[arg(long, default_value_t = 1e-5)]
     pub tolerance: f64,
+    /// A third axis, the grid: each of these policies (one-wave, per-item, waves:K) for every
+    /// block size and items/thr, instead of --grid's one (both kernels loop over the grid)
+    #[arg(long, value_name = "POLICIES", value_delimiter = ',')]
+    pub grids: Vec<GridPolicy>,
     #[command(flatten)]
     pub sweep: SweepArgs,
 }
@@ -45,12 +49,16 @@ pub fn values(n: usize) -> Vec<f32> {
     (0..n).map(|i| (i % 2001) as f32 / 1000.0 - 1.0).collect()
 }
 
-/// Both entries, the tunable "items/thr" (1 and 4), over `x`: one f32 partial per block,
-/// `threads * 4` bytes of dynamic shared memory; a row's result is its partials' sum.
-pub fn kernel(x: Vec<f32>, check: Check) -> UserKernel {
+/// Both entries, the axis "items/thr" (1 and 4), over `x`: one f32 partial per block,
+/// `threads * 4` bytes of dynamic shared memory; a row's result is its partials' sum. With
+/// `grids`, a third axis "grid policy" of those policies.
+pub fn kernel(x: Vec<f32>, check: Check, grids: &[GridPolicy]) -> UserKernel {
     let n = x.len();
-    UserKernel::new(PTX, "sum_of_squares")
-        .tunable("items/thr", [("1", "sum_of_squares"), ("4", "sum_of_squares_x4")])
+    let kernel = UserKernel::new(PTX, "sum_of_squares")
+        .axis(Axis::entries("items/thr", [("1", "sum_of_squares"), ("4", "sum_of_squares_x4")]));
+    let kernel =
+        if grids.is_empty() { kernel } else { kernel.axis(Axis::grid("grid policy", grids.iter().copied())) };
+    kernel
         .items(n as u64, "values")
         .bytes_per_pass(4 * n as u64)
         .input("x", x)
@@ -84,5 +92,10 @@ pub fn run(driver: &impl Driver, cli: &Cli, console: &mut Console) -> i32 {
         CheckArg::SameAsFirst if cli.tolerance == 0.0 => Check::same_as_first(Agreement::BitForBit),
         CheckArg::SameAsFirst => Check::same_as_first(Agreement::Within(cli.tolerance)),
     };
-    block_size_runner::sweep_and_print(driver, &mut kernel(x, check), &cli.sweep.settings(), console)
+    block_size_runner::sweep_and_print(
+        driver,
+        &mut kernel(x, check, &cli.grids),
+        &cli.sweep.settings(),
+        console,
+    )
 }

@@ -123,18 +123,21 @@ fn the_same_output_at_every_block_size_holds_within_a_tolerance_and_not_bit_for_
 }
 
 #[test]
-fn the_exports_carry_the_tunable_and_the_grid() {
+fn the_exports_carry_the_axes_and_the_grid() {
     let ran = run(&["--format", "json", "--grid", "per-item"]);
     assert_eq!(ran.code, exit::SUCCESS, "{}", ran.stderr);
     let json: serde_json::Value = serde_json::from_str(&ran.stdout).unwrap();
-    assert_eq!((json["tunable"].as_str(), json["grid"].as_str()), (Some("items/thr"), Some("per-item")));
+    assert_eq!((&json["axes"], json["grid"].as_str()), (&serde_json::json!(["items/thr"]), Some("per-item")));
     assert_eq!(json["kernel"], "reduce");
     assert_eq!(json["provenance"]["compiler"], "cuda_builder", "the stamp is embedded with the PTX");
     let rows = json["rows"].as_array().unwrap();
     assert_eq!(rows.len(), 6);
-    assert_eq!((rows[0]["grid_blocks"].as_u64(), rows[0]["tunable"].as_str()), (Some(3126), Some("1")));
+    assert_eq!(
+        (rows[0]["grid_blocks"].as_u64(), rows[0]["axes"]["items/thr"].as_str()),
+        (Some(3126), Some("1"))
+    );
     let csv = run(&["--format", "csv", "--grid", "waves:2"]);
-    assert!(csv.stdout.starts_with("tunable,threads_per_block,"), "{}", csv.stdout);
+    assert!(csv.stdout.starts_with("items/thr,threads_per_block,"), "{}", csv.stdout);
     let markdown = run(&["--format", "markdown"]);
     assert!(markdown.stdout.contains("| items/thr | thr/blk |"), "{}", markdown.stdout);
 }
@@ -193,4 +196,34 @@ fn the_guide_shows_the_example_s_code_as_it_is() {
             "docs/sweep-your-own-kernel.md does not show {file} as it is"
         );
     }
+}
+
+#[test]
+fn a_third_axis_of_grid_policies_sweeps_every_combination_and_each_row_is_checked() {
+    let ran = run(&["--grids", "one-wave,waves:2,per-item", "--format", "json"]);
+    assert_eq!((ran.code, ran.stderr.as_str()), (exit::SUCCESS, ""), "{}", ran.stdout);
+    let json: serde_json::Value = serde_json::from_str(&ran.stdout).unwrap();
+    assert_eq!(json["axes"], serde_json::json!(["items/thr", "grid policy"]));
+    let rows = json["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 2 * 3 * 3);
+    // At 1024 threads: one wave of 2 blocks on each of 132 SMs, two waves, or one thread a value.
+    let grids: Vec<(&str, u64)> = rows
+        .iter()
+        .filter(|row| row["threads_per_block"] == 1024 && row["axes"]["items/thr"] == "1")
+        .map(|row| (row["axes"]["grid policy"].as_str().unwrap(), row["grid_blocks"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(grids, [("one-wave", 98), ("waves:2", 98), ("per-item", 98)]);
+    let grids: Vec<(&str, u64)> = rows
+        .iter()
+        .filter(|row| row["threads_per_block"] == 32 && row["axes"]["items/thr"] == "1")
+        .map(|row| (row["axes"]["grid policy"].as_str().unwrap(), row["grid_blocks"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(grids, [("one-wave", 32 * 132), ("waves:2", 2 * 32 * 132), ("per-item", 3126)]);
+    // Waves of zero launch nothing: refused in one line.
+    let zero = run(&["--grids", "one-wave,waves:0"]);
+    assert_eq!((zero.code, zero.stdout.as_str()), (exit::USAGE, ""));
+    assert_eq!(
+        zero.stderr,
+        "Error: the axis `grid policy` has waves:0, which launches nothing: give waves:1 or more\n"
+    );
 }

@@ -1,6 +1,6 @@
 /*!
 `block-size diff OLD.json NEW.json`: two sweeps' JSON exports, configuration by configuration
-(matched by block size, and by the tunable's value where there is one), each labelled SAME,
+(matched by block size, and by their values on the axes where there are axes), each labelled SAME,
 FASTER, SLOWER or UNCLEAR by the rule of [`crate::diff`], with the ratio of medians and its
 interval; then one summary line. No GPU.
 
@@ -10,6 +10,7 @@ differs is said in a `Note:` line. A file that is not an export, or whose run fa
 is one line, exit 2.
 */
 
+use crate::axes::AxisValues;
 use crate::diff::{self, CONFIDENCE, DEFAULT_THRESHOLD, RESAMPLES, Verdict};
 use crate::document::{Document, Row};
 use crate::error::{Console, Error, exit};
@@ -63,8 +64,8 @@ impl DiffRequest {
 /// One configuration of the two files.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Line {
-    /// The tunable's value, where the sweeps have one.
-    pub tunable: Option<String>,
+    /// Its values on the axes, where the sweeps have axes.
+    pub axes: AxisValues,
     /// Threads per block.
     pub threads_per_block: u32,
     /// The verdict with its numbers, where both files have the configuration.
@@ -91,9 +92,14 @@ impl Comparison {
     }
 }
 
-/// A row's axes: the tunable's value and the block size.
-fn axes(row: &Row) -> (Option<&str>, u32) {
-    (row.tunable.as_deref(), row.threads_per_block)
+/// A row's configuration: its values on the axes and the block size.
+fn axes(row: &Row) -> (&AxisValues, u32) {
+    (&row.axes, row.threads_per_block)
+}
+
+/// The rows of `document` that were launched: a pruned configuration has nothing to compare.
+fn launched(document: &Document) -> Vec<&Row> {
+    document.rows.iter().filter(|row| row.pruned.is_none()).collect()
 }
 
 /// Compares NEW with OLD at `threshold`.
@@ -128,25 +134,26 @@ pub(crate) fn compare(old: &Document, new: &Document, threshold: f64) -> Compari
     differ("driver", driver(old), driver(new), &mut notes);
     differ("timing", old.timing_words(), new.timing_words(), &mut notes);
     differ("grid", old.grid.clone(), new.grid.clone(), &mut notes);
-    differ("tunable", format!("{:?}", old.tunable), format!("{:?}", new.tunable), &mut differences);
+    differ("axes", old.axes.join(", "), new.axes.join(", "), &mut differences);
 
+    // A pruned configuration was not launched in that file: nothing to compare.
+    let (old_rows, new_rows) = (launched(old), launched(new));
     let mut lines = Vec::new();
-    for row in &old.rows {
-        let judged = new
-            .rows
+    for &row in &old_rows {
+        let judged = new_rows
             .iter()
             .find(|other| axes(other) == axes(row))
             .map(|other| diff::judge(&row.run_ms, &other.run_ms, threshold, &old.label(row)));
         lines.push(Line {
-            tunable: row.tunable.clone(),
+            axes: row.axes.clone(),
             threads_per_block: row.threads_per_block,
             only_in: judged.is_none().then_some("OLD"),
             judged,
         });
     }
-    for row in new.rows.iter().filter(|row| !old.rows.iter().any(|other| axes(other) == axes(row))) {
+    for row in new_rows.iter().filter(|row| !old_rows.iter().any(|other| axes(other) == axes(row))) {
         lines.push(Line {
-            tunable: row.tunable.clone(),
+            axes: row.axes.clone(),
             threads_per_block: row.threads_per_block,
             judged: None,
             only_in: Some("NEW"),
@@ -241,15 +248,13 @@ pub(crate) fn render(
     );
 
     let mut heading: Vec<String> = Vec::new();
-    if let Some(name) = &old.tunable {
-        heading.push(name.clone());
-    }
+    heading.extend(old.axes.iter().cloned());
     heading.extend(["thr/blk", "old ms", "new ms", "ratio", "95% interval", "verdict"].map(String::from));
     let mut records = vec![heading];
     for line in &comparison.lines {
         let mut record = Vec::new();
-        if old.tunable.is_some() {
-            record.push(line.tunable.clone().unwrap_or_default());
+        for name in &old.axes {
+            record.push(line.axes.get(name).unwrap_or_default().to_string());
         }
         record.push(line.threads_per_block.to_string());
         match (&line.judged, line.only_in) {

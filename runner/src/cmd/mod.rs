@@ -45,8 +45,10 @@ pub fn kernels() -> impl Iterator<Item = (&'static str, &'static str)> {
 pub struct KernelChoice {
     /// The kernel's name ([`kernels`]): `grayscale` by default.
     pub kernel: String,
-    /// `--bins`: histogram bins, 1 to [`MAX_BINS`] (the histogram's alone; [`DEFAULT_BINS`]).
-    pub bins: Option<u32>,
+    /// `--bins`: histogram bins, each 1 to [`MAX_BINS`] (the histogram's alone; empty:
+    /// [`DEFAULT_BINS`]). One value for every command; several are an axis of the sweep
+    /// ([`crate::commands::SweepRequest`]).
+    pub bins: Vec<u32>,
     /// `--width`: the frame's width in pixels, at least 1.
     pub width: u32,
     /// `--height`: the frame's height in pixels, at least 1.
@@ -57,7 +59,7 @@ impl Default for KernelChoice {
     fn default() -> Self {
         Self {
             kernel: workload::KERNELS[0].name.to_string(),
-            bins: None,
+            bins: Vec::new(),
             width: DEFAULT_WIDTH,
             height: DEFAULT_HEIGHT,
         }
@@ -83,10 +85,30 @@ impl KernelChoice {
     }
 
     pub(crate) fn chosen(&self) -> Result<Chosen, Error> {
-        self.check().map_err(|message| Error::new(exit::USAGE, message))
+        if self.bins.len() > 1 {
+            return Err(Error::new(
+                exit::USAGE,
+                "--bins takes one value here; several are an axis of the sweep alone (block-size --bins 256,4096)",
+            ));
+        }
+        self.check(self.bins.first().copied()).map_err(|message| Error::new(exit::USAGE, message))
     }
 
-    fn check(&self) -> Result<Chosen, String> {
+    /// The kernel at each of `--bins` (one, the default's, where none is given), each checked.
+    pub(crate) fn chosen_at_each_bins(&self) -> Result<Vec<Chosen>, Error> {
+        let bins: Vec<Option<u32>> =
+            if self.bins.is_empty() { vec![None] } else { self.bins.iter().copied().map(Some).collect() };
+        if let Some(twice) =
+            self.bins.iter().enumerate().find(|&(index, bins)| self.bins[..index].contains(bins))
+        {
+            return Err(Error::new(exit::USAGE, format!("--bins lists {} twice", twice.1)));
+        }
+        bins.into_iter()
+            .map(|bins| self.check(bins).map_err(|message| Error::new(exit::USAGE, message)))
+            .collect()
+    }
+
+    fn check(&self, bins: Option<u32>) -> Result<Chosen, String> {
         let spec = workload::spec(&self.kernel).ok_or_else(|| {
             let names: Vec<&str> = kernels().map(|(name, _)| name).collect();
             format!("there is no kernel `{}`; the kernels: {}", self.kernel, names.join(", "))
@@ -96,7 +118,7 @@ impl KernelChoice {
                 return Err(format!("{option} must be at least 1, not 0"));
             }
         }
-        if self.bins.is_some() && !spec.options.contains(&"bins") {
+        if bins.is_some() && !spec.options.contains(&"bins") {
             let readers: Vec<&str> = workload::KERNELS
                 .iter()
                 .filter(|other| other.options.contains(&"bins"))
@@ -108,7 +130,7 @@ impl KernelChoice {
                 readers.join(", ")
             ));
         }
-        let bins = self.bins.unwrap_or(DEFAULT_BINS);
+        let bins = bins.unwrap_or(DEFAULT_BINS);
         if !(1..=MAX_BINS).contains(&bins) {
             return Err(format!("--bins must be 1 to {MAX_BINS}, not {bins}"));
         }

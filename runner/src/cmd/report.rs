@@ -12,7 +12,7 @@ use std::path::PathBuf;
 /// What `block-size report` is asked.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct ReportRequest {
-    /// A sweep's JSON export (schema version 2: `--json`, or `--format json`).
+    /// A sweep's JSON export (schema version 2 or 3: `--json`, or `--format json`).
     pub input: PathBuf,
     /// `--html`: the page to write (its folder must exist).
     pub html: PathBuf,
@@ -32,7 +32,7 @@ impl ReportRequest {
     }
 }
 
-/// Reads the export, writes the page. A file that is not an export of version 2 is one line,
+/// Reads the export, writes the page. A file that is not an export of version 2 or 3 is one line,
 /// exit 2; a page that cannot be written, exit 1.
 pub(crate) fn exec(request: &ReportRequest) -> Result<(), Error> {
     request.validate()?;

@@ -13,6 +13,7 @@ request against the device, gather the provenance, measure, then decide what goe
 
 use super::device::{self, Facts};
 use super::{Chosen, KernelChoice};
+use crate::axes::AxisValues;
 use crate::backend::{Device, DeviceLimits, Driver, Gpu};
 use crate::error::{Console, Error, exit, failed};
 use crate::export::{self, Format};
@@ -33,13 +34,47 @@ use anyhow::anyhow;
 use std::path::{Path, PathBuf};
 
 /// `block-size`'s sweep: one of this repository's kernels over a frame, with the sweep's
-/// settings.
+/// settings, and its axes where there are any.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct SweepRequest {
-    /// The kernel and its frame.
+    /// The kernel and its frame; several `bins` are an axis.
     pub kernel: KernelChoice,
+    /// The grayscale kernel's axes (`--pixels-per-thread`, `--vector-width`).
+    pub axes: KernelAxes,
     /// Devices, block sizes, timing, grid, outputs.
     pub settings: Settings,
+}
+
+/// Axes of this repository's grayscale kernel: its shapes (`block-size variants`) as axes of a
+/// sweep. Each given is an axis (a column), even with one value; `--bins` with several values
+/// is the histogram's ([`KernelChoice::bins`]).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct KernelAxes {
+    /// `--pixels-per-thread`: pixels one thread converts a loop trip, 1, 2, 4 or 8 (the entries
+    /// `grayscale`, `grayscale_k2`, `grayscale_k4`, `grayscale_k8`); empty: each vector width's
+    /// own (1, and 4 for a vector width of 4).
+    pub pixels_per_thread: Vec<u32>,
+    /// `--vector-width`: floats one load reads, 1 or 4 (16-byte vectors: `grayscale_vec4`, at 4
+    /// pixels a thread alone); empty: 1.
+    pub vector_width: Vec<u32>,
+}
+
+/// The grayscale kernel's shapes by (vector width, pixels per thread): their entry points.
+const GRAYSCALE_SHAPES: [(u32, u32, &str); 5] = [
+    (1, 1, "grayscale"),
+    (1, 2, "grayscale_k2"),
+    (1, 4, "grayscale_k4"),
+    (1, 8, "grayscale_k8"),
+    (4, 4, "grayscale_vec4"),
+];
+
+/// One configuration of a sweep over this repository's kernel: its values on the axes, its
+/// kernel and parameters, the entry point it launches.
+#[derive(Debug, Clone, PartialEq)]
+struct Part {
+    axes: AxisValues,
+    chosen: Chosen,
+    kernel: KernelRef,
 }
 
 impl SweepRequest {
@@ -48,12 +83,105 @@ impl SweepRequest {
         self.checked().map(|_| ())
     }
 
-    fn checked(&self) -> Result<(Chosen, Timing), Error> {
-        let chosen = self.kernel.chosen()?;
+    fn checked(&self) -> Result<(Builtin, Timing), Error> {
+        let target = self.parts()?;
         let timing = self.settings.checked()?;
-        let (outputs, whole) = (chosen.spec.outputs)(&chosen.params);
-        check_corrupt_output(self.settings.corrupt_output, outputs, &whole)?;
-        Ok((chosen, timing))
+        for part in &target.parts {
+            let (outputs, whole) = (part.chosen.spec.outputs)(&part.chosen.params);
+            check_corrupt_output(self.settings.corrupt_output, outputs, &whole)?;
+        }
+        Ok((target, timing))
+    }
+
+    /// The configurations of the kernel's axes: its bins, and the grayscale kernel's shapes.
+    fn parts(&self) -> Result<Builtin, Error> {
+        let usage = |message: String| Error::new(exit::USAGE, message);
+        let bins = self.kernel.chosen_at_each_bins()?;
+        let spec = bins[0].spec;
+        let mut names = Vec::new();
+        if bins.len() > 1 {
+            names.push("bins".to_string());
+        }
+        let KernelAxes { pixels_per_thread, vector_width } = &self.axes;
+        let shaped = !pixels_per_thread.is_empty() || !vector_width.is_empty();
+        let mut skipped = Vec::new();
+        // (vector width, pixels per thread) of each shape swept, and its entry.
+        let mut shapes = vec![(None, None, spec.entry)];
+        if shaped {
+            if spec.name != crate::workload::grayscale::KERNEL.name {
+                let option =
+                    if pixels_per_thread.is_empty() { "--vector-width" } else { "--pixels-per-thread" };
+                return Err(usage(format!(
+                    "{option} applies to --kernel grayscale alone, not --kernel {}",
+                    spec.name
+                )));
+            }
+            for (option, values, allowed) in [
+                ("--pixels-per-thread", pixels_per_thread, &[1, 2, 4, 8][..]),
+                ("--vector-width", vector_width, &[1, 4][..]),
+            ] {
+                if let Some(bad) = values.iter().find(|value| !allowed.contains(value)) {
+                    let allowed: Vec<String> = allowed.iter().map(u32::to_string).collect();
+                    return Err(usage(format!("{option} takes {}, not {bad}", allowed.join(", "))));
+                }
+                if let Some(twice) =
+                    values.iter().enumerate().find(|&(index, value)| values[..index].contains(value))
+                {
+                    return Err(usage(format!("{option} lists {} twice", twice.1)));
+                }
+            }
+            if !vector_width.is_empty() {
+                names.push("vector width".to_string());
+            }
+            if !pixels_per_thread.is_empty() {
+                names.push("pixels/thr".to_string());
+            }
+            let widths = if vector_width.is_empty() { vec![1] } else { vector_width.clone() };
+            shapes.clear();
+            for &width in &widths {
+                let pixels =
+                    if pixels_per_thread.is_empty() { vec![width] } else { pixels_per_thread.clone() };
+                for pixels in pixels {
+                    match GRAYSCALE_SHAPES.iter().find(|&&(w, p, _)| (w, p) == (width, pixels)) {
+                        Some(&(_, _, entry)) => shapes.push((
+                            (!vector_width.is_empty()).then_some(width),
+                            (!pixels_per_thread.is_empty()).then_some(pixels),
+                            entry,
+                        )),
+                        None => skipped.push(format!("{pixels}")),
+                    }
+                }
+            }
+            if shapes.is_empty() {
+                return Err(usage(format!(
+                    "no grayscale kernel has a vector width of 4 at {} pixel(s) per thread: grayscale_vec4 converts 4",
+                    skipped.join(", ")
+                )));
+            }
+        }
+        let mut parts = Vec::new();
+        for chosen in &bins {
+            for &(width, pixels, entry) in &shapes {
+                let mut axes = AxisValues::none();
+                if bins.len() > 1 {
+                    axes.0.push(("bins".into(), chosen.params.bins.to_string()));
+                }
+                if let Some(width) = width {
+                    axes.0.push(("vector width".into(), width.to_string()));
+                }
+                if let Some(pixels) = pixels {
+                    axes.0.push(("pixels/thr".into(), pixels.to_string()));
+                }
+                parts.push(Part { axes, chosen: *chosen, kernel: chosen.spec.modules[0].kernel(entry) });
+            }
+        }
+        let note = (!skipped.is_empty()).then(|| {
+            format!(
+                "Not swept: vector width 4 at {} pixel(s) per thread, which no kernel has (grayscale_vec4 converts 4)",
+                skipped.join(", ")
+            )
+        });
+        Ok(Builtin { names, parts, note, workloads: Vec::new() })
     }
 }
 
@@ -70,14 +198,13 @@ pub(crate) fn check_corrupt_output(index: Option<usize>, outputs: u64, whole: &s
 /// The sweep of `request` on one device, or on every device with [`DeviceChoice::All`];
 /// `Ok` carries the exit status of a run that reached its tables.
 pub fn exec<D: Driver>(driver: &D, request: &SweepRequest, console: &mut Console) -> Result<i32, Error> {
-    let (chosen, timing) = request.checked()?;
-    let mut target = Builtin { chosen, workload: None };
+    let (mut target, timing) = request.checked()?;
     on_devices(driver, &mut target, &request.settings, timing, console)
 }
 
 /// What a sweep measures on a device: this repository's kernel, or one of yours.
 pub(crate) trait Target {
-    /// The kernels to load: one, or one per value of a tunable.
+    /// The kernels to load: one, or one per entry point its configurations launch.
     fn kernels(&self) -> Vec<KernelRef>;
     /// What one pass covers and moves.
     fn pass(&self) -> Pass;
@@ -88,7 +215,7 @@ pub(crate) trait Target {
     /// Builds what the host holds (inputs, reference) where it is not built yet.
     fn build(&mut self) -> Result<(), Error>;
     /// Configurations a sweep of `block_sizes` measures: one per block size, times the
-    /// tunable's values.
+    /// configurations of the axes.
     fn configurations(&self, block_sizes: &[u32]) -> usize {
         block_sizes.len()
     }
@@ -101,48 +228,120 @@ pub(crate) trait Target {
     ) -> Result<Sweep, Error>;
 }
 
-/// One of this repository's kernels: its spec and parameters, its workload once built.
+/// One of this repository's kernels: its configurations (one, without axes), and their
+/// workloads once built, one per kernel and parameters (the grayscale shapes share one).
 struct Builtin {
-    chosen: Chosen,
-    workload: Option<Box<dyn Workload>>,
+    names: Vec<String>,
+    parts: Vec<Part>,
+    /// A line for the head: the shapes asked for that no kernel has.
+    note: Option<String>,
+    /// Each distinct (kernel, parameters) with its workload and whether it is uploaded.
+    workloads: Vec<(Chosen, Box<dyn Workload>, bool)>,
+}
+
+impl Builtin {
+    /// The index in `workloads` of `chosen`'s.
+    fn workload_of(&self, chosen: &Chosen) -> Option<usize> {
+        self.workloads.iter().position(|(known, _, _)| known == chosen)
+    }
 }
 
 impl Target for Builtin {
     fn kernels(&self) -> Vec<KernelRef> {
-        vec![self.chosen.spec.rust_kernel()]
+        let mut kernels: Vec<KernelRef> = Vec::new();
+        for part in &self.parts {
+            if !kernels.contains(&part.kernel) {
+                kernels.push(part.kernel);
+            }
+        }
+        kernels
     }
 
     fn pass(&self) -> Pass {
-        (self.chosen.spec.pass)(&self.chosen.params)
+        let first = &self.parts[0].chosen;
+        let mut pass = (first.spec.pass)(&first.params);
+        if self.names.iter().any(|name| name == "bins") {
+            pass.detail = Some(format!(
+                "Kernel: {}, histogram of each row's bins (the bins column), zeroed before each launch, outside the timed interval",
+                first.spec.name
+            ));
+        }
+        if let Some(note) = &self.note {
+            let detail = pass.detail.take().map_or_else(String::new, |detail| format!("{detail}\n"));
+            pass.detail = Some(format!("{detail}{note}"));
+        }
+        pass
     }
 
     fn check(&mut self, gpu: &dyn Device, block_sizes: &[u32], scratch: u64) -> Result<(), Error> {
-        let Chosen { spec, params } = self.chosen;
-        device::check_job(gpu, device::Job { spec, params, block_sizes }, |_| scratch)
+        let mut checked: Vec<Chosen> = Vec::new();
+        for part in &self.parts {
+            if checked.contains(&part.chosen) {
+                continue;
+            }
+            let Chosen { spec, params } = part.chosen;
+            device::check_job(gpu, device::Job { spec, params, block_sizes }, |_| scratch)?;
+            checked.push(part.chosen);
+        }
+        Ok(())
     }
 
     fn build(&mut self) -> Result<(), Error> {
-        if self.workload.is_none() {
+        for part in self.parts.clone() {
+            if self.workload_of(&part.chosen).is_some() {
+                continue;
+            }
             let building = Phase::start("building the frame and its CPU reference on every core");
-            let workload = device::create_workload(self.chosen.spec, &self.chosen.params);
+            let workload = device::create_workload(part.chosen.spec, &part.chosen.params);
             building.finish();
-            self.workload = Some(workload?);
+            self.workloads.push((part.chosen, workload?, false));
         }
         Ok(())
+    }
+
+    fn configurations(&self, block_sizes: &[u32]) -> usize {
+        block_sizes.len() * self.parts.len()
     }
 
     fn measure(
         &mut self,
         gpu: &mut dyn Gpu,
         settings: &sweep::Settings,
-        journal: Option<&mut Journal>,
+        mut journal: Option<&mut Journal>,
     ) -> Result<Sweep, Error> {
-        let workload = self.workload.as_mut().expect("built before it is measured").as_mut();
-        let uploading = Phase::start("uploading the inputs");
-        let uploaded = workload.upload(gpu);
-        uploading.finish();
-        uploaded.map_err(failed)?;
-        sweep_uploaded(gpu, workload, settings, &mut Session { journal, tunable: None })
+        // Each measure is on a device of its own (or a round of its own): upload afresh.
+        for (_, _, uploaded) in &mut self.workloads {
+            *uploaded = false;
+        }
+        let mut results = Vec::with_capacity(self.parts.len());
+        for part in self.parts.clone() {
+            let index = self.workload_of(&part.chosen).expect("built before it is measured");
+            let (_, workload, uploaded) = &mut self.workloads[index];
+            if !*uploaded {
+                let uploading = Phase::start("uploading the inputs");
+                let result = workload.upload(gpu);
+                uploading.finish();
+                result.map_err(failed)?;
+                *uploaded = true;
+            }
+            gpu.select_kernel(part.kernel).map_err(failed)?;
+            let mut session = Session { journal: journal.as_deref_mut(), axes: part.axes.clone() };
+            let result = sweep_uploaded(gpu, workload.as_mut(), settings, &mut session)?;
+            let ended_early = result.ended_early.is_some();
+            results.push((part.axes, result));
+            if ended_early {
+                break;
+            }
+        }
+        let sweep = if self.names.is_empty() {
+            results.pop().map(|(_, sweep)| sweep)
+        } else {
+            crate::axes_sweep::combine(self.names.clone(), results)
+        };
+        let mut sweep = sweep.expect("a sweep has at least one configuration");
+        // The pass as the head says it: with the bins axis and the shapes left out.
+        sweep.pass = self.pass();
+        Ok(sweep)
     }
 }
 
@@ -372,7 +571,7 @@ fn measure_by(
         .iter()
         .zip(&alive)
         .filter(|&(_, &alive)| alive)
-        .map(|(row, _)| (row.tunable.clone(), row.threads_per_block))
+        .map(|(row, _)| (row.axes.clone(), row.threads_per_block))
         .collect();
     let second_round = sweep::Settings { round: sweep::Round::Survivors(survivors), ..settings.clone() };
     let second = target.measure(gpu, &second_round, journal)?;
@@ -433,7 +632,7 @@ pub(crate) struct Plan {
     /// Exports written besides the main output (`--json`, `--csv`, `--markdown`), each named
     /// for the device.
     pub exports: Vec<(Format, PathBuf)>,
-    /// The winner's Rust source (`--emit-rust`, named for the device), its JSON beside it.
+    /// The winners' Rust source (`--emit-rust`, one file for every device), its JSON beside it.
     pub emit_rust: Option<PathBuf>,
 }
 
@@ -451,7 +650,8 @@ impl Plan {
             output: settings.output.as_ref().map(name),
             plot: settings.plot.as_ref().map(name),
             exports: settings.exports().into_iter().map(|(format, path)| (format, name(path))).collect(),
-            emit_rust: settings.emit_rust.as_ref().map(name),
+            // One file for every GPU: each device's winner is added to it (crate::emit).
+            emit_rust: settings.emit_rust.clone(),
         }
     }
 
@@ -494,9 +694,18 @@ impl Plan {
             };
             match (why_not, crate::emit::winner(result, &provenance)) {
                 (None, Some(winner)) => {
-                    effects.push(Effect::File(path.clone(), crate::emit::rust_source(&winner)));
-                    let json = serde_json::to_string_pretty(&winner)? + "\n";
-                    effects.push(Effect::File(crate::emit::json_path(path), json));
+                    // One file for every GPU: this one's winner joins those already in it.
+                    let json_path = crate::emit::json_path(path);
+                    let existing = std::fs::read_to_string(&json_path).ok();
+                    let (winners, note) =
+                        crate::emit::Winners::merge(existing.as_deref(), result.axes.clone(), winner);
+                    if let Some(note) = note {
+                        effects
+                            .push(Effect::Stderr(format!("--emit-rust: {} {note}\n", json_path.display())));
+                    }
+                    effects.push(Effect::File(path.clone(), crate::emit::rust_source(&winners)));
+                    let json = serde_json::to_string_pretty(&winners)? + "\n";
+                    effects.push(Effect::File(json_path, json));
                 }
                 (why_not, _) => effects.push(Effect::Stderr(format!(
                     "--emit-rust: {} not written: {}\n",

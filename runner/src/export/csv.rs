@@ -1,4 +1,5 @@
-//! CSV: one line per block size with every per-row figure, for spreadsheets.
+//! CSV: one line per configuration with every per-row figure, a column per axis first, for
+//! spreadsheets.
 
 use super::{Exporter, Record, RowRecord};
 use anyhow::Result;
@@ -8,10 +9,26 @@ pub struct CsvExporter;
 
 impl Exporter for CsvExporter {
     fn render(&self, record: &Record) -> Result<String> {
-        let mut writer = csv::Writer::from_writer(Vec::new());
+        // The per-row figures, with no axis and no samples (the per-launch list does not fit a
+        // flat row; JSON carries it).
+        let mut flat = csv::Writer::from_writer(Vec::new());
         for row in &record.rows {
-            // The per-launch list does not fit a flat row; JSON carries it.
-            writer.serialize(RowRecord { run_ms: Vec::new(), ..row.clone() })?;
+            flat.serialize(RowRecord { run_ms: Vec::new(), axes: Default::default(), ..row.clone() })?;
+        }
+        let flat = flat.into_inner()?;
+        // Then a column per axis in front, named for it.
+        let mut reader = csv::ReaderBuilder::new().has_headers(false).from_reader(&flat[..]);
+        let mut writer = csv::Writer::from_writer(Vec::new());
+        for (index, line) in reader.records().enumerate() {
+            let line = line?;
+            let axes: Vec<&str> = match index.checked_sub(1) {
+                None => record.axes.iter().map(String::as_str).collect(),
+                Some(row) => {
+                    let values = &record.rows[row].axes;
+                    record.axes.iter().map(|name| values.get(name).unwrap_or_default()).collect()
+                }
+            };
+            writer.write_record(axes.into_iter().chain(line.iter()))?;
         }
         Ok(String::from_utf8(writer.into_inner()?)?)
     }

@@ -326,7 +326,7 @@ pub(crate) fn render(document: &Document) -> Result<String, String> {
 fn table(document: &Document) -> String {
     let runs = document.rows.windows(2).any(|pair| pair[0].run_ms.len() != pair[1].run_ms.len());
     let mut text = String::from("<table class=\"rows\">\n<thead><tr>");
-    if let Some(name) = &document.tunable {
+    for name in &document.axes {
         let _ = write!(text, "<th>{}</th>", escape(name));
     }
     for heading in [
@@ -342,35 +342,33 @@ fn table(document: &Document) -> String {
     for row in &document.rows {
         let best = row.fraction_of_best >= 1.0;
         let _ = write!(text, "<tr{}>", if best { " class=\"best\"" } else { "" });
-        if document.tunable.is_some() {
-            let _ = write!(text, "<td>{}</td>", escape(row.tunable.as_deref().unwrap_or("")));
+        for name in &document.axes {
+            let _ = write!(text, "<td>{}</td>", escape(row.axes.get(name).unwrap_or("")));
         }
-        let cells = [
-            row.threads_per_block.to_string(),
-            row.warps_per_block.to_string(),
-            row.idle_lanes.to_string(),
-            row.blocks_per_sm.to_string(),
-            row.warps_per_sm.to_string(),
-            format!("{:.0}%", row.occupancy_percent),
-            row.grid_blocks.to_string(),
-            format!("{:.3}", row.median_ms),
-            format!("{:.1}", row.gigabytes_per_second),
-            format!("{:.2}{}", row.fraction_of_best, if row.within_noise_of_best { "*" } else { "" }),
-            format!("{:.4}", row.min_ms),
-            format!("{:.4}", row.max_ms),
-            format!("{:.4}", row.mad_ms),
-        ]
-        .map(|cell| match &row.failed {
-            // No measurement: say what happened where the times would be.
-            Some(reason) if cell == "NaN" || cell.starts_with("NaN") => {
-                if reason.starts_with("hung") {
-                    "hung".to_string()
-                } else {
-                    "failed".to_string()
+        let cells =
+            [
+                row.threads_per_block.to_string(),
+                row.warps_per_block.to_string(),
+                row.idle_lanes.to_string(),
+                row.blocks_per_sm.to_string(),
+                row.warps_per_sm.to_string(),
+                format!("{:.0}%", row.occupancy_percent),
+                row.grid_blocks.to_string(),
+                format!("{:.3}", row.median_ms),
+                format!("{:.1}", row.gigabytes_per_second),
+                format!("{:.2}{}", row.fraction_of_best, if row.within_noise_of_best { "*" } else { "" }),
+                format!("{:.4}", row.min_ms),
+                format!("{:.4}", row.max_ms),
+                format!("{:.4}", row.mad_ms),
+            ]
+            .map(|cell| match (&row.failed, &row.pruned) {
+                // No measurement: say what happened where the times would be.
+                (Some(reason), _) if cell == "NaN" || cell.starts_with("NaN") => {
+                    if reason.starts_with("hung") { "hung".to_string() } else { "failed".to_string() }
                 }
-            }
-            _ => cell,
-        });
+                (None, Some(_)) if cell == "NaN" || cell.starts_with("NaN") => "pruned".to_string(),
+                _ => cell,
+            });
         for cell in cells {
             let _ = write!(text, "<td>{cell}</td>");
         }
@@ -380,7 +378,10 @@ fn table(document: &Document) -> String {
         let _ = writeln!(
             text,
             "<td class=\"limiter\">{}</td></tr>",
-            escape(row.limiter.as_deref().unwrap_or("-"))
+            escape(&match &row.pruned {
+                Some(reason) => format!("cannot launch: {reason}"),
+                None => row.limiter.clone().unwrap_or_else(|| "-".to_string()),
+            })
         );
     }
     text += "</tbody>\n</table>\n";

@@ -33,11 +33,9 @@ impl Exporter for MarkdownExporter {
         // A `runs` column where the noise-driven stop gave rows different sample counts.
         let runs = record.rows.windows(2).any(|pair| pair[0].samples != pair[1].samples);
         let (runs_head, runs_rule) = if runs { (" runs |", "--:|") } else { ("", "") };
-        // The tunable first, where the sweep has one.
-        let (tunable_head, tunable_rule) = match &record.tunable {
-            Some(name) => (format!("| {name} "), "|--:"),
-            None => (String::new(), ""),
-        };
+        // The axes first, where the sweep has them.
+        let tunable_head: String = record.axes.iter().map(|name| format!("| {name} ")).collect();
+        let tunable_rule = "|--:".repeat(record.axes.len());
         writeln!(
             text,
             "{tunable_head}| thr/blk | warps | idle | blk/SM | warps/SM | occ | grid | ms | GB/s | of best | min ms | max ms | MAD ms |{runs_head} limiter |"
@@ -45,7 +43,16 @@ impl Exporter for MarkdownExporter {
         writeln!(text, "{tunable_rule}|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|{runs_rule}:--|")?;
         for row in &record.rows {
             let runs_cell = if runs { format!(" {} |", row.samples) } else { String::new() };
-            let tunable_cell = row.tunable.as_ref().map_or_else(String::new, |value| format!("| {value} "));
+            let tunable_cell: String = row.axes.values().map(|value| format!("| {value} ")).collect();
+            // A pruned row: not launched, its reason where the limiter is.
+            if let Some(reason) = &row.pruned {
+                writeln!(
+                    text,
+                    "{tunable_cell}| {} | {} | {} | - | - | - | - | pruned | - | - | - | - | - |{runs_cell} cannot launch: {reason} |",
+                    row.threads_per_block, row.warps_per_block, row.idle_lanes,
+                )?;
+                continue;
+            }
             writeln!(
                 text,
                 "{tunable_cell}| {} | {} | {} | {} | {} | {:.0}% | {} | {:.3} | {:.1} | {:.2}{} | {:.4} | {:.4} | {:.4} |{runs_cell} {} |",
@@ -75,6 +82,9 @@ impl Exporter for MarkdownExporter {
         writeln!(text, "{} \\* marks rows within the measured noise of it.", summary.near_best())?;
         if let Some(stop) = summary.stop_sentence() {
             writeln!(text, "{stop}")?;
+        }
+        if let Some(pruned) = summary.pruned_sentence() {
+            writeln!(text, "{pruned}")?;
         }
         writeln!(text, "Occupancy: {}.", summary.model_clause())?;
         if !record.failures.is_empty() {

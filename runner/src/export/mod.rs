@@ -11,6 +11,7 @@ pub(crate) mod html;
 mod json;
 mod markdown;
 
+use crate::axes::AxisValues;
 use crate::backend::{DeviceLimits, Suggestion, Timing};
 use crate::grid::GridPolicy;
 use crate::provenance::Provenance;
@@ -30,7 +31,10 @@ pub use self::markdown::MarkdownExporter;
 /// The version of the JSON export's layout, its `schema_version` field. A file without the
 /// field is version 1 (before 2026-12-01: `timing` had `flush_l2` and `cold_keeps_l2` where it
 /// now has `l2_flush`, and there were no `head`, `summary` and `shared_memory_per_block`).
-pub const SCHEMA_VERSION: u32 = 2;
+/// Version 2 had one tunable (`tunable`, `fastest_tunable`, a row's `tunable`) where version 3
+/// has any number of axes (`axes`, `fastest_axes`, a row's `axes`) and pruned rows
+/// (`pruned`).
+pub const SCHEMA_VERSION: u32 = 3;
 
 /// One export format.
 pub trait Exporter {
@@ -72,9 +76,10 @@ pub fn render(sweep: &Sweep, provenance: Provenance, format: Format) -> Result<S
 /// One row as every format sees it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RowRecord {
-    /// The row's value of the sweep's tunable ([`Record::tunable`]), where it has one.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub tunable: Option<String>,
+    /// The row's value on each axis of the sweep ([`Record::axes`]), as an object in the
+    /// axes' order; absent where the sweep has no axis.
+    #[serde(skip_serializing_if = "AxisValues::is_empty")]
+    pub axes: AxisValues,
     /// Threads per block.
     pub threads_per_block: u32,
     /// Warps per block, rounded up.
@@ -122,6 +127,10 @@ pub struct RowRecord {
     /// Why this configuration has no measurement (a launch fault, a hang); empty where it has
     /// one. Its times are then empty too.
     pub failed: Option<String>,
+    /// Why this configuration was not launched: the device cannot launch it by the occupancy
+    /// model (threads, registers or shared memory beyond a block's); empty where it was. Its
+    /// times are then empty too.
+    pub pruned: Option<String>,
 }
 
 /// A sweep as the exports describe it.
@@ -151,9 +160,9 @@ pub struct Record {
     pub timing: Timing,
     /// How many blocks each row launched (`--grid`): `one-wave`, `per-item` or `waves:K`.
     pub grid: GridPolicy,
-    /// The tunable beyond the block size, where the sweep has one: each row says its value.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub tunable: Option<String>,
+    /// The names of the axes beyond the block size, in order (empty where there is none):
+    /// each row says its values.
+    pub axes: Vec<String>,
     /// Shared memory each block asked for, static plus dynamic, in bytes, where it was the
     /// same at every row and the occupancy model read it.
     pub shared_memory_per_block: Option<u32>,
@@ -165,9 +174,9 @@ pub struct Record {
     pub suggestion: Suggestion,
     /// The fastest row's block size.
     pub fastest_threads_per_block: Option<u32>,
-    /// The fastest row's value of the tunable, where the sweep has one.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub fastest_tunable: Option<String>,
+    /// The fastest row's values on the axes (absent where the sweep has no axis).
+    #[serde(skip_serializing_if = "AxisValues::is_empty")]
+    pub fastest_axes: AxisValues,
     /// Rows within 95 percent of the fastest.
     pub rows_near_best: usize,
     /// How the samples were spent (`--search`): `exhaustive`, or `race` (raced rows say
@@ -198,7 +207,7 @@ impl Record {
             .map(|row| {
                 let RunStats { median, min, max, mad } = row.stats;
                 RowRecord {
-                    tunable: row.tunable.clone(),
+                    axes: row.axes.clone(),
                     threads_per_block: row.threads_per_block,
                     warps_per_block: row.warps_per_block,
                     idle_lanes: row.idle_lanes,
@@ -220,6 +229,7 @@ impl Record {
                     stopped: row.stopped,
                     run_ms: row.run_ms.clone(),
                     failed: row.failed.clone(),
+                    pruned: row.pruned.clone(),
                 }
             })
             .collect();
@@ -244,13 +254,13 @@ impl Record {
             pixels: sweep.pixels(),
             timing: sweep.timing,
             grid: sweep.grid,
-            tunable: sweep.tunable.clone(),
+            axes: sweep.axes.clone(),
             shared_memory_per_block,
             head: head.lines().map(str::to_string).collect(),
             rows,
             suggestion: sweep.suggestion,
             fastest_threads_per_block: sweep.best().map(|row| row.threads_per_block),
-            fastest_tunable: sweep.best().and_then(|row| row.tunable.clone()),
+            fastest_axes: sweep.best().map(|row| row.axes.clone()).unwrap_or_default(),
             rows_near_best: sweep.rows_near_best(),
             search: sweep.search,
             model_check: summary.model_clause(),

@@ -3,6 +3,7 @@
 
 use super::check::{Check, Values};
 use super::shape::{Shape, Variant};
+use crate::axes::{self, Axis};
 use crate::backend::{BufferId, Gpu, KernelArg, Launch};
 use crate::frame_size::FrameSize;
 use crate::grid::GridPolicy;
@@ -55,6 +56,10 @@ pub enum Arg {
     U64(u64),
     /// A `usize` parameter (64 bits on every target this project builds for).
     Usize(usize),
+    /// A `u32` parameter: the configuration's number on the integer axis of this name
+    /// ([`Axis::integers`]); a launch where it does not fit in 32 bits, or where the kernel has
+    /// no such axis, fails with its reason.
+    Axis(&'static str),
 }
 
 impl Arg {
@@ -136,17 +141,20 @@ type SharedFn = Box<dyn Fn(u32, &Variant) -> u32>;
 type RestrictFn = Box<dyn Fn(u32, &Variant) -> bool>;
 type ResultFn = Box<dyn Fn(&Readback, &Shape) -> Result<Values>>;
 
-/// A kernel of your own, ready to sweep: its module and entry points (one per value of a
-/// tunable, where it has one), its buffers, the arguments of a launch at a grid and block
-/// size, the dynamic shared memory a block size needs, what one pass covers and moves, and the
-/// checks every row must pass. Built with the methods below, swept by [`crate::sweep`].
+/// A kernel of your own, ready to sweep: its module and entry points, its axes beyond the block
+/// size ([`Axis`]), its buffers, the arguments of a launch at a grid and block size, the dynamic
+/// shared memory a block size needs, what one pass covers and moves, and the checks every row
+/// must pass. Built with the methods below, swept by [`crate::sweep`].
 ///
 /// It is a workload like this repository's own kernels: the same engine that sweeps this project's kernels sweeps it, and the
 /// same table, exports and plot render the result.
 pub struct UserKernel {
     module: EmbeddedPtx,
-    tunable: Option<&'static str>,
-    variants: Vec<Variant>,
+    /// The entry point of a configuration whose axes select none.
+    entry: &'static str,
+    axes: Vec<Axis>,
+    /// The cross product of the axes, or why there is none.
+    variants: Result<Vec<Variant>, String>,
     buffers: Vec<BufferSpec>,
     args: ArgsFn,
     shared: SharedFn,
@@ -166,7 +174,7 @@ impl std::fmt::Debug for UserKernel {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("UserKernel")
             .field("module", &self.module.label)
-            .field("tunable", &self.tunable)
+            .field("axes", &self.axes)
             .field("variants", &self.variants)
             .field("buffers", &self.buffers.iter().map(|buffer| buffer.name).collect::<Vec<_>>())
             .field("checks", &self.checks)
@@ -181,8 +189,15 @@ impl UserKernel {
     pub fn new(module: EmbeddedPtx, entry: &'static str) -> Self {
         Self {
             module,
-            tunable: None,
-            variants: vec![Variant { value: None, entry, index: 0 }],
+            entry,
+            axes: Vec::new(),
+            variants: Ok(vec![Variant {
+                axes: crate::axes::AxisValues::none(),
+                entry,
+                grid: None,
+                integers: Vec::new(),
+                index: 0,
+            }]),
             buffers: Vec::new(),
             args: Box::new(|_| Vec::new()),
             shared: Box::new(|_, _| 0),
@@ -205,22 +220,53 @@ impl UserKernel {
         }
     }
 
-    /// A tunable beyond the block size, named `name` ("items/thr"): each value with the entry
-    /// point it launches, in the order the table shows them. The sweep runs every block size
-    /// with every value. The value is also in every [`Shape`] the closures get, for a tunable
-    /// that is an argument rather than an entry point (list the same entry for each value).
+    /// One axis of variants beyond the block size, named `name` ("items/thr"): each value
+    /// with the entry point it launches, in the order the table shows them. The same as
+    /// `.axis(Axis::entries(name, values))`.
     pub fn tunable<V: Into<String>>(
-        mut self,
+        self,
         name: &'static str,
         values: impl IntoIterator<Item = (V, &'static str)>,
     ) -> Self {
-        self.tunable = Some(name);
-        self.variants = values
-            .into_iter()
-            .enumerate()
-            .map(|(index, (value, entry))| Variant { value: Some(value.into()), entry, index })
-            .collect();
-        if let Some(first) = self.variants.first() {
+        self.axis(Axis::entries(name, values))
+    }
+
+    /// One more axis ([`Axis`]): the sweep runs every block size with every configuration of
+    /// the axes (their cross product, the first axis outermost), less what a restriction
+    /// leaves out ([`UserKernel::restrict`]) and what cannot launch on the device (a row with
+    /// its reason). Each configuration is in every [`Shape`] the closures get
+    /// ([`Variant::value`], [`Variant::integer`]); the table, the exports, the plot and
+    /// `--emit-rust` have a column, a field or a constant per axis.
+    ///
+    /// ```
+    /// use block_size_runner::{Arg, Axis, EmbeddedPtx, GridPolicy, UserKernel};
+    /// # const PTX: EmbeddedPtx = EmbeddedPtx::user("k", "");
+    /// let kernel = UserKernel::new(PTX, "tiled")
+    ///     .axis(Axis::entries("items/thr", [("1", "tiled"), ("4", "tiled_x4")]))
+    ///     .axis(Axis::powers_of_two("tile", 8, 64))
+    ///     .axis(Axis::grid("grid", [GridPolicy::OneWave, GridPolicy::Waves(2)]))
+    ///     // The tile is an argument, and sizes the shared memory.
+    ///     .args(|_| vec![Arg::buffer("x"), Arg::Axis("tile")])
+    ///     .dynamic_shared_memory(|threads, variant| threads * variant.integer("tile").unwrap_or(1) as u32 * 4);
+    /// assert_eq!(kernel.variants().len(), 2 * 4 * 2);
+    /// ```
+    pub fn axis(mut self, axis: Axis) -> Self {
+        self.axes.push(axis);
+        let entry = self.entry;
+        self.variants = axes::cross(&self.axes).map(|points| {
+            points
+                .into_iter()
+                .enumerate()
+                .map(|(index, point)| Variant {
+                    axes: point.values,
+                    entry: point.entry.unwrap_or(entry),
+                    grid: point.grid,
+                    integers: point.integers,
+                    index,
+                })
+                .collect()
+        });
+        if let Some(first) = self.variants().first() {
             self.pass.kernel = first.entry;
         }
         self
@@ -304,7 +350,9 @@ impl UserKernel {
     }
 
     /// The dynamic shared memory a block of the given threads needs, for the given value of the
-    /// tunable, in bytes (`sharedMemBytes`); the occupancy queries get it too. None without it.
+    /// configuration of the axes, in bytes (`sharedMemBytes`); the occupancy queries get it
+    /// too. None without it. A configuration that needs more than the device gives a block is
+    /// not launched: its row says so.
     pub fn dynamic_shared_memory(mut self, bytes: impl Fn(u32, &Variant) -> u32 + 'static) -> Self {
         self.shared = Box::new(bytes);
         self
@@ -322,7 +370,7 @@ impl UserKernel {
     /// // Four items per thread only at 128 threads and more.
     /// let kernel = UserKernel::new(PTX, "sum")
     ///     .tunable("items/thr", [("1", "sum"), ("4", "sum_x4")])
-    ///     .restrict(|threads, variant| variant.value.as_deref() != Some("4") || threads >= 128);
+    ///     .restrict(|threads, variant| variant.value("items/thr") != Some("4") || threads >= 128);
     /// # let _ = kernel;
     /// ```
     pub fn restrict(mut self, keep: impl Fn(u32, &Variant) -> bool + 'static) -> Self {
@@ -330,10 +378,10 @@ impl UserKernel {
         self
     }
 
-    /// The block sizes of `block_sizes` that value `index` of the tunable keeps
+    /// The block sizes of `block_sizes` that configuration `index` of the axes keeps
     /// ([`UserKernel::restrict`]), in order.
     pub(crate) fn kept(&self, index: usize, block_sizes: &[u32]) -> Vec<u32> {
-        let variant = &self.variants[index];
+        let variant = &self.variants()[index];
         block_sizes.iter().copied().filter(|&threads| (self.restrict)(threads, variant)).collect()
     }
 
@@ -356,20 +404,26 @@ impl UserKernel {
         self.module
     }
 
-    /// The tunable's name, where there is one.
-    pub fn tunable_name(&self) -> Option<&'static str> {
-        self.tunable
+    /// The axes' names, in order (empty where it has none).
+    pub fn axis_names(&self) -> Vec<String> {
+        self.axes.iter().map(|axis| axis.name().to_string()).collect()
     }
 
-    /// The values of the tunable with their kernels (one, with no value, where there is no
-    /// tunable).
+    /// The configurations of the axes with their kernels, in the sweep's order (one, with no
+    /// value, where there is no axis; none where the axes are refused).
     pub fn variants(&self) -> &[Variant] {
-        &self.variants
+        self.variants.as_deref().unwrap_or(&[])
     }
 
-    /// The kernel of each value of the tunable, in order.
+    /// The kernels the configurations launch, each once, in order of first use.
     pub fn kernels(&self) -> Vec<KernelRef> {
-        self.variants.iter().map(|variant| self.module.kernel(variant.entry)).collect()
+        let mut entries: Vec<&'static str> = Vec::new();
+        for variant in self.variants() {
+            if !entries.contains(&variant.entry) {
+                entries.push(variant.entry);
+            }
+        }
+        entries.into_iter().map(|entry| self.module.kernel(entry)).collect()
     }
 
     /// Device bytes of every buffer, outputs of one element per block at `max_grid` blocks.
@@ -377,10 +431,10 @@ impl UserKernel {
         self.buffers.iter().map(|buffer| (self.length(buffer, max_grid) * buffer.element_size) as u64).sum()
     }
 
-    /// How many configurations a sweep over `block_sizes` measures: one per block size and value
-    /// of the tunable that the restriction keeps ([`UserKernel::restrict`]).
+    /// How many configurations a sweep over `block_sizes` has: one per block size and
+    /// configuration of the axes that the restriction keeps ([`UserKernel::restrict`]).
     pub(crate) fn configurations(&self, block_sizes: &[u32]) -> usize {
-        (0..self.variants.len()).map(|index| self.kept(index, block_sizes).len()).sum()
+        (0..self.variants().len()).map(|index| self.kept(index, block_sizes).len()).sum()
     }
 
     /// Host bytes the checks read back: every output at the largest grid.
@@ -421,8 +475,8 @@ impl UserKernel {
         if self.checks.is_empty() {
             return Err("the kernel has no check: add .check(Check::reference(...)) or .check(Check::same_as_first(...))".into());
         }
-        if self.variants.is_empty() {
-            return Err("the tunable has no values".into());
+        if let Err(why) = &self.variants {
+            return Err(why.clone());
         }
         for (index, buffer) in self.buffers.iter().enumerate() {
             if self.buffers[..index].iter().any(|other| other.name == buffer.name) {
@@ -448,7 +502,7 @@ impl UserKernel {
         self.last.replace(None);
     }
 
-    /// Makes value `index` of the tunable the one launched.
+    /// Makes configuration `index` of the axes the one launched.
     pub(crate) fn select(&mut self, index: usize) {
         self.active = index;
     }
@@ -466,7 +520,7 @@ impl UserKernel {
             Some(result) => result(readback, shape).context("computing the row's result")?,
             None => readback.buffers.first().map(|(_, values)| values.clone()).context("no output buffer")?,
         };
-        let row = shape.describe(self.tunable);
+        let row = shape.describe();
         let mut wrong = Vec::new();
         let mut index = None;
         for check in &self.checks {
@@ -500,7 +554,7 @@ impl Workload for UserKernel {
     }
 
     fn dynamic_shared_memory(&self, threads_per_block: u32) -> u32 {
-        (self.shared)(threads_per_block, &self.variants[self.active])
+        (self.shared)(threads_per_block, &self.variants()[self.active])
     }
 
     fn upload(&mut self, gpu: &mut dyn Gpu) -> Result<()> {
@@ -519,7 +573,7 @@ impl Workload for UserKernel {
     }
 
     fn launch(&self, grid_blocks: u32, threads_per_block: u32) -> Result<Launch> {
-        let shape = Shape { grid_blocks, threads_per_block, variant: self.variants[self.active].clone() };
+        let shape = Shape { grid_blocks, threads_per_block, variant: self.variants()[self.active].clone() };
         let args = (self.args)(&shape)
             .into_iter()
             .map(|arg| {
@@ -528,6 +582,14 @@ impl Workload for UserKernel {
                     Arg::U32(value) => KernelArg::U32(value),
                     Arg::U64(value) => KernelArg::U64(value),
                     Arg::Usize(value) => KernelArg::Usize(value),
+                    Arg::Axis(name) => {
+                        let value = shape.variant.integer(name).with_context(|| {
+                            format!("the launch passes the axis `{name}`, which is not an integer axis of the kernel")
+                        })?;
+                        KernelArg::U32(u32::try_from(value).with_context(|| {
+                            format!("the axis `{name}` is {value} here, which does not fit in a u32 argument")
+                        })?)
+                    }
                 })
             })
             .collect::<Result<Vec<_>>>()?;

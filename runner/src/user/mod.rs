@@ -42,7 +42,7 @@ pub(crate) fn prepare(kernel: &mut UserKernel, settings: &Settings) -> Result<Ti
             )));
         }
     }
-    let asked = block_sizes.len() * kernel.variants().len();
+    let asked = block_sizes.len() * kernel.variants().len().max(1);
     if kernel.configurations(block_sizes) == 0 {
         return Err(usage(format!(
             "the kernel's restriction keeps none of the {asked} configurations asked for"
@@ -77,18 +77,37 @@ impl Target for UserKernel {
             host_bytes: Some(self.host_bytes()),
             host_what: "its outputs read back",
         };
+        // Only the configurations the restriction keeps are launched, so only they are checked;
+        // one whose shared memory no block may have is pruned (a row with its reason), unless
+        // that leaves nothing to launch.
+        let mut refusal = None;
+        let mut launchable = 0;
         for index in 0..self.variants().len() {
-            // Only the configurations the restriction keeps are launched, so only they are checked.
             let kept = self.kept(index, block_sizes);
-            if kept.is_empty() {
-                continue;
-            }
             self.select(index);
             let shared = |threads| Workload::dynamic_shared_memory(self, threads);
-            crate::cmd::device::check_request(gpu, &kept, &shared, "the kernel", &footprint, scratch)?;
+            let fits: Vec<u32> = kept
+                .iter()
+                .copied()
+                .filter(|&threads| {
+                    crate::cmd::device::check_dynamic_shared_memory(&[threads], &shared).is_ok()
+                })
+                .collect();
+            if fits.len() < kept.len() {
+                refusal =
+                    refusal.or_else(|| crate::cmd::device::check_dynamic_shared_memory(&kept, &shared).err());
+            }
+            if fits.is_empty() {
+                continue;
+            }
+            launchable += fits.len();
+            crate::cmd::device::check_request(gpu, &fits, &shared, "the kernel", &footprint, scratch)?;
         }
         self.select(0);
-        Ok(())
+        match refusal {
+            Some(why) if launchable == 0 => Err(Error::new(exit::USAGE, why)),
+            _ => Ok(()),
+        }
     }
 
     fn build(&mut self) -> Result<(), Error> {
@@ -106,31 +125,36 @@ impl Target for UserKernel {
         mut journal: Option<&mut Journal>,
     ) -> Result<Sweep, Error> {
         self.upload(gpu).map_err(failed)?;
-        let kernels = UserKernel::kernels(self);
-        let mut parts = Vec::with_capacity(kernels.len());
-        for (index, kernel_ref) in kernels.iter().enumerate() {
-            gpu.select_kernel(*kernel_ref).map_err(failed)?;
-            self.select(index);
-            let value = self.variants()[index].value.clone();
-            let block_sizes = self.kept(index, &settings.block_sizes);
+        let variants = self.variants().to_vec();
+        let mut parts = Vec::with_capacity(variants.len());
+        for variant in variants {
+            let block_sizes = self.kept(variant.index, &settings.block_sizes);
             if block_sizes.is_empty() {
-                // The restriction keeps no block size of this value: no rows, no part.
+                // The restriction keeps no block size of this configuration: no rows, no part.
                 continue;
             }
-            let settings = sweep::Settings { block_sizes, ..settings.clone() };
-            let mut session = Session { journal: journal.as_deref_mut(), tunable: value.clone() };
+            gpu.select_kernel(self.module().kernel(variant.entry)).map_err(failed)?;
+            self.select(variant.index);
+            let settings = sweep::Settings {
+                block_sizes,
+                grid: variant.grid.unwrap_or(settings.grid),
+                ..settings.clone()
+            };
+            let mut session = Session { journal: journal.as_deref_mut(), axes: variant.axes.clone() };
             let part = sweep_cmd::sweep_uploaded(gpu, self, &settings, &mut session)?;
             let ended_early = part.ended_early.is_some();
-            parts.push((value.unwrap_or_default(), part));
+            parts.push((variant.axes, part));
             if ended_early {
                 break;
             }
         }
-        Ok(match self.tunable_name() {
-            Some(name) => crate::tunable::combine(name, parts),
-            None => parts.pop().map(|(_, sweep)| sweep),
+        let names = self.axis_names();
+        Ok(if names.is_empty() {
+            parts.pop().map(|(_, sweep)| sweep)
+        } else {
+            crate::axes_sweep::combine(names, parts)
         }
-        .expect("a kernel has at least one value to sweep (validated)"))
+        .expect("a kernel has at least one configuration to sweep (validated)"))
     }
 }
 

@@ -9,7 +9,8 @@ use anyhow::Result;
 
 const PTX: &str = ".version 7.8\n.target sm_75\n.address_size 64\n\n\
     .visible .entry scale(\n\t.param .u64 scale_param_0,\n\t.param .u64 scale_param_1,\n\t.param .u64 scale_param_2\n)\n{\n\tret;\n}\n\n\
-    .visible .entry scale_x2(\n\t.param .u64 scale_x2_param_0,\n\t.param .u64 scale_x2_param_1,\n\t.param .u64 scale_x2_param_2\n)\n{\n\tret;\n}\n";
+    .visible .entry scale_x2(\n\t.param .u64 scale_x2_param_0,\n\t.param .u64 scale_x2_param_1,\n\t.param .u64 scale_x2_param_2\n)\n{\n\tret;\n}\n\n\
+    .visible .entry scale_tiled(\n\t.param .u64 scale_tiled_param_0,\n\t.param .u64 scale_tiled_param_1,\n\t.param .u64 scale_tiled_param_2,\n\t.param .u32 scale_tiled_param_3\n)\n{\n\tret;\n}\n";
 
 const MODULE: EmbeddedPtx = EmbeddedPtx::user("scale", PTX);
 
@@ -32,9 +33,18 @@ fn emulate(launch: &Launch, memory: &mut dyn EmulatedMemory, fault: Option<usize
     write_values(memory.at_mut(out)?, &values)
 }
 
+/// [`emulate`] with a fourth argument, the tile, which must be a power of two.
+fn emulate_tiled(launch: &Launch, memory: &mut dyn EmulatedMemory, fault: Option<usize>) -> Result<()> {
+    let tile = launch.args.get(3).map(|arg| arg.as_u32()).transpose()?;
+    anyhow::ensure!(tile.is_some_and(u32::is_power_of_two), "the tile is {tile:?}");
+    let three = Launch { args: launch.args[..3].to_vec(), ..launch.clone() };
+    emulate(&three, memory, fault)
+}
+
 fn driver() -> MockDriver {
     let mut gpu = MockGpu::h200_like();
     gpu.emulate(MODULE.kernel("scale"), emulate).emulate(MODULE.kernel("scale_x2"), emulate);
+    gpu.emulate(MODULE.kernel("scale_tiled"), emulate_tiled);
     MockDriver { cuda_version: 13000, devices: vec![gpu] }
 }
 
@@ -42,8 +52,13 @@ const N: usize = 1000;
 
 /// The kernel over `N` values `i / 8`, checked by `check`.
 fn kernel(check: Check) -> UserKernel {
+    kernel_at("scale", check)
+}
+
+/// [`kernel`] with the entry point `entry`.
+fn kernel_at(entry: &'static str, check: Check) -> UserKernel {
     let x: Vec<f32> = (0..N).map(|i| i as f32 / 8.0).collect();
-    UserKernel::new(MODULE, "scale")
+    UserKernel::new(MODULE, entry)
         .items(N as u64, "values")
         .bytes_per_pass(8 * N as u64)
         .input("x", x)
@@ -115,7 +130,8 @@ fn a_kernel_of_ones_own_is_swept_and_checked_against_its_reference() {
     assert_eq!(json["pixels"], 1000);
     assert_eq!(json["grid"], "one-wave");
     assert_eq!(json["workload"]["items"]["noun"], "values");
-    assert!(json.get("width").is_none() && json.get("tunable").is_none());
+    assert!(json.get("width").is_none() && json.get("fastest_axes").is_none());
+    assert_eq!(json["axes"], serde_json::json!([]));
     assert!(measured.plot().unwrap().starts_with("<svg"));
 }
 
@@ -205,7 +221,7 @@ fn a_tunable_runs_the_cross_product_and_shows_as_a_column() {
         .sweep
         .rows
         .iter()
-        .map(|row| (row.tunable.as_deref(), row.threads_per_block, row.dynamic_shared_memory))
+        .map(|row| (row.axes.get("items/thr"), row.threads_per_block, row.dynamic_shared_memory))
         .collect();
     assert_eq!(
         rows,
@@ -220,14 +236,15 @@ fn a_tunable_runs_the_cross_product_and_shows_as_a_column() {
         "{report}"
     );
     let csv = measured.export(Format::Csv).unwrap();
-    assert!(csv.starts_with("tunable,threads_per_block,"), "{csv}");
+    assert!(csv.starts_with("items/thr,threads_per_block,"), "{csv}");
     assert!(csv.lines().nth(3).unwrap().starts_with("2,64,"), "{csv}");
     let markdown = measured.export(Format::Markdown).unwrap();
     assert!(markdown.contains("| items/thr | thr/blk |"), "{markdown}");
     assert!(markdown.contains("1000 values"), "{markdown}");
     let json: serde_json::Value = serde_json::from_str(&measured.export(Format::Json).unwrap()).unwrap();
-    assert_eq!((json["tunable"].as_str(), json["fastest_tunable"].as_str()), (Some("items/thr"), Some("1")));
-    assert_eq!(json["rows"][2]["tunable"], "2");
+    assert_eq!(json["axes"], serde_json::json!(["items/thr"]));
+    assert_eq!(json["fastest_axes"], serde_json::json!({"items/thr": "1"}));
+    assert_eq!(json["rows"][2]["axes"], serde_json::json!({"items/thr": "2"}));
     // Each value's kernel was loaded and launched.
     let loaded: Vec<&str> = driver.devices[0].loaded.iter().map(|(kernel, _)| kernel.entry).collect();
     assert!(loaded.is_empty(), "the driver's template device is untouched: {loaded:?}");
@@ -277,7 +294,7 @@ fn bad_input_no_device_and_an_unloadable_module_are_stops_with_their_exit_status
     let missing = stop(&mut { misnamed }, &driver(), &options(&[64]));
     assert_eq!(
         (missing.exit_status(), missing.message()),
-        (exit::USAGE, "the scale PTX has no kernel `scal`; its kernels: scale, scale_x2")
+        (exit::USAGE, "the scale PTX has no kernel `scal`; its kernels: scale, scale_x2, scale_tiled")
     );
     let too_large = stop(&mut kernel(reference()), &driver(), &options(&[64, 2048]));
     assert_eq!(too_large.exit_status(), exit::USAGE);
@@ -406,20 +423,151 @@ fn a_restriction_leaves_configurations_out_of_the_sweep_and_none_kept_is_refused
     let restricted = || {
         kernel(reference())
             .tunable("items/thr", [("1", "scale"), ("2", "scale_x2")])
-            .restrict(|threads, variant| variant.value.as_deref() != Some("2") || threads >= 128)
+            .restrict(|threads, variant| variant.value("items/thr") != Some("2") || threads >= 128)
     };
     let measured = run(&driver(), &mut restricted(), &options(&[64, 128])).unwrap();
     let rows: Vec<(Option<&str>, u32)> =
-        measured.sweep.rows.iter().map(|row| (row.tunable.as_deref(), row.threads_per_block)).collect();
+        measured.sweep.rows.iter().map(|row| (row.axes.get("items/thr"), row.threads_per_block)).collect();
     assert_eq!(rows, [(Some("1"), 64), (Some("1"), 128), (Some("2"), 128)]);
     assert_eq!(restricted().configurations(&[64, 128]), 3);
     // A value whose every block size is left out is no part of the sweep at all.
     let measured = run(&driver(), &mut restricted(), &options(&[64])).unwrap();
-    let rows: Vec<Option<&str>> = measured.sweep.rows.iter().map(|row| row.tunable.as_deref()).collect();
+    let rows: Vec<Option<&str>> = measured.sweep.rows.iter().map(|row| row.axes.get("items/thr")).collect();
     assert_eq!(rows, [Some("1")]);
     // Keeping nothing is bad input, before the device.
     let mut none = kernel(reference()).restrict(|_, _| false);
     let error = run(&driver(), &mut none, &options(&[64, 128])).unwrap_err();
     assert_eq!(error.exit_status(), crate::exit::USAGE);
     assert_eq!(error.to_string(), "the kernel's restriction keeps none of the 2 configurations asked for");
+}
+
+#[test]
+fn three_axes_run_their_cross_product_with_a_column_each_and_what_cannot_launch_is_pruned() {
+    // items/thr (an entry) x tile (a number: the shared memory) x grid (the policy): 2 x 3 x 2.
+    let mut swept = kernel(reference())
+        .axis(crate::Axis::entries("items/thr", [("1", "scale"), ("2", "scale_x2")]))
+        .axis(crate::Axis::powers_of_two("tile", 1, 4))
+        .axis(crate::Axis::grid("grid policy", [GridPolicy::OneWave, GridPolicy::Waves(2)]))
+        .dynamic_shared_memory(|threads, variant| threads * 16 * variant.integer("tile").unwrap() as u32);
+    assert_eq!(swept.variants().len(), 12);
+    assert_eq!(swept.kernels().len(), 2, "each entry loaded once");
+    let mut driver = driver();
+    // One SM, so that one wave of 16-thread blocks (32, the block cap) is under the 63 blocks
+    // that cover 1000 values, and two waves are not.
+    driver.devices[0].limits.multiprocessors = 1;
+    let measured = run(&driver, &mut swept, &options(&[16, 1024])).unwrap();
+    assert_eq!(failures(&measured), Vec::<String>::new());
+    let sweep = &measured.sweep;
+    assert_eq!(sweep.axes, ["items/thr", "tile", "grid policy"]);
+    assert_eq!(sweep.rows.len(), 24);
+    // 1024 threads x 16 B x tile 4 = 64 KiB: above the 48 KiB a block gets; not launched.
+    let pruned: Vec<String> =
+        sweep.pruned_rows().map(|row| format!("{} {}", row.axes, row.threads_per_block)).collect();
+    assert_eq!(
+        pruned,
+        [
+            "items/thr 1, tile 4, grid policy one-wave 1024",
+            "items/thr 1, tile 4, grid policy waves:2 1024",
+            "items/thr 2, tile 4, grid policy one-wave 1024",
+            "items/thr 2, tile 4, grid policy waves:2 1024"
+        ]
+    );
+    let grids: Vec<(String, u32)> = sweep
+        .rows
+        .iter()
+        .filter(|row| row.threads_per_block == 16 && row.axes.get("tile") == Some("1"))
+        .map(|row| (row.axes.get("grid policy").unwrap().to_string(), row.grid_blocks))
+        .collect();
+    assert_eq!(
+        grids,
+        [("one-wave".into(), 32), ("waves:2".into(), 63), ("one-wave".into(), 32), ("waves:2".into(), 63)]
+    );
+    let report = measured.report(false);
+    let table: Vec<&str> = report.lines().skip_while(|line| !line.contains("thr/blk")).collect();
+    assert!(table[0].starts_with("  items/thr   tile   grid policy  thr/blk"), "{report}");
+    assert!(table[1].starts_with("          1      1      one-wave       16"), "{report}");
+    assert!(report.contains("Not launched, 4 configuration(s) the occupancy model says the device cannot launch (docs/search.md): \
+        1024 threads, items/thr 1, tile 4, grid policy one-wave; 1024 threads, items/thr 1, tile 4, grid policy waves:2; "), "{report}");
+    assert!(
+        report
+            .contains("65536 B of dynamic shared memory, above the 49152 B a block gets without opting in."),
+        "{report}"
+    );
+    assert!(report.contains("agrees with the driver's blk/SM at 20 of 20 block sizes"), "{report}");
+    let csv = measured.export(Format::Csv).unwrap();
+    assert!(csv.starts_with("items/thr,tile,grid policy,threads_per_block,"), "{csv}");
+    assert!(csv.lines().nth(12).unwrap().starts_with("1,4,waves:2,1024,"), "{csv}");
+    assert!(
+        csv.lines().nth(12).unwrap().ends_with(
+            ",\"65536 B of dynamic shared memory, above the 49152 B a block gets without opting in\""
+        ),
+        "{csv}"
+    );
+    let markdown = measured.export(Format::Markdown).unwrap();
+    assert!(markdown.contains("| items/thr | tile | grid policy | thr/blk |"), "{markdown}");
+    let json: serde_json::Value = serde_json::from_str(&measured.export(Format::Json).unwrap()).unwrap();
+    assert_eq!(json["axes"], serde_json::json!(["items/thr", "tile", "grid policy"]));
+    assert_eq!(
+        json["rows"][2]["axes"],
+        serde_json::json!({"items/thr": "1", "tile": "1", "grid policy": "waves:2"})
+    );
+    assert!(json["rows"][9]["pruned"].as_str().unwrap().starts_with("65536 B of dynamic shared memory"));
+    let svg = measured.plot().unwrap();
+    assert!(
+        svg.contains("threads per block:items/thr,tile,grid policy"),
+        "the plot's x axis names every axis"
+    );
+    // A restriction on two axes at once.
+    let mut restricted = kernel(reference())
+        .axis(crate::Axis::entries("items/thr", [("1", "scale"), ("2", "scale_x2")]))
+        .axis(crate::Axis::integers("tile", [1, 8]))
+        .restrict(|_, variant| variant.value("items/thr") == Some("2") || variant.integer("tile") == Some(1));
+    assert_eq!(restricted.configurations(&[16, 1024]), 6);
+    let measured = run(&driver, &mut restricted, &options(&[16, 1024])).unwrap();
+    assert_eq!(measured.sweep.rows.len(), 6);
+}
+
+#[test]
+fn an_integer_axis_is_passed_as_an_argument_and_one_too_large_is_said() {
+    let tiled = |values: Vec<u64>| {
+        kernel_at("scale_tiled", reference())
+            .axis(crate::Axis::integers("tile", values))
+            .args(|_| vec![Arg::buffer("x"), Arg::Usize(N), Arg::buffer("out"), Arg::Axis("tile")])
+    };
+    let driver = driver();
+    let mut kernel = tiled(vec![4, 8]);
+    let measured = run(&driver, &mut kernel, &options(&[64])).unwrap();
+    assert_eq!(failures(&measured), Vec::<String>::new());
+    assert_eq!(measured.sweep.rows.len(), 2);
+    // 2^32 fits no u32: the launch says so, and nothing is measured.
+    let mut kernel = tiled(vec![1 << 32]);
+    let error = run(&driver, &mut kernel, &options(&[64])).unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .contains("the axis `tile` is 4294967296 here, which does not fit in a u32 argument"),
+        "{error}"
+    );
+}
+
+#[test]
+fn axes_that_cannot_be_swept_are_refused_before_the_device() {
+    for (kernel, why) in [
+        (kernel(reference()).axis(crate::Axis::integers("tile", [])), "the axis `tile` has no values"),
+        (
+            kernel(reference())
+                .axis(crate::Axis::integers("tile", [1]))
+                .axis(crate::Axis::integers("tile", [2])),
+            "two axes are named `tile`",
+        ),
+    ] {
+        let mut kernel = kernel;
+        let error = run(&driver(), &mut kernel, &options(&[64])).unwrap_err();
+        assert_eq!((error.exit_status(), error.to_string()), (crate::exit::USAGE, why.to_string()));
+    }
+    // Every configuration beyond the shared memory a block gets: nothing to launch, exit 2.
+    let mut too_much = kernel(reference()).dynamic_shared_memory(|_, _| 64 * 1024);
+    let error = run(&driver(), &mut too_much, &options(&[64, 128])).unwrap_err();
+    assert_eq!(error.exit_status(), crate::exit::USAGE);
+    assert!(error.to_string().contains("65536 B of dynamic shared memory per block"), "{error}");
 }

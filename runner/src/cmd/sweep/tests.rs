@@ -175,8 +175,11 @@ mod race {
     const SPREAD: [f32; 10] = [1.0, 0.99, 1.01, 0.98, 1.02, 1.0, 0.995, 1.005, 0.99, 1.01];
 
     fn target() -> Builtin {
-        let params = crate::workload::Params::frame(64, 64);
-        let mut target = Builtin { chosen: Chosen { spec: &grayscale::KERNEL, params }, workload: None };
+        let request = SweepRequest {
+            kernel: KernelChoice { width: 64, height: 64, ..KernelChoice::default() },
+            ..SweepRequest::default()
+        };
+        let mut target = request.parts().unwrap();
         target.build().unwrap();
         target
     }
@@ -348,9 +351,9 @@ mod race {
 fn the_winner_is_written_as_rust_that_compiles_and_as_json_beside_it() {
     let plan = Plan::new(&Settings { emit_rust: Some("out/winner.rs".into()), ..Settings::default() }, None);
     let mut result = measured(None);
-    result.tunable = Some("items/thr".into());
+    result.axes = vec!["items/thr".into()];
     for (row, value) in result.rows.iter_mut().zip(["1", "4"]) {
-        row.tunable = Some(value.into());
+        row.axes = crate::axes::AxisValues(vec![("items/thr".into(), value.into())]);
     }
     let Delivery(effects) = plan.deliver(&result, "HEAD\n", provenance).unwrap();
     let files: Vec<(&Path, &String)> = effects
@@ -365,12 +368,14 @@ fn the_winner_is_written_as_rust_that_compiles_and_as_json_beside_it() {
     // 128 threads at 0.25 ms is the winner, with items/thr 4.
     assert!(rust.contains("pub const BLOCK_SIZE: u32 = 128;"), "{rust}");
     assert!(rust.contains("pub const ITEMS_THR: u32 = 4;"), "{rust}");
-    assert!(rust.contains("(\"Mock H200\", (9, 0)) => Some(MEASURED)"), "{rust}");
+    assert!(rust.contains("(\"Mock H200\", (9, 0)) => Some(mock_h200_sm90::CONFIG)"), "{rust}");
     assert!(rust.starts_with("// Written by block-size"), "{rust}");
     let parsed: serde_json::Value = serde_json::from_str(json).unwrap();
-    assert_eq!(parsed["block_size"], 128);
-    assert_eq!(parsed["tunable"], serde_json::json!(["items/thr", "4"]));
-    assert_eq!(parsed["gpu"], "Mock H200");
+    let winner = &parsed["winners"][0];
+    assert_eq!(winner["block_size"], 128);
+    assert_eq!(winner["axes"], serde_json::json!({"items/thr": "4"}));
+    assert_eq!(winner["gpu"], "Mock H200");
+    assert_eq!(parsed["axes"], serde_json::json!(["items/thr"]));
 
     // A crate that includes it and launches with it compiles.
     let dir = std::env::temp_dir().join(format!("block-size-emit-{}", std::process::id()));
