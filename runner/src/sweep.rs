@@ -56,7 +56,7 @@ pub struct Row {
     pub failed: Option<String>,
     /// Why this configuration was not launched: the occupancy model says the device cannot
     /// launch it (threads, registers or shared memory beyond a block's limits;
-    /// [`crate::prune`]). Its samples are empty; it is no failure.
+    /// `docs/search.md`). Its samples are empty; it is no failure.
     pub pruned: Option<String>,
 }
 

@@ -16,7 +16,7 @@ pub const PTX: EmbeddedPtx = EmbeddedPtx::user("reduce", include_str!("../ptx/re
 #[derive(Parser, Debug)]
 #[command(
     name = "reduce-example",
-    about = "Sweeps the example sum-of-squares kernels over block sizes x items per thread"
+    about = "Sweeps the example sum-of-squares kernels over block sizes x items per thread (x grid policies)"
 )]
 pub struct Cli {
     /// Values to sum
@@ -51,14 +51,11 @@ pub fn values(n: usize) -> Vec<f32> {
 
 /// Both entries, the axis "items/thr" (1 and 4), over `x`: one f32 partial per block,
 /// `threads * 4` bytes of dynamic shared memory; a row's result is its partials' sum. With
-/// `grids`, a third axis "grid policy" of those policies.
+/// `grids`, a third axis, "grid policy": both kernels loop over whatever grid they get.
 pub fn kernel(x: Vec<f32>, check: Check, grids: &[GridPolicy]) -> UserKernel {
     let n = x.len();
     let kernel = UserKernel::new(PTX, "sum_of_squares")
-        .axis(Axis::entries("items/thr", [("1", "sum_of_squares"), ("4", "sum_of_squares_x4")]));
-    let kernel =
-        if grids.is_empty() { kernel } else { kernel.axis(Axis::grid("grid policy", grids.iter().copied())) };
-    kernel
+        .axis(Axis::entries("items/thr", [("1", "sum_of_squares"), ("4", "sum_of_squares_x4")]))
         .items(n as u64, "values")
         .bytes_per_pass(4 * n as u64)
         .input("x", x)
@@ -66,7 +63,8 @@ pub fn kernel(x: Vec<f32>, check: Check, grids: &[GridPolicy]) -> UserKernel {
         .dynamic_shared_memory(|threads, _| threads * 4)
         .args(move |_| vec![Arg::buffer("x"), Arg::Usize(n), Arg::buffer("partials")])
         .result(|out, _| Ok(out.f32("partials")?.iter().map(|&p| f64::from(p)).sum::<f64>().into()))
-        .check(check)
+        .check(check);
+    if grids.is_empty() { kernel } else { kernel.axis(Axis::grid("grid policy", grids.iter().copied())) }
 }
 
 /// Every row's sum against the CPU's, within the bound of the launch's f32 roundings.

@@ -200,7 +200,11 @@ fn the_guide_shows_the_example_s_code_as_it_is() {
 
 #[test]
 fn a_third_axis_of_grid_policies_sweeps_every_combination_and_each_row_is_checked() {
-    let ran = run(&["--grids", "one-wave,waves:2,per-item", "--format", "json"]);
+    // Two million values: enough that one and two waves of small blocks are under one thread a
+    // value.
+    let args = ["--n", "2000000", "--block-sizes", "32,100,1024", "--runs", "2", "--warmups", "0"];
+    let ran =
+        run_on(gpu(), &[&args[..], &["--grids", "one-wave,waves:2,per-item", "--format", "json"]].concat());
     assert_eq!((ran.code, ran.stderr.as_str()), (exit::SUCCESS, ""), "{}", ran.stdout);
     let json: serde_json::Value = serde_json::from_str(&ran.stdout).unwrap();
     assert_eq!(json["axes"], serde_json::json!(["items/thr", "grid policy"]));
@@ -212,13 +216,13 @@ fn a_third_axis_of_grid_policies_sweeps_every_combination_and_each_row_is_checke
         .filter(|row| row["threads_per_block"] == 1024 && row["axes"]["items/thr"] == "1")
         .map(|row| (row["axes"]["grid policy"].as_str().unwrap(), row["grid_blocks"].as_u64().unwrap()))
         .collect();
-    assert_eq!(grids, [("one-wave", 98), ("waves:2", 98), ("per-item", 98)]);
+    assert_eq!(grids, [("one-wave", 264), ("waves:2", 528), ("per-item", 1954)]);
     let grids: Vec<(&str, u64)> = rows
         .iter()
         .filter(|row| row["threads_per_block"] == 32 && row["axes"]["items/thr"] == "1")
         .map(|row| (row["axes"]["grid policy"].as_str().unwrap(), row["grid_blocks"].as_u64().unwrap()))
         .collect();
-    assert_eq!(grids, [("one-wave", 32 * 132), ("waves:2", 2 * 32 * 132), ("per-item", 3126)]);
+    assert_eq!(grids, [("one-wave", 32 * 132), ("waves:2", 2 * 32 * 132), ("per-item", 62500)]);
     // Waves of zero launch nothing: refused in one line.
     let zero = run(&["--grids", "one-wave,waves:0"]);
     assert_eq!((zero.code, zero.stdout.as_str()), (exit::USAGE, ""));
