@@ -246,7 +246,7 @@ mod tests {
             assert_eq!(
                 usage_error(&[command, &["--bins", "512"]].concat()),
                 "--bins does not apply to --kernel grayscale; it is an option of --kernel histogram, histogram_x4, \
-                 histogram_x8, histogram_x8k2, histogram_x8k4, histogram_x8k2c, histogram_x8k2cs, histogram_x8k4c"
+                 histogram_x8, histogram_x8k2, histogram_x8k4, histogram_x8k2c, histogram_x8k4c"
             );
         }
         assert!(usage_error(&["--kernel", "sobel"]).contains("invalid value 'sobel' for '--kernel <NAME>'"));

@@ -227,7 +227,7 @@ fn every_rejection_of_the_kernel_choice_is_the_same_line_through_the_request() {
             &["--bins", "512"],
             KernelChoice { bins: Some(512), ..KernelChoice::default() },
             "--bins does not apply to --kernel grayscale; it is an option of --kernel histogram, histogram_x4, \
-             histogram_x8, histogram_x8k2, histogram_x8k4, histogram_x8k2c, histogram_x8k2cs, histogram_x8k4c",
+             histogram_x8, histogram_x8k2, histogram_x8k4, histogram_x8k2c, histogram_x8k4c",
         ),
         (
             &["--kernel", "histogram", "--bins", "0"],

@@ -17,9 +17,7 @@
 // issued before the first count; the pixels before the first vector boundary and after the last
 // whole vector are counted one at a time. The `c` variants keep copies(bins) copies of the bins
 // per block, lane l counting into copy l % copies (bin b of copy c is word b * copies + c), so
-// that at small bin counts the lanes of a warp add to different words and banks. `histogram_x8k2cs`
-// is `histogram_x8k2c` with a late half of the grid: the last gridDim.x / 2 blocks also count the
-// body's last 1/32 of the vectors, so that the other blocks finish, and merge, while they read.
+// that at small bin counts the lanes of a warp add to different words and banks.
 //
 // Compile: nvcc -O3 -arch=sm_75 -ptx kernels/cuda/histogram.cu
 
@@ -94,14 +92,6 @@ struct Counter {
     }
 };
 
-// The last 1/kLateShare of the body's vectors are counted by the late blocks only (Late kernels),
-// none when the grid has fewer than two blocks.
-constexpr size_t kLateShare = 32;
-
-__device__ __forceinline__ size_t lateVectors(size_t vectors, uint32_t grid) {
-    return grid < 2 ? 0 : vectors / kLateShare;
-}
-
 template <typename V>
 __device__ __forceinline__ void countVector(const Counter& counter, const V& vector) {
     const uint32_t* words = reinterpret_cast<const uint32_t*>(&vector);
@@ -111,30 +101,7 @@ __device__ __forceinline__ void countVector(const Counter& counter, const V& vec
     }
 }
 
-// Counts vectors from + first, from + first + step, ... below `to`, K a grid apart per trip with
-// every load issued before the first count, the last trips one vector at a time.
-template <typename V, int K>
-__device__ __forceinline__ void countVectors(const Counter& counter, const V* body, size_t from, size_t to,
-                                             size_t first, size_t step) {
-    size_t v = from + first;
-    for (; v + (K - 1) * step < to; v += K * step) {
-        V loaded[K];
-#pragma unroll
-        for (int k = 0; k < K; ++k) {
-            loaded[k] = body[v + k * step];
-        }
-#pragma unroll
-        for (int k = 0; k < K; ++k) {
-            countVector(counter, loaded[k]);
-        }
-    }
-    for (; v < to; v += step) {
-        const V vector = body[v];
-        countVector(counter, vector);
-    }
-}
-
-template <typename V, int K, bool Spread, bool Late>
+template <typename V, int K, bool Spread>
 __device__ __forceinline__ void histogramVectors(const uint16_t* luma, uint32_t* hist, size_t n, uint32_t bins) {
     extern __shared__ uint32_t privateBins[];
     const uint32_t copies = Spread ? copiesFor(bins) : 1;
@@ -158,18 +125,21 @@ __device__ __forceinline__ void histogramVectors(const uint16_t* luma, uint32_t*
     const size_t tail = head + vectors * kPixels;
     counter.countPixels(luma, 0, head, first, step);
     const V* body = reinterpret_cast<const V*>(luma + head);
-    if (Late) {
-        // Vectors 0 .. shared by the whole grid; the last `late` by the late blocks only.
-        const size_t late = lateVectors(vectors, gridDim.x);
-        countVectors<V, K>(counter, body, 0, vectors - late, first, step);
-        const uint32_t earlyBlocks = gridDim.x - gridDim.x / 2;
-        if (blockIdx.x >= earlyBlocks) {
-            const size_t lateFirst = static_cast<size_t>(blockIdx.x - earlyBlocks) * blockDim.x + threadIdx.x;
-            const size_t lateStep = static_cast<size_t>(gridDim.x / 2) * blockDim.x;
-            countVectors<V, K>(counter, body, vectors - late, vectors, lateFirst, lateStep);
+    size_t v = first;
+    for (; v + (K - 1) * step < vectors; v += K * step) {
+        V loaded[K];
+#pragma unroll
+        for (int k = 0; k < K; ++k) {
+            loaded[k] = body[v + k * step];
         }
-    } else {
-        countVectors<V, K>(counter, body, 0, vectors, first, step);
+#pragma unroll
+        for (int k = 0; k < K; ++k) {
+            countVector(counter, loaded[k]);
+        }
+    }
+    for (; v < vectors; v += step) {
+        const V vector = body[v];
+        countVector(counter, vector);
     }
     counter.countPixels(luma, tail, n, first, step);
     __syncthreads();
@@ -191,29 +161,25 @@ __device__ __forceinline__ void histogramVectors(const uint16_t* luma, uint32_t*
 using namespace histogram_shapes;
 
 extern "C" __global__ void histogram_x4(const uint16_t* luma, uint32_t* hist, size_t n, uint32_t bins) {
-    histogramVectors<uint2, 1, false, false>(luma, hist, n, bins);
+    histogramVectors<uint2, 1, false>(luma, hist, n, bins);
 }
 
 extern "C" __global__ void histogram_x8(const uint16_t* luma, uint32_t* hist, size_t n, uint32_t bins) {
-    histogramVectors<uint4, 1, false, false>(luma, hist, n, bins);
+    histogramVectors<uint4, 1, false>(luma, hist, n, bins);
 }
 
 extern "C" __global__ void histogram_x8k2(const uint16_t* luma, uint32_t* hist, size_t n, uint32_t bins) {
-    histogramVectors<uint4, 2, false, false>(luma, hist, n, bins);
+    histogramVectors<uint4, 2, false>(luma, hist, n, bins);
 }
 
 extern "C" __global__ void histogram_x8k4(const uint16_t* luma, uint32_t* hist, size_t n, uint32_t bins) {
-    histogramVectors<uint4, 4, false, false>(luma, hist, n, bins);
+    histogramVectors<uint4, 4, false>(luma, hist, n, bins);
 }
 
 extern "C" __global__ void histogram_x8k2c(const uint16_t* luma, uint32_t* hist, size_t n, uint32_t bins) {
-    histogramVectors<uint4, 2, true, false>(luma, hist, n, bins);
-}
-
-extern "C" __global__ void histogram_x8k2cs(const uint16_t* luma, uint32_t* hist, size_t n, uint32_t bins) {
-    histogramVectors<uint4, 2, true, true>(luma, hist, n, bins);
+    histogramVectors<uint4, 2, true>(luma, hist, n, bins);
 }
 
 extern "C" __global__ void histogram_x8k4c(const uint16_t* luma, uint32_t* hist, size_t n, uint32_t bins) {
-    histogramVectors<uint4, 4, true, false>(luma, hist, n, bins);
+    histogramVectors<uint4, 4, true>(luma, hist, n, bins);
 }

@@ -296,60 +296,7 @@ impl Counter {
             i += step;
         }
     }
-
-    /// Counts vectors `from + first`, `from + first + step`, ... below `to` of `body`, `K` a
-    /// grid apart per trip with every load issued before the first count, the last trips one
-    /// vector at a time.
-    ///
-    /// # Safety
-    ///
-    /// As [`Counter::count`]; `body` must hold `to` readable vectors.
-    #[inline(always)]
-    unsafe fn count_vectors<V: Vector, const K: usize>(
-        self,
-        body: *const V,
-        from: usize,
-        to: usize,
-        first: usize,
-        step: usize,
-    ) {
-        let mut v = from + first;
-        while v + (K - 1) * step < to {
-            let mut loaded = [V::ZERO; K];
-            for k in 0..K {
-                // SAFETY: v + k step < to, the caller's contract.
-                loaded[k] = unsafe { *body.add(v + k * step) };
-            }
-            for k in 0..K {
-                for w in 0..V::PIXELS / 2 {
-                    // SAFETY: the caller's contract.
-                    unsafe { self.count_word(loaded[k].word(w)) };
-                }
-            }
-            v += K * step;
-        }
-        while v < to {
-            // SAFETY: v < to.
-            let vector = unsafe { *body.add(v) };
-            for w in 0..V::PIXELS / 2 {
-                // SAFETY: the caller's contract.
-                unsafe { self.count_word(vector.word(w)) };
-            }
-            v += step;
-        }
-    }
 }
-
-/// The vectors, of `vectors`, that only the late blocks of a `LATE` kernel count: the last
-/// 1/32 of them (rounded down), none when the grid has fewer than two blocks.
-#[inline(always)]
-pub fn late_vectors(vectors: usize, grid: u32) -> usize {
-    if grid < 2 { 0 } else { vectors / LATE_SHARE }
-}
-
-/// The late kernels' blocks `grid - grid / 2` onwards (the last half, rounded down) count
-/// `1 / LATE_SHARE` of the vectors besides their grid-stride share of the rest.
-pub const LATE_SHARE: usize = 32;
 
 /// [`histogram`] reading the luma as vectors `V` (8 or 16 bytes), `K` per thread per trip, with
 /// one copy of the private bins per block (`SPREAD = false`) or [`copies`]`(bins)` of them
@@ -372,7 +319,7 @@ pub const LATE_SHARE: usize = 32;
 ///   `step` (it has two block-wide barriers, [`barrier::sync_threads`]); `step` at least 1 and
 ///   `bins` at most 4096.
 #[inline(always)]
-pub unsafe fn histogram_vectors<V: Vector, const K: usize, const SPREAD: bool, const LATE: bool>(
+pub unsafe fn histogram_vectors<V: Vector, const K: usize, const SPREAD: bool>(
     luma: *const u16,
     hist: *mut u32,
     n: usize,
@@ -407,20 +354,25 @@ pub unsafe fn histogram_vectors<V: Vector, const K: usize, const SPREAD: bool, c
     unsafe {
         counter.count_pixels(luma, 0, head, first, step);
         let body = luma.add(head) as *const V;
-        if LATE {
-            // Vectors 0 .. shared by the whole grid; the last `late` by the late blocks only.
-            let grid = thread::grid_dim_x();
-            let late = late_vectors(vectors, grid);
-            counter.count_vectors::<V, K>(body, 0, vectors - late, first, step);
-            let early_blocks = grid - grid / 2;
-            let block = thread::block_idx_x();
-            if block >= early_blocks {
-                let late_first = (block - early_blocks) as usize * threads as usize + thread as usize;
-                let late_step = (grid / 2) as usize * threads as usize;
-                counter.count_vectors::<V, K>(body, vectors - late, vectors, late_first, late_step);
+        let mut v = first;
+        while v + (K - 1) * step < vectors {
+            let mut loaded = [V::ZERO; K];
+            for k in 0..K {
+                loaded[k] = *body.add(v + k * step);
             }
-        } else {
-            counter.count_vectors::<V, K>(body, 0, vectors, first, step);
+            for k in 0..K {
+                for w in 0..V::PIXELS / 2 {
+                    counter.count_word(loaded[k].word(w));
+                }
+            }
+            v += K * step;
+        }
+        while v < vectors {
+            let vector = *body.add(v);
+            for w in 0..V::PIXELS / 2 {
+                counter.count_word(vector.word(w));
+            }
+            v += step;
         }
         counter.count_pixels(luma, tail, n, first, step);
     }

@@ -4,8 +4,7 @@
 //! per-block bins live in dynamic shared memory, so that shared memory, and not only warps
 //! and registers, limits how many blocks of a given size are resident, with variants that read
 //! the luma as 8- or 16-byte vectors (`histogram_x4`, `_x8`), several per trip (`_x8k2`,
-//! `_x8k4`), and with one copy of the bins per lane (`_x8k2c`, `_x8k4c`), the first also with a late half of
-//! the grid (`_x8k2cs`); and the blocking
+//! `_x8k4`), and with one copy of the bins per lane (`_x8k2c`, `_x8k4c`); and the blocking
 //! kernel of cold timing (`block_until_released`), which holds a stream until the host
 //! releases it.
 //!
@@ -214,9 +213,7 @@ pub unsafe fn histogram_x4(luma: *const u16, hist: *mut u32, n: usize, bins: u32
     let (first, step) = first_and_step();
     // SAFETY: forwarded from this kernel's contract; every thread of the block gets here with
     // the same arguments.
-    unsafe {
-        histogram::histogram_vectors::<histogram::Four, 1, false, false>(luma, hist, n, bins, first, step)
-    }
+    unsafe { histogram::histogram_vectors::<histogram::Four, 1, false>(luma, hist, n, bins, first, step) }
 }
 
 /// [`histogram`] with 16-byte vector loads (eight pixels), one per thread per trip.
@@ -242,9 +239,7 @@ pub unsafe fn histogram_x8(luma: *const u16, hist: *mut u32, n: usize, bins: u32
     let (first, step) = first_and_step();
     // SAFETY: forwarded from this kernel's contract; every thread of the block gets here with
     // the same arguments.
-    unsafe {
-        histogram::histogram_vectors::<histogram::Eight, 1, false, false>(luma, hist, n, bins, first, step)
-    }
+    unsafe { histogram::histogram_vectors::<histogram::Eight, 1, false>(luma, hist, n, bins, first, step) }
 }
 
 /// [`histogram`] with 16-byte vector loads, two per thread per trip, both issued before the first count.
@@ -270,9 +265,7 @@ pub unsafe fn histogram_x8k2(luma: *const u16, hist: *mut u32, n: usize, bins: u
     let (first, step) = first_and_step();
     // SAFETY: forwarded from this kernel's contract; every thread of the block gets here with
     // the same arguments.
-    unsafe {
-        histogram::histogram_vectors::<histogram::Eight, 2, false, false>(luma, hist, n, bins, first, step)
-    }
+    unsafe { histogram::histogram_vectors::<histogram::Eight, 2, false>(luma, hist, n, bins, first, step) }
 }
 
 /// [`histogram`] with 16-byte vector loads, four per thread per trip, all issued before the first count.
@@ -298,9 +291,7 @@ pub unsafe fn histogram_x8k4(luma: *const u16, hist: *mut u32, n: usize, bins: u
     let (first, step) = first_and_step();
     // SAFETY: forwarded from this kernel's contract; every thread of the block gets here with
     // the same arguments.
-    unsafe {
-        histogram::histogram_vectors::<histogram::Eight, 4, false, false>(luma, hist, n, bins, first, step)
-    }
+    unsafe { histogram::histogram_vectors::<histogram::Eight, 4, false>(luma, hist, n, bins, first, step) }
 }
 
 /// [`histogram`] with [`histogram_x8k2`] with one copy of the private bins per lane (`histogram::copies`).
@@ -326,42 +317,7 @@ pub unsafe fn histogram_x8k2c(luma: *const u16, hist: *mut u32, n: usize, bins: 
     let (first, step) = first_and_step();
     // SAFETY: forwarded from this kernel's contract; every thread of the block gets here with
     // the same arguments.
-    unsafe {
-        histogram::histogram_vectors::<histogram::Eight, 2, true, false>(luma, hist, n, bins, first, step)
-    }
-}
-
-/// [`histogram_x8k2c`] with a late half of the grid: blocks `grid - grid / 2` onwards also count
-/// the last 1/32 of the vectors, so that the first half of the blocks finishes counting, and
-/// adds its private bins to `hist`, while the second half still reads.
-///
-/// # Safety
-///
-/// As [`histogram`], with at least `histogram::copies(bins) * bins * 4` bytes of dynamic shared
-/// memory per block. `luma` may start anywhere (2-byte aligned): the pixels before its first
-/// 16-byte boundary are read one at a time.
-///
-/// # Parameters
-///
-/// As [`histogram`].
-///
-/// # Thread Mapping
-///
-/// As [`histogram_x8k2c`], except that the body's last `vectors / 32` vectors
-/// (`histogram::late_vectors`, none for a grid of one block) are left out of the grid-stride
-/// loop over all threads and counted by a second grid-stride loop over the threads of the last
-/// `gridDim.x / 2` blocks only, thread `(blockIdx.x - (gridDim.x - gridDim.x / 2)) * blockDim.x
-/// + threadIdx.x` starting at that many vectors into them. Every vector is still counted
-/// exactly once.
-#[kernel]
-#[allow(improper_ctypes_definitions)]
-pub unsafe fn histogram_x8k2cs(luma: *const u16, hist: *mut u32, n: usize, bins: u32) {
-    let (first, step) = first_and_step();
-    // SAFETY: forwarded from this kernel's contract; every thread of the block gets here with
-    // the same arguments.
-    unsafe {
-        histogram::histogram_vectors::<histogram::Eight, 2, true, true>(luma, hist, n, bins, first, step)
-    }
+    unsafe { histogram::histogram_vectors::<histogram::Eight, 2, true>(luma, hist, n, bins, first, step) }
 }
 
 /// [`histogram`] with [`histogram_x8k4`] with one copy of the private bins per lane (`histogram::copies`).
@@ -387,9 +343,7 @@ pub unsafe fn histogram_x8k4c(luma: *const u16, hist: *mut u32, n: usize, bins: 
     let (first, step) = first_and_step();
     // SAFETY: forwarded from this kernel's contract; every thread of the block gets here with
     // the same arguments.
-    unsafe {
-        histogram::histogram_vectors::<histogram::Eight, 4, true, false>(luma, hist, n, bins, first, step)
-    }
+    unsafe { histogram::histogram_vectors::<histogram::Eight, 4, true>(luma, hist, n, bins, first, step) }
 }
 
 /// Holds its stream until the host writes a non-zero value to `flag[0]`, or until

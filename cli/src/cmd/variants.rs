@@ -17,7 +17,7 @@ pub struct Variants {
     pub device: DeviceArgs,
 
     /// Whose variants: grayscale (vec4, k2, k4, k8 against k1) or histogram (x4, x8, x8k2, x8k4,
-    /// x8k2c, x8k2cs, x8k4c against k1; GB/s counts the luma read)
+    /// x8k2c, x8k4c against k1; GB/s counts the luma read)
     #[arg(long, value_name = "KERNEL", default_value = "grayscale", value_parser = ["grayscale", "histogram"])]
     pub kernel: String,
 

@@ -33,7 +33,6 @@ pub const KERNELS: &[&KernelSpec] = &[
     &histogram::KERNEL_X8K2,
     &histogram::KERNEL_X8K4,
     &histogram::KERNEL_X8K2C,
-    &histogram::KERNEL_X8K2CS,
     &histogram::KERNEL_X8K4C,
 ];
 

@@ -60,10 +60,6 @@ pub struct Shape {
     /// Whether a block keeps [`reference::copies`] copies of the bins, lane `l` counting into
     /// copy `l % copies`, rather than one.
     pub spread: bool,
-    /// Whether the grid's last `grid / 2` blocks also count the body's last
-    /// [`reference::late_vectors`] vectors, which the grid-stride loop over every thread leaves
-    /// out, so that the other blocks finish and merge while they still read.
-    pub late: bool,
 }
 
 impl Shape {
@@ -93,88 +89,19 @@ impl Shape {
             format!("{}-byte vector loads, {} a thread a trip", self.load_bytes, self.loads_per_trip)
         };
         let copies = self.copies(bins);
-        let load = if copies == 1 {
-            load
-        } else {
-            format!("{load}, {copies} copies of the bins a block (one per lane)")
-        };
-        if self.late {
-            format!(
-                "{load}, the last 1/{} of the vectors counted by the last half of the grid",
-                reference::LATE_SHARE
-            )
-        } else {
-            load
-        }
+        if copies == 1 { load } else { format!("{load}, {copies} copies of the bins a block (one per lane)") }
     }
 }
 
 /// Every shape, in `variants`' order: the one-pixel kernel first.
-pub const SHAPES: [Shape; 8] = [
-    Shape {
-        entry: reference::KERNEL_NAME,
-        variant: "k1",
-        load_bytes: 2,
-        loads_per_trip: 1,
-        spread: false,
-        late: false,
-    },
-    Shape {
-        entry: "histogram_x4",
-        variant: "x4",
-        load_bytes: 8,
-        loads_per_trip: 1,
-        spread: false,
-        late: false,
-    },
-    Shape {
-        entry: "histogram_x8",
-        variant: "x8",
-        load_bytes: 16,
-        loads_per_trip: 1,
-        spread: false,
-        late: false,
-    },
-    Shape {
-        entry: "histogram_x8k2",
-        variant: "x8k2",
-        load_bytes: 16,
-        loads_per_trip: 2,
-        spread: false,
-        late: false,
-    },
-    Shape {
-        entry: "histogram_x8k4",
-        variant: "x8k4",
-        load_bytes: 16,
-        loads_per_trip: 4,
-        spread: false,
-        late: false,
-    },
-    Shape {
-        entry: "histogram_x8k2c",
-        variant: "x8k2c",
-        load_bytes: 16,
-        loads_per_trip: 2,
-        spread: true,
-        late: false,
-    },
-    Shape {
-        entry: "histogram_x8k2cs",
-        variant: "x8k2cs",
-        load_bytes: 16,
-        loads_per_trip: 2,
-        spread: true,
-        late: true,
-    },
-    Shape {
-        entry: "histogram_x8k4c",
-        variant: "x8k4c",
-        load_bytes: 16,
-        loads_per_trip: 4,
-        spread: true,
-        late: false,
-    },
+pub const SHAPES: [Shape; 7] = [
+    Shape { entry: reference::KERNEL_NAME, variant: "k1", load_bytes: 2, loads_per_trip: 1, spread: false },
+    Shape { entry: "histogram_x4", variant: "x4", load_bytes: 8, loads_per_trip: 1, spread: false },
+    Shape { entry: "histogram_x8", variant: "x8", load_bytes: 16, loads_per_trip: 1, spread: false },
+    Shape { entry: "histogram_x8k2", variant: "x8k2", load_bytes: 16, loads_per_trip: 2, spread: false },
+    Shape { entry: "histogram_x8k4", variant: "x8k4", load_bytes: 16, loads_per_trip: 4, spread: false },
+    Shape { entry: "histogram_x8k2c", variant: "x8k2c", load_bytes: 16, loads_per_trip: 2, spread: true },
+    Shape { entry: "histogram_x8k4c", variant: "x8k4c", load_bytes: 16, loads_per_trip: 4, spread: true },
 ];
 
 /// The shape whose entry point is `entry`.
@@ -224,29 +151,16 @@ pub static KERNEL_X8K2C: KernelSpec = histogram_kernel!(
     5,
     "histogram_x8k2 with one copy of the bins per lane, up to 32 KiB a block (fewer copies above 256 bins)"
 );
-/// `--kernel histogram_x8k2cs`.
-pub static KERNEL_X8K2CS: KernelSpec = histogram_kernel!(
-    6,
-    "histogram_x8k2c whose last half of the grid also counts the last 1/32 of the luma, so the first half merges while it reads"
-);
 /// `--kernel histogram_x8k4c`.
 pub static KERNEL_X8K4C: KernelSpec = histogram_kernel!(
-    7,
+    6,
     "histogram_x8k4 with one copy of the bins per lane, up to 32 KiB a block (fewer copies above 256 bins)"
 );
 
 #[cfg_attr(not(any(test, feature = "mock")), allow(dead_code))]
 /// The registered kernel of every shape, in [`SHAPES`]' order.
-pub const KERNELS: [&KernelSpec; 8] = [
-    &KERNEL,
-    &KERNEL_X4,
-    &KERNEL_X8,
-    &KERNEL_X8K2,
-    &KERNEL_X8K4,
-    &KERNEL_X8K2C,
-    &KERNEL_X8K2CS,
-    &KERNEL_X8K4C,
-];
+pub const KERNELS: [&KernelSpec; 7] =
+    [&KERNEL, &KERNEL_X4, &KERNEL_X8, &KERNEL_X8K2, &KERNEL_X8K4, &KERNEL_X8K2C, &KERNEL_X8K4C];
 
 /// 1 to 4096 bins; at most `u32::MAX` pixels, so that no bin can wrap; an offset of at most
 /// [`MAX_OFFSET`] pixels.
@@ -534,11 +448,6 @@ fn count_by_threads(
     let vectors = (n - head) / per_vector;
     let tail = head + vectors * per_vector;
     let mut counts = vec![0u32; bins as usize];
-    ensure!(
-        block > 0 && threads.is_multiple_of(block as usize),
-        "{threads} threads are not whole blocks of {block}"
-    );
-    let grid_blocks = u32::try_from(threads / block as usize).context("the grid's block count")?;
     let step = threads;
     for first in 0..threads {
         let lane = (first % block as usize) & 31;
@@ -566,37 +475,14 @@ fn count_by_threads(
             ensure!(pixel + per_vector <= n, "vector {v} reads past the frame's {n} pixels");
             (pixel..pixel + per_vector).try_for_each(&mut count)
         };
-        // `histogram_vectors`' `count_vectors`: from + first, K a grid apart per trip, then one
-        // at a time.
-        let mut vectors_from = |from: usize, to: usize, first: usize, step: usize| -> Result<()> {
-            let mut v = from + first;
-            while v + (k - 1) * step < to {
-                (0..k).try_for_each(|trip| vector(v + trip * step))?;
-                v += k * step;
-            }
-            while v < to {
-                vector(v)?;
-                v += step;
-            }
-            Ok(())
-        };
-        if shape.late {
-            // The last `late` vectors are counted by the threads of blocks `early_blocks` onwards.
-            let late = reference::late_vectors(vectors, grid_blocks);
-            vectors_from(0, vectors - late, first, step)?;
-            let (block_index, thread) = (first / block as usize, first % block as usize);
-            let early_blocks = (grid_blocks - grid_blocks / 2) as usize;
-            if block_index >= early_blocks {
-                let late_step = (grid_blocks / 2) as usize * block as usize;
-                vectors_from(
-                    vectors - late,
-                    vectors,
-                    (block_index - early_blocks) * block as usize + thread,
-                    late_step,
-                )?;
-            }
-        } else {
-            vectors_from(0, vectors, first, step)?;
+        let mut v = first;
+        while v + (k - 1) * step < vectors {
+            (0..k).try_for_each(|trip| vector(v + trip * step))?;
+            v += k * step;
+        }
+        while v < vectors {
+            vector(v)?;
+            v += step;
         }
         let mut i = tail + first;
         while i < n {
@@ -752,7 +638,7 @@ mod tests {
             assert_eq!((spec.pass)(&params).kernel, shape.entry);
         }
         let trips: Vec<u32> = SHAPES.iter().map(Shape::pixels_per_trip).collect();
-        assert_eq!(trips, [1, 4, 8, 16, 32, 16, 16, 32]);
+        assert_eq!(trips, [1, 4, 8, 16, 32, 16, 32]);
         assert_eq!(shape_of_entry("grayscale"), None);
     }
 
@@ -815,43 +701,17 @@ mod tests {
         let want = reference::histogram(&values, 7);
         for shape in &SHAPES[1..] {
             for address in (0..32).step_by(2) {
-                for (threads, block) in [(1, 1), (5, 5), (64, 32), (300, 100), (96, 32)] {
-                    let counts = count_by_threads(shape, &values, address, 7, threads, block).unwrap();
+                for threads in [1, 5, 64, 300] {
+                    let counts = count_by_threads(shape, &values, address, 7, threads, 32).unwrap();
                     assert_eq!(counts, want, "{} at byte {address}, {threads} threads", shape.entry);
                 }
             }
         }
-        let partial = count_by_threads(&SHAPES[2], &values, 0, 7, 65, 64).unwrap_err();
-        assert_eq!(partial.to_string(), "65 threads are not whole blocks of 64");
         let odd = count_by_threads(&SHAPES[2], &values, 3, 7, 64, 64).unwrap_err();
         assert_eq!(odd.to_string(), "the luma starts at an odd byte (3): not a u16 array");
         // Values at or above the bins count nowhere, as in the kernel.
         let counts = count_by_threads(&SHAPES[3], &[0, 9, 1, 9, 1, 65535, 2, 3, 0], 0, 3, 4, 4).unwrap();
         assert_eq!(counts, [2, 2, 1]);
-    }
-
-    #[test]
-    fn the_late_shape_is_x8k2c_with_the_last_32nd_of_the_vectors_left_to_the_last_half_of_the_grid() {
-        let late = shape_of_entry("histogram_x8k2cs").unwrap();
-        let spread = shape_of_entry("histogram_x8k2c").unwrap();
-        assert_eq!(
-            Shape { entry: spread.entry, variant: spread.variant, late: true, ..*late },
-            Shape { late: true, ..*spread }
-        );
-        assert!(SHAPES.iter().filter(|shape| shape.late).eq([late]));
-        assert_eq!(late.shared_bytes(4096), spread.shared_bytes(4096));
-        assert_eq!(
-            late.describe(4096),
-            "16-byte vector loads, 2 a thread a trip, 2 copies of the bins a block (one per lane), \
-             the last 1/32 of the vectors counted by the last half of the grid"
-        );
-        // 66 M pixels, aligned: 8294400 vectors, 259200 of them for the late blocks; none without
-        // a second block to count them.
-        assert_eq!(reference::late_vectors(8_294_400, 264), 259_200);
-        assert_eq!(reference::late_vectors(8_294_400, 2), 259_200);
-        assert_eq!(reference::late_vectors(8_294_400, 1), 0);
-        assert_eq!(reference::late_vectors(31, 264), 0);
-        assert_eq!(reference::late_vectors(64, 3), 2);
     }
 
     #[test]
@@ -878,7 +738,7 @@ mod tests {
             HistogramWorkload::new(&Params { bins: 4096, ..Params::frame(32, 32) }, &SHAPES[0]).unwrap();
         workload.upload(&mut gpu).unwrap();
         assert_eq!(workload.dynamic_shared_memory(256), 16384);
-        workload.set_shape(&SHAPES[7]);
+        workload.set_shape(&SHAPES[6]);
         assert_eq!(workload.dynamic_shared_memory(256), 32768);
         assert_eq!(workload.pass().kernel, "histogram_x8k4c");
         let launch = workload.launch(4, 256).unwrap();

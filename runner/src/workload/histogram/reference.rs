@@ -61,18 +61,6 @@ pub fn copies(bins: u32) -> u32 {
     if fit >= 32 { 32 } else { 1 << (31 - fit.max(1).leading_zeros()) }
 }
 
-/// The late shapes (`histogram_x8k2cs`) leave the last `1 / LATE_SHARE` of the body's vectors to
-/// the grid's last `grid / 2` blocks, as `LATE_SHARE` in `kernels/src/histogram.rs`.
-pub const LATE_SHARE: usize = 32;
-
-/// The body's vectors, of `vectors`, that only the late blocks of a late shape count, by the
-/// kernels' rule (`histogram::late_vectors`, `lateVectors` in `kernels/cuda/histogram.cu`): the
-/// last `vectors / LATE_SHARE`, none when the grid has fewer than two blocks (so none is left
-/// without a block to count it).
-pub fn late_vectors(vectors: usize, grid_blocks: u32) -> usize {
-    if grid_blocks < 2 { 0 } else { vectors / LATE_SHARE }
-}
-
 const PERIOD_RED: u64 = 251;
 const PERIOD_GREEN: u64 = 241;
 const PERIOD_BLUE: u64 = 239;
