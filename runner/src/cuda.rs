@@ -752,8 +752,11 @@ impl Gpu for CudaGpu {
             | CudaError::HardwareStackError
             | CudaError::AssertError
             | CudaError::LaunchTimeout => true,
-            // The launch was refused; the context is intact.
-            CudaError::LaunchOutOfResources | CudaError::LaunchIncompatibleTexturing => false,
+            // The launch was refused (too many registers or threads, more shared memory than a
+            // block may have, which the occupancy model prunes first); the context is intact.
+            CudaError::LaunchOutOfResources
+            | CudaError::LaunchIncompatibleTexturing
+            | CudaError::InvalidValue => false,
             _ => return None,
         };
         Some(crate::backend::LaunchFault { context_lost })

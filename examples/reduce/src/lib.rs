@@ -33,6 +33,11 @@ pub struct Cli {
     /// block size and items/thr, instead of --grid's one (both kernels loop over the grid)
     #[arg(long, value_name = "POLICIES", value_delimiter = ',')]
     pub grids: Vec<GridPolicy>,
+    /// Dynamic shared memory a block asks for per thread, at least the 4 the kernels use: more
+    /// shows shared memory capping blk/SM, and a block size whose bytes no block may have
+    /// pruned with its reason
+    #[arg(long, value_name = "BYTES", default_value_t = 4, value_parser = clap::value_parser!(u32).range(4..))]
+    pub shared_bytes_per_thread: u32,
     #[command(flatten)]
     pub sweep: SweepArgs,
 }
@@ -50,9 +55,10 @@ pub fn values(n: usize) -> Vec<f32> {
 }
 
 /// Both entries, the axis "items/thr" (1 and 4), over `x`: one f32 partial per block,
-/// `threads * 4` bytes of dynamic shared memory; a row's result is its partials' sum. With
-/// `grids`, a third axis, "grid policy": both kernels loop over whatever grid they get.
-pub fn kernel(x: Vec<f32>, check: Check, grids: &[GridPolicy]) -> UserKernel {
+/// `threads * shared_bytes_per_thread` bytes of dynamic shared memory (the kernels use 4 a
+/// thread); a row's result is its partials' sum. With `grids`, a third axis, "grid policy":
+/// both kernels loop over whatever grid they get.
+pub fn kernel(x: Vec<f32>, check: Check, grids: &[GridPolicy], shared_bytes_per_thread: u32) -> UserKernel {
     let n = x.len();
     let kernel = UserKernel::new(PTX, "sum_of_squares")
         .axis(Axis::entries("items/thr", [("1", "sum_of_squares"), ("4", "sum_of_squares_x4")]))
@@ -60,7 +66,7 @@ pub fn kernel(x: Vec<f32>, check: Check, grids: &[GridPolicy]) -> UserKernel {
         .bytes_per_pass(4 * n as u64)
         .input("x", x)
         .output_per_block::<f32>("partials")
-        .dynamic_shared_memory(|threads, _| threads * 4)
+        .dynamic_shared_memory(move |threads, _| threads * shared_bytes_per_thread)
         .args(move |_| vec![Arg::buffer("x"), Arg::Usize(n), Arg::buffer("partials")])
         .result(|out, _| Ok(out.f32("partials")?.iter().map(|&p| f64::from(p)).sum::<f64>().into()))
         .check(check);
@@ -90,10 +96,6 @@ pub fn run(driver: &impl Driver, cli: &Cli, console: &mut Console) -> i32 {
         CheckArg::SameAsFirst if cli.tolerance == 0.0 => Check::same_as_first(Agreement::BitForBit),
         CheckArg::SameAsFirst => Check::same_as_first(Agreement::Within(cli.tolerance)),
     };
-    block_size_runner::sweep_and_print(
-        driver,
-        &mut kernel(x, check, &cli.grids),
-        &cli.sweep.settings(),
-        console,
-    )
+    let mut kernel = kernel(x, check, &cli.grids, cli.shared_bytes_per_thread);
+    block_size_runner::sweep_and_print(driver, &mut kernel, &cli.sweep.settings(), console)
 }

@@ -231,3 +231,44 @@ fn a_third_axis_of_grid_policies_sweeps_every_combination_and_each_row_is_checke
         "Error: the axis `grid policy` has waves:0, which launches nothing: give waves:1 or more\n"
     );
 }
+
+#[test]
+fn a_block_size_whose_shared_memory_no_block_may_have_is_pruned_with_its_reason() {
+    // 64 B a thread: 1024 threads ask for 64 KiB, above the 48 KiB a block gets; 768 for 48 KiB.
+    let ran = run_on(
+        gpu(),
+        &[
+            "--n",
+            "100003",
+            "--block-sizes",
+            "256,768,1024",
+            "--runs",
+            "2",
+            "--warmups",
+            "0",
+            "--shared-bytes-per-thread",
+            "64",
+        ],
+    );
+    assert_eq!((ran.code, ran.stderr.as_str()), (exit::SUCCESS, ""), "{}", ran.stdout);
+    let pruned: Vec<&str> = ran.stdout.lines().filter(|line| line.contains(" pruned ")).collect();
+    assert_eq!(pruned.len(), 2, "{}", ran.stdout);
+    assert!(
+        pruned.iter().all(|line| line.contains(" 1024 ") && line.ends_with("cannot launch")),
+        "{}",
+        ran.stdout
+    );
+    assert!(
+        ran.stdout.contains(
+            "Not launched, 2 configuration(s) the occupancy model says the device cannot launch (docs/search.md): \
+             1024 threads, items/thr 1; 1024 threads, items/thr 4: 65536 B of dynamic shared memory, above the 49152 B \
+             a block gets without opting in."
+        ),
+        "{}",
+        ran.stdout
+    );
+    // The model agrees with the driver at the four launched rows, 768 threads' 48 KiB included.
+    assert!(ran.stdout.contains("agrees with the driver's blk/SM at 4 of 4 block sizes."), "{}", ran.stdout);
+    // 4 B a thread is what the kernels use: fewer is refused.
+    assert!(Cli::try_parse_from(["reduce-example", "--shared-bytes-per-thread", "2"]).is_err());
+}
