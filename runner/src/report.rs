@@ -543,7 +543,11 @@ pub fn table(sweep: &Sweep, stats: bool) -> String {
         }
         if runs {
             let raced = if row.stopped == Some(Stopped::Raced) { "r" } else { "" };
-            record.push(if row.pruned.is_some() { "-".to_string() } else { format!("{}{raced}", row.run_ms.len()) });
+            record.push(if row.pruned.is_some() {
+                "-".to_string()
+            } else {
+                format!("{}{raced}", row.run_ms.len())
+            });
         }
         // A pruned row's reason is under the table (Summary::pruned_sentence).
         record.push(if row.pruned.is_some() {
