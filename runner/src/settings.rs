@@ -360,12 +360,15 @@ pub(crate) fn check_block_sizes(block_sizes: &[u32]) -> Result<(), String> {
     if block_sizes.contains(&0) {
         return Err("--block-sizes: 0 is not a block size; each is 1 to the device's maximum".to_string());
     }
-    for (index, size) in block_sizes.iter().enumerate() {
-        if block_sizes[..index].contains(size) {
-            return Err(format!("block size {size} is listed twice in --block-sizes"));
-        }
+    match first_repeat(block_sizes) {
+        Some(size) => Err(format!("block size {size} is listed twice in --block-sizes")),
+        None => Ok(()),
     }
-    Ok(())
+}
+
+/// The first value of `values` that an earlier one repeats, where one does.
+pub(crate) fn first_repeat<T: PartialEq + Copy>(values: &[T]) -> Option<T> {
+    values.iter().enumerate().find(|&(index, value)| values[..index].contains(value)).map(|(_, &value)| value)
 }
 
 /// Every file the options name can be created (its folder exists), and no two options name

@@ -98,10 +98,8 @@ impl KernelChoice {
     pub(crate) fn chosen_at_each_bins(&self) -> Result<Vec<Chosen>, Error> {
         let bins: Vec<Option<u32>> =
             if self.bins.is_empty() { vec![None] } else { self.bins.iter().copied().map(Some).collect() };
-        if let Some(twice) =
-            self.bins.iter().enumerate().find(|&(index, bins)| self.bins[..index].contains(bins))
-        {
-            return Err(Error::new(exit::USAGE, format!("--bins lists {} twice", twice.1)));
+        if let Some(twice) = crate::settings::first_repeat(&self.bins) {
+            return Err(Error::new(exit::USAGE, format!("--bins lists {twice} twice")));
         }
         bins.into_iter()
             .map(|bins| self.check(bins).map_err(|message| Error::new(exit::USAGE, message)))

@@ -124,10 +124,8 @@ impl SweepRequest {
                     let allowed: Vec<String> = allowed.iter().map(u32::to_string).collect();
                     return Err(usage(format!("{option} takes {}, not {bad}", allowed.join(", "))));
                 }
-                if let Some(twice) =
-                    values.iter().enumerate().find(|&(index, value)| values[..index].contains(value))
-                {
-                    return Err(usage(format!("{option} lists {} twice", twice.1)));
+                if let Some(twice) = crate::settings::first_repeat(values) {
+                    return Err(usage(format!("{option} lists {twice} twice")));
                 }
             }
             if !vector_width.is_empty() {
