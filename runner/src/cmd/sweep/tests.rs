@@ -412,3 +412,19 @@ fn no_winner_is_written_from_a_sweep_whose_checks_failed() {
         "{effects:?}"
     );
 }
+
+#[test]
+fn the_grayscale_axes_name_the_shapes_variants_measures() {
+    // Each (vector width, pixels per thread) is a shape of `block-size variants`, with its pixels
+    // per trip, and every shape is one of them.
+    let mut entries: Vec<&str> = GRAYSCALE_SHAPES.iter().map(|&(_, _, entry)| entry).collect();
+    for &(width, pixels, entry) in &GRAYSCALE_SHAPES {
+        let variant = crate::variants::VARIANTS.iter().find(|variant| variant.entry == entry).unwrap();
+        assert_eq!(variant.pixels_per_trip, pixels, "{entry}");
+        assert_eq!(width == 4, variant.name == "vec4", "{entry}");
+    }
+    let mut known: Vec<&str> = crate::variants::VARIANTS.iter().map(|variant| variant.entry).collect();
+    entries.sort_unstable();
+    known.sort_unstable();
+    assert_eq!(entries, known);
+}
