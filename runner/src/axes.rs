@@ -181,6 +181,15 @@ impl<'de> Deserialize<'de> for AxisValues {
     }
 }
 
+/// A configuration in words: `256 threads`, or `256 threads, items/thr 4, grid waves:2`.
+pub(crate) fn configuration_label(threads_per_block: u32, axes: &AxisValues) -> String {
+    if axes.is_empty() {
+        format!("{threads_per_block} threads")
+    } else {
+        format!("{threads_per_block} threads, {axes}")
+    }
+}
+
 /// One configuration of the axes: its values, the entry it launches, the grid it launches
 /// where an axis says, its numbers.
 #[derive(Debug, Clone, PartialEq, Eq)]

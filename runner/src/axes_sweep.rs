@@ -39,6 +39,12 @@ pub fn combine(names: Vec<String>, parts: Vec<(AxisValues, Sweep)>) -> Option<Sw
     Some(combined)
 }
 
+/// The sweep of `parts`: the one part as it is where there is no axis (`names` empty), else
+/// the parts [`combine`]d. `None` for no parts.
+pub fn assemble(names: Vec<String>, mut parts: Vec<(AxisValues, Sweep)>) -> Option<Sweep> {
+    if names.is_empty() { parts.pop().map(|(_, sweep)| sweep) } else { combine(names, parts) }
+}
+
 /// One model check for all configurations: the sum of agreeing rows where every
 /// configuration's kernel has the same resources (or the model ran for none), else each
 /// configuration's own.

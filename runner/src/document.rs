@@ -224,11 +224,7 @@ impl Document {
 
     /// A row's configuration in words: `256 threads`, or `256 threads, tile 4, grid waves:2`.
     pub fn label(&self, row: &Row) -> String {
-        if row.axes.is_empty() {
-            format!("{} threads", row.threads_per_block)
-        } else {
-            format!("{} threads, {}", row.threads_per_block, row.axes)
-        }
+        crate::axes::configuration_label(row.threads_per_block, &row.axes)
     }
 
     /// What a pass covers: `3840 x 2160 frame`, or `1048576 values`.

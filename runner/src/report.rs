@@ -154,11 +154,7 @@ fn pruned_reasons(sweep: &Sweep) -> Vec<(String, Vec<String>)> {
     let mut reasons: Vec<(String, Vec<String>)> = Vec::new();
     for row in sweep.pruned_rows() {
         let reason = row.pruned.clone().unwrap_or_default();
-        let configuration = if row.axes.is_empty() {
-            format!("{} threads", row.threads_per_block)
-        } else {
-            format!("{} threads, {}", row.threads_per_block, row.axes)
-        };
+        let configuration = crate::axes::configuration_label(row.threads_per_block, &row.axes);
         match reasons.iter_mut().find(|(known, _)| *known == reason) {
             Some((_, configurations)) => configurations.push(configuration),
             None => reasons.push((reason, vec![configuration])),

@@ -233,14 +233,14 @@ struct Builtin {
     parts: Vec<Part>,
     /// A line for the head: the shapes asked for that no kernel has.
     note: Option<String>,
-    /// Each distinct (kernel, parameters) with its workload and whether it is uploaded.
-    workloads: Vec<(Chosen, Box<dyn Workload>, bool)>,
+    /// Each distinct (kernel, parameters) with its workload.
+    workloads: Vec<(Chosen, Box<dyn Workload>)>,
 }
 
 impl Builtin {
     /// The index in `workloads` of `chosen`'s.
     fn workload_of(&self, chosen: &Chosen) -> Option<usize> {
-        self.workloads.iter().position(|(known, _, _)| known == chosen)
+        self.workloads.iter().position(|(known, _)| known == chosen)
     }
 }
 
@@ -292,7 +292,7 @@ impl Target for Builtin {
             let building = Phase::start("building the frame and its CPU reference on every core");
             let workload = device::create_workload(part.chosen.spec, &part.chosen.params);
             building.finish();
-            self.workloads.push((part.chosen, workload?, false));
+            self.workloads.push((part.chosen, workload?));
         }
         Ok(())
     }
@@ -307,21 +307,16 @@ impl Target for Builtin {
         settings: &sweep::Settings,
         mut journal: Option<&mut Journal>,
     ) -> Result<Sweep, Error> {
-        // Each measure is on a device of its own (or a round of its own): upload afresh.
-        for (_, _, uploaded) in &mut self.workloads {
-            *uploaded = false;
-        }
+        // Each measure is on a device of its own (or a round of its own): every workload is
+        // uploaded to it once, the grayscale shapes sharing theirs.
+        let uploading = Phase::start("uploading the inputs");
+        let uploaded = self.workloads.iter_mut().try_for_each(|(_, workload)| workload.upload(gpu));
+        uploading.finish();
+        uploaded.map_err(failed)?;
         let mut results = Vec::with_capacity(self.parts.len());
         for part in self.parts.clone() {
             let index = self.workload_of(&part.chosen).expect("built before it is measured");
-            let (_, workload, uploaded) = &mut self.workloads[index];
-            if !*uploaded {
-                let uploading = Phase::start("uploading the inputs");
-                let result = workload.upload(gpu);
-                uploading.finish();
-                result.map_err(failed)?;
-                *uploaded = true;
-            }
+            let workload = &mut self.workloads[index].1;
             gpu.select_kernel(part.kernel).map_err(failed)?;
             let mut session = Session { journal: journal.as_deref_mut(), axes: part.axes.clone() };
             let result = sweep_uploaded(gpu, workload.as_mut(), settings, &mut session)?;
@@ -331,12 +326,8 @@ impl Target for Builtin {
                 break;
             }
         }
-        let sweep = if self.names.is_empty() {
-            results.pop().map(|(_, sweep)| sweep)
-        } else {
-            crate::axes_sweep::combine(self.names.clone(), results)
-        };
-        let mut sweep = sweep.expect("a sweep has at least one configuration");
+        let mut sweep = crate::axes_sweep::assemble(self.names.clone(), results)
+            .expect("a sweep has at least one configuration");
         // The pass as the head says it: with the bins axis and the shapes left out.
         sweep.pass = self.pass();
         Ok(sweep)

@@ -86,16 +86,13 @@ impl Target for UserKernel {
             let kept = self.kept(index, block_sizes);
             self.select(index);
             let shared = |threads| Workload::dynamic_shared_memory(self, threads);
-            let fits: Vec<u32> = kept
-                .iter()
-                .copied()
-                .filter(|&threads| {
-                    crate::cmd::device::check_dynamic_shared_memory(&[threads], &shared).is_ok()
-                })
-                .collect();
-            if fits.len() < kept.len() {
-                refusal =
-                    refusal.or_else(|| crate::cmd::device::check_dynamic_shared_memory(&kept, &shared).err());
+            // One check a block size: those that fit, and the first refusal.
+            let mut fits = Vec::with_capacity(kept.len());
+            for threads in kept {
+                match crate::cmd::device::check_dynamic_shared_memory(&[threads], &shared) {
+                    Ok(()) => fits.push(threads),
+                    Err(why) => refusal = refusal.or(Some(why)),
+                }
             }
             if fits.is_empty() {
                 continue;
@@ -148,13 +145,8 @@ impl Target for UserKernel {
                 break;
             }
         }
-        let names = self.axis_names();
-        Ok(if names.is_empty() {
-            parts.pop().map(|(_, sweep)| sweep)
-        } else {
-            crate::axes_sweep::combine(names, parts)
-        }
-        .expect("a kernel has at least one configuration to sweep (validated)"))
+        Ok(crate::axes_sweep::assemble(self.axis_names(), parts)
+            .expect("a kernel has at least one configuration to sweep (validated)"))
     }
 }
 
