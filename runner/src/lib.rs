@@ -60,52 +60,22 @@ match block_size_runner::sweep(&CudaDriver, &mut kernel, &settings) {
 
 #![warn(missing_docs)]
 
-mod axes;
-mod backend;
-mod checked;
-mod cmd;
-mod compare;
-mod compat;
-mod cuda;
-mod diff;
-mod document;
-pub mod emit;
+// The layers, bottom to top: each imports only those below it (tests/tests/layers.rs).
+pub mod commands;
 mod error;
-mod export;
-mod frame_size;
-mod grid;
-mod interrupt;
-mod journal;
-#[cfg(any(test, feature = "mock"))]
-pub mod mock;
+mod kernel;
+mod measure;
 mod model;
-mod occupancy;
-mod plot;
-mod progress;
-mod provenance;
-mod prune;
-mod ptx;
-pub mod race;
-mod report;
-mod settings;
-// The provenance stamp, shared with the PTX builders and the repository tests (stamp/): the
-// same file, linked in, so this crate packages without a path dependency.
-mod axes_sweep;
-#[allow(dead_code)]
-mod stamp;
-mod stats;
-mod supervise;
-mod sweep;
-mod tail;
-mod timing;
-mod user;
-mod variants;
-mod watchdog;
+pub mod results;
+mod search;
+
 #[cfg(feature = "mock")]
 #[doc(hidden)]
-pub mod workload;
-#[cfg(not(feature = "mock"))]
-mod workload;
+pub use crate::kernel::workload;
+#[cfg(any(test, feature = "mock"))]
+pub use crate::measure::mock;
+pub use crate::results::emit;
+pub use crate::search::race;
 
 #[cfg(test)]
 mod tests;
@@ -116,121 +86,35 @@ mod tests;
 #[cfg(feature = "mock")]
 #[doc(hidden)]
 pub mod testing {
-    pub use crate::backend::check_args;
-    pub use crate::compat::{
+    pub use crate::commands::variants::engine::VARIANTS;
+    pub use crate::kernel::workload::grayscale::frame::luma;
+    pub use crate::kernel::workload::histogram::reference::{quantise, synthetic_luma12};
+    pub use crate::measure::backend::check_args;
+    pub use crate::measure::compat::{
         ISA_FLOOR, ISA_RELEASES, Isa, Refusal, Unloadable, check as compat_check, parse_isa,
     };
-    pub use crate::ptx::{
+    pub use crate::measure::ptx::{
         ALL, HISTOGRAM_NVCC, KernelRef, NVCC, RUST_CUDA, RUSTC_NVPTX, RUSTC_NVPTX_FMA, entry_params,
     };
-    pub use crate::sweep::run as sweep;
-    pub use crate::timing::BLOCKING_KERNEL;
-    pub use crate::variants::VARIANTS;
-    pub use crate::workload::grayscale::frame::luma;
-    pub use crate::workload::histogram::reference::{quantise, synthetic_luma12};
+    pub use crate::measure::timing::BLOCKING_KERNEL;
+    pub use crate::search::sweep::run as sweep;
 }
 
-pub use crate::axes::{Axis, AxisValues};
-pub use crate::backend::Driver;
-pub use crate::cmd::sweep::Measured;
-pub use crate::cuda::CudaDriver;
+pub use crate::commands::settings::{DEFAULT_BLOCK_SIZES, DeviceChoice, Settings, TimingSettings};
+pub use crate::commands::sweep::Measured;
 pub use crate::error::{Console, Error, exit, with_stdio};
-pub use crate::export::{Format, SCHEMA_VERSION};
-pub use crate::grid::GridPolicy;
-pub use crate::ptx::EmbeddedPtx;
-pub use crate::race::Search;
-pub use crate::settings::{DEFAULT_BLOCK_SIZES, DeviceChoice, Settings, TimingSettings};
-pub use crate::sweep::Sweep;
-pub use crate::timing::TimingMode;
-pub use crate::user::{
+pub use crate::kernel::axes::{Axis, AxisValues};
+pub use crate::kernel::{
     Agreement, Arg, Check, Element, Readback, ReferenceFn, Shape, UserKernel, Values, Variant,
 };
-
-/// The types a [`Sweep`] is made of: its rows, their statistics, the device, the checks.
-pub mod results {
-    pub use crate::backend::{DeviceLimits, KernelResources, Suggestion};
-    pub use crate::model::Limiter;
-    pub use crate::provenance::Provenance;
-    pub use crate::stats::RunStats;
-    pub use crate::sweep::{CheckFailure, ModelCheck, Row};
-    pub use crate::timing::{L2Flush, NoiseStop, Stopped, Timing};
-    pub use crate::workload::{Items, Mismatch, Pass};
-}
-
-/// What the `block-size` CLI runs: each subcommand as a typed request (validated here, not by
-/// a command-line parser) and its `exec`, for this repository's own kernels.
-pub mod commands {
-    pub use crate::cmd::compare::{CompareRequest, DEFAULT_ROUNDS};
-    pub use crate::cmd::diff::DiffRequest;
-    pub use crate::cmd::occupancy::{DEFAULT_REGISTERS, OccupancyRequest, presets};
-    pub use crate::cmd::report::ReportRequest;
-    pub use crate::cmd::sweep::{KernelAxes, SweepRequest};
-    pub use crate::cmd::tail::{DEFAULT_WAVES, TailRequest};
-    pub use crate::cmd::variants::{VARIANT_BLOCK_SIZES, VariantsRequest};
-    pub use crate::cmd::{
-        DEFAULT_BINS, DEFAULT_HEIGHT, DEFAULT_RUNS, DEFAULT_WIDTH, KernelChoice, MAX_BINS, kernels,
-    };
-    pub use crate::diff::{CONFIDENCE, DEFAULT_THRESHOLD, RESAMPLES, Verdict};
-    pub use crate::settings::{
-        DEFAULT_MAX_NOISE, DEFAULT_MAX_TIME_PER_ROW, DEFAULT_MIN_RUNS, DEFAULT_WARMUPS,
-    };
-    pub use crate::supervise::supervise;
-    pub use crate::timing::DEFAULT_BATCH_LAUNCHES;
-
-    /// `block-size compare`.
-    pub fn compare<D: crate::Driver>(
-        driver: &D,
-        request: &CompareRequest,
-        console: &mut crate::Console,
-    ) -> Result<i32, crate::Error> {
-        crate::cmd::compare::exec(driver, request, console)
-    }
-
-    /// `block-size diff`, which needs no GPU: two sweeps' JSON exports compared configuration
-    /// by configuration. `Ok` carries the exit status: 0, or 1 with
-    /// [`DiffRequest::fail_if_slower`] where a configuration is SLOWER.
-    pub fn diff(request: &DiffRequest, console: &mut crate::Console) -> Result<i32, crate::Error> {
-        crate::cmd::diff::exec(request, console)
-    }
-
-    /// `block-size occupancy`, which needs no GPU: the calculator's tables.
-    pub fn occupancy(request: &OccupancyRequest) -> Result<String, crate::Error> {
-        crate::cmd::occupancy::exec(request)
-    }
-
-    /// `block-size report`, which needs no GPU: the HTML report of a sweep's JSON export,
-    /// written to [`ReportRequest::html`].
-    pub fn report(request: &ReportRequest) -> Result<(), crate::Error> {
-        crate::cmd::report::exec(request)
-    }
-
-    /// `block-size`'s sweep of one of this repository's kernels.
-    pub fn sweep<D: crate::Driver>(
-        driver: &D,
-        request: &SweepRequest,
-        console: &mut crate::Console,
-    ) -> Result<i32, crate::Error> {
-        crate::cmd::sweep::exec(driver, request, console)
-    }
-
-    /// `block-size tail`.
-    pub fn tail<D: crate::Driver>(
-        driver: &D,
-        request: &TailRequest,
-        console: &mut crate::Console,
-    ) -> Result<i32, crate::Error> {
-        crate::cmd::tail::exec(driver, request, console)
-    }
-
-    /// `block-size variants`.
-    pub fn variants<D: crate::Driver>(
-        driver: &D,
-        request: &VariantsRequest,
-        console: &mut crate::Console,
-    ) -> Result<i32, crate::Error> {
-        crate::cmd::variants::exec(driver, request, console)
-    }
-}
+pub use crate::measure::backend::Driver;
+pub use crate::measure::cuda::CudaDriver;
+pub use crate::measure::ptx::EmbeddedPtx;
+pub use crate::measure::timing::TimingMode;
+pub use crate::model::grid::GridPolicy;
+pub use crate::results::export::{Format, SCHEMA_VERSION};
+pub use crate::search::race::Search;
+pub use crate::search::sweep::Sweep;
 
 /// Sweeps `kernel` on `driver`'s device [`Settings::device`] and returns what it measured;
 /// failed checks are in its [`Sweep::failures`] ([`Measured::exit_status`] 1). An [`Error`] is a
@@ -244,8 +128,8 @@ pub fn sweep<D: Driver>(driver: &D, kernel: &mut UserKernel, settings: &Settings
             "sweep() measures one device; for every device use sweep_each_device() or sweep_and_print()",
         ));
     };
-    let timing = user::prepare(kernel, settings)?;
-    cmd::sweep::measure(driver, ordinal, kernel, settings, timing, &mut |_| {})
+    let timing = crate::commands::sweep::user::prepare(kernel, settings)?;
+    crate::commands::sweep::measure(driver, ordinal, kernel, settings, timing, &mut |_| {})
 }
 
 /// [`sweep`] on every visible device in turn (whatever [`Settings::device`] says), one result
@@ -255,10 +139,12 @@ pub fn sweep_each_device<D: Driver>(
     kernel: &mut UserKernel,
     settings: &Settings,
 ) -> Result<Vec<Result<Measured, Error>>, Error> {
-    let timing = user::prepare(kernel, settings)?;
+    let timing = crate::commands::sweep::user::prepare(kernel, settings)?;
     let count = driver.device_count().map_err(|error| Error::new(exit::NO_DEVICE, format!("{error:#}")))?;
     Ok((0..count)
-        .map(|ordinal| cmd::sweep::measure(driver, ordinal, kernel, settings, timing, &mut |_| {}))
+        .map(|ordinal| {
+            crate::commands::sweep::measure(driver, ordinal, kernel, settings, timing, &mut |_| {})
+        })
         .collect())
 }
 
@@ -274,17 +160,17 @@ pub fn sweep_and_print<D: Driver>(
     console: &mut Console,
 ) -> i32 {
     let mut run = |console: &mut Console| {
-        let timing = user::prepare(kernel, settings)?;
-        if driver.isolates() && !supervise::is_worker() {
+        let timing = crate::commands::sweep::user::prepare(kernel, settings)?;
+        if driver.isolates() && !crate::measure::supervise::is_worker() {
             // This program again, as a supervised worker: the same command line makes the
             // same kernel, and a fault or a hang costs that worker only.
             let program = std::env::current_exe().map_err(|error| {
                 Error::new(exit::FAILED, format!("cannot find this program to run it as a worker: {error}"))
             })?;
             let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
-            return supervise::supervise(&program, &args, settings.journal.as_deref());
+            return crate::measure::supervise::supervise(&program, &args, settings.journal.as_deref());
         }
-        cmd::sweep::on_devices(driver, kernel, settings, timing, console)
+        crate::commands::sweep::on_devices(driver, kernel, settings, timing, console)
     };
     run(console).unwrap_or_else(|error| console.report(&error))
 }

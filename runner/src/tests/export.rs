@@ -1,13 +1,13 @@
 //! Every export format, pinned by a snapshot of the same mock sweep.
 
-use crate::backend::Timing;
-use crate::export::{Format, Record};
-use crate::mock::MockGpu;
-use crate::provenance::Provenance;
-use crate::settings::DEFAULT_BLOCK_SIZES;
-use crate::timing::{NoiseStop, TimingMode};
-use crate::workload::{KernelSpec, Params, grayscale, histogram};
-use crate::{ptx, sweep};
+use crate::commands::settings::DEFAULT_BLOCK_SIZES;
+use crate::kernel::workload::{KernelSpec, Params, grayscale, histogram};
+use crate::measure::backend::Timing;
+use crate::measure::mock::MockGpu;
+use crate::measure::provenance::Provenance;
+use crate::measure::timing::{NoiseStop, TimingMode};
+use crate::results::export::{Format, Record};
+use crate::{measure::ptx, search::sweep};
 use std::time::Duration;
 
 fn record(corrupt_pixel: Option<usize>) -> Record {
@@ -123,7 +123,7 @@ fn every_format_says_how_the_noise_driven_stop_ended_each_row() {
     assert_eq!(json["timing"]["mode"], "cold");
     // Cold timing flushes L2 before every launch, --flush-l2 or not: the export says so.
     assert_eq!(json["timing"]["l2_flush"], "before_each_launch");
-    assert_eq!(json["schema_version"], crate::export::SCHEMA_VERSION);
+    assert_eq!(json["schema_version"], crate::results::export::SCHEMA_VERSION);
     assert_eq!(json["timing"]["stop"]["max_noise"], 0.005);
     assert_eq!(json["timing"]["stop"]["max_time_per_row_s"], 0.025);
     let rows = json["rows"].as_array().unwrap();

@@ -1,15 +1,15 @@
 //! The printed report, end to end through the mock backend: header, table, summary and
 //! stderr verdict, pinned by snapshots; and the table's layout against block_size.cu's.
 
-use crate::backend::{Device as _, Timing};
-use crate::cmd::{compare, tail, variants};
-use crate::mock::MockGpu;
-use crate::ptx::KernelRef;
-use crate::report;
-use crate::settings::DEFAULT_BLOCK_SIZES;
-use crate::sweep;
-use crate::timing::{NoiseStop, TimingMode};
-use crate::workload::{KernelSpec, Params, Workload, grayscale, histogram};
+use crate::commands::settings::DEFAULT_BLOCK_SIZES;
+use crate::commands::{compare, tail, variants};
+use crate::kernel::workload::{KernelSpec, Params, Workload, grayscale, histogram};
+use crate::measure::backend::{Device as _, Timing};
+use crate::measure::mock::MockGpu;
+use crate::measure::ptx::KernelRef;
+use crate::measure::timing::{NoiseStop, TimingMode};
+use crate::results::table;
+use crate::search::sweep;
 use std::time::Duration;
 
 const TIMING: Timing = Timing::fixed(TimingMode::Batch, 3, 10);
@@ -50,8 +50,8 @@ fn grayscale(gpu: &mut MockGpu, width: u32, height: u32) -> Box<dyn Workload> {
 fn printed(gpu: &mut MockGpu, width: u32, height: u32, corrupt_pixel: Option<usize>) -> (String, String) {
     let mut workload = grayscale(gpu, width, height);
     let result = sweep::run(gpu, workload.as_mut(), &DEFAULT_BLOCK_SIZES, TIMING, corrupt_pixel).unwrap();
-    let stdout = report::header(&result.limits, workload.pass(), TIMING) + &report::body(&result, false);
-    (stdout, report::stderr(&result))
+    let stdout = table::header(&result.limits, workload.pass(), TIMING) + &table::body(&result, false);
+    (stdout, table::stderr(&result))
 }
 
 #[test]
@@ -68,7 +68,7 @@ fn stats_columns_and_noise_marks() {
     let mut workload = grayscale(&mut gpu, 640, 480);
     let timing = Timing { flush_l2: true, ..TIMING };
     let result = sweep::run(&mut gpu, workload.as_mut(), &DEFAULT_BLOCK_SIZES, timing, None).unwrap();
-    let stdout = report::header(&result.limits, workload.pass(), timing) + &report::body(&result, true);
+    let stdout = table::header(&result.limits, workload.pass(), timing) + &table::body(&result, true);
     insta::assert_snapshot!("stats_and_flush_stdout", stdout);
 }
 
@@ -83,7 +83,7 @@ fn the_noise_driven_stop_adds_a_runs_column_and_says_how_rows_ended() {
     let timing = Timing::fixed(TimingMode::Batch, 3, 10).until(stop);
     let result = sweep::run(&mut gpu, workload.as_mut(), &DEFAULT_BLOCK_SIZES, timing, None).unwrap();
     assert!(result.samples_vary());
-    let stdout = report::header(&result.limits, workload.pass(), timing) + &report::body(&result, false);
+    let stdout = table::header(&result.limits, workload.pass(), timing) + &table::body(&result, false);
     insta::assert_snapshot!("noise_driven_stop_stdout", stdout);
 }
 
@@ -94,7 +94,7 @@ fn cold_timing_says_so_in_its_header() {
     let timing = Timing::fixed(TimingMode::Cold, 3, 10);
     let result = sweep::run(&mut gpu, workload.as_mut(), &[64, 128], timing, None).unwrap();
     assert_eq!(gpu.l2_flushes, 20, "cold flushes before every run");
-    let header = report::header(&result.limits, workload.pass(), timing);
+    let header = table::header(&result.limits, workload.pass(), timing);
     assert!(
         header.ends_with(
             "Timing: cold mode, median of 10 runs after 3 warm-ups, each run one launch between its own CUDA events \
@@ -119,7 +119,7 @@ fn table_layout_matches_block_size_cu() {
     let mut gpu = scripted_gpu();
     let mut workload = grayscale(&mut gpu, 64, 64);
     let result = sweep::run(&mut gpu, workload.as_mut(), &DEFAULT_BLOCK_SIZES, TIMING, None).unwrap();
-    let table = report::table(&result, false);
+    let table = table::table(&result, false);
     let mut lines = table.lines();
     let heading = format!(
         "{:>8} {:>6} {:>5} {:>7} {:>9} {:>6} {:>7} {:>9} {:>8} {:>8} {:>14}",
@@ -143,7 +143,7 @@ fn table_layout_matches_block_size_cu() {
                 result.fraction_of_best(row),
                 if result.within_noise_of_best(row) { "*" } else { "" }
             ),
-            crate::model::limiter_names(&row.limiters),
+            crate::model::sm::limiter_names(&row.limiters),
         );
         assert_eq!(lines.next(), Some(expected.as_str()));
     }
@@ -157,9 +157,16 @@ fn comparison_prints_each_kernel_and_its_ratio_to_the_baseline() {
     let kernels: Vec<KernelRef> = spec.modules[..3].iter().map(|&module| spec.kernel_in(module)).collect();
     gpu.kernel_time_factors = kernels.iter().copied().zip([1.0, 1.0, 1.05]).collect();
     let mut workload = uploaded(&mut gpu, &kernels, spec, &Params::frame(640, 480));
-    let result =
-        crate::compare::run(&mut gpu, workload.as_mut(), &kernels, kernels[1], &[64, 128, 256, 1024], 3, 5)
-            .unwrap();
+    let result = crate::commands::compare::engine::run(
+        &mut gpu,
+        workload.as_mut(),
+        &kernels,
+        kernels[1],
+        &[64, 128, 256, 1024],
+        3,
+        5,
+    )
+    .unwrap();
     insta::assert_snapshot!("comparison_stdout", compare::render(&result));
     assert_eq!(compare::render_stderr(&result), "");
 }
@@ -171,11 +178,11 @@ fn tail_table_compares_every_grid_with_one_wave() {
     let mut gpu = scripted_gpu();
     gpu.modelled_times = true;
     let mut workload = grayscale(&mut gpu, 640, 480);
-    let result = crate::tail::run(
+    let result = crate::commands::tail::engine::run(
         &mut gpu,
         workload.as_mut(),
         256,
-        &crate::tail::DEFAULT_WAVES,
+        &crate::commands::tail::engine::DEFAULT_WAVES,
         Timing::fixed(TimingMode::Batch, 1, 3),
     )
     .unwrap();
@@ -188,22 +195,23 @@ fn device_summary_names_the_gpu_its_fastest_row_and_its_verdict() {
     let mut workload = grayscale(&mut gpu, 64, 64);
     let clean = sweep::run(&mut gpu, workload.as_mut(), &DEFAULT_BLOCK_SIZES, TIMING, None).unwrap();
     assert_eq!(
-        report::device_summary(&clean),
+        table::device_summary(&clean),
         "GPU 0 (Mock H200): fastest 256 threads per block at 0.040 ms (1.6 GB/s); 9 of 13 rows within 95 percent; every check held.\n"
     );
     let broken = sweep::run(&mut gpu, workload.as_mut(), &[64, 128], TIMING, Some(5)).unwrap();
-    assert!(report::device_summary(&broken).ends_with("; 2 check(s) failed.\n"));
+    assert!(table::device_summary(&broken).ends_with("; 2 check(s) failed.\n"));
 }
 
 #[test]
 fn variants_table_reports_each_row_against_the_copy_and_the_peak() {
-    use crate::workload::grayscale::GrayscaleWorkload;
+    use crate::kernel::workload::grayscale::GrayscaleWorkload;
     // Modelled times: each variant's grid and bytes decide its row, as on a GPU.
     let mut gpu = scripted_gpu();
     gpu.modelled_times = true;
     gpu.limits.name = "Mock NVIDIA H200".into();
     gpu.copy_gb_per_s = 3300.0;
-    let candidates = crate::variants::candidates(crate::variants::Family::Grayscale);
+    let candidates =
+        crate::commands::variants::engine::candidates(crate::commands::variants::engine::Family::Grayscale);
     let factors = [1.0, 0.97, 0.99, 0.98, 0.985, 1.0, 0.97, 0.99, 0.98, 0.985];
     gpu.kernel_time_factors = candidates.iter().map(|candidate| candidate.kernel).zip(factors).collect();
     for candidate in &candidates {
@@ -211,8 +219,8 @@ fn variants_table_reports_each_row_against_the_copy_and_the_peak() {
     }
     let mut workload = GrayscaleWorkload::new(&Params { offset: 2, ..Params::frame(640, 480) }).unwrap();
     workload.upload(&mut gpu).unwrap();
-    let family = crate::variants::Family::Grayscale;
-    let result = crate::variants::run(
+    let family = crate::commands::variants::engine::Family::Grayscale;
+    let result = crate::commands::variants::engine::run(
         &mut gpu,
         family,
         &mut workload,
@@ -228,12 +236,12 @@ fn variants_table_reports_each_row_against_the_copy_and_the_peak() {
 
 #[test]
 fn histogram_variants_table_counts_the_luma_read_against_the_copy() {
-    use crate::workload::histogram::{HistogramWorkload, SHAPES, shape_of_entry};
+    use crate::kernel::workload::histogram::{HistogramWorkload, SHAPES, shape_of_entry};
     let mut gpu = scripted_gpu();
     gpu.limits.name = "Mock NVIDIA H200".into();
     gpu.copy_gb_per_s = 4000.0;
-    let family = crate::variants::Family::Histogram;
-    let candidates = crate::variants::candidates(family);
+    let family = crate::commands::variants::engine::Family::Histogram;
+    let candidates = crate::commands::variants::engine::candidates(family);
     let factors = [1.0, 0.6, 0.5, 0.4, 0.42, 0.38, 0.41];
     gpu.kernel_time_factors = candidates
         .iter()
@@ -246,7 +254,7 @@ fn histogram_variants_table_counts_the_luma_read_against_the_copy() {
     let params = Params { bins: 256, offset: 3, ..Params::frame(640, 480) };
     let mut workload = HistogramWorkload::new(&params, &SHAPES[0]).unwrap();
     workload.upload(&mut gpu).unwrap();
-    let mut result = crate::variants::run(
+    let mut result = crate::commands::variants::engine::run(
         &mut gpu,
         family,
         &mut workload,
@@ -261,7 +269,7 @@ fn histogram_variants_table_counts_the_luma_read_against_the_copy() {
     )
     .unwrap();
     assert!(result.failures.is_empty(), "{:?}", result.failures);
-    result.pass.detail = Some(crate::workload::histogram::variants_detail(256));
+    result.pass.detail = Some(crate::kernel::workload::histogram::variants_detail(256));
     insta::assert_snapshot!("histogram_variants_stdout", variants::render(&result));
 }
 
@@ -283,9 +291,9 @@ fn histogram_table_names_shared_memory_where_it_binds() {
     let mut workload =
         uploaded(&mut gpu, &[spec.rust_kernel()], spec, &Params { bins: 4096, ..Params::frame(640, 480) });
     let result = sweep::run(&mut gpu, workload.as_mut(), &DEFAULT_BLOCK_SIZES, TIMING, None).unwrap();
-    let stdout = report::header(&result.limits, workload.pass(), TIMING) + &report::body(&result, false);
+    let stdout = table::header(&result.limits, workload.pass(), TIMING) + &table::body(&result, false);
     insta::assert_snapshot!("histogram_stdout", stdout);
-    assert_eq!(report::stderr(&result), "");
+    assert_eq!(table::stderr(&result), "");
 }
 
 #[test]
@@ -296,8 +304,16 @@ fn histogram_comparison_prints_rust_against_cpp() {
     gpu.kernel_time_factors = kernels.iter().copied().zip([1.02, 1.0]).collect();
     let mut workload = uploaded(&mut gpu, &kernels, spec, &Params { bins: 4096, ..Params::frame(640, 480) });
     let baseline = spec.kernel_in(spec.baseline);
-    let result =
-        crate::compare::run(&mut gpu, workload.as_mut(), &kernels, baseline, &[64, 256, 1024], 3, 5).unwrap();
+    let result = crate::commands::compare::engine::run(
+        &mut gpu,
+        workload.as_mut(),
+        &kernels,
+        baseline,
+        &[64, 256, 1024],
+        3,
+        5,
+    )
+    .unwrap();
     insta::assert_snapshot!("histogram_comparison_stdout", compare::render(&result));
     assert_eq!(compare::render_stderr(&result), "");
 }
@@ -308,5 +324,5 @@ fn a_corrupted_histogram_names_the_bin_in_every_row() {
     let spec = &histogram::KERNEL;
     let mut workload = uploaded(&mut gpu, &[spec.rust_kernel()], spec, &Params::frame(640, 480));
     let result = sweep::run(&mut gpu, workload.as_mut(), &[64, 1024], TIMING, Some(255)).unwrap();
-    insta::assert_snapshot!("histogram_corrupted_stderr", report::stderr(&result));
+    insta::assert_snapshot!("histogram_corrupted_stderr", table::stderr(&result));
 }

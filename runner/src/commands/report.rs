@@ -1,0 +1,44 @@
+/*!
+`block-size report RESULT.json --html FILE`: the HTML report of a sweep from its JSON export,
+no GPU needed; the same page `--html FILE` writes during the sweep.
+*/
+
+use crate::commands::settings::check_files;
+use crate::error::{Error, exit};
+use crate::results::document::Document;
+use crate::results::export::html;
+use std::path::PathBuf;
+
+/// What `block-size report` is asked.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ReportRequest {
+    /// A sweep's JSON export (schema version 2 or 3: `--json`, or `--format json`).
+    pub input: PathBuf,
+    /// `--html`: the page to write (its folder must exist).
+    pub html: PathBuf,
+}
+
+impl ReportRequest {
+    /// Every check that needs no file read, the first failing one as one line (exit 2).
+    pub fn validate(&self) -> Result<(), Error> {
+        check_files(&[("--html", &self.html)]).map_err(|message| Error::new(exit::USAGE, message))?;
+        if self.html == self.input {
+            return Err(Error::new(
+                exit::USAGE,
+                format!("--html {} would overwrite the JSON it reads", self.html.display()),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Reads the export, writes the page. A file that is not an export of version 2 or 3 is one line,
+/// exit 2; a page that cannot be written, exit 1.
+pub(crate) fn exec(request: &ReportRequest) -> Result<(), Error> {
+    request.validate()?;
+    let document = Document::read(&request.input)?;
+    let page = html::render(&document)
+        .map_err(|why| Error::new(exit::USAGE, format!("{}: {why}", request.input.display())))?;
+    std::fs::write(&request.html, page)
+        .map_err(|error| Error::new(exit::FAILED, format!("writing {}: {error}", request.html.display())))
+}

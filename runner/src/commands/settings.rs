@@ -1,0 +1,530 @@
+/*!
+How to sweep: [`Settings`] and its [`TimingSettings`], as `block-size` takes them on its command
+line and as a program of your own sets them, with the one validation both go through.
+
+Every field is a plain value with `block_size.cu`'s default ([`Settings::default`]); `None`
+means "not given", so an option that only one timing mode reads can be refused when it is given
+with another. [`Settings::validate`] is every check that needs no device, each failure one line
+naming the `block-size` option it is about, exit status 2 ([`crate::Error`]). The checks that
+need the device (a block size above its limit, buffers larger than its free memory) run when the
+sweep opens it, for the library and the CLI alike.
+*/
+
+use crate::error::{Error, exit};
+use crate::measure::timing::{DEFAULT_BATCH_LAUNCHES, NoiseStop, Timing, TimingMode};
+use crate::model::grid::GridPolicy;
+use crate::results::export::Format;
+use crate::search::race::Search;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// `block_size.cu`'s block sizes: every power of two from 16 to 1024, and 96, 100, 160, 192,
+/// 384 and 768.
+pub const DEFAULT_BLOCK_SIZES: [u32; 13] = [16, 32, 64, 96, 100, 128, 160, 192, 256, 384, 512, 768, 1024];
+/// Untimed launches before each row: `block_size.cu`'s.
+pub const DEFAULT_WARMUPS: u32 = 3;
+/// Samples a row takes at least under the noise-driven stop: the seed's ten.
+pub const DEFAULT_MIN_RUNS: u32 = 10;
+/// The noise-driven stop's spread: a row stops once its samples' median absolute deviation is
+/// at most this fraction of their median.
+pub const DEFAULT_MAX_NOISE: f64 = 0.005;
+/// The noise-driven stop's time limit per row.
+pub const DEFAULT_MAX_TIME_PER_ROW: Duration = Duration::from_millis(500);
+
+/// Which GPUs a sweep runs on (`--device`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DeviceChoice {
+    /// The device of this CUDA ordinal (0 by default).
+    One(u32),
+    /// Every visible GPU in turn, each with its own table, then one summary line per GPU.
+    All,
+}
+
+impl Default for DeviceChoice {
+    fn default() -> Self {
+        Self::One(0)
+    }
+}
+
+/// How each row is timed, as given: `--timing` and the options around it.
+///
+/// ```
+/// use block_size_runner::{TimingMode, TimingSettings};
+///
+/// // Cold timing, exactly 20 samples a row.
+/// let timing = TimingSettings { mode: TimingMode::Cold, runs: Some(20), ..TimingSettings::default() };
+/// assert!(timing.validate().is_ok());
+/// // --launches-per-sample is batch timing's alone.
+/// let wrong = TimingSettings { launches_per_sample: Some(4), ..timing };
+/// assert_eq!(
+///     wrong.validate().unwrap_err().to_string(),
+///     "--launches-per-sample applies to --timing batch, not --timing cold"
+/// );
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TimingSettings {
+    /// `--timing`: how a row's samples sit between CUDA events (batch by default).
+    pub mode: TimingMode,
+    /// `--launches-per-sample`: launches between one pair of events in a batch sample (10;
+    /// batch only).
+    pub launches_per_sample: Option<u32>,
+    /// `--warmups`: untimed launches before each row (3).
+    pub warmups: u32,
+    /// `--runs`: exactly this many samples a row, no noise-driven stop.
+    pub runs: Option<u32>,
+    /// `--min-runs`: samples every row takes before the noise-driven stop may end it (10).
+    pub min_runs: Option<u32>,
+    /// `--max-noise`: the stop's spread, a fraction from 0 to 1 (0.005).
+    pub max_noise: Option<f64>,
+    /// `--max-time-per-row`: the stop's time limit for a row (0.5 s).
+    pub max_time_per_row: Option<Duration>,
+    /// `--flush-l2`: overwrite twice the L2 before every sample, outside the timed interval.
+    pub flush_l2: bool,
+    /// `--no-flush-l2`: cold timing without its L2 flush (cold only).
+    pub no_flush_l2: bool,
+}
+
+impl Default for TimingSettings {
+    fn default() -> Self {
+        Self {
+            mode: TimingMode::Batch,
+            launches_per_sample: None,
+            warmups: DEFAULT_WARMUPS,
+            runs: None,
+            min_runs: None,
+            max_noise: None,
+            max_time_per_row: None,
+            flush_l2: false,
+            no_flush_l2: false,
+        }
+    }
+}
+
+impl TimingSettings {
+    /// The timing these settings give, or the one line (exit 2) saying why they do not.
+    pub fn validate(&self) -> Result<Timing, Error> {
+        self.timing().map_err(|message| Error::new(exit::USAGE, message))
+    }
+
+    fn timing(&self) -> Result<Timing, String> {
+        let mode = self.mode;
+        for (option, count) in [
+            ("--launches-per-sample", self.launches_per_sample),
+            ("--runs", self.runs),
+            ("--min-runs", self.min_runs),
+        ] {
+            if count == Some(0) {
+                return Err(format!("{option} must be at least 1, not 0"));
+            }
+        }
+        if self.runs.is_some() {
+            let limits = [
+                ("--min-runs", self.min_runs.is_some()),
+                ("--max-noise", self.max_noise.is_some()),
+                ("--max-time-per-row", self.max_time_per_row.is_some()),
+            ];
+            if let Some((option, _)) = limits.iter().find(|(_, given)| *given) {
+                return Err(format!(
+                    "--runs cannot be used with {option}: --runs is a fixed count, {option} a limit of the noise-driven stop"
+                ));
+            }
+        }
+        if let Some(noise) = self.max_noise
+            && !(0.0..=1.0).contains(&noise)
+        {
+            return Err(format!(
+                "--max-noise must be a fraction from 0 to 1 (0.005 is half a percent), not {noise}"
+            ));
+        }
+        if self.launches_per_sample.is_some() && mode != TimingMode::Batch {
+            return Err(format!("--launches-per-sample applies to --timing batch, not --timing {mode}"));
+        }
+        if self.flush_l2 && self.no_flush_l2 {
+            return Err("--flush-l2 cannot be used with --no-flush-l2".to_string());
+        }
+        if self.no_flush_l2 && mode != TimingMode::Cold {
+            return Err(format!("--no-flush-l2 applies to --timing cold, not --timing {mode}"));
+        }
+        let min_runs = self.min_runs.unwrap_or(DEFAULT_MIN_RUNS);
+        let timing = Timing {
+            mode,
+            warmups: self.warmups,
+            runs: self.runs.unwrap_or(min_runs),
+            launches_per_sample: match mode {
+                TimingMode::Batch => self.launches_per_sample.unwrap_or(DEFAULT_BATCH_LAUNCHES),
+                TimingMode::Cold | TimingMode::Launch => 1,
+            },
+            flush_l2: self.flush_l2,
+            cold_keeps_l2: self.no_flush_l2,
+            stop: None,
+        };
+        Ok(match self.runs {
+            Some(_) => timing,
+            None => timing.until(NoiseStop {
+                max_noise: self.max_noise.unwrap_or(DEFAULT_MAX_NOISE),
+                max_time_per_row: self.max_time_per_row.unwrap_or(DEFAULT_MAX_TIME_PER_ROW),
+                max_runs: NoiseStop::DEFAULT.max_runs.max(min_runs),
+            }),
+        })
+    }
+}
+
+/// How to sweep: the devices, the block sizes, the timing, the grid, and what to print where.
+/// [`Settings::default`] is `block-size`'s defaults, which are `block_size.cu`'s.
+///
+/// ```
+/// use block_size_runner::{DeviceChoice, Format, GridPolicy, Settings};
+///
+/// let settings = Settings {
+///     block_sizes: vec![128, 256, 512, 1024],
+///     grid: GridPolicy::PerItem,
+///     format: Some(Format::Json),
+///     device: DeviceChoice::All,
+///     ..Settings::default()
+/// };
+/// assert!(settings.validate().is_ok());
+///
+/// // Refused as `block-size` refuses it: one line, exit status 2.
+/// let twice = Settings { block_sizes: vec![64, 128, 64], ..Settings::default() };
+/// let error = twice.validate().unwrap_err();
+/// assert_eq!(error.to_string(), "block size 64 is listed twice in --block-sizes");
+/// assert_eq!(error.exit_status(), 2);
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct Settings {
+    /// `--device`: one CUDA ordinal (0), or every visible GPU.
+    pub device: DeviceChoice,
+    /// `--block-sizes`: threads per block of each row, in order, each once.
+    pub block_sizes: Vec<u32>,
+    /// The timing options.
+    pub timing: TimingSettings,
+    /// `--grid`: how many blocks each row launches (one full wave).
+    pub grid: GridPolicy,
+    /// `--corrupt-output`: a self-test of the check. Output element INDEX is overwritten on the
+    /// device after every row's launches, so every row must fail its check and the run exit 1.
+    pub corrupt_output: Option<usize>,
+    /// `--provenance`: print what was measured with what (PTX sha256, driver, command, date)
+    /// before the header.
+    pub provenance: bool,
+    /// `--stats`: add each row's min, max and median absolute deviation to the table.
+    pub stats: bool,
+    /// `--format`: an export instead of the table (`None`: the table).
+    pub format: Option<Format>,
+    /// `--output`: write the table or export to this file instead of standard output.
+    pub output: Option<PathBuf>,
+    /// `--plot`: write an SVG plot of GB/s and occupancy against block size here.
+    pub plot: Option<PathBuf>,
+    /// `--json`: also write the JSON export (provenance, every row, every sample) to this
+    /// file, whatever goes to standard output or `--output`.
+    pub json: Option<PathBuf>,
+    /// `--csv`: also write the CSV export to this file.
+    pub csv: Option<PathBuf>,
+    /// `--markdown`: also write the Markdown export to this file.
+    pub markdown: Option<PathBuf>,
+    /// `--html`: also write the HTML report (one self-contained page: the table, the plot, the
+    /// provenance, the summary, an occupancy explorer) to this file.
+    pub html: Option<PathBuf>,
+    /// The command line the provenance records: this process's where empty.
+    pub command: Vec<String>,
+    /// `--journal`: append each finished configuration to this file as one JSON line.
+    pub journal: Option<PathBuf>,
+    /// `--resume`: skip the configurations this journal holds under the same key (GPU,
+    /// driver, PTX, kernel, work, timing, grid); those under another key are measured again.
+    pub resume: Option<PathBuf>,
+    /// `--launch-timeout`: a wait on the GPU longer than this is a hang (default: the longer of
+    /// 10 s and 20 times the longest wait so far).
+    pub launch_timeout: Option<std::time::Duration>,
+    /// `--search`: every configuration to the noise-driven stop, or a race that stops the
+    /// clearly slower ones after a first round (`None`: race above
+    /// [`RACE_ABOVE`](crate::search::race::RACE_ABOVE) configurations; exhaustive with `--runs`).
+    pub search: Option<Search>,
+    /// `--emit-rust`: write the winning configuration here as Rust source, and its JSON beside
+    /// it ([`crate::results::emit`]).
+    pub emit_rust: Option<PathBuf>,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Self {
+            device: DeviceChoice::One(0),
+            block_sizes: DEFAULT_BLOCK_SIZES.to_vec(),
+            timing: TimingSettings::default(),
+            grid: GridPolicy::OneWave,
+            corrupt_output: None,
+            provenance: false,
+            stats: false,
+            format: None,
+            output: None,
+            plot: None,
+            json: None,
+            csv: None,
+            markdown: None,
+            html: None,
+            command: Vec::new(),
+            journal: None,
+            resume: None,
+            launch_timeout: None,
+            search: None,
+            emit_rust: None,
+        }
+    }
+}
+
+impl Settings {
+    /// Every check that needs no device; the first that fails as one line, exit status 2.
+    pub fn validate(&self) -> Result<(), Error> {
+        self.checked().map(|_| ())
+    }
+
+    /// The timing, once every check holds.
+    pub(crate) fn checked(&self) -> Result<Timing, Error> {
+        let usage = |message: String| Error::new(exit::USAGE, message);
+        check_block_sizes(&self.block_sizes).map_err(usage)?;
+        let timing = self.timing.validate()?;
+        if let GridPolicy::Waves(0) = self.grid {
+            return Err(usage("--grid waves:0 launches nothing: give waves:1 or more".to_string()));
+        }
+        if self.launch_timeout.is_some_and(|timeout| timeout.is_zero()) {
+            return Err(usage("--launch-timeout must be above 0 seconds".to_string()));
+        }
+        check_files(&self.files()).map_err(usage)?;
+        if let Some(path) = &self.emit_rust {
+            output_folders_exist([&crate::results::emit::json_path(path)]).map_err(usage)?;
+        }
+        if self.search == Some(Search::Race) && timing.stop.is_none() {
+            return Err(usage(
+                "--search race needs the noise-driven stop: --runs is a fixed count for every configuration"
+                    .to_string(),
+            ));
+        }
+        if let Some(resume) = &self.resume
+            && resume.is_dir()
+        {
+            return Err(usage(format!("--resume {} is a folder, not a journal", resume.display())));
+        }
+        Ok(timing)
+    }
+
+    /// The exports written to files besides the main output (`--json`, `--csv`,
+    /// `--markdown`, `--html`), each with its file.
+    pub fn exports(&self) -> Vec<(Format, &PathBuf)> {
+        [
+            (Format::Json, &self.json),
+            (Format::Csv, &self.csv),
+            (Format::Markdown, &self.markdown),
+            (Format::Html, &self.html),
+        ]
+        .into_iter()
+        .filter_map(|(format, path)| path.as_ref().map(|path| (format, path)))
+        .collect()
+    }
+
+    /// Every file the settings write, with the option that names it.
+    fn files(&self) -> Vec<(&'static str, &PathBuf)> {
+        [
+            ("--output", &self.output),
+            ("--plot", &self.plot),
+            ("--json", &self.json),
+            ("--csv", &self.csv),
+            ("--markdown", &self.markdown),
+            ("--html", &self.html),
+            ("--journal", &self.journal),
+            ("--emit-rust", &self.emit_rust),
+        ]
+        .into_iter()
+        .filter_map(|(option, path)| path.as_ref().map(|path| (option, path)))
+        .collect()
+    }
+
+    /// The search for `configurations`: the one asked for, or [`Search::automatic`] (exhaustive
+    /// where a fixed count leaves nothing to race).
+    pub(crate) fn search_for(&self, configurations: usize, timing: &Timing) -> Search {
+        match self.search {
+            Some(search) => search,
+            None if timing.stop.is_none() => Search::Exhaustive,
+            None => Search::automatic(configurations),
+        }
+    }
+
+    /// The command line to record: [`Settings::command`], or this process's.
+    pub(crate) fn command_line(&self) -> Vec<std::ffi::OsString> {
+        crate::measure::device::command_line(&self.command)
+    }
+}
+
+/// A list of block sizes: at least one, none 0, none twice.
+pub(crate) fn check_block_sizes(block_sizes: &[u32]) -> Result<(), String> {
+    if block_sizes.is_empty() {
+        return Err("--block-sizes lists no block size".to_string());
+    }
+    if block_sizes.contains(&0) {
+        return Err("--block-sizes: 0 is not a block size; each is 1 to the device's maximum".to_string());
+    }
+    match first_repeat(block_sizes) {
+        Some(size) => Err(format!("block size {size} is listed twice in --block-sizes")),
+        None => Ok(()),
+    }
+}
+
+/// The first value of `values` that an earlier one repeats, where one does.
+pub(crate) fn first_repeat<T: PartialEq + Copy>(values: &[T]) -> Option<T> {
+    values.iter().enumerate().find(|&(index, value)| values[..index].contains(value)).map(|(_, &value)| value)
+}
+
+/// Every file the options name can be created (its folder exists), and no two options name
+/// the same file. The message is one line.
+pub(crate) fn check_files(files: &[(&str, &PathBuf)]) -> Result<(), String> {
+    output_folders_exist(files.iter().map(|(_, path)| *path))?;
+    for (index, (option, path)) in files.iter().enumerate() {
+        if let Some((other, _)) = files[..index].iter().find(|(_, earlier)| earlier == path) {
+            return Err(format!("{other} and {option} both name {}: give each its own file", path.display()));
+        }
+    }
+    Ok(())
+}
+
+/// Every file `--output` and `--plot` name can be created: its folder exists. The message is
+/// one line.
+pub(crate) fn output_folders_exist<'a>(paths: impl IntoIterator<Item = &'a PathBuf>) -> Result<(), String> {
+    for path in paths {
+        let folder = path.parent().filter(|folder| !folder.as_os_str().is_empty());
+        if folder.is_some_and(|folder| !folder.is_dir()) {
+            return Err(format!("cannot write {}: its folder does not exist", path.display()));
+        }
+        let existed = path.exists();
+        if let Err(error) = std::fs::OpenOptions::new().append(true).create(true).open(path) {
+            return Err(format!("cannot write {}: {error}", path.display()));
+        }
+        if !existed {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn refused(settings: Settings) -> String {
+        let error = settings.validate().expect_err("refused");
+        assert_eq!(error.exit_status(), exit::USAGE);
+        error.to_string()
+    }
+
+    fn timing(timing: TimingSettings) -> Settings {
+        Settings { timing, ..Settings::default() }
+    }
+
+    #[test]
+    fn the_defaults_are_the_seed_s_and_hold() {
+        let settings = Settings::default();
+        assert_eq!(
+            settings.checked().unwrap(),
+            Timing::fixed(TimingMode::Batch, 3, 10).until(NoiseStop::DEFAULT)
+        );
+        assert_eq!(settings.block_sizes, DEFAULT_BLOCK_SIZES);
+    }
+
+    #[test]
+    fn counts_and_block_sizes_must_be_at_least_one() {
+        let base = TimingSettings::default();
+        assert_eq!(
+            refused(timing(TimingSettings { runs: Some(0), ..base })),
+            "--runs must be at least 1, not 0"
+        );
+        assert_eq!(
+            refused(timing(TimingSettings { min_runs: Some(0), ..base })),
+            "--min-runs must be at least 1, not 0"
+        );
+        assert_eq!(
+            refused(Settings { block_sizes: vec![64, 0], ..Settings::default() }),
+            "--block-sizes: 0 is not a block size; each is 1 to the device's maximum"
+        );
+        assert_eq!(
+            refused(Settings { block_sizes: vec![], ..Settings::default() }),
+            "--block-sizes lists no block size"
+        );
+    }
+
+    #[test]
+    fn a_fixed_count_and_the_stop_s_limits_do_not_mix() {
+        let base = TimingSettings { runs: Some(5), ..TimingSettings::default() };
+        assert!(
+            refused(timing(TimingSettings { max_noise: Some(0.01), ..base }))
+                .starts_with("--runs cannot be used with --max-noise")
+        );
+        assert!(
+            refused(timing(TimingSettings { max_time_per_row: Some(Duration::from_secs(1)), ..base }))
+                .starts_with("--runs cannot be used with --max-time-per-row")
+        );
+        assert_eq!(
+            refused(timing(TimingSettings { max_noise: Some(2.0), ..TimingSettings::default() })),
+            "--max-noise must be a fraction from 0 to 1 (0.005 is half a percent), not 2"
+        );
+    }
+
+    #[test]
+    fn mode_specific_options_with_another_mode_are_refused() {
+        let cold = TimingSettings { mode: TimingMode::Cold, ..TimingSettings::default() };
+        assert_eq!(
+            refused(timing(TimingSettings { launches_per_sample: Some(4), ..cold })),
+            "--launches-per-sample applies to --timing batch, not --timing cold"
+        );
+        assert_eq!(
+            refused(timing(TimingSettings { no_flush_l2: true, ..TimingSettings::default() })),
+            "--no-flush-l2 applies to --timing cold, not --timing batch"
+        );
+        assert_eq!(
+            refused(timing(TimingSettings { no_flush_l2: true, flush_l2: true, ..cold })),
+            "--flush-l2 cannot be used with --no-flush-l2"
+        );
+        let cold_without_flush = timing(TimingSettings { no_flush_l2: true, ..cold }).checked().unwrap();
+        assert!(!cold_without_flush.flushes());
+    }
+
+    #[test]
+    fn outputs_into_missing_folders_and_an_empty_grid_are_refused() {
+        assert_eq!(
+            refused(Settings { output: Some("/no/such/folder/x.json".into()), ..Settings::default() }),
+            "cannot write /no/such/folder/x.json: its folder does not exist"
+        );
+        assert_eq!(
+            refused(Settings { csv: Some("/no/such/folder/x.csv".into()), ..Settings::default() }),
+            "cannot write /no/such/folder/x.csv: its folder does not exist"
+        );
+        assert_eq!(
+            refused(Settings {
+                output: Some("sweep.json".into()),
+                json: Some("sweep.json".into()),
+                ..Settings::default()
+            }),
+            "--output and --json both name sweep.json: give each its own file"
+        );
+        assert_eq!(
+            refused(Settings { grid: GridPolicy::Waves(0), ..Settings::default() }),
+            "--grid waves:0 launches nothing: give waves:1 or more"
+        );
+        assert_eq!(
+            refused(Settings { emit_rust: Some("/no/such/folder/winner.rs".into()), ..Settings::default() }),
+            "cannot write /no/such/folder/winner.rs: its folder does not exist"
+        );
+    }
+
+    #[test]
+    fn a_race_needs_the_noise_driven_stop_and_is_the_default_above_24_configurations() {
+        let fixed = TimingSettings { runs: Some(5), ..TimingSettings::default() };
+        assert_eq!(
+            refused(Settings { search: Some(Search::Race), timing: fixed, ..Settings::default() }),
+            "--search race needs the noise-driven stop: --runs is a fixed count for every configuration"
+        );
+        let settings = Settings::default();
+        let timing = settings.checked().unwrap();
+        assert_eq!(settings.search_for(24, &timing), Search::Exhaustive);
+        assert_eq!(settings.search_for(25, &timing), Search::Race);
+        let exhaustive = Settings { search: Some(Search::Exhaustive), ..Settings::default() };
+        assert_eq!(exhaustive.search_for(100, &timing), Search::Exhaustive);
+        let fixed_timing = fixed.validate().unwrap();
+        assert_eq!(settings.search_for(100, &fixed_timing), Search::Exhaustive);
+    }
+}

@@ -1,0 +1,434 @@
+use super::*;
+use crate::commands::settings::TimingSettings;
+use crate::kernel::workload::grayscale;
+use crate::measure::mock::MockGpu;
+
+#[test]
+fn per_device_names_keep_folder_and_extension() {
+    assert_eq!(per_device(Path::new("out/sweep.json"), 1), PathBuf::from("out/sweep-gpu1.json"));
+    assert_eq!(per_device(Path::new("plot"), 0), PathBuf::from("plot-gpu0"));
+}
+
+/// A small sweep on the mock, with one failed check where `corrupt`.
+fn measured(corrupt: Option<usize>) -> Sweep {
+    let mut gpu = MockGpu::h200_with(&[grayscale::KERNEL.rust_kernel()]);
+    gpu.milliseconds = vec![(64, 0.5), (128, 0.25)];
+    let params = crate::kernel::workload::Params::frame(16, 16);
+    let timing = TimingSettings { runs: Some(2), ..TimingSettings::default() }.validate().unwrap();
+    let mut workload = (grayscale::KERNEL.create)(&params).unwrap();
+    workload.upload(&mut gpu).unwrap();
+    sweep::run(&mut gpu, workload.as_mut(), &[64, 128], timing, corrupt).unwrap()
+}
+
+fn provenance() -> crate::measure::provenance::Provenance {
+    let environment = crate::measure::provenance::Environment {
+        driver_release: None,
+        driver_api_version: 13000,
+        modules: Vec::new(),
+    };
+    let limits = MockGpu::h200_like().limits;
+    crate::measure::provenance::Provenance::new(&limits, &environment, "block-size", "2026-11-30T12:00:00Z")
+}
+
+#[test]
+fn the_table_streams_its_header_first_and_its_body_after() {
+    let plan = Plan::new(&Settings { stats: true, ..Settings::default() }, None);
+    assert!(plan.streams);
+    let result = measured(None);
+    let delivery = plan.deliver(&result, "HEAD\n", provenance).unwrap();
+    assert_eq!(
+        delivery,
+        Delivery(vec![Effect::Stdout(table::body(&result, true))]),
+        "the head went out before"
+    );
+}
+
+#[test]
+fn an_export_to_standard_output_is_the_document_alone() {
+    let plan = Plan::new(&Settings { format: Some(Format::Json), ..Settings::default() }, None);
+    assert!(!plan.streams);
+    let Delivery(effects) = plan.deliver(&measured(None), "HEAD\n", provenance).unwrap();
+    let [Effect::Stdout(json)] = effects.as_slice() else { panic!("{effects:?}") };
+    let parsed: serde_json::Value = serde_json::from_str(json).unwrap();
+    assert_eq!(parsed["rows"].as_array().unwrap().len(), 2);
+}
+
+#[test]
+fn an_output_file_takes_the_whole_document_and_failures_stay_on_stderr() {
+    let plan = Plan::new(
+        &Settings { output: Some("table.txt".into()), plot: Some("sweep.svg".into()), ..Settings::default() },
+        None,
+    );
+    assert!(!plan.streams);
+    let result = measured(Some(3));
+    let Delivery(effects) = plan.deliver(&result, "HEAD\n", provenance).unwrap();
+    let [Effect::File(table, document), Effect::Stderr(failures), Effect::File(svg, plot)] =
+        effects.as_slice()
+    else {
+        panic!("{effects:?}")
+    };
+    assert_eq!((table.as_path(), svg.as_path()), (Path::new("table.txt"), Path::new("sweep.svg")));
+    assert_eq!(*document, format!("HEAD\n{}", table::body(&result, false)));
+    assert_eq!(*failures, table::stderr(&result));
+    assert!(failures.contains("2 check(s) failed"), "{failures}");
+    assert!(plot.starts_with("<svg"));
+}
+
+#[test]
+fn with_several_devices_every_file_is_named_for_its_device() {
+    let options = Settings {
+        format: Some(Format::Csv),
+        output: Some("src/sweep.csv".into()),
+        plot: Some("sweep.svg".into()),
+        ..Settings::default()
+    };
+    let plan = Plan::new(&options, Some(1));
+    assert_eq!(plan.output, Some(PathBuf::from("src/sweep-gpu1.csv")));
+    assert_eq!(plan.plot, Some(PathBuf::from("sweep-gpu1.svg")));
+    assert_eq!(Plan::new(&options, None).output, Some(PathBuf::from("src/sweep.csv")));
+}
+
+#[test]
+fn an_export_that_cannot_be_written_after_the_sweep_is_kept_elsewhere_and_named() {
+    let delivery = Delivery(vec![
+        Effect::File(PathBuf::from("/proc/self/no-such/sweep.json"), "{\"rows\": []}".into()),
+        Effect::Stderr("after\n".into()),
+    ]);
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let error = delivery.perform(&mut Console { out: &mut out, err: &mut err }).unwrap_err();
+    assert_eq!(error.exit_status(), exit::FAILED);
+    let message = error.to_string();
+    assert!(message.starts_with("writing /proc/self/no-such/sweep.json: "), "{message}");
+    let fallback = std::env::temp_dir().join(format!("block-size-{}-sweep.json", std::process::id()));
+    assert!(message.ends_with(&format!("it went to {} instead", fallback.display())), "{message}");
+    assert_eq!(std::fs::read_to_string(&fallback).unwrap(), "{\"rows\": []}");
+    assert_eq!(err, b"after\n", "the effects after it still happen");
+    let _ = std::fs::remove_file(fallback);
+}
+
+#[test]
+fn exports_go_to_their_files_beside_the_table() {
+    let settings = Settings {
+        json: Some("out/sweep.json".into()),
+        csv: Some("sweep.csv".into()),
+        markdown: Some("sweep.md".into()),
+        ..Settings::default()
+    };
+    let plan = Plan::new(&settings, None);
+    assert!(plan.streams, "the table still streams to standard output");
+    let result = measured(None);
+    let Delivery(effects) = plan.deliver(&result, "HEAD\n", provenance).unwrap();
+    let [
+        Effect::Stdout(body),
+        Effect::File(json, json_text),
+        Effect::File(csv, csv_text),
+        Effect::File(md, md_text),
+    ] = effects.as_slice()
+    else {
+        panic!("{effects:?}")
+    };
+    assert_eq!(*body, table::body(&result, false));
+    assert_eq!(
+        (json.as_path(), csv.as_path(), md.as_path()),
+        (Path::new("out/sweep.json"), Path::new("sweep.csv"), Path::new("sweep.md"))
+    );
+    for (format, text) in [(Format::Json, json_text), (Format::Csv, csv_text), (Format::Markdown, md_text)] {
+        assert_eq!(*text, export::render(&result, provenance(), format).unwrap(), "{format:?}");
+    }
+    // With several devices, each file is named for its device.
+    let plan = Plan::new(&settings, Some(2));
+    assert_eq!(plan.exports[0], (Format::Json, PathBuf::from("out/sweep-gpu2.json")));
+}
+
+#[test]
+fn a_failed_row_is_in_every_export_and_the_report_read_back_says_so() {
+    let mut gpu = MockGpu::h200_with(&[grayscale::KERNEL.rust_kernel()]);
+    gpu.fault_at = Some((128, crate::measure::mock::MockFault { context_lost: false }));
+    let params = crate::kernel::workload::Params::frame(16, 16);
+    let timing = TimingSettings { runs: Some(2), ..TimingSettings::default() }.validate().unwrap();
+    let mut workload = (grayscale::KERNEL.create)(&params).unwrap();
+    workload.upload(&mut gpu).unwrap();
+    let result = sweep::run(&mut gpu, workload.as_mut(), &[64, 128, 256], timing, None).unwrap();
+    assert_eq!(result.rows.iter().filter(|row| row.failed.is_some()).count(), 1);
+    assert!(table::table(&result, false).lines().any(|line| line.contains("failed")));
+    let csv = export::render(&result, provenance(), Format::Csv).unwrap();
+    assert!(csv.lines().nth(2).unwrap().contains("too many resources requested for launch"), "{csv}");
+    let json = export::render(&result, provenance(), Format::Json).unwrap();
+    let document = crate::results::document::Document::parse(&json).unwrap();
+    assert!(document.rows[1].median_ms.is_nan() && document.rows[1].failed.is_some());
+    let page = crate::results::export::html::render(&document).unwrap();
+    assert!(page.contains("<td>failed</td>"), "the report shows the failed row");
+    assert!(plot::svg(&result).unwrap().starts_with("<svg"), "the plot leaves it out");
+}
+
+/// The race's tests: a grayscale frame on the mock, every block size of `milliseconds` scripted,
+/// each sample scaled by the next factor of `script`.
+mod race {
+    use super::*;
+    use crate::measure::journal::Key;
+    use crate::measure::timing::{NoiseStop, Stopped};
+    use std::time::Duration;
+
+    /// Ten factors with median 1 whose interval (x_(2), x_(9)) is 0.99 to 1.01: a first round of
+    /// ten samples takes each once, so every interval holds its row's scripted time, the
+    /// rule's assumption.
+    const SPREAD: [f32; 10] = [1.0, 0.99, 1.01, 0.98, 1.02, 1.0, 0.995, 1.005, 0.99, 1.01];
+
+    fn target() -> Builtin {
+        let request = SweepRequest {
+            kernel: KernelChoice { width: 64, height: 64, ..KernelChoice::default() },
+            ..SweepRequest::default()
+        };
+        let mut target = request.parts().unwrap();
+        target.build().unwrap();
+        target
+    }
+
+    fn gpu(milliseconds: &[(u32, f32)], script: &[f32]) -> MockGpu {
+        let mut gpu = MockGpu::h200_with(&[grayscale::KERNEL.rust_kernel()]);
+        gpu.milliseconds = milliseconds.to_vec();
+        gpu.sample_script = script.to_vec();
+        gpu
+    }
+
+    fn settings(block_sizes: &[u32]) -> sweep::Settings {
+        // Ten samples a first round; the second converges at 5 percent, or stops at 40 ms.
+        let stop = NoiseStop { max_noise: 0.05, max_time_per_row: Duration::from_millis(40), max_runs: 1000 };
+        sweep::Settings {
+            block_sizes: block_sizes.to_vec(),
+            timing: Timing::launch(1, 10).until(stop),
+            grid: crate::model::grid::GridPolicy::OneWave,
+            corrupt: None,
+            round: sweep::Round::All,
+        }
+    }
+
+    fn race(gpu: &mut MockGpu, settings: &sweep::Settings, journal: Option<&mut Journal>) -> Sweep {
+        measure_by(&mut target(), gpu, settings, Search::Race, journal).unwrap()
+    }
+
+    fn stopped(sweep: &Sweep) -> Vec<(u32, Option<Stopped>)> {
+        sweep.rows.iter().map(|row| (row.threads_per_block, row.stopped)).collect()
+    }
+
+    #[test]
+    fn the_clearly_slower_stop_after_the_first_round_and_the_ties_race_on() {
+        // 256 is the best; 512 is 0.4 percent slower, within the 2 percent spread: a tie.
+        let times = [(64, 2.0), (128, 1.3), (256, 1.0), (512, 1.004), (1024, 1.05)];
+        let mut gpu = gpu(&times, &SPREAD);
+        let result = race(&mut gpu, &settings(&[64, 128, 256, 512, 1024]), None);
+        assert_eq!(result.failures, []);
+        assert_eq!(
+            stopped(&result),
+            [
+                (64, Some(Stopped::Raced)),
+                (128, Some(Stopped::Raced)),
+                (256, Some(Stopped::Converged)),
+                (512, Some(Stopped::Converged)),
+                (1024, Some(Stopped::Raced)),
+            ]
+        );
+        let samples: Vec<usize> = result.rows.iter().map(|row| row.run_ms.len()).collect();
+        // Survivors hold both rounds: ten, then ten more until the stop converged.
+        assert_eq!(samples, [10, 10, 20, 20, 10]);
+        assert_eq!(result.best().unwrap().threads_per_block, 256);
+        // The table marks the raced rows and the summary says why.
+        let body = table::body(&result, false);
+        assert!(body.contains("10r"), "{body}");
+        assert!(body.contains("3 raced out after the first round"), "{body}");
+        // The exports say so too.
+        assert_eq!(result.search, Search::Race);
+        let json = export::render(&result, super::provenance(), Format::Json).unwrap();
+        let parsed: serde_json::Value = serde_json::from_str(&json).unwrap();
+        assert_eq!(parsed["search"], "race");
+        assert_eq!(parsed["rows"][0]["stopped"], "raced");
+        assert_eq!(parsed["rows"][2]["stopped"], "converged");
+        let csv = export::render(&result, super::provenance(), Format::Csv).unwrap();
+        assert_eq!(csv.matches(",raced,").count(), 3, "{csv}");
+    }
+
+    /// A small pseudo-random generator, so that the property below needs no crate.
+    fn next(state: &mut u64) -> f64 {
+        *state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        (*state >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    #[test]
+    fn under_its_assumptions_the_true_best_is_never_dropped() {
+        let sizes = crate::commands::settings::DEFAULT_BLOCK_SIZES;
+        let mut state = 17;
+        for trial in 0..40 {
+            // Times 1 to 1.1 apart, many within a percent of each other, and a symmetric spread
+            // of up to 5 percent about each (median 1, so every interval holds its time).
+            let times: Vec<(u32, f32)> =
+                sizes.iter().map(|&size| (size, (1.0 + 0.1 * next(&mut state)) as f32)).collect();
+            let width = (0.05 * next(&mut state)) as f32;
+            let script: Vec<f32> = [0.0, -1.0, 1.0, -0.5, 0.5, 0.0, -0.25, 0.25, -0.75, 0.75]
+                .iter()
+                .map(|k| 1.0 + k * width)
+                .collect();
+            let mut gpu = gpu(&times, &script);
+            let result = race(&mut gpu, &settings(&sizes), None);
+            let best = times.iter().min_by(|a, b| a.1.total_cmp(&b.1)).unwrap().0;
+            let row = result.rows.iter().find(|row| row.threads_per_block == best).unwrap();
+            assert_ne!(
+                row.stopped,
+                Some(Stopped::Raced),
+                "trial {trial}: the best, {best}, was dropped: {times:?}"
+            );
+            // And every configuration within the spread of the best raced on with it.
+            let fastest = times.iter().map(|&(_, ms)| ms).fold(f32::INFINITY, f32::min);
+            for (size, ms) in &times {
+                if *ms <= fastest * (1.0 + width) {
+                    let row = result.rows.iter().find(|row| row.threads_per_block == *size).unwrap();
+                    assert_ne!(row.stopped, Some(Stopped::Raced), "trial {trial}: {size} at {ms} ms tied");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn every_row_is_checked_raced_or_not_and_each_failure_counted_once() {
+        let times = [(64, 2.0), (256, 1.0)];
+        let mut gpu = gpu(&times, &SPREAD);
+        let result = race(&mut gpu, &sweep::Settings { corrupt: Some(7), ..settings(&[64, 256]) }, None);
+        let failing: Vec<u32> = result
+            .failures
+            .iter()
+            .map(|failure| match failure {
+                sweep::CheckFailure::WrongOutput { threads_per_block, .. } => *threads_per_block,
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(failing, [64, 256]);
+        assert_eq!(stopped(&result), [(64, Some(Stopped::Raced)), (256, Some(Stopped::Converged))]);
+    }
+
+    #[test]
+    fn a_failed_configuration_is_failed_not_raced() {
+        let times = [(64, 2.0), (128, 1.0), (256, 1.0)];
+        let mut gpu = gpu(&times, &SPREAD);
+        gpu.fault_at = Some((128, crate::measure::mock::MockFault { context_lost: false }));
+        let result = race(&mut gpu, &settings(&[64, 128, 256]), None);
+        assert!(result.rows[1].failed.is_some());
+        assert_eq!(result.rows[1].stopped, None);
+        assert_eq!(stopped(&result)[0], (64, Some(Stopped::Raced)));
+        assert_eq!(result.best().unwrap().threads_per_block, 256);
+    }
+
+    #[test]
+    fn a_resumed_race_measures_nothing_again_and_finds_the_same_rows() {
+        let path = std::env::temp_dir().join(format!("race-journal-{}.jsonl", std::process::id()));
+        let _ = std::fs::remove_file(&path);
+        let key = Key {
+            gpu: "mock".into(),
+            driver: "13.0".into(),
+            ptx: Vec::new(),
+            kernel: vec!["grayscale".into()],
+            work: "64x64".into(),
+            timing: "launch".into(),
+            grid: "one-wave".into(),
+        };
+        let times = [(64, 2.0), (256, 1.0), (512, 1.004)];
+        let sizes = [64, 256, 512];
+        let (mut journal, _) = Journal::open(Some(&path), &[], key.clone()).unwrap();
+        let first = race(&mut gpu(&times, &SPREAD), &settings(&sizes), Some(&mut journal));
+        let lines = std::fs::read_to_string(&path).unwrap();
+        // Three first rounds and two second ones.
+        assert_eq!(lines.lines().count(), 5, "{lines}");
+        assert_eq!(lines.matches("\"first_round\":true").count(), 3, "{lines}");
+        let (mut resumed, note) = Journal::open(None, &[&path], key).unwrap();
+        assert!(note.unwrap().contains("5 configuration(s)"));
+        let mut again = gpu(&times, &SPREAD);
+        let second = race(&mut again, &settings(&sizes), Some(&mut resumed));
+        assert!(again.launches.is_empty(), "{:?}", again.launches);
+        assert_eq!(second.rows, first.rows);
+        let _ = std::fs::remove_file(&path);
+    }
+}
+
+#[test]
+fn the_winner_is_written_as_rust_that_compiles_and_as_json_beside_it() {
+    let plan = Plan::new(&Settings { emit_rust: Some("out/winner.rs".into()), ..Settings::default() }, None);
+    let mut result = measured(None);
+    result.axes = vec!["items/thr".into()];
+    for (row, value) in result.rows.iter_mut().zip(["1", "4"]) {
+        row.axes = crate::kernel::axes::AxisValues(vec![("items/thr".into(), value.into())]);
+    }
+    let Delivery(effects) = plan.deliver(&result, "HEAD\n", provenance).unwrap();
+    let files: Vec<(&Path, &String)> = effects
+        .iter()
+        .filter_map(|effect| match effect {
+            Effect::File(path, text) => Some((path.as_path(), text)),
+            _ => None,
+        })
+        .collect();
+    let [(rust_path, rust), (json_path, json)] = files.as_slice() else { panic!("{effects:?}") };
+    assert_eq!((*rust_path, *json_path), (Path::new("out/winner.rs"), Path::new("out/winner.rs.json")));
+    // 128 threads at 0.25 ms is the winner, with items/thr 4.
+    assert!(rust.contains("pub const BLOCK_SIZE: u32 = 128;"), "{rust}");
+    assert!(rust.contains("pub const ITEMS_THR: u32 = 4;"), "{rust}");
+    assert!(rust.contains("(\"Mock H200\", (9, 0)) => Some(mock_h200_sm90::CONFIG)"), "{rust}");
+    assert!(rust.starts_with("// Written by block-size"), "{rust}");
+    let parsed: serde_json::Value = serde_json::from_str(json).unwrap();
+    let winner = &parsed["winners"][0];
+    assert_eq!(winner["block_size"], 128);
+    assert_eq!(winner["axes"], serde_json::json!({"items/thr": "4"}));
+    assert_eq!(winner["gpu"], "Mock H200");
+    assert_eq!(parsed["axes"], serde_json::json!(["items/thr"]));
+
+    // A crate that includes it and launches with it compiles.
+    let dir = std::env::temp_dir().join(format!("block-size-emit-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("winner.rs"), rust).unwrap();
+    std::fs::write(
+        dir.join("lib.rs"),
+        "#![deny(warnings)]\n\
+         mod winner { include!(\"winner.rs\"); }\n\
+         /// The block size and items per thread to launch with on this GPU.\n\
+         pub fn launch_shape(name: &str, cc: (u32, u32)) -> (u32, u32) {\n    \
+         let config = winner::config_for(name, cc).unwrap_or(winner::MEASURED);\n    \
+         assert_eq!(config.block_size, winner::BLOCK_SIZE);\n    \
+         (config.block_size, config.items_thr * winner::ITEMS_THR / winner::ITEMS_THR)\n}\n",
+    )
+    .unwrap();
+    let output = std::process::Command::new("rustc")
+        .args(["--edition", "2021", "--crate-type", "lib", "--crate-name", "emitted", "lib.rs", "--out-dir"])
+        .arg(&dir)
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn no_winner_is_written_from_a_sweep_whose_checks_failed() {
+    let plan = Plan::new(&Settings { emit_rust: Some("winner.rs".into()), ..Settings::default() }, None);
+    let Delivery(effects) = plan.deliver(&measured(Some(3)), "HEAD\n", provenance).unwrap();
+    assert!(!effects.iter().any(|effect| matches!(effect, Effect::File(..))), "{effects:?}");
+    assert!(
+        effects.contains(&Effect::Stderr("--emit-rust: winner.rs not written: a check failed\n".into())),
+        "{effects:?}"
+    );
+}
+
+#[test]
+fn the_grayscale_axes_name_the_shapes_variants_measures() {
+    // Each (vector width, pixels per thread) is a shape of `block-size variants`, with its pixels
+    // per trip, and every shape is one of them.
+    let mut entries: Vec<&str> = GRAYSCALE_SHAPES.iter().map(|&(_, _, entry)| entry).collect();
+    for &(width, pixels, entry) in &GRAYSCALE_SHAPES {
+        let variant = crate::commands::variants::engine::VARIANTS
+            .iter()
+            .find(|variant| variant.entry == entry)
+            .unwrap();
+        assert_eq!(variant.pixels_per_trip, pixels, "{entry}");
+        assert_eq!(width == 4, variant.name == "vec4", "{entry}");
+    }
+    let mut known: Vec<&str> =
+        crate::commands::variants::engine::VARIANTS.iter().map(|variant| variant.entry).collect();
+    entries.sort_unstable();
+    known.sort_unstable();
+    assert_eq!(entries, known);
+}

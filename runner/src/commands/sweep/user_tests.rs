@@ -1,0 +1,575 @@
+//! A kernel of one's own on the mock: `scale` (out = 2 x) and `scale_x2` (the same, two items a
+//! thread), hand-written PTX and a CPU emulation that, at 256 threads per block, rounds one
+//! value differently, as a kernel whose float result depends on the block size would.
+
+use super::*;
+use crate::kernel::*;
+use crate::measure::mock::{EmulatedMemory, Launch, MockDriver, MockGpu, read_values, write_values};
+use crate::{Console, EmbeddedPtx, Format, GridPolicy, Measured, Settings, TimingMode, TimingSettings};
+use anyhow::Result;
+
+const PTX: &str = ".version 7.8\n.target sm_75\n.address_size 64\n\n\
+    .visible .entry scale(\n\t.param .u64 scale_param_0,\n\t.param .u64 scale_param_1,\n\t.param .u64 scale_param_2\n)\n{\n\tret;\n}\n\n\
+    .visible .entry scale_x2(\n\t.param .u64 scale_x2_param_0,\n\t.param .u64 scale_x2_param_1,\n\t.param .u64 scale_x2_param_2\n)\n{\n\tret;\n}\n\n\
+    .visible .entry scale_tiled(\n\t.param .u64 scale_tiled_param_0,\n\t.param .u64 scale_tiled_param_1,\n\t.param .u64 scale_tiled_param_2,\n\t.param .u32 scale_tiled_param_3\n)\n{\n\tret;\n}\n";
+
+const MODULE: EmbeddedPtx = EmbeddedPtx::user("scale", PTX);
+
+/// The block size at which the emulation's value 0 comes out one ulp high.
+const ODD_BLOCK: u32 = 256;
+
+/// `out[i] = 2 x[i]`; at [`ODD_BLOCK`] threads, the last value one ulp higher; `fault` set to -1.
+fn emulate(launch: &Launch, memory: &mut dyn EmulatedMemory, fault: Option<usize>) -> Result<()> {
+    let [x, n, out] = launch.args.as_slice() else { anyhow::bail!("scale takes three arguments") };
+    let n = n.as_usize()?;
+    let mut values: Vec<f32> =
+        read_values::<f32>(memory.at(x)?, n)?.iter().map(|value| 2.0 * value).collect();
+    if launch.threads_per_block == ODD_BLOCK {
+        let last = values.last_mut().expect("values");
+        *last = f32::from_bits(last.to_bits() + 1);
+    }
+    if let Some(value) = fault.and_then(|index| values.get_mut(index)) {
+        *value = -1.0;
+    }
+    write_values(memory.at_mut(out)?, &values)
+}
+
+/// [`emulate`] with a fourth argument, the tile, which must be a power of two.
+fn emulate_tiled(launch: &Launch, memory: &mut dyn EmulatedMemory, fault: Option<usize>) -> Result<()> {
+    let tile = launch.args.get(3).map(|arg| arg.as_u32()).transpose()?;
+    anyhow::ensure!(tile.is_some_and(u32::is_power_of_two), "the tile is {tile:?}");
+    let three = Launch { args: launch.args[..3].to_vec(), ..launch.clone() };
+    emulate(&three, memory, fault)
+}
+
+fn driver() -> MockDriver {
+    let mut gpu = MockGpu::h200_like();
+    gpu.emulate(MODULE.kernel("scale"), emulate).emulate(MODULE.kernel("scale_x2"), emulate);
+    gpu.emulate(MODULE.kernel("scale_tiled"), emulate_tiled);
+    MockDriver { cuda_version: 13000, devices: vec![gpu] }
+}
+
+const N: usize = 1000;
+
+/// The kernel over `N` values `i / 8`, checked by `check`.
+fn kernel(check: Check) -> UserKernel {
+    kernel_at("scale", check)
+}
+
+/// [`kernel`] with the entry point `entry`.
+fn kernel_at(entry: &'static str, check: Check) -> UserKernel {
+    let x: Vec<f32> = (0..N).map(|i| i as f32 / 8.0).collect();
+    UserKernel::new(MODULE, entry)
+        .items(N as u64, "values")
+        .bytes_per_pass(8 * N as u64)
+        .input("x", x)
+        .output::<f32>("out", N)
+        .args(|_| vec![Arg::buffer("x"), Arg::Usize(N), Arg::buffer("out")])
+        .check(check)
+}
+
+/// The CPU reference: every value exactly twice its input.
+fn reference() -> Check {
+    Check::reference(|result, _| {
+        let Values::F32(values) = result else { return Err("not f32s".into()) };
+        match (0..N).find(|&i| values[i] != 2.0 * (i as f32 / 8.0)) {
+            Some(i) => {
+                Err(format!("value {i} is {}, the CPU reference says {}", values[i], 2.0 * (i as f32 / 8.0)))
+            }
+            None => Ok(()),
+        }
+    })
+}
+
+fn options(block_sizes: &[u32]) -> Settings {
+    Settings {
+        block_sizes: block_sizes.to_vec(),
+        timing: TimingSettings {
+            mode: TimingMode::Launch,
+            warmups: 1,
+            runs: Some(3),
+            ..TimingSettings::default()
+        },
+        command: vec!["scale".into()],
+        ..Settings::default()
+    }
+}
+
+fn run(driver: &MockDriver, kernel: &mut UserKernel, settings: &Settings) -> Result<Measured, Error> {
+    crate::sweep(driver, kernel, settings)
+}
+
+fn run_and_print(
+    driver: &MockDriver,
+    kernel: &mut UserKernel,
+    settings: &Settings,
+    console: &mut Console,
+) -> i32 {
+    crate::sweep_and_print(driver, kernel, settings, console)
+}
+
+fn failures(measured: &Measured) -> Vec<String> {
+    measured.sweep.failures.iter().map(ToString::to_string).collect()
+}
+
+#[test]
+fn a_kernel_of_ones_own_is_swept_and_checked_against_its_reference() {
+    let mut kernel = kernel(reference());
+    let measured = run(&driver(), &mut kernel, &options(&[32, 128, 1024])).unwrap();
+    assert_eq!(failures(&measured), Vec::<String>::new());
+    assert_eq!(measured.exit_status(), 0);
+    let threads: Vec<u32> = measured.sweep.rows.iter().map(|row| row.threads_per_block).collect();
+    assert_eq!(threads, [32, 128, 1024]);
+    // One wave, capped at one thread per value: ceil(1000 / 128) = 8 blocks.
+    assert_eq!(measured.sweep.rows[1].grid_blocks, 8);
+    assert!(measured.head.contains("Work: 1000 values, 0.0 MiB moved per pass\n"), "{}", measured.head);
+    let report = measured.report(false);
+    assert!(report.contains(" thr/blk  warps"), "{report}");
+    assert!(report.contains("Fastest measured: "), "{report}");
+    let json: serde_json::Value = serde_json::from_str(&measured.export(Format::Json).unwrap()).unwrap();
+    assert_eq!(json["kernel"], "scale");
+    assert_eq!(json["pixels"], 1000);
+    assert_eq!(json["grid"], "one-wave");
+    assert_eq!(json["workload"]["items"]["noun"], "values");
+    assert!(json.get("width").is_none() && json.get("fastest_axes").is_none());
+    assert_eq!(json["axes"], serde_json::json!([]));
+    assert!(measured.plot().unwrap().starts_with("<svg"));
+}
+
+#[test]
+fn a_wrong_result_fails_the_reference_check() {
+    let mut driver = driver();
+    driver.devices[0].wrong_kernel = Some(MODULE.kernel("scale"));
+    driver.devices[0].wrong_element = 7;
+    let measured = run(&driver, &mut kernel(reference()), &options(&[64, 128])).unwrap();
+    assert_eq!(
+        failures(&measured),
+        [
+            "wrong output at 64 threads per block: value 7 is -1, the CPU reference says 1.75",
+            "wrong output at 128 threads per block: value 7 is -1, the CPU reference says 1.75",
+        ]
+    );
+    assert_eq!(measured.exit_status(), 1);
+    assert!(measured.failures().contains("2 check(s) failed"));
+}
+
+#[test]
+fn same_as_first_bit_for_bit_catches_the_one_block_size_that_differs() {
+    let mut kernel = kernel(Check::same_as_first(Agreement::BitForBit));
+    let measured = run(&driver(), &mut kernel, &options(&[64, ODD_BLOCK, 512])).unwrap();
+    assert_eq!(
+        failures(&measured),
+        ["wrong output at 256 threads per block: value 999 is 249.75002 (0x4379c001), \
+          not bit for bit the first row's (64 threads per block) 249.75 (0x4379c000)"]
+    );
+    let [crate::search::sweep::CheckFailure::WrongOutput { mismatch, .. }] =
+        measured.sweep.failures.as_slice()
+    else {
+        panic!("{:?}", measured.sweep.failures)
+    };
+    assert_eq!(mismatch.index, Some(999));
+}
+
+#[test]
+fn same_as_first_within_a_tolerance_takes_small_differences_but_not_large_ones() {
+    // The last value is one ulp of 249.75 higher at 256: a relative difference of 6.1e-8,
+    // within 1e-6 and not within 1e-9; the other values agree exactly.
+    let mut loose = kernel(Check::same_as_first(Agreement::Within(1e-6)));
+    assert_eq!(
+        failures(&run(&driver(), &mut loose, &options(&[64, ODD_BLOCK])).unwrap()),
+        Vec::<String>::new()
+    );
+    let mut tight = kernel(Check::same_as_first(Agreement::Within(1e-9)));
+    let measured = run(&driver(), &mut tight, &options(&[64, ODD_BLOCK, 512])).unwrap();
+    assert_eq!(
+        failures(&measured),
+        [
+            "wrong output at 256 threads per block: value 999 is 249.75002, the first row's (64 threads per block) 249.75: \
+          a relative difference of 6.110e-8, above the tolerance 1e-9"
+        ]
+    );
+    // The CPU reference is exact: it catches what the loose tolerance lets through.
+    let mut both = kernel(reference()).check(Check::same_as_first(Agreement::Within(1e-6)));
+    let measured = run(&driver(), &mut both, &options(&[64, ODD_BLOCK])).unwrap();
+    assert_eq!(failures(&measured).len(), 1, "the reference catches it, the loose tolerance does not");
+}
+
+#[test]
+fn same_as_first_on_a_larger_value_within_a_tolerance() {
+    // A result of its own: the sum of the outputs, whose one-ulp change at value 0 is far
+    // below a relative 1e-6 of the total.
+    let sum = |readback: &Readback, _: &Shape| -> Result<Values> {
+        Ok(Values::from(readback.f32("out")?.iter().map(|&value| f64::from(value)).sum::<f64>()))
+    };
+    let mut bits = kernel(Check::same_as_first(Agreement::BitForBit)).result(sum);
+    let measured = run(&driver(), &mut bits, &options(&[64, ODD_BLOCK])).unwrap();
+    assert_eq!(measured.sweep.failures.len(), 1, "bit for bit, the sum differs");
+    let mut within = kernel(Check::same_as_first(Agreement::Within(1e-6))).result(sum);
+    assert_eq!(
+        failures(&run(&driver(), &mut within, &options(&[64, ODD_BLOCK])).unwrap()),
+        Vec::<String>::new()
+    );
+}
+
+#[test]
+fn a_tunable_runs_the_cross_product_and_shows_as_a_column() {
+    let mut kernel = kernel(reference())
+        .tunable("items/thr", [("1", "scale"), ("2", "scale_x2")])
+        .dynamic_shared_memory(|threads, variant| threads * 4 * (variant.index as u32 + 1));
+    let mut driver = driver();
+    driver.devices[0].milliseconds = vec![(64, 0.5), (128, 0.25)];
+    let measured = run(&driver, &mut kernel, &options(&[64, 128])).unwrap();
+    let rows: Vec<(Option<&str>, u32, u32)> = measured
+        .sweep
+        .rows
+        .iter()
+        .map(|row| (row.axes.get("items/thr"), row.threads_per_block, row.dynamic_shared_memory))
+        .collect();
+    assert_eq!(
+        rows,
+        [(Some("1"), 64, 256), (Some("1"), 128, 512), (Some("2"), 64, 512), (Some("2"), 128, 1024)]
+    );
+    let report = measured.report(false);
+    let table: Vec<&str> = report.lines().skip_while(|line| !line.contains("thr/blk")).take(5).collect();
+    assert!(table[0].starts_with("  items/thr  thr/blk"), "{report}");
+    assert!(table[3].starts_with("          2       64"), "{report}");
+    assert!(
+        report.contains("Fastest measured: 128 threads per block, items/thr 1, at 0.250 ms."),
+        "{report}"
+    );
+    let csv = measured.export(Format::Csv).unwrap();
+    assert!(csv.starts_with("items/thr,threads_per_block,"), "{csv}");
+    assert!(csv.lines().nth(3).unwrap().starts_with("2,64,"), "{csv}");
+    let markdown = measured.export(Format::Markdown).unwrap();
+    assert!(markdown.contains("| items/thr | thr/blk |"), "{markdown}");
+    assert!(markdown.contains("1000 values"), "{markdown}");
+    let json: serde_json::Value = serde_json::from_str(&measured.export(Format::Json).unwrap()).unwrap();
+    assert_eq!(json["axes"], serde_json::json!(["items/thr"]));
+    assert_eq!(json["fastest_axes"], serde_json::json!({"items/thr": "1"}));
+    assert_eq!(json["rows"][2]["axes"], serde_json::json!({"items/thr": "2"}));
+    // Each value's kernel was loaded and launched.
+    let loaded: Vec<&str> = driver.devices[0].loaded.iter().map(|(kernel, _)| kernel.entry).collect();
+    assert!(loaded.is_empty(), "the driver's template device is untouched: {loaded:?}");
+}
+
+#[test]
+fn grid_policies_size_every_launch() {
+    for (grid, want) in
+        [(GridPolicy::OneWave, [8, 4]), (GridPolicy::PerItem, [8, 4]), (GridPolicy::Waves(2), [8, 4])]
+    {
+        let options = Settings { grid, ..options(&[128, 256]) };
+        let measured = run(&driver(), &mut kernel(reference()), &options).unwrap();
+        let grids: Vec<u32> = measured.sweep.rows.iter().map(|row| row.grid_blocks).collect();
+        assert_eq!(grids, want, "{grid:?}: 1000 values are few enough for one block each 128 or 256");
+    }
+    // A million values: one wave is blk/SM x SMs, waves:2 twice that, per-item one per 128.
+    let n = 1 << 20;
+    let big = || {
+        UserKernel::new(MODULE, "scale")
+            .items(n as u64, "values")
+            .input("x", vec![0.0f32; n])
+            .output::<f32>("out", n)
+            .args(move |_| vec![Arg::buffer("x"), Arg::Usize(n), Arg::buffer("out")])
+            .check(Check::same_as_first(Agreement::BitForBit))
+    };
+    for (grid, want) in
+        [(GridPolicy::OneWave, 2112), (GridPolicy::Waves(2), 4224), (GridPolicy::PerItem, 8192)]
+    {
+        let measured = run(&driver(), &mut big(), &Settings { grid, ..options(&[128]) }).unwrap();
+        assert_eq!(measured.sweep.rows[0].grid_blocks, want, "{grid:?}");
+        assert_eq!(measured.sweep.grid, grid);
+        assert_eq!(measured.head.contains("Grid: "), grid != GridPolicy::OneWave, "{}", measured.head);
+    }
+}
+
+#[test]
+fn bad_input_no_device_and_an_unloadable_module_are_stops_with_their_exit_status() {
+    let stop = |kernel: &mut UserKernel, driver: &MockDriver, options: &Settings| {
+        run(driver, kernel, options).unwrap_err()
+    };
+    let unchecked = UserKernel::new(MODULE, "scale").items(10, "values").output::<f32>("out", 10);
+    let no_check = stop(&mut { unchecked }, &driver(), &options(&[64]));
+    assert_eq!(no_check.exit_status(), exit::USAGE);
+    assert!(no_check.message().starts_with("the kernel has no check"), "{}", no_check.message());
+    let misnamed =
+        UserKernel::new(MODULE, "scal").items(1, "values").output::<f32>("out", 1).check(reference());
+    let missing = stop(&mut { misnamed }, &driver(), &options(&[64]));
+    assert_eq!(
+        (missing.exit_status(), missing.message()),
+        (exit::USAGE, "the scale PTX has no kernel `scal`; its kernels: scale, scale_x2, scale_tiled")
+    );
+    let too_large = stop(&mut kernel(reference()), &driver(), &options(&[64, 2048]));
+    assert_eq!(too_large.exit_status(), exit::USAGE);
+    let twice = stop(&mut kernel(reference()), &driver(), &options(&[64, 64]));
+    assert_eq!(twice.message(), "block size 64 is listed twice in --block-sizes");
+    let shared = kernel(reference()).dynamic_shared_memory(|threads, _| threads * 64);
+    assert!(stop(&mut { shared }, &driver(), &options(&[1024])).message().contains("dynamic shared memory"));
+    let none = MockDriver { cuda_version: 13000, devices: Vec::new() };
+    assert_eq!(stop(&mut kernel(reference()), &none, &options(&[64])).exit_status(), exit::NO_DEVICE);
+    // A CUDA 11.7 driver cannot load PTX ISA 7.8.
+    let old = MockDriver { cuda_version: 11070, ..driver() };
+    let refused = stop(&mut kernel(reference()), &old, &options(&[64]));
+    assert_eq!(refused.exit_status(), exit::NO_DEVICE);
+    assert!(refused.message().contains("the scale module"), "{}", refused.message());
+}
+
+#[test]
+fn run_and_print_prints_as_block_size_does() {
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let code = run_and_print(
+        &driver(),
+        &mut kernel(reference()),
+        &options(&[64, 128]),
+        &mut Console { out: &mut out, err: &mut err },
+    );
+    let (out, err) = (String::from_utf8(out).unwrap(), String::from_utf8(err).unwrap());
+    assert_eq!((code, err.as_str()), (0, ""));
+    assert!(out.starts_with("GPU: Mock H200 (compute capability 9.0)\n"), "{out}");
+    assert!(out.contains("\n thr/blk  warps"), "{out}");
+    // A failure: the table, then the failed checks on standard error, exit 1.
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let mut wrong = driver();
+    wrong.devices[0].wrong_kernel = Some(MODULE.kernel("scale"));
+    let options = Settings { format: Some(Format::Json), ..options(&[64]) };
+    let code = run_and_print(
+        &wrong,
+        &mut kernel(reference()),
+        &options,
+        &mut Console { out: &mut out, err: &mut err },
+    );
+    assert_eq!(code, exit::FAILED);
+    let json: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(json["failures"].as_array().unwrap().len(), 1);
+    assert!(
+        String::from_utf8(err).unwrap().starts_with("check failed: wrong output at 64 threads per block")
+    );
+    // A stop: one line, its status.
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let none = MockDriver { cuda_version: 13000, devices: Vec::new() };
+    let code = run_and_print(
+        &none,
+        &mut kernel(reference()),
+        &options,
+        &mut Console { out: &mut out, err: &mut err },
+    );
+    assert_eq!((code, out.is_empty()), (exit::NO_DEVICE, true));
+    assert!(String::from_utf8(err).unwrap().starts_with("Error: "));
+}
+
+#[test]
+fn a_fault_that_loses_the_context_in_a_process_of_its_own_keeps_the_rows_before_it() {
+    let mut driver = driver();
+    driver.devices[0].fault_at = Some((128, crate::measure::mock::MockFault { context_lost: true }));
+    let measured = run(&driver, &mut kernel(reference()), &options(&[64, 128, 256, 512])).unwrap();
+    let rows: Vec<(u32, bool)> =
+        measured.sweep.rows.iter().map(|row| (row.threads_per_block, row.failed.is_some())).collect();
+    assert_eq!(rows, [(64, false), (128, true)]);
+    assert_eq!(
+        failures(&measured),
+        [
+            "at 128 threads per block nothing was measured: the launch failed: launching 8 blocks of 128 threads: a timed \
+             launch failed: an illegal memory \
+             access was encountered (mock)",
+            "2 configuration(s) after a launch fault that lost the GPU context were not measured (block-size and \
+             sweep_and_print measure them in a fresh worker)"
+        ]
+    );
+    assert_eq!(measured.exit_status(), exit::FAILED);
+    assert!(
+        measured.report(false).contains("128      4     0      16        64   100%"),
+        "{}",
+        measured.report(false)
+    );
+}
+
+#[test]
+fn a_fault_that_keeps_the_context_fails_its_row_only() {
+    let mut driver = driver();
+    driver.devices[0].fault_at = Some((128, crate::measure::mock::MockFault { context_lost: false }));
+    let measured = run(&driver, &mut kernel(reference()), &options(&[64, 128, 256])).unwrap();
+    let rows: Vec<(u32, bool)> =
+        measured.sweep.rows.iter().map(|row| (row.threads_per_block, row.failed.is_some())).collect();
+    assert_eq!(rows, [(64, false), (128, true), (256, false)]);
+    let report = measured.report(false);
+    assert!(report.contains(" failed "), "{report}");
+    assert_eq!(measured.sweep.best().unwrap().threads_per_block, 64, "a failed row is never the best");
+}
+
+#[test]
+fn a_journal_holds_each_configuration_and_a_resume_measures_only_the_others() {
+    let path = std::env::temp_dir().join(format!("user-journal-{}.jsonl", std::process::id()));
+    let _ = std::fs::remove_file(&path);
+    let settings = Settings { journal: Some(path.clone()), ..options(&[64, 128]) };
+    run(&driver(), &mut kernel(reference()), &settings).unwrap();
+    assert_eq!(std::fs::read_to_string(&path).unwrap().lines().count(), 2);
+
+    let driver = driver();
+    let resumed = Settings { resume: Some(path.clone()), ..options(&[64, 128, 256]) };
+    let measured = run(&driver, &mut kernel(reference()), &resumed).unwrap();
+    assert_eq!(measured.sweep.rows.len(), 3);
+    assert!(measured.head.contains("Resume: 2 configuration(s) from "), "{}", measured.head);
+    // Another key (a longer timing) measures everything again and says so.
+    let other = Settings {
+        resume: Some(path.clone()),
+        timing: TimingSettings { runs: Some(4), ..options(&[64]).timing },
+        ..options(&[64])
+    };
+    let measured = run(&driver, &mut kernel(reference()), &other).unwrap();
+    assert!(measured.head.contains("2 were measured under another key"), "{}", measured.head);
+    let _ = std::fs::remove_file(path);
+}
+
+#[test]
+fn a_restriction_leaves_configurations_out_of_the_sweep_and_none_kept_is_refused() {
+    // items/thr 2 only at 128 threads and more: three configurations of four.
+    let restricted = || {
+        kernel(reference())
+            .tunable("items/thr", [("1", "scale"), ("2", "scale_x2")])
+            .restrict(|threads, variant| variant.value("items/thr") != Some("2") || threads >= 128)
+    };
+    let measured = run(&driver(), &mut restricted(), &options(&[64, 128])).unwrap();
+    let rows: Vec<(Option<&str>, u32)> =
+        measured.sweep.rows.iter().map(|row| (row.axes.get("items/thr"), row.threads_per_block)).collect();
+    assert_eq!(rows, [(Some("1"), 64), (Some("1"), 128), (Some("2"), 128)]);
+    assert_eq!(restricted().configurations(&[64, 128]), 3);
+    // A value whose every block size is left out is no part of the sweep at all.
+    let measured = run(&driver(), &mut restricted(), &options(&[64])).unwrap();
+    let rows: Vec<Option<&str>> = measured.sweep.rows.iter().map(|row| row.axes.get("items/thr")).collect();
+    assert_eq!(rows, [Some("1")]);
+    // Keeping nothing is bad input, before the device.
+    let mut none = kernel(reference()).restrict(|_, _| false);
+    let error = run(&driver(), &mut none, &options(&[64, 128])).unwrap_err();
+    assert_eq!(error.exit_status(), crate::exit::USAGE);
+    assert_eq!(error.to_string(), "the kernel's restriction keeps none of the 2 configurations asked for");
+}
+
+#[test]
+fn three_axes_run_their_cross_product_with_a_column_each_and_what_cannot_launch_is_pruned() {
+    // items/thr (an entry) x tile (a number: the shared memory) x grid (the policy): 2 x 3 x 2.
+    let mut swept = kernel(reference())
+        .axis(crate::Axis::entries("items/thr", [("1", "scale"), ("2", "scale_x2")]))
+        .axis(crate::Axis::powers_of_two("tile", 1, 4))
+        .axis(crate::Axis::grid("grid policy", [GridPolicy::OneWave, GridPolicy::Waves(2)]))
+        .dynamic_shared_memory(|threads, variant| threads * 16 * variant.integer("tile").unwrap() as u32);
+    assert_eq!(swept.variants().len(), 12);
+    assert_eq!(swept.kernels().len(), 2, "each entry loaded once");
+    let mut driver = driver();
+    // One SM, so that one wave of 16-thread blocks (32, the block cap) is under the 63 blocks
+    // that cover 1000 values, and two waves are not.
+    driver.devices[0].limits.multiprocessors = 1;
+    let measured = run(&driver, &mut swept, &options(&[16, 1024])).unwrap();
+    assert_eq!(failures(&measured), Vec::<String>::new());
+    let sweep = &measured.sweep;
+    assert_eq!(sweep.axes, ["items/thr", "tile", "grid policy"]);
+    assert_eq!(sweep.rows.len(), 24);
+    // 1024 threads x 16 B x tile 4 = 64 KiB: above the 48 KiB a block gets; not launched.
+    let pruned: Vec<String> =
+        sweep.pruned_rows().map(|row| format!("{} {}", row.axes, row.threads_per_block)).collect();
+    assert_eq!(
+        pruned,
+        [
+            "items/thr 1, tile 4, grid policy one-wave 1024",
+            "items/thr 1, tile 4, grid policy waves:2 1024",
+            "items/thr 2, tile 4, grid policy one-wave 1024",
+            "items/thr 2, tile 4, grid policy waves:2 1024"
+        ]
+    );
+    let grids: Vec<(String, u32)> = sweep
+        .rows
+        .iter()
+        .filter(|row| row.threads_per_block == 16 && row.axes.get("tile") == Some("1"))
+        .map(|row| (row.axes.get("grid policy").unwrap().to_string(), row.grid_blocks))
+        .collect();
+    assert_eq!(
+        grids,
+        [("one-wave".into(), 32), ("waves:2".into(), 63), ("one-wave".into(), 32), ("waves:2".into(), 63)]
+    );
+    let report = measured.report(false);
+    let table: Vec<&str> = report.lines().skip_while(|line| !line.contains("thr/blk")).collect();
+    assert!(table[0].starts_with("  items/thr   tile   grid policy  thr/blk"), "{report}");
+    assert!(table[1].starts_with("          1      1      one-wave       16"), "{report}");
+    assert!(report.contains("Not launched, 4 configuration(s) the occupancy model says the device cannot launch (docs/search.md): \
+        1024 threads, items/thr 1, tile 4, grid policy one-wave; 1024 threads, items/thr 1, tile 4, grid policy waves:2; "), "{report}");
+    assert!(
+        report
+            .contains("65536 B of dynamic shared memory, above the 49152 B a block gets without opting in."),
+        "{report}"
+    );
+    assert!(report.contains("agrees with the driver's blk/SM at 20 of 20 block sizes"), "{report}");
+    let csv = measured.export(Format::Csv).unwrap();
+    assert!(csv.starts_with("items/thr,tile,grid policy,threads_per_block,"), "{csv}");
+    assert!(csv.lines().nth(12).unwrap().starts_with("1,4,waves:2,1024,"), "{csv}");
+    assert!(
+        csv.lines().nth(12).unwrap().ends_with(
+            ",\"65536 B of dynamic shared memory, above the 49152 B a block gets without opting in\""
+        ),
+        "{csv}"
+    );
+    let markdown = measured.export(Format::Markdown).unwrap();
+    assert!(markdown.contains("| items/thr | tile | grid policy | thr/blk |"), "{markdown}");
+    let json: serde_json::Value = serde_json::from_str(&measured.export(Format::Json).unwrap()).unwrap();
+    assert_eq!(json["axes"], serde_json::json!(["items/thr", "tile", "grid policy"]));
+    assert_eq!(
+        json["rows"][2]["axes"],
+        serde_json::json!({"items/thr": "1", "tile": "1", "grid policy": "waves:2"})
+    );
+    assert!(json["rows"][9]["pruned"].as_str().unwrap().starts_with("65536 B of dynamic shared memory"));
+    let svg = measured.plot().unwrap();
+    assert!(
+        svg.contains("threads per block:items/thr,tile,grid policy"),
+        "the plot's x axis names every axis"
+    );
+    // A restriction on two axes at once.
+    let mut restricted = kernel(reference())
+        .axis(crate::Axis::entries("items/thr", [("1", "scale"), ("2", "scale_x2")]))
+        .axis(crate::Axis::integers("tile", [1, 8]))
+        .restrict(|_, variant| variant.value("items/thr") == Some("2") || variant.integer("tile") == Some(1));
+    assert_eq!(restricted.configurations(&[16, 1024]), 6);
+    let measured = run(&driver, &mut restricted, &options(&[16, 1024])).unwrap();
+    assert_eq!(measured.sweep.rows.len(), 6);
+}
+
+#[test]
+fn an_integer_axis_is_passed_as_an_argument_and_one_too_large_is_said() {
+    let tiled = |values: Vec<u64>| {
+        kernel_at("scale_tiled", reference())
+            .axis(crate::Axis::integers("tile", values))
+            .args(|_| vec![Arg::buffer("x"), Arg::Usize(N), Arg::buffer("out"), Arg::Axis("tile")])
+    };
+    let driver = driver();
+    let mut kernel = tiled(vec![4, 8]);
+    let measured = run(&driver, &mut kernel, &options(&[64])).unwrap();
+    assert_eq!(failures(&measured), Vec::<String>::new());
+    assert_eq!(measured.sweep.rows.len(), 2);
+    // 2^32 fits no u32: the launch says so, and nothing is measured.
+    let mut kernel = tiled(vec![1 << 32]);
+    let error = run(&driver, &mut kernel, &options(&[64])).unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .contains("the axis `tile` is 4294967296 here, which does not fit in a u32 argument"),
+        "{error}"
+    );
+}
+
+#[test]
+fn axes_that_cannot_be_swept_are_refused_before_the_device() {
+    for (kernel, why) in [
+        (kernel(reference()).axis(crate::Axis::integers("tile", [])), "the axis `tile` has no values"),
+        (
+            kernel(reference())
+                .axis(crate::Axis::integers("tile", [1]))
+                .axis(crate::Axis::integers("tile", [2])),
+            "two axes are named `tile`",
+        ),
+    ] {
+        let mut kernel = kernel;
+        let error = run(&driver(), &mut kernel, &options(&[64])).unwrap_err();
+        assert_eq!((error.exit_status(), error.to_string()), (crate::exit::USAGE, why.to_string()));
+    }
+    // Every configuration beyond the shared memory a block gets: nothing to launch, exit 2.
+    let mut too_much = kernel(reference()).dynamic_shared_memory(|_, _| 64 * 1024);
+    let error = run(&driver(), &mut too_much, &options(&[64, 128])).unwrap_err();
+    assert_eq!(error.exit_status(), crate::exit::USAGE);
+    assert!(error.to_string().contains("65536 B of dynamic shared memory per block"), "{error}");
+}

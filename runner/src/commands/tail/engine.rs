@@ -1,0 +1,166 @@
+/*!
+`block-size tail`: what a partial last wave costs.
+
+At one block size, the same frame (a fixed amount of work) is converted with grids of 0.5, 1,
+1.1, 1.5, 2, 2.1, 4 and 8 waves, a wave being the blocks the whole device holds at once
+(blocks/SM x SMs). The grid-stride loop hands each block an equal share of the pixels, so a
+grid of 1.1 waves runs one full wave of blocks and then a tenth of a wave of equally long
+blocks on a mostly idle device: the tail effect the sweep's one-wave grids never show.
+*/
+
+use crate::kernel::workload::{Pass, Workload};
+use crate::measure::backend::{DeviceLimits, Gpu, Timing};
+use crate::measure::checked::{self, Checked};
+use crate::model::stats::RunStats;
+use crate::search::sweep::CheckFailure;
+use anyhow::Result;
+
+/// The wave counts the issue of the tail effect is usually argued with.
+pub const DEFAULT_WAVES: [f64; 8] = [0.5, 1.0, 1.1, 1.5, 2.0, 2.1, 4.0, 8.0];
+
+/// One grid size.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TailRow {
+    /// Waves asked for.
+    pub waves: f64,
+    /// Blocks launched.
+    pub grid_blocks: u32,
+    /// Waves the grid really is (`grid_blocks` over one wave).
+    pub actual_waves: f64,
+    /// Full waves, and how full the last one is (1.0 when the grid is whole waves).
+    pub full_waves: u32,
+    /// How full the last wave is (1.0 when the grid is whole waves).
+    pub last_wave_fill: f64,
+    /// The samples' median, extremes and MAD.
+    pub stats: RunStats,
+}
+
+/// The tail experiment at one block size.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Tail {
+    /// The device.
+    pub limits: DeviceLimits,
+    /// What one pass of the kernel is.
+    pub pass: Pass,
+    /// The block size of every grid.
+    pub threads_per_block: u32,
+    /// The driver's blocks/SM at it.
+    pub blocks_per_sm: u32,
+    /// Blocks in one wave: blocks/SM x SMs.
+    pub wave_blocks: u32,
+    /// How each row was timed.
+    pub timing: Timing,
+    /// One row per grid.
+    pub rows: Vec<TailRow>,
+    /// Every check that failed.
+    pub failures: Vec<CheckFailure>,
+}
+
+impl Tail {
+    /// The one-wave row's median, which the others are compared with.
+    pub fn one_wave_ms(&self) -> Option<f64> {
+        self.rows.iter().find(|row| row.grid_blocks == self.wave_blocks).map(|row| row.stats.median)
+    }
+}
+
+/// Blocks for `waves` waves of `wave_blocks`, at least one.
+pub fn grid_for(waves: f64, wave_blocks: u32) -> u32 {
+    ((waves * f64::from(wave_blocks)).round() as u32).max(1)
+}
+
+/// Runs the experiment with the active kernel on `workload`, already uploaded.
+pub fn run(
+    gpu: &mut dyn Gpu,
+    workload: &mut dyn Workload,
+    threads_per_block: u32,
+    waves: &[f64],
+    timing: Timing,
+) -> Result<Tail> {
+    let limits = gpu.limits().clone();
+    let blocks_per_sm =
+        gpu.blocks_per_sm(threads_per_block, workload.dynamic_shared_memory(threads_per_block))?;
+    let wave_blocks = (blocks_per_sm * limits.multiprocessors).max(1);
+    let mut rows = Vec::new();
+    let mut failures = Vec::new();
+    if blocks_per_sm == 0 {
+        failures.push(CheckFailure::NoResidency { threads_per_block });
+    }
+    for &wave_count in waves {
+        let grid_blocks = grid_for(wave_count, wave_blocks);
+        let Checked { run_ms, mismatch, .. } =
+            checked::measure(gpu, workload, grid_blocks, threads_per_block, timing, None)?;
+        if let Some(mismatch) = mismatch {
+            failures.push(CheckFailure::WrongOutput { threads_per_block, mismatch });
+        }
+        let full_waves = grid_blocks / wave_blocks;
+        let remainder = grid_blocks % wave_blocks;
+        rows.push(TailRow {
+            waves: wave_count,
+            grid_blocks,
+            actual_waves: f64::from(grid_blocks) / f64::from(wave_blocks),
+            full_waves,
+            last_wave_fill: if remainder == 0 { 1.0 } else { f64::from(remainder) / f64::from(wave_blocks) },
+            stats: RunStats::of(&run_ms),
+        });
+    }
+    Ok(Tail {
+        limits,
+        pass: workload.pass().clone(),
+        threads_per_block,
+        blocks_per_sm,
+        wave_blocks,
+        timing,
+        rows,
+        failures,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernel::workload::{KernelSpec, Params, grayscale, histogram};
+    use crate::measure::mock::MockGpu;
+
+    fn uploaded(spec: &KernelSpec, params: &Params) -> (MockGpu, Box<dyn Workload>) {
+        let mut gpu = MockGpu::h200_with(&[spec.rust_kernel()]);
+        let mut workload = (spec.create)(params).unwrap();
+        workload.upload(&mut gpu).unwrap();
+        (gpu, workload)
+    }
+
+    #[test]
+    fn grids_are_rounded_wave_multiples() {
+        // H200 at 256 threads: 8 blocks/SM x 132 SMs = 1056 blocks a wave.
+        let grids: Vec<u32> = DEFAULT_WAVES.iter().map(|&w| grid_for(w, 1056)).collect();
+        assert_eq!(grids, [528, 1056, 1162, 1584, 2112, 2218, 4224, 8448]);
+        assert_eq!(grid_for(0.0001, 1056), 1);
+    }
+
+    #[test]
+    fn rows_describe_full_waves_and_the_last_waves_fill() {
+        let (mut gpu, mut workload) = uploaded(&grayscale::KERNEL, &Params::frame(64, 64));
+        let timing = Timing::launch(1, 3);
+        let tail = run(&mut gpu, workload.as_mut(), 256, &[1.0, 1.1, 2.0], timing).unwrap();
+        assert_eq!((tail.blocks_per_sm, tail.wave_blocks), (8, 1056));
+        let shape: Vec<(u32, u32)> = tail.rows.iter().map(|row| (row.grid_blocks, row.full_waves)).collect();
+        assert_eq!(shape, [(1056, 1), (1162, 1), (2112, 2)]);
+        assert!((tail.rows[1].last_wave_fill - 106.0 / 1056.0).abs() < 1e-12);
+        assert_eq!(tail.rows[2].last_wave_fill, 1.0);
+        assert!(tail.failures.is_empty());
+        assert_eq!(tail.one_wave_ms(), Some(1.0));
+        assert_eq!(gpu.launches.iter().filter(|(grid, _)| *grid == 1162).count(), 4, "1 warm-up + 3 runs");
+    }
+
+    #[test]
+    fn the_histograms_waves_are_those_its_shared_memory_leaves() {
+        // 4096 bins at 64 threads: 13 blocks/SM by shared memory, 1716 blocks a wave.
+        let (mut gpu, mut workload) =
+            uploaded(&histogram::KERNEL, &Params { bins: 4096, ..Params::frame(64, 64) });
+        gpu.shared_memory_residency = vec![(64, 16384, 13)];
+        let timing = Timing::launch(0, 2);
+        let tail = run(&mut gpu, workload.as_mut(), 64, &[0.5, 1.0], timing).unwrap();
+        assert_eq!((tail.blocks_per_sm, tail.wave_blocks), (13, 1716));
+        assert!(tail.failures.is_empty(), "{:?}", tail.failures);
+        assert_eq!(tail.pass.kernel, "histogram");
+    }
+}

@@ -1,0 +1,357 @@
+/*!
+The measuring backend: what the sweep needs from a GPU, behind one trait.
+
+[`Gpu`] knows devices, kernels, buffers and launches, and nothing of any one kernel: a
+[`crate::kernel::workload::Workload`] allocates its buffers through it ([`Gpu::alloc_and_upload`]),
+launches with its own argument list ([`KernelArg`]) and dynamic shared memory ([`Launch`]),
+and checks what it downloads.
+
+[`crate::measure::cuda::CudaGpu`] implements it with cust and the real driver; in tests, `mock::MockGpu`
+(the `mock` feature, never in a release build) implements it on the CPU with scripted answers,
+running each launch through the workload's CPU emulation
+([`crate::kernel::workload::KernelSpec::emulate`]) over an [`EmulatedMemory`], so the whole pipeline
+(sweep, checks, table, exit status) runs in tests on a machine with no GPU, for every kernel.
+*/
+
+use crate::measure::compat::Refusal;
+use crate::measure::ptx::{self, KernelRef};
+use crate::measure::timing::Op;
+pub use crate::measure::timing::Timing;
+use anyhow::{Context as _, Result, anyhow, bail, ensure};
+use serde::{Deserialize, Serialize};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+/// Why a device could not be opened.
+#[derive(Debug)]
+pub enum OpenError {
+    /// No driver, no GPU, or no device with that ordinal.
+    NoDevice(anyhow::Error),
+    /// The device is there but could not be set up.
+    Setup(anyhow::Error),
+}
+
+/// Why a module could not be loaded on an open device.
+#[derive(Debug)]
+pub enum LoadError {
+    /// The driver refused the module: it cannot load it here (see [`crate::measure::compat`]).
+    Refused(Refusal),
+    /// Anything else, such as a module without the kernel asked for.
+    Setup(anyhow::Error),
+}
+
+/// Where devices come from: the CUDA driver ([`crate::measure::cuda::CudaDriver`]), or in tests
+/// `mock::MockDriver`. The program opens a device, checks each module against the driver's
+/// CUDA version (the PTX ISA check) and loads those that pass.
+pub trait Driver {
+    /// The devices it opens.
+    type Device: Device;
+
+    /// The CUDA version the driver supports, as `cuDriverGetVersion` encodes it (12080 for
+    /// 12.8); 0 when it does not say.
+    fn cuda_version(&self) -> i32;
+
+    /// Visible devices; no driver or no GPU is an error.
+    fn device_count(&self) -> Result<u32>;
+
+    /// Opens device `ordinal`, with no module loaded yet.
+    fn open(&self, ordinal: u32) -> Result<Self::Device, OpenError>;
+
+    /// Whether a sweep that prints ([`crate::sweep_and_print`]) runs in a worker process of its
+    /// own, so that a kernel that poisons the context or hangs costs a worker, not the sweep:
+    /// the CUDA driver's devices do; a CPU stand-in has nothing to isolate.
+    fn isolates(&self) -> bool {
+        false
+    }
+}
+
+/// An open device: a [`Gpu`] whose kernels are loaded one by one.
+pub trait Device: Gpu {
+    /// The device's UUID, which tells two GPUs of one name apart (a journal's key holds it).
+    fn uuid(&self) -> Option<String> {
+        None
+    }
+
+    /// Device memory free now, in bytes.
+    fn free_memory(&self) -> Result<u64>;
+
+    /// Loads `kernel`'s module; [`Gpu::select_kernel`] then takes `kernel` as its handle, and
+    /// the first kernel loaded is active.
+    fn load(&mut self, kernel: &KernelRef) -> Result<(), LoadError>;
+}
+
+/// A launch that failed on the device ([`Gpu::launch_fault`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LaunchFault {
+    /// The fault poisons the context (an illegal address, an illegal instruction, a failed
+    /// launch): nothing more can run in this process, and a fresh worker must go on.
+    pub context_lost: bool,
+}
+
+/// What the driver reports about one device.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DeviceLimits {
+    /// The device's CUDA ordinal.
+    pub ordinal: u32,
+    /// The device's name, as the driver reports it (`NVIDIA H200`).
+    pub name: String,
+    /// Compute capability, major and minor (9.0 is `(9, 0)`).
+    pub compute_capability: (u32, u32),
+    /// Streaming multiprocessors (SMs).
+    pub multiprocessors: u32,
+    /// Resident threads per SM.
+    pub max_threads_per_sm: u32,
+    /// Threads per warp (32 on every NVIDIA GPU so far).
+    pub warp_size: u32,
+    /// Resident-block cap per SM (device attribute 106).
+    pub max_blocks_per_sm: u32,
+    /// The largest block a launch may have, in threads.
+    pub max_threads_per_block: u32,
+    /// 32-bit registers per SM, and per block.
+    pub registers_per_sm: u32,
+    /// 32-bit registers one block may hold.
+    pub max_registers_per_block: u32,
+    /// Shared memory per SM, the most one block may opt in to, and the driver's reserve
+    /// per block, in bytes.
+    pub shared_memory_per_sm: u32,
+    /// Shared memory one block may opt in to, in bytes.
+    pub max_shared_memory_per_block: u32,
+    /// Shared memory the driver reserves in every block, in bytes.
+    pub reserved_shared_memory_per_block: u32,
+    /// L2 cache size in bytes.
+    pub l2_cache_bytes: u32,
+}
+
+/// What the compiled kernel asks of an SM, as the driver reports it after its JIT.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct KernelResources {
+    /// 32-bit registers each thread uses.
+    pub registers_per_thread: u32,
+    /// Bytes of shared memory the kernel declares statically, per block.
+    pub static_shared_memory: u32,
+}
+
+impl DeviceLimits {
+    /// Resident warps per SM. The driver reports threads per SM, not warps.
+    pub fn max_warps_per_sm(&self) -> u32 {
+        self.max_threads_per_sm / self.warp_size.max(1)
+    }
+}
+
+/// `cuOccupancyMaxPotentialBlockSize`'s answer: the block size that reaches the highest
+/// occupancy and the smallest grid that fills the device at that size.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Suggestion {
+    /// Threads per block of the highest occupancy.
+    pub threads_per_block: u32,
+    /// The smallest grid that fills the device at that block size.
+    pub grid_blocks: u32,
+}
+
+/// A device buffer, as `Gpu::alloc_zeroed` hands it out: valid on the device that made it,
+/// until the device is dropped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct BufferId(pub(crate) usize);
+
+impl BufferId {
+    /// Its position in the device's list of buffers.
+    pub fn index(self) -> usize {
+        self.0
+    }
+}
+
+/// One kernel argument, in the kernel's parameter order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KernelArg {
+    /// The device address of a buffer, `byte_offset` bytes in (a 64-bit pointer).
+    Buffer(BufferId, usize),
+    /// A `u32` parameter.
+    U32(u32),
+    /// A `u64` parameter.
+    U64(u64),
+    /// A `usize` (`size_t`) parameter: 64 bits on every target this project builds for.
+    Usize(usize),
+}
+
+impl KernelArg {
+    /// Whether this argument fits a PTX parameter of type `ty` (`u64`, `u32`, ...).
+    pub fn fits(&self, ty: &str) -> bool {
+        match self {
+            Self::Buffer(..) | Self::U64(_) | Self::Usize(_) => matches!(ty, "u64" | "b64" | "s64"),
+            Self::U32(_) => matches!(ty, "u32" | "b32" | "s32"),
+        }
+    }
+
+    /// The value of a `usize` or `u64` argument.
+    pub fn as_usize(&self) -> Result<usize> {
+        match *self {
+            Self::Usize(value) => Ok(value),
+            Self::U64(value) => usize::try_from(value).context("a u64 argument above usize"),
+            other => bail!("expected a usize argument, got {other:?}"),
+        }
+    }
+
+    /// The value of a `u32` argument.
+    pub fn as_u32(&self) -> Result<u32> {
+        match *self {
+            Self::U32(value) => Ok(value),
+            other => bail!("expected a u32 argument, got {other:?}"),
+        }
+    }
+}
+
+/// Checks `args` against the parameter types of `kernel`'s entry in its PTX: the same count,
+/// and each argument the size of its parameter. Both backends run this before every launch,
+/// so a workload whose argument list does not match its kernel is an error, not a launch
+/// that reads garbage.
+pub fn check_args(kernel: &KernelRef, params: &[String], args: &[KernelArg]) -> Result<()> {
+    ensure!(
+        params.len() == args.len(),
+        "the {} kernel `{}` takes {} parameters, the launch passes {}",
+        kernel.module.label,
+        kernel.entry,
+        params.len(),
+        args.len()
+    );
+    for (index, (param, arg)) in params.iter().zip(args).enumerate() {
+        ensure!(
+            arg.fits(param),
+            "parameter {index} of the {} kernel `{}` is .{param}, the launch passes {arg:?}",
+            kernel.module.label,
+            kernel.entry
+        );
+    }
+    Ok(())
+}
+
+/// The parameter types of `kernel`'s entry, read from its PTX; an entry the PTX lacks is an
+/// error.
+pub fn kernel_params(kernel: &KernelRef) -> Result<Vec<String>> {
+    ptx::entry_params(kernel.module.ptx, kernel.entry)
+        .with_context(|| format!("the {} PTX has no kernel `{}`", kernel.module.label, kernel.entry))
+}
+
+/// One launch configuration of the active kernel.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Launch {
+    /// Blocks in the grid.
+    pub grid_blocks: u32,
+    /// Threads per block.
+    pub threads_per_block: u32,
+    /// Bytes of dynamic shared memory per block (`sharedMemBytes` of `cuLaunchKernel`).
+    pub dynamic_shared_memory: u32,
+    /// The kernel's arguments, in its parameter order.
+    pub args: Vec<KernelArg>,
+    /// Buffers set to zero before every launch, outside the timed interval: the outputs of a
+    /// kernel that adds to them (the histogram), so that each launch's result is one pass.
+    pub zero_before_each: Vec<BufferId>,
+}
+
+/// How much dynamic shared memory a block of a given size needs: what the driver's
+/// occupancy calculation (`cuOccupancyMaxPotentialBlockSize`'s callback) asks for.
+pub type SharedMemoryFn<'a> = &'a dyn Fn(u32) -> u32;
+
+/// One device with kernels loaded, one of them active, and buffers allocated.
+pub trait Gpu {
+    /// What the driver reports about this device.
+    fn limits(&self) -> &DeviceLimits;
+
+    /// Makes loaded kernel `kernel` the one every other method uses.
+    fn select_kernel(&mut self, kernel: KernelRef) -> Result<()>;
+
+    /// Registers and static shared memory of the active kernel.
+    fn kernel_resources(&self) -> Result<KernelResources>;
+
+    /// Blocks of `threads_per_block` threads of the active kernel, each with
+    /// `dynamic_shared_memory` bytes of dynamic shared memory, that fit on one SM, from the
+    /// driver (`cuOccupancyMaxActiveBlocksPerMultiprocessor`).
+    fn blocks_per_sm(&self, threads_per_block: u32, dynamic_shared_memory: u32) -> Result<u32>;
+
+    /// The driver's own block size and grid for the active kernel
+    /// (`cuOccupancyMaxPotentialBlockSize`), given the dynamic shared memory each block size
+    /// needs.
+    fn suggestion(&self, dynamic_shared_memory: SharedMemoryFn) -> Result<Suggestion>;
+
+    /// Allocates `bytes` bytes of device memory, set to zero.
+    fn alloc_zeroed(&mut self, bytes: usize) -> Result<BufferId>;
+
+    /// Copies `bytes` into `buffer` from `byte_offset` on.
+    fn upload(&mut self, buffer: BufferId, byte_offset: usize, bytes: &[u8]) -> Result<()>;
+
+    /// A new buffer holding `bytes`.
+    fn alloc_and_upload(&mut self, bytes: &[u8]) -> Result<BufferId> {
+        let buffer = self.alloc_zeroed(bytes.len())?;
+        self.upload(buffer, 0, bytes)?;
+        Ok(buffer)
+    }
+
+    /// Sets every byte of `buffer` to zero.
+    fn zero(&mut self, buffer: BufferId) -> Result<()>;
+
+    /// Copies `out.len()` bytes of `buffer`, from `byte_offset` on, into `out`, once every
+    /// launch before it has finished.
+    fn download(&mut self, buffer: BufferId, byte_offset: usize, out: &mut [u8]) -> Result<()>;
+
+    /// Device-to-device copies of `bytes` (`cuMemcpyDtoDAsync`), after `timing.warmups`
+    /// untimed ones, each timed between its own events: the bandwidth ceiling for kernels that
+    /// move the same bytes.
+    fn time_copy(&mut self, bytes: usize, timing: Timing) -> Result<Vec<f32>>;
+
+    /// Executes `ops` ([`crate::measure::timing::schedule`]) on the measuring stream with `launch` as
+    /// the [`Op::Launch`]: its function handle and argument list are prepared before the first
+    /// op, so between a sample's events there is the launch alone. Returns the milliseconds of
+    /// each [`Op::Sample`], in order. Where a schedule fails after [`Op::Block`], the blocking
+    /// kernel is released before the error returns.
+    fn run_schedule(&mut self, launch: &Launch, ops: &[Op]) -> Result<Vec<f32>>;
+
+    /// Whether `error`, from a launch or a wait for one, is a fault of the launch itself (an
+    /// illegal address, too many resources, a failed launch) rather than of the program, and
+    /// whether it left the context unusable. The sweep marks such a configuration failed and
+    /// goes on: in this process where the context survives, in a fresh worker where it does not.
+    fn launch_fault(&self, error: &anyhow::Error) -> Option<LaunchFault> {
+        let _ = error;
+        None
+    }
+
+    /// Host time since an arbitrary start, which the noise-driven stop
+    /// ([`crate::measure::checked::sample`]) budgets each row against: the wall clock for the driver,
+    /// scripted in tests.
+    fn clock(&self) -> Duration {
+        static START: OnceLock<Instant> = OnceLock::new();
+        START.get_or_init(Instant::now).elapsed()
+    }
+
+    /// One launch between its own pair of events (launch mode, no warm-up); its milliseconds.
+    fn time_one_launch(&mut self, launch: &Launch) -> Result<f32> {
+        let ops = crate::measure::timing::schedule(
+            &Timing::launch(0, 1),
+            0,
+            1,
+            !launch.zero_before_each.is_empty(),
+        );
+        let samples = self.run_schedule(launch, &ops)?;
+        samples.first().copied().ok_or_else(|| anyhow!("a timed launch gave no sample"))
+    }
+
+    /// Runs the warm-ups, then the samples `timing` asks for, a fixed count of them
+    /// ([`crate::measure::checked::sample`] adds the noise-driven stop), and returns every sample's
+    /// milliseconds.
+    fn time_launches(&mut self, launch: &Launch, timing: Timing) -> Result<Vec<f32>> {
+        let zero = !launch.zero_before_each.is_empty();
+        self.run_schedule(
+            launch,
+            &crate::measure::timing::schedule(&timing, timing.warmups, timing.runs, zero),
+        )
+    }
+}
+
+/// Device memory as a kernel's CPU emulation sees it: the bytes behind a pointer argument.
+/// The mock backend implements it; the emulations ([`crate::kernel::workload::Emulation`]) read
+/// their inputs and write their outputs through it.
+pub trait EmulatedMemory {
+    /// The bytes a pointer argument points at: its buffer from its offset on.
+    fn at(&self, arg: &KernelArg) -> Result<&[u8]>;
+
+    /// As [`EmulatedMemory::at`], to write.
+    fn at_mut(&mut self, arg: &KernelArg) -> Result<&mut [u8]>;
+}

@@ -1,0 +1,198 @@
+/*!
+The committed PTX files and their provenance stamps, embedded at compile time.
+
+Five modules, all for `compute_75`/`sm_75` (the driver JIT-compiles them for newer GPUs):
+
+- [`RUST_CUDA`]: `kernels/` through rust-cuda's `cuda_builder` (rustc_codegen_nvvm + libNVVM),
+  the kernels the sweep measures: `grayscale` and its variants, and `histogram`; and
+  `block_until_released`, the blocking kernel of cold timing ([`crate::measure::timing::BLOCKING_KERNEL`]);
+- [`NVCC`]: `kernels/cuda/grayscale.cu` through nvcc, the CUDA C++ baseline of the grayscale
+  kernels;
+- [`HISTOGRAM_NVCC`]: `kernels/cuda/histogram.cu` through nvcc, the CUDA C++ baseline of the
+  histogram;
+- [`RUSTC_NVPTX`]: `kernels/nvptx` through rustc's own NVPTX backend;
+- [`RUSTC_NVPTX_FMA`]: the same with LLVM's FMA contraction switched on
+  (`-C llvm-args=--fp-contract=fast`), which rustc leaves off and nvcc and libNVVM apply.
+
+The tests in `tests/` prove each still matches its sources and assembles with `ptxas`.
+*/
+
+use crate::measure::stamp::Stamp;
+
+/// One PTX module, embedded in the program: this project's, or one of your own
+/// ([`EmbeddedPtx::user`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EmbeddedPtx {
+    /// Short name used in tables and on the command line.
+    pub label: &'static str,
+    /// Its file under `kernels/ptx/`, without the extension; empty for a module of your own.
+    pub file: &'static str,
+    /// The PTX text, as the driver loads it.
+    pub ptx: &'static str,
+    /// The text of its `.stamp.toml` (see [`EmbeddedPtx::stamp`]); empty where it has none.
+    pub stamp_text: &'static str,
+}
+
+/// One kernel: an entry point of an embedded module.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KernelRef {
+    /// The module that holds it.
+    pub module: EmbeddedPtx,
+    /// The entry point's name, as in the PTX's `.entry`.
+    pub entry: &'static str,
+}
+
+impl EmbeddedPtx {
+    /// A module of your own: `ptx` as cuda_builder (or nvcc) wrote it, under `label` (tables,
+    /// messages and provenance name it so), with no stamp. Usually
+    /// `EmbeddedPtx::user("mine", include_str!("../ptx/mine.ptx"))`; see
+    /// [`EmbeddedPtx::with_stamp`] to add the stamp `ptx-stamp` wrote beside it, and
+    /// [`EmbeddedPtx::from_string`] for PTX read at run time.
+    pub const fn user(label: &'static str, ptx: &'static str) -> Self {
+        Self { label, file: "", ptx, stamp_text: "" }
+    }
+
+    /// This module with its provenance stamp (the text of a `.stamp.toml`), which the
+    /// `--provenance` lines and the JSON export read. A stamp that does not parse reads as
+    /// none.
+    pub const fn with_stamp(self, stamp_text: &'static str) -> Self {
+        Self { stamp_text, ..self }
+    }
+
+    /// A module from PTX text read at run time (a file, a build script's output): as
+    /// [`EmbeddedPtx::user`], the text leaked so that the module, like an embedded one, lives
+    /// as long as the program. Call it once per module, not per launch.
+    pub fn from_string(label: impl Into<String>, ptx: impl Into<String>) -> Self {
+        let label: &'static str = label.into().leak();
+        Self::user(label, ptx.into().leak())
+    }
+
+    /// Whether this module has a stamp that parses (every module of this project has one).
+    pub fn is_stamped(&self) -> bool {
+        Stamp::parse(self.stamp_text).is_ok()
+    }
+
+    /// The entry point `entry` of this module.
+    pub const fn kernel(self, entry: &'static str) -> KernelRef {
+        KernelRef { module: self, entry }
+    }
+
+    /// The parsed stamp; for a module without one ([`EmbeddedPtx::user`]), a stamp that says
+    /// only what the PTX itself does (its hash, entries and target) and `unknown` for the rest.
+    pub fn stamp(&self) -> Stamp {
+        Stamp::parse(self.stamp_text).unwrap_or_else(|_| self.unstamped())
+    }
+
+    /// What can be said of a module without its stamp.
+    fn unstamped(&self) -> Stamp {
+        let target = self.ptx.lines().find_map(|line| line.trim().strip_prefix(".target "));
+        Stamp {
+            kernels: crate::measure::stamp::entry_names(self.ptx),
+            arch: target
+                .map_or_else(|| "unknown".to_string(), |target| target.trim().replace("sm_", "compute_")),
+            compiler: "unknown (no stamp)".to_string(),
+            inputs: Vec::new(),
+            inputs_sha256: "unknown".to_string(),
+            ptx_sha256: self.sha256(),
+            toolchain: None,
+            rustc: None,
+            rust_cuda_rev: None,
+            libnvvm: None,
+            nvvm_ir: None,
+            libnvvm_release: None,
+            nvcc: None,
+            flags: None,
+            regenerate: "unknown".to_string(),
+        }
+    }
+
+    /// SHA-256 of the embedded PTX, as stamps and evidence files record it.
+    pub fn sha256(&self) -> String {
+        crate::measure::stamp::sha256_hex(self.ptx.as_bytes())
+    }
+}
+
+/// `kernels/ptx/<file>.ptx` and its `.stamp.toml`, embedded under `label`.
+macro_rules! embedded {
+    ($label:literal, $file:literal) => {
+        EmbeddedPtx {
+            label: $label,
+            file: $file,
+            ptx: include_str!(concat!("../../ptx/", $file, ".ptx")),
+            stamp_text: include_str!(concat!("../../ptx/", $file, ".stamp.toml")),
+        }
+    };
+}
+
+/// `kernels/` through rust-cuda's `cuda_builder`: the kernels the sweep measures.
+pub const RUST_CUDA: EmbeddedPtx = embedded!("cuda_builder", "grayscale");
+/// `kernels/cuda/grayscale.cu` through nvcc: the grayscale kernels' CUDA C++ baseline.
+pub const NVCC: EmbeddedPtx = embedded!("nvcc", "grayscale-nvcc");
+/// `kernels/nvptx` through rustc's own NVPTX backend.
+pub const RUSTC_NVPTX: EmbeddedPtx = embedded!("rustc-nvptx", "grayscale-nvptx");
+/// The same with LLVM's FMA contraction switched on.
+pub const RUSTC_NVPTX_FMA: EmbeddedPtx = embedded!("rustc-nvptx-fma", "grayscale-nvptx-fma");
+/// `kernels/cuda/histogram.cu` through nvcc: the histogram's CUDA C++ baseline.
+pub const HISTOGRAM_NVCC: EmbeddedPtx = embedded!("nvcc", "histogram-nvcc");
+
+#[cfg_attr(not(any(test, feature = "mock")), allow(dead_code))]
+/// Every embedded module, the sweep's own first.
+pub const ALL: [EmbeddedPtx; 5] = [RUST_CUDA, NVCC, RUSTC_NVPTX, RUSTC_NVPTX_FMA, HISTOGRAM_NVCC];
+
+/// The parameter types of entry point `entry` in `ptx`, in order, without their dot: `u64`
+/// for a pointer or a `usize`, `u32` for a `u32`. `None` where `ptx` has no such entry.
+pub fn entry_params(ptx: &str, entry: &str) -> Option<Vec<String>> {
+    let head = format!(".entry {entry}(");
+    let start = ptx.find(&head)? + head.len();
+    let end = start + ptx[start..].find(')')?;
+    Some(
+        ptx[start..end]
+            .split(',')
+            .filter_map(|param| param.split_whitespace().nth(1))
+            .map(|ty| ty.trim_start_matches('.').to_string())
+            .collect(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn entry_params_reads_the_parameter_list() {
+        let ptx = ".visible .entry histogram(\n\t.param .u64 histogram_param_0,\n\t.param .u32 histogram_param_1\n)\n{";
+        assert_eq!(super::entry_params(ptx, "histogram"), Some(vec!["u64".to_string(), "u32".to_string()]));
+        assert_eq!(super::entry_params(ptx, "histo"), None);
+        assert_eq!(super::entry_params(".entry empty()\n", "empty"), Some(Vec::new()));
+        let grayscale = super::entry_params(super::RUST_CUDA.ptx, "grayscale").unwrap();
+        assert_eq!(grayscale, ["u64"; 5]);
+        let histogram = super::entry_params(super::HISTOGRAM_NVCC.ptx, "histogram").unwrap();
+        assert_eq!(histogram, ["u64", "u64", "u64", "u32"]);
+    }
+
+    #[test]
+    fn every_embedded_ptx_is_the_one_its_stamp_describes() {
+        for module in super::ALL {
+            assert!(module.is_stamped(), "{}", module.file);
+            assert_eq!(module.stamp().ptx_sha256, module.sha256(), "{}", module.file);
+        }
+    }
+
+    #[test]
+    fn a_user_module_without_a_stamp_says_what_its_ptx_does() {
+        let ptx = ".version 7.8\n.target sm_75\n.address_size 64\n.visible .entry mine(\n\t.param .u64 p\n)\n{\n}\n";
+        let module = super::EmbeddedPtx::user("mine", ptx);
+        assert_eq!((module.label, module.file, module.ptx), ("mine", "", ptx));
+        assert!(!module.is_stamped());
+        let stamp = module.stamp();
+        assert_eq!(stamp.kernels, ["mine"]);
+        assert_eq!(stamp.arch, "compute_75");
+        assert_eq!(stamp.ptx_sha256, module.sha256());
+        assert_eq!(stamp.compiler, "unknown (no stamp)");
+        // Read at run time: the same module.
+        assert_eq!(super::EmbeddedPtx::from_string("mine", ptx.to_string()), module);
+        // With a stamp, the stamp's.
+        let stamped = module.with_stamp(super::RUST_CUDA.stamp_text);
+        assert!(stamped.is_stamped());
+        assert_eq!(stamped.stamp().compiler, "cuda_builder");
+        assert_eq!(super::entry_params(module.ptx, "mine"), Some(vec!["u64".to_string()]));
+    }
+}

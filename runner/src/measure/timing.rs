@@ -1,0 +1,849 @@
+/*!
+How a row is timed: three ways of putting launches between CUDA events ([`TimingMode`]), the
+sequence of stream operations each of them enqueues ([`schedule`]: both backends execute it
+op by op, so the mock's record of it is what the driver is asked to do), and the noise-driven
+stop ([`decide`]) that takes samples until their relative spread is small enough or the row's
+time budget is spent.
+
+- **batch** (block_size.cu's method): `launches_per_sample` launches back to back between one
+  pair of events; a sample is their mean. Launch gaps are hidden behind the kernels in
+  flight, and the event resolution is divided by the batch.
+- **cold**: one launch per sample between its own events, after an L2 flush, every sample of
+  a window enqueued behind a blocking kernel ([`BLOCKING_KERNEL`]) that the host releases
+  once they all are, so they run back to back from a full queue: no host work and no launch
+  gap of the host's between a sample's events, and no data left in L2 by the one before.
+- **launch** (this program's method before batch and cold): one launch per sample between
+  its own events, the host waiting for each before it enqueues the next.
+*/
+
+use crate::measure::ptx::{KernelRef, RUST_CUDA};
+use crate::model::stats::RunStats;
+use anyhow::Result;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::time::Duration;
+
+/// The kernel cold timing enqueues ahead of its samples: `block_until_released(flag, timeout_ns)`
+/// in the cuda_builder module (`kernels/src/spin.rs`).
+pub const BLOCKING_KERNEL: KernelRef = RUST_CUDA.kernel("block_until_released");
+
+/// How long the blocking kernel waits for the host's release before it gives up, so that a
+/// host that stalls or dies never holds the GPU for long. Enqueuing a window of cold samples
+/// takes well under a millisecond.
+pub const BLOCKING_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Cold samples queued behind one blocking kernel: few enough that the driver's queue never
+/// fills (a full queue would block the host before its release, until the timeout).
+pub const COLD_WINDOW: u32 = 32;
+
+/// Launches per batch sample unless asked otherwise: block_size.cu's ten.
+pub const DEFAULT_BATCH_LAUNCHES: u32 = 10;
+
+/// How the launches of one sample sit between CUDA events.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TimingMode {
+    /// Several launches back to back between one pair of events; the sample is their mean.
+    Batch,
+    /// One launch per sample after an L2 flush, every sample queued behind a blocking kernel.
+    Cold,
+    /// One launch per sample between its own events, the host waiting for each.
+    Launch,
+}
+
+impl TimingMode {
+    /// Every mode.
+    pub const ALL: [Self; 3] = [Self::Batch, Self::Cold, Self::Launch];
+
+    /// What `--timing` takes and the JSON export writes.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Batch => "batch",
+            Self::Cold => "cold",
+            Self::Launch => "launch",
+        }
+    }
+
+    /// The mode `--timing` names.
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|mode| mode.name() == name)
+    }
+}
+
+impl std::fmt::Display for TimingMode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The noise-driven stop: after the minimum count ([`Timing::runs`]), take samples until
+/// their relative spread (median absolute deviation over median) is at most `max_noise`, or
+/// until `max_time_per_row` of host time has passed since the row's first sample, or until
+/// `max_runs` samples.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct NoiseStop {
+    /// Stop once MAD over median is at most this fraction.
+    pub max_noise: f64,
+    /// Stop once a row has run this long (host time, after its warm-ups).
+    #[serde(rename = "max_time_per_row_s", serialize_with = "seconds", deserialize_with = "from_seconds")]
+    pub max_time_per_row: Duration,
+    /// Stop at this many samples.
+    pub max_runs: u32,
+}
+
+impl NoiseStop {
+    /// Half a percent, half a second a row, ten thousand samples at most.
+    pub const DEFAULT: Self =
+        Self { max_noise: 0.005, max_time_per_row: Duration::from_millis(500), max_runs: 10_000 };
+}
+
+fn seconds<S: Serializer>(duration: &Duration, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_f64(duration.as_secs_f64())
+}
+
+fn from_seconds<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Duration, D::Error> {
+    let seconds = f64::deserialize(deserializer)?;
+    Duration::try_from_secs_f64(seconds).map_err(serde::de::Error::custom)
+}
+
+/// What the L2 held when a timed launch started, as the exports say it (`l2_flush`): one
+/// field for what `--timing`, `--flush-l2` and `--no-flush-l2` did together.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum L2Flush {
+    /// No flush: each sample may find in L2 what the one before left there (batch and launch
+    /// timing by default; cold timing with `--no-flush-l2`).
+    None,
+    /// Flushed before every sample, and every sample is one launch: each timed launch starts
+    /// with a cold L2 (cold timing; launch timing with `--flush-l2`).
+    BeforeEachLaunch,
+    /// Flushed before every batch sample: its first launch starts cold, the others find
+    /// what the launch before them left (batch timing with `--flush-l2`).
+    BeforeEachBatch,
+}
+
+impl L2Flush {
+    /// Its name in the exports: `none`, `before_each_launch`, `before_each_batch`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::None => "none",
+            Self::BeforeEachLaunch => "before_each_launch",
+            Self::BeforeEachBatch => "before_each_batch",
+        }
+    }
+}
+
+/// How each row is timed: the mode, the warm-ups, how many samples, the L2 flush and the
+/// noise-driven stop. The exports write it with the flush as one field, `l2_flush`
+/// ([`L2Flush`]), and read it back from that.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(into = "TimingRecord", try_from = "TimingRecord")]
+pub struct Timing {
+    /// How a sample's launches sit between events.
+    pub mode: TimingMode,
+    /// Untimed launches first, so the row does not pay for lazy module loading or clocks.
+    pub warmups: u32,
+    /// Samples: exactly this many, or with `stop` at least this many.
+    pub runs: u32,
+    /// Launches between one pair of events in batch mode (the other modes take one a sample).
+    pub launches_per_sample: u32,
+    /// Overwrite a scratch buffer of twice the L2 before each sample, outside the timed
+    /// interval, so no sample finds the previous one's data in L2 (cold timing does unless
+    /// `cold_keeps_l2`).
+    pub flush_l2: bool,
+    /// Cold timing without its L2 flush (`--no-flush-l2`): samples still queued behind the
+    /// blocking kernel, each finding in L2 what the one before left there.
+    pub cold_keeps_l2: bool,
+    /// `None`: exactly `runs` samples. `Some`: at least `runs`, then until the noise-driven
+    /// stop says so.
+    pub stop: Option<NoiseStop>,
+}
+
+impl Timing {
+    /// `runs` samples of `mode` after `warmups` warm-ups, with the mode's default launches
+    /// per sample, no flush asked for and a fixed count.
+    pub const fn fixed(mode: TimingMode, warmups: u32, runs: u32) -> Self {
+        let launches_per_sample = match mode {
+            TimingMode::Batch => DEFAULT_BATCH_LAUNCHES,
+            TimingMode::Cold | TimingMode::Launch => 1,
+        };
+        Self { mode, warmups, runs, launches_per_sample, flush_l2: false, cold_keeps_l2: false, stop: None }
+    }
+
+    /// This program's method before batch and cold: `runs` launches after `warmups`, each
+    /// between its own events, a fixed count.
+    pub const fn launch(warmups: u32, runs: u32) -> Self {
+        Self::fixed(TimingMode::Launch, warmups, runs)
+    }
+
+    /// The same with the noise-driven stop, `runs` being the minimum.
+    pub const fn until(self, stop: NoiseStop) -> Self {
+        Self { stop: Some(stop), ..self }
+    }
+
+    /// Launches one sample holds: `launches_per_sample` in batch mode, else 1.
+    pub fn launches(&self) -> u32 {
+        match self.mode {
+            TimingMode::Batch => self.launches_per_sample.max(1),
+            TimingMode::Cold | TimingMode::Launch => 1,
+        }
+    }
+
+    /// Whether L2 is flushed before each sample: in cold mode unless `cold_keeps_l2`, where
+    /// asked otherwise.
+    pub fn flushes(&self) -> bool {
+        (self.mode == TimingMode::Cold && !self.cold_keeps_l2) || self.flush_l2
+    }
+
+    /// What the L2 held when a timed launch started.
+    pub fn l2_flush(&self) -> L2Flush {
+        match self.mode {
+            _ if !self.flushes() => L2Flush::None,
+            TimingMode::Batch => L2Flush::BeforeEachBatch,
+            TimingMode::Cold | TimingMode::Launch => L2Flush::BeforeEachLaunch,
+        }
+    }
+}
+
+/// [`Timing`] as the exports write it: the flush as one field.
+#[derive(Serialize, Deserialize)]
+struct TimingRecord {
+    mode: TimingMode,
+    warmups: u32,
+    runs: u32,
+    launches_per_sample: u32,
+    l2_flush: L2Flush,
+    stop: Option<NoiseStop>,
+}
+
+impl From<Timing> for TimingRecord {
+    fn from(timing: Timing) -> Self {
+        Self {
+            mode: timing.mode,
+            warmups: timing.warmups,
+            runs: timing.runs,
+            launches_per_sample: timing.launches_per_sample,
+            l2_flush: timing.l2_flush(),
+            stop: timing.stop,
+        }
+    }
+}
+
+impl TryFrom<TimingRecord> for Timing {
+    type Error = String;
+
+    fn try_from(record: TimingRecord) -> Result<Self, String> {
+        let (flush_l2, cold_keeps_l2) = match (record.mode, record.l2_flush) {
+            (TimingMode::Cold, L2Flush::None) => (false, true),
+            (TimingMode::Cold, L2Flush::BeforeEachLaunch) => (false, false),
+            (TimingMode::Launch, L2Flush::BeforeEachLaunch)
+            | (TimingMode::Batch, L2Flush::BeforeEachBatch) => (true, false),
+            (TimingMode::Batch | TimingMode::Launch, L2Flush::None) => (false, false),
+            (mode, flush) => {
+                return Err(format!("l2_flush `{}` does not go with {mode} timing", flush.name()));
+            }
+        };
+        Ok(Self {
+            mode: record.mode,
+            warmups: record.warmups,
+            runs: record.runs,
+            launches_per_sample: record.launches_per_sample,
+            flush_l2,
+            cold_keeps_l2,
+            stop: record.stop,
+        })
+    }
+}
+
+/// One operation on the measuring stream, as [`schedule`] lays them out and
+/// [`Gpu::run_schedule`](crate::measure::backend::Gpu::run_schedule) executes them. The launch's function handle and argument list are
+/// prepared before the first op, so [`Op::Launch`] is the driver's `cuLaunchKernel` alone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Op {
+    /// Zero the launch's `zero_before_each` buffers (`cuMemsetD8Async`).
+    Zero,
+    /// Overwrite a scratch buffer of twice the L2, so the next launch finds nothing in L2.
+    FlushL2,
+    /// Record event `i` on the stream.
+    Record(usize),
+    /// The launch.
+    Launch,
+    /// Arm the release flag and enqueue the blocking kernel, one thread.
+    Block,
+    /// The host writes the release flag.
+    Release,
+    /// Wait until the stream has done everything enqueued.
+    Synchronize,
+    /// One sample, read after a [`Op::Synchronize`]: the milliseconds between events `start`
+    /// and `stop`, over the `launches` launches between them.
+    Sample {
+        /// The event recorded before.
+        start: usize,
+        /// The event recorded after.
+        stop: usize,
+        /// Launches between them.
+        launches: u32,
+    },
+}
+
+/// The operations that take `warmups` untimed launches and then `samples` samples of
+/// `timing.mode`, with an L2 flush before each where [`Timing::flushes`], and the launch's
+/// `zero_before_each` buffers zeroed before each launch or batch where `zero`:
+///
+/// - warm-ups, every mode: `[Zero] Launch` per warm-up, then `Synchronize`;
+/// - launch: per sample `[Zero] [FlushL2] Record(0) Launch Record(1) Synchronize Sample`;
+/// - batch: per sample `[Zero] [FlushL2] Record(0) Launch x n Record(1) Synchronize Sample`
+///   with n = [`Timing::launches`]; a kernel that adds to zeroed outputs then holds n passes,
+///   so `Zero Launch Synchronize` follows the last sample and the check sees one pass;
+/// - cold, per window of up to [`COLD_WINDOW`] samples: `Block`, per sample `[Zero] FlushL2
+///   Record(2i) Launch Record(2i+1)`, then `Release`, `Synchronize` and the window's samples.
+pub fn schedule(timing: &Timing, warmups: u32, samples: u32, zero: bool) -> Vec<Op> {
+    let flush = timing.flushes();
+    let mut ops = Vec::new();
+    let zero_op = |ops: &mut Vec<Op>| {
+        if zero {
+            ops.push(Op::Zero);
+        }
+    };
+    if warmups > 0 {
+        for _ in 0..warmups {
+            zero_op(&mut ops);
+            ops.push(Op::Launch);
+        }
+        ops.push(Op::Synchronize);
+    }
+    match timing.mode {
+        TimingMode::Launch | TimingMode::Batch => {
+            let launches = timing.launches();
+            for _ in 0..samples {
+                zero_op(&mut ops);
+                if flush {
+                    ops.push(Op::FlushL2);
+                }
+                ops.push(Op::Record(0));
+                ops.extend(std::iter::repeat_n(Op::Launch, launches as usize));
+                ops.extend([Op::Record(1), Op::Synchronize, Op::Sample { start: 0, stop: 1, launches }]);
+            }
+            if zero && launches > 1 && samples > 0 {
+                ops.extend([Op::Zero, Op::Launch, Op::Synchronize]);
+            }
+        }
+        TimingMode::Cold => {
+            let mut left = samples;
+            while left > 0 {
+                let window = left.min(COLD_WINDOW) as usize;
+                left -= window as u32;
+                ops.push(Op::Block);
+                for i in 0..window {
+                    zero_op(&mut ops);
+                    ops.extend([Op::FlushL2, Op::Record(2 * i), Op::Launch, Op::Record(2 * i + 1)]);
+                }
+                ops.extend([Op::Release, Op::Synchronize]);
+                ops.extend((0..window).map(|i| Op::Sample { start: 2 * i, stop: 2 * i + 1, launches: 1 }));
+            }
+        }
+    }
+    ops
+}
+
+/// The relative spread of `samples`: their median absolute deviation over their median.
+/// Zero for identical samples; infinite where the median is zero and the spread is not.
+pub fn relative_spread(samples: &[f32]) -> f64 {
+    if samples.is_empty() {
+        return f64::INFINITY;
+    }
+    let stats = RunStats::of(samples);
+    if stats.mad == 0.0 {
+        0.0
+    } else if stats.median > 0.0 {
+        stats.mad / stats.median
+    } else {
+        f64::INFINITY
+    }
+}
+
+/// Why the noise-driven stop ended a row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Stopped {
+    /// The relative spread came down to the limit.
+    Converged,
+    /// The row's time budget ran out first.
+    TimeBudget,
+    /// The row reached the most samples a row takes.
+    MaxRuns,
+    /// A race stopped the row after its first round: clearly slower than the best
+    /// ([`crate::search::race`]).
+    Raced,
+}
+
+/// Whether a row with `samples` so far, `elapsed` host time after its first sample, stops:
+/// never below `min_runs` samples; then when the relative spread is at most
+/// `stop.max_noise` ([`Stopped::Converged`]), when `elapsed` reaches
+/// `stop.max_time_per_row` ([`Stopped::TimeBudget`]), or at `stop.max_runs`
+/// ([`Stopped::MaxRuns`]). `None`: take more.
+pub fn decide(samples: &[f32], min_runs: u32, stop: &NoiseStop, elapsed: Duration) -> Option<Stopped> {
+    let taken = samples.len();
+    if taken < min_runs.max(1) as usize {
+        return None;
+    }
+    if relative_spread(samples) <= stop.max_noise {
+        Some(Stopped::Converged)
+    } else if elapsed >= stop.max_time_per_row {
+        Some(Stopped::TimeBudget)
+    } else if taken >= stop.max_runs as usize {
+        Some(Stopped::MaxRuns)
+    } else {
+        None
+    }
+}
+
+/// How many samples to take next, with `taken` so far after `elapsed`: up to `min_runs`
+/// first; then a quarter more (at least one, at most `cap`), no more than the rest of the
+/// budget holds at the pace so far, and never past `stop.max_runs`.
+pub fn next_chunk(taken: u32, min_runs: u32, stop: &NoiseStop, elapsed: Duration, cap: u32) -> u32 {
+    let min_runs = min_runs.max(1);
+    if taken < min_runs {
+        return min_runs - taken;
+    }
+    let mut chunk = (taken / 4).clamp(1, cap.max(1));
+    if taken > 0 && elapsed > Duration::ZERO {
+        let pace = elapsed.as_secs_f64() / f64::from(taken);
+        let left = stop.max_time_per_row.saturating_sub(elapsed).as_secs_f64();
+        let fits = (left / pace).ceil().max(1.0);
+        chunk = chunk.min(fits.min(f64::from(u32::MAX)) as u32);
+    }
+    chunk.min(stop.max_runs.saturating_sub(taken).max(1))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernel::workload::{KernelSpec, Params, grayscale, histogram};
+    use crate::measure::backend::Device as _;
+    use crate::measure::backend::Gpu as _;
+    use crate::measure::checked::sample;
+    use crate::measure::mock::MockGpu;
+    use Op::*;
+
+    const STOP: NoiseStop =
+        NoiseStop { max_noise: 0.01, max_time_per_row: Duration::from_millis(100), max_runs: 1000 };
+
+    fn ms(values: &[f32]) -> Vec<f32> {
+        values.to_vec()
+    }
+
+    #[test]
+    fn launch_mode_is_one_launch_between_its_own_events_synchronised_each_time() {
+        let ops = schedule(&Timing::launch(0, 0), 2, 2, false);
+        let sample = [Record(0), Launch, Record(1), Synchronize, Sample { start: 0, stop: 1, launches: 1 }];
+        assert_eq!(ops, [&[Launch, Launch, Synchronize][..], &sample, &sample].concat());
+        // With a flush and zeroed outputs, both go before the start event.
+        let ops = schedule(&Timing { flush_l2: true, ..Timing::launch(0, 0) }, 0, 1, true);
+        assert_eq!(
+            ops,
+            [
+                Zero,
+                FlushL2,
+                Record(0),
+                Launch,
+                Record(1),
+                Synchronize,
+                Sample { start: 0, stop: 1, launches: 1 }
+            ]
+        );
+    }
+
+    #[test]
+    fn batch_mode_puts_n_launches_between_one_event_pair_per_sample() {
+        let ops = schedule(&batch(3), 1, 2, false);
+        let sample = [
+            Record(0),
+            Launch,
+            Launch,
+            Launch,
+            Record(1),
+            Synchronize,
+            Sample { start: 0, stop: 1, launches: 3 },
+        ];
+        assert_eq!(ops, [&[Launch, Synchronize][..], &sample, &sample].concat());
+        // An accumulating kernel: zeroed before each batch, and one more pass at the end.
+        let ops = schedule(&Timing { flush_l2: true, ..batch(2) }, 0, 1, true);
+        assert_eq!(
+            ops,
+            [
+                Zero,
+                FlushL2,
+                Record(0),
+                Launch,
+                Launch,
+                Record(1),
+                Synchronize,
+                Sample { start: 0, stop: 1, launches: 2 },
+                Zero,
+                Launch,
+                Synchronize
+            ]
+        );
+    }
+
+    #[test]
+    fn cold_mode_queues_every_sample_behind_the_blocking_kernel_and_releases_last() {
+        let ops = schedule(&COLD, 1, 3, false);
+        assert_eq!(
+            ops,
+            [
+                Launch,
+                Synchronize,
+                Block,
+                FlushL2,
+                Record(0),
+                Launch,
+                Record(1),
+                FlushL2,
+                Record(2),
+                Launch,
+                Record(3),
+                FlushL2,
+                Record(4),
+                Launch,
+                Record(5),
+                Release,
+                Synchronize,
+                Sample { start: 0, stop: 1, launches: 1 },
+                Sample { start: 2, stop: 3, launches: 1 },
+                Sample { start: 4, stop: 5, launches: 1 },
+            ]
+        );
+        // Past one window: a blocking kernel per window, its events counted from 0 again.
+        let ops = schedule(&COLD, 0, COLD_WINDOW + 2, true);
+        assert_eq!(ops.iter().filter(|op| **op == Block).count(), 2);
+        assert_eq!(ops.iter().filter(|op| **op == Release).count(), 2);
+        assert_eq!(ops.iter().filter(|op| matches!(op, Sample { .. })).count(), COLD_WINDOW as usize + 2);
+        let max_event = ops.iter().filter_map(|op| if let Record(i) = op { Some(*i) } else { None }).max();
+        assert_eq!(max_event, Some(2 * COLD_WINDOW as usize - 1));
+        let second = ops.iter().rposition(|op| *op == Block).unwrap();
+        assert_eq!(ops[second + 1..second + 6], [Zero, FlushL2, Record(0), Launch, Record(1)]);
+    }
+
+    #[test]
+    fn no_samples_is_the_warm_ups_alone() {
+        for mode in TimingMode::ALL {
+            assert_eq!(
+                schedule(&Timing { flush_l2: true, ..Timing::fixed(mode, 0, 0) }, 2, 0, true),
+                [Zero, Launch, Zero, Launch, Synchronize]
+            );
+            assert_eq!(schedule(&Timing::fixed(mode, 0, 0), 0, 0, true), []);
+        }
+    }
+
+    #[test]
+    fn relative_spread_is_mad_over_median() {
+        assert_eq!(relative_spread(&[1.0, 1.0, 1.0]), 0.0);
+        // Median 2.5, MAD 1.0.
+        assert_eq!(relative_spread(&[1.0, 2.0, 3.0, 4.0]), 0.4);
+        assert_eq!(relative_spread(&[-1.0, 0.0, 1.0]), f64::INFINITY);
+        assert_eq!(relative_spread(&[0.0, 0.0]), 0.0);
+        assert_eq!(relative_spread(&[]), f64::INFINITY);
+    }
+
+    #[test]
+    fn the_stop_respects_the_minimum_even_past_the_budget() {
+        let steady = ms(&[1.0; 9]);
+        assert_eq!(decide(&steady, 10, &STOP, Duration::from_secs(9)), None);
+        assert_eq!(decide(&ms(&[1.0; 10]), 10, &STOP, Duration::ZERO), Some(Stopped::Converged));
+        // A minimum of 0 still wants one sample.
+        assert_eq!(decide(&[], 0, &STOP, Duration::from_secs(9)), None);
+    }
+
+    #[test]
+    fn the_stop_converges_once_the_spread_comes_down() {
+        // Noisy first, then steady: samples are taken until MAD / median <= 1 percent.
+        let mut samples = ms(&[1.0, 1.2, 0.8, 1.1, 0.9, 1.3]);
+        assert_eq!(decide(&samples, 5, &STOP, Duration::from_millis(10)), None);
+        let mut stopped = None;
+        while stopped.is_none() {
+            samples.push(1.0);
+            stopped = decide(&samples, 5, &STOP, Duration::from_millis(10));
+        }
+        assert_eq!(stopped, Some(Stopped::Converged));
+        // Six noisy samples, one of them 1.0: with five more 1.0s, six of eleven deviations
+        // are 0, so their median is, and the spread is 0.
+        assert_eq!(samples.len(), 11);
+        assert!(relative_spread(&samples) <= STOP.max_noise);
+    }
+
+    #[test]
+    fn the_stop_gives_up_at_the_budget_or_the_cap() {
+        let noisy = ms(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+        assert_eq!(decide(&noisy, 5, &STOP, Duration::from_millis(99)), None);
+        assert_eq!(decide(&noisy, 5, &STOP, Duration::from_millis(100)), Some(Stopped::TimeBudget));
+        let capped = NoiseStop { max_runs: 6, ..STOP };
+        assert_eq!(decide(&noisy, 5, &capped, Duration::ZERO), Some(Stopped::MaxRuns));
+        // Converged wins over an exhausted budget.
+        assert_eq!(decide(&ms(&[2.0; 6]), 5, &STOP, Duration::from_secs(1)), Some(Stopped::Converged));
+    }
+
+    #[test]
+    fn chunks_fill_the_minimum_then_grow_within_the_budget() {
+        assert_eq!(next_chunk(0, 10, &STOP, Duration::ZERO, 64), 10);
+        assert_eq!(next_chunk(4, 10, &STOP, Duration::ZERO, 64), 6);
+        assert_eq!(next_chunk(0, 0, &STOP, Duration::ZERO, 64), 1);
+        // A quarter more, within the cap.
+        assert_eq!(next_chunk(40, 10, &STOP, Duration::from_millis(1), 64), 10);
+        assert_eq!(next_chunk(400, 10, &STOP, Duration::from_millis(1), 64), 64);
+        assert_eq!(next_chunk(10, 10, &STOP, Duration::from_millis(1), 64), 2);
+        // 40 samples took 80 ms: 20 ms left hold 10 more at that pace, no more.
+        assert_eq!(next_chunk(40, 10, &STOP, Duration::from_millis(80), 64), 10);
+        assert_eq!(next_chunk(400, 10, &STOP, Duration::from_millis(96), 64), 17);
+        // Never past the cap on samples.
+        assert_eq!(next_chunk(998, 10, &STOP, Duration::from_millis(1), 64), 2);
+    }
+
+    /// Through the mock, end to end: a sweep of one row of `spec`'s workload timed as
+    /// `timing` says, on a fresh H200-like mock; the row and the mock, with what it was asked
+    /// to enqueue.
+    fn one_row(spec: &KernelSpec, timing: Timing) -> (crate::search::sweep::Row, MockGpu) {
+        let mut gpu = MockGpu::h200_like();
+        gpu.load(&spec.rust_kernel()).unwrap();
+        let mut workload = (spec.create)(&Params { bins: 256, ..Params::frame(33, 17) }).unwrap();
+        workload.upload(&mut gpu).unwrap();
+        let sweep = crate::search::sweep::run(&mut gpu, workload.as_mut(), &[128], timing, None).unwrap();
+        assert_eq!(sweep.failures, [], "{}: every mode leaves one checked pass", spec.name);
+        assert_eq!(sweep.timing, timing);
+        (sweep.rows.into_iter().next().unwrap(), gpu)
+    }
+
+    /// Two warm-ups and three samples.
+    const fn fixed(mode: TimingMode) -> Timing {
+        Timing::fixed(mode, 2, 3)
+    }
+
+    /// Batch samples of `launches` launches.
+    const fn batch(launches: u32) -> Timing {
+        Timing { launches_per_sample: launches, ..Timing::fixed(TimingMode::Batch, 0, 0) }
+    }
+
+    const COLD: Timing = Timing::fixed(TimingMode::Cold, 0, 0);
+
+    #[test]
+    fn the_mock_enqueues_launch_mode_as_before_one_event_pair_per_launch() {
+        let (row, gpu) = one_row(&grayscale::KERNEL, fixed(TimingMode::Launch));
+        let sample = [Record(0), Launch, Record(1), Synchronize, Sample { start: 0, stop: 1, launches: 1 }];
+        assert_eq!(gpu.enqueued, [&[Launch, Launch, Synchronize][..], &sample, &sample, &sample].concat());
+        assert_eq!((row.run_ms.len(), row.stopped), (3, None));
+        assert_eq!(gpu.launches.len(), 5);
+    }
+
+    #[test]
+    fn the_mock_enqueues_batch_mode_as_one_event_pair_around_n_launches_per_sample() {
+        let (row, gpu) = one_row(&grayscale::KERNEL, Timing { warmups: 2, runs: 3, ..batch(4) });
+        let sample = [
+            Record(0),
+            Launch,
+            Launch,
+            Launch,
+            Launch,
+            Record(1),
+            Synchronize,
+            Sample { start: 0, stop: 1, launches: 4 },
+        ];
+        assert_eq!(gpu.enqueued, [&[Launch, Launch, Synchronize][..], &sample, &sample, &sample].concat());
+        // A sample is the batch's mean: the scripted time of one launch.
+        assert_eq!(row.run_ms, [1.0; 3]);
+        assert_eq!(gpu.launches.len(), 2 + 3 * 4);
+    }
+
+    #[test]
+    fn the_mock_enqueues_cold_mode_behind_the_blocking_kernel_released_after_the_last_sample() {
+        let (row, gpu) = one_row(&grayscale::KERNEL, fixed(TimingMode::Cold));
+        assert_eq!(
+            gpu.enqueued,
+            [
+                Launch,
+                Launch,
+                Synchronize,
+                Block,
+                FlushL2,
+                Record(0),
+                Launch,
+                Record(1),
+                FlushL2,
+                Record(2),
+                Launch,
+                Record(3),
+                FlushL2,
+                Record(4),
+                Launch,
+                Record(5),
+                Release,
+                Synchronize,
+                Sample { start: 0, stop: 1, launches: 1 },
+                Sample { start: 2, stop: 3, launches: 1 },
+                Sample { start: 4, stop: 5, launches: 1 },
+            ]
+        );
+        // Cold flushes L2 whether or not --flush-l2 was given.
+        assert_eq!((row.run_ms.len(), gpu.l2_flushes), (3, 3));
+    }
+
+    #[test]
+    fn a_kernel_that_adds_to_its_outputs_is_zeroed_outside_every_sample_and_checked_on_one_pass() {
+        // The histogram zeroes its bins before each launch; the check (in one_row) sees one pass.
+        let (_, gpu) = one_row(&histogram::KERNEL, Timing { warmups: 1, runs: 3, ..batch(3) });
+        let sample = [
+            Zero,
+            Record(0),
+            Launch,
+            Launch,
+            Launch,
+            Record(1),
+            Synchronize,
+            Sample { start: 0, stop: 1, launches: 3 },
+        ];
+        let expected =
+            [&[Zero, Launch, Synchronize][..], &sample, &sample, &sample, &[Zero, Launch, Synchronize]]
+                .concat();
+        assert_eq!(gpu.enqueued, expected);
+        let (_, gpu) = one_row(&histogram::KERNEL, Timing { runs: 3, ..COLD });
+        assert_eq!(gpu.enqueued[..6], [Block, Zero, FlushL2, Record(0), Launch, Record(1)]);
+        let (_, gpu) = one_row(&histogram::KERNEL, Timing { flush_l2: true, ..Timing::launch(0, 3) });
+        assert_eq!(gpu.enqueued[..4], [Zero, FlushL2, Record(0), Launch]);
+    }
+
+    #[test]
+    fn the_mock_refuses_schedules_a_stream_could_not_run() {
+        let mut gpu = MockGpu::h200_with(&[grayscale::KERNEL.rust_kernel()]);
+        let mut workload = (grayscale::KERNEL.create)(&Params::frame(4, 4)).unwrap();
+        workload.upload(&mut gpu).unwrap();
+        let launch = workload.launch(1, 32).unwrap();
+        let error = |gpu: &mut MockGpu, ops: &[Op]| gpu.run_schedule(&launch, ops).unwrap_err().to_string();
+        assert_eq!(
+            error(&mut gpu, &[Block, Record(0), Launch, Record(1), Synchronize]),
+            "op 4: synchronising a stream the host has not released"
+        );
+        assert_eq!(error(&mut gpu, &[Release]), "op 0: a release with no blocking kernel");
+        assert_eq!(
+            error(&mut gpu, &[Record(0), Launch, Record(1), Sample { start: 0, stop: 1, launches: 1 }]),
+            "op 3: event 0 read before a synchronize"
+        );
+        assert_eq!(
+            error(&mut gpu, &[Synchronize, Sample { start: 0, stop: 1, launches: 1 }]),
+            "op 1: event 0 was never recorded"
+        );
+        assert_eq!(error(&mut gpu, &[Block, Launch]), "the schedule ends with the stream still held");
+    }
+
+    #[test]
+    fn the_noise_driven_stop_takes_samples_until_they_settle() {
+        let stop = NoiseStop { max_noise: 0.005, max_time_per_row: Duration::from_secs(10), max_runs: 1000 };
+        for mode in TimingMode::ALL {
+            let mut gpu = MockGpu::h200_with(&[grayscale::KERNEL.rust_kernel()]);
+            // Four noisy samples, then steady ones.
+            gpu.sample_script = [&[1.3, 0.7, 1.2, 0.8][..], &[1.0; 60]].concat();
+            let mut workload = (grayscale::KERNEL.create)(&Params::frame(8, 8)).unwrap();
+            workload.upload(&mut gpu).unwrap();
+            let launch = workload.launch(1, 64).unwrap();
+            let timing = Timing::fixed(mode, 1, 5).until(stop);
+            let samples = sample(&mut gpu, &launch, &timing).unwrap();
+            // Chunks of 5 (the minimum), 1, 1, 1 and 2: at 10 samples six are 1.0 and the
+            // median absolute deviation is 0.
+            assert_eq!(samples.run_ms.len(), 10, "{mode}");
+            assert_eq!(samples.stopped, Some(Stopped::Converged), "{mode}");
+            let schedules = gpu.enqueued.iter().filter(|op| **op == Synchronize).count();
+            let expected = match mode {
+                // The warm-ups, then one synchronisation per sample.
+                TimingMode::Batch | TimingMode::Launch => 1 + 10,
+                // The warm-ups, then one per window: five chunks.
+                TimingMode::Cold => 1 + 5,
+            };
+            assert_eq!(schedules, expected, "{mode}");
+        }
+    }
+
+    #[test]
+    fn the_noise_driven_stop_ends_a_row_that_never_settles_at_its_budget() {
+        let stop =
+            NoiseStop { max_noise: 0.005, max_time_per_row: Duration::from_millis(50), max_runs: 1000 };
+        let mut gpu = MockGpu::h200_with(&[grayscale::KERNEL.rust_kernel()]);
+        // Samples of 0.9, 1.0 and 1.1 ms: a relative spread of 10 percent, for ever.
+        gpu.run_spread = 0.1;
+        let mut workload = (grayscale::KERNEL.create)(&Params::frame(8, 8)).unwrap();
+        workload.upload(&mut gpu).unwrap();
+        let launch = workload.launch(1, 64).unwrap();
+        let samples = sample(&mut gpu, &launch, &Timing::launch(3, 10).until(stop)).unwrap();
+        assert_eq!(samples.stopped, Some(Stopped::TimeBudget));
+        // About 1 ms a sample on the mock's clock: about 50 of them, the chunks sized to fit.
+        assert!((50..=52).contains(&samples.run_ms.len()), "{}", samples.run_ms.len());
+        assert!(
+            gpu.clock >= stop.max_time_per_row && gpu.clock < Duration::from_millis(53),
+            "{:?}",
+            gpu.clock
+        );
+        // A budget spent at once still gets the minimum.
+        let spent = NoiseStop { max_time_per_row: Duration::ZERO, ..stop };
+        let timing = Timing::fixed(TimingMode::Batch, 3, 10);
+        let samples = sample(&mut gpu, &launch, &timing.until(spent)).unwrap();
+        assert_eq!((samples.run_ms.len(), samples.stopped), (10, Some(Stopped::TimeBudget)));
+        // A fixed count ignores the spread.
+        let samples = sample(&mut gpu, &launch, &Timing::fixed(TimingMode::Cold, 3, 10)).unwrap();
+        assert_eq!((samples.run_ms.len(), samples.stopped), (10, None));
+    }
+
+    #[test]
+    fn compare_s_single_launches_are_launch_mode() {
+        let mut gpu = MockGpu::h200_with(&[grayscale::KERNEL.rust_kernel()]);
+        let mut workload = (grayscale::KERNEL.create)(&Params::frame(8, 8)).unwrap();
+        workload.upload(&mut gpu).unwrap();
+        assert_eq!(gpu.time_one_launch(&workload.launch(1, 64).unwrap()).unwrap(), 1.0);
+        assert_eq!(
+            gpu.enqueued,
+            [Record(0), Launch, Record(1), Synchronize, Sample { start: 0, stop: 1, launches: 1 }]
+        );
+    }
+
+    #[test]
+    fn modes_are_named_as_the_command_line_names_them() {
+        for mode in TimingMode::ALL {
+            assert_eq!(TimingMode::from_name(mode.name()), Some(mode));
+            assert_eq!(serde_json::to_string(&mode).unwrap(), format!("\"{mode}\""));
+        }
+        assert_eq!(TimingMode::from_name("warm"), None);
+        assert_eq!(Timing::fixed(TimingMode::Batch, 0, 1).launches(), DEFAULT_BATCH_LAUNCHES);
+        assert_eq!(Timing { launches_per_sample: 7, ..COLD }.launches(), 1);
+        assert!(COLD.flushes() && !Timing::launch(0, 1).flushes());
+        assert!(!Timing { cold_keeps_l2: true, ..COLD }.flushes(), "--no-flush-l2");
+        assert!(Timing { cold_keeps_l2: true, flush_l2: true, ..COLD }.flushes());
+        let stop = serde_json::to_value(NoiseStop::DEFAULT).unwrap();
+        assert_eq!(stop["max_time_per_row_s"], 0.5);
+    }
+
+    #[test]
+    fn the_l2_flush_is_one_field_of_three_values_and_reads_back() {
+        let cold = Timing::fixed(TimingMode::Cold, 3, 10);
+        let batch = Timing::fixed(TimingMode::Batch, 3, 10);
+        let launch = Timing::launch(3, 10);
+        let cases = [
+            (batch, L2Flush::None),
+            (Timing { flush_l2: true, ..batch }, L2Flush::BeforeEachBatch),
+            (launch, L2Flush::None),
+            (Timing { flush_l2: true, ..launch }, L2Flush::BeforeEachLaunch),
+            // Cold timing flushes though nobody asked with --flush-l2.
+            (cold, L2Flush::BeforeEachLaunch),
+            (Timing { cold_keeps_l2: true, ..cold }, L2Flush::None),
+        ];
+        for (timing, flush) in cases {
+            let json = serde_json::to_value(timing.until(NoiseStop::DEFAULT)).unwrap();
+            assert_eq!(json["l2_flush"], flush.name(), "{timing:?}");
+            assert!(json.get("flush_l2").is_none() && json.get("cold_keeps_l2").is_none(), "{json}");
+            let back: Timing = serde_json::from_value(json).unwrap();
+            assert_eq!(back.until(NoiseStop::DEFAULT), timing.until(NoiseStop::DEFAULT), "{flush:?}");
+            assert_eq!((back.flushes(), back.l2_flush()), (timing.flushes(), flush));
+        }
+        let wrong = serde_json::json!({
+            "mode": "batch", "warmups": 3, "runs": 10, "launches_per_sample": 10,
+            "l2_flush": "before_each_launch", "stop": null
+        });
+        let error = serde_json::from_value::<Timing>(wrong).unwrap_err().to_string();
+        assert_eq!(error, "l2_flush `before_each_launch` does not go with batch timing");
+    }
+}

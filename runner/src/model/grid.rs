@@ -1,0 +1,196 @@
+/*!
+Grid policies: how many blocks each row of a sweep launches, from the driver's residency
+answer, the device's SMs, the items one pass covers and the block size.
+
+- [`GridPolicy::OneWave`], the seed's and the default: one full wave of resident blocks
+  (`blocks/SM x SMs`), as `block_size.cu` launches ([`crate::model::occupancy::one_wave_grid`]);
+- [`GridPolicy::PerItem`]: one thread per item, `ceil(items / threads)` blocks, the launch a
+  kernel without a grid-stride loop needs;
+- [`GridPolicy::Waves`]: `k` full waves, for kernels whose cost depends on how many waves
+  they run in (see `block-size tail`).
+
+Every policy launches at least one block and at most `ceil(items / threads)` (past that, a
+block would find no item to take), and never more than the driver's grid limit of
+`2^31 - 1` blocks; a kernel with a grid-stride loop covers every item with any of them.
+*/
+
+use crate::model::occupancy::one_wave_grid;
+use serde::{Serialize, Serializer};
+use std::fmt;
+use std::str::FromStr;
+
+/// The most blocks a one-dimensional grid may have (`maxGridDim.x` on every device since
+/// compute capability 3.0).
+pub const MAX_GRID_BLOCKS: u32 = i32::MAX as u32;
+
+/// How many blocks a row launches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum GridPolicy {
+    /// One full wave: `blocks/SM x SMs` blocks (the seed's, `block_size.cu`'s).
+    #[default]
+    OneWave,
+    /// One thread per item: `ceil(items / threads per block)` blocks.
+    PerItem,
+    /// This many full waves (at least one).
+    Waves(u32),
+}
+
+impl GridPolicy {
+    /// The grid of a row: `threads_per_block` threads a block, `blocks_per_sm` of them resident
+    /// on each of `multiprocessors` SMs, over `items` items. At least one block, at most one
+    /// block per `threads_per_block` items and the driver's grid limit, 2^31 - 1 blocks.
+    pub fn grid_blocks(
+        self,
+        blocks_per_sm: u32,
+        multiprocessors: u32,
+        items: u64,
+        threads_per_block: u32,
+    ) -> u32 {
+        let needed = items.div_ceil(u64::from(threads_per_block.max(1))).max(1);
+        let blocks = match self {
+            Self::OneWave => {
+                return one_wave_grid(blocks_per_sm, multiprocessors, items, threads_per_block)
+                    .min(MAX_GRID_BLOCKS);
+            }
+            Self::PerItem => needed,
+            Self::Waves(waves) => {
+                let wave = u64::from(blocks_per_sm) * u64::from(multiprocessors);
+                (wave * u64::from(waves.max(1))).min(needed)
+            }
+        };
+        u32::try_from(blocks.clamp(1, u64::from(MAX_GRID_BLOCKS))).expect("clamped to the grid limit")
+    }
+
+    /// The most blocks any row of a sweep over `block_sizes` can launch over `items` items,
+    /// whatever the device: `ceil(items / smallest block size)`, within the grid limit. A
+    /// buffer of one element per block of this many holds every row's.
+    pub fn largest_grid(items: u64, block_sizes: &[u32]) -> u32 {
+        let smallest = block_sizes.iter().copied().min().unwrap_or(1).max(1);
+        let blocks = items.div_ceil(u64::from(smallest)).clamp(1, u64::from(MAX_GRID_BLOCKS));
+        u32::try_from(blocks).expect("clamped to the grid limit")
+    }
+
+    /// The name `--grid` takes and the JSON export writes: `one-wave`, `per-item`, `waves:3`.
+    pub fn name(self) -> String {
+        match self {
+            Self::OneWave => "one-wave".to_string(),
+            Self::PerItem => "per-item".to_string(),
+            Self::Waves(waves) => format!("waves:{waves}"),
+        }
+    }
+
+    /// The header's line for this policy, ending in a newline; empty for one wave, the seed's,
+    /// whose header says nothing of it.
+    pub fn header_line(self) -> String {
+        match self {
+            Self::OneWave => String::new(),
+            other => format!("Grid: {other} (--grid {})\n", other.name()),
+        }
+    }
+}
+
+/// In words: "one full wave per row", "one thread per item", "3 full waves per row".
+impl fmt::Display for GridPolicy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::OneWave => f.write_str("one full wave per row"),
+            Self::PerItem => f.write_str("one thread per item, ceil(items / threads) blocks"),
+            Self::Waves(1) => f.write_str("1 full wave per row"),
+            Self::Waves(waves) => write!(f, "{waves} full waves per row"),
+        }
+    }
+}
+
+/// `one-wave`, `per-item` or `waves:K` with `K` from 1.
+impl FromStr for GridPolicy {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, String> {
+        match text {
+            "one-wave" => Ok(Self::OneWave),
+            "per-item" => Ok(Self::PerItem),
+            other => other
+                .strip_prefix("waves:")
+                .and_then(|waves| waves.parse::<u32>().ok())
+                .map(Self::Waves)
+                .ok_or_else(|| format!("`{other}` is not one-wave, per-item or waves:K (K a whole number)")),
+        }
+    }
+}
+
+/// As its [`GridPolicy::name`].
+impl Serialize for GridPolicy {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&self.name())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_wave_is_the_seed_grid() {
+        // 16 blocks/SM on 132 SMs, a 4K frame at 128 threads: one wave of 2112 blocks.
+        assert_eq!(GridPolicy::OneWave.grid_blocks(16, 132, 8_294_400, 128), 2112);
+        assert_eq!(GridPolicy::default(), GridPolicy::OneWave);
+        // A small frame: no more blocks than it has pixels for.
+        assert_eq!(GridPolicy::OneWave.grid_blocks(16, 132, 4096, 256), 16);
+    }
+
+    #[test]
+    fn per_item_is_one_thread_per_item() {
+        assert_eq!(GridPolicy::PerItem.grid_blocks(16, 132, 8_294_400, 128), 64_800);
+        assert_eq!(GridPolicy::PerItem.grid_blocks(0, 132, 1000, 256), 4);
+        assert_eq!(GridPolicy::PerItem.grid_blocks(0, 132, 0, 256), 1, "never an empty grid");
+        assert_eq!(GridPolicy::PerItem.grid_blocks(1, 1, u64::MAX, 1), MAX_GRID_BLOCKS);
+    }
+
+    #[test]
+    fn k_waves_are_k_times_the_wave_within_the_items() {
+        assert_eq!(GridPolicy::Waves(3).grid_blocks(16, 132, 8_294_400, 128), 3 * 2112);
+        assert_eq!(GridPolicy::Waves(1).grid_blocks(16, 132, 8_294_400, 128), 2112);
+        assert_eq!(GridPolicy::Waves(8).grid_blocks(16, 132, 100_000, 128), 782, "capped at the items");
+        assert_eq!(GridPolicy::Waves(2).grid_blocks(0, 132, 100_000, 128), 1, "no residency: one block");
+    }
+
+    #[test]
+    fn the_largest_grid_bounds_every_policy() {
+        let items = 1_000_003;
+        let sizes = [32, 100, 1024];
+        let largest = GridPolicy::largest_grid(items, &sizes);
+        assert_eq!(largest, 31_251);
+        for policy in [GridPolicy::OneWave, GridPolicy::PerItem, GridPolicy::Waves(1000)] {
+            for threads in sizes {
+                assert!(policy.grid_blocks(32, 132, items, threads) <= largest, "{policy:?} {threads}");
+            }
+        }
+    }
+
+    #[test]
+    fn policies_parse_and_print_by_name() {
+        for (text, policy) in [
+            ("one-wave", GridPolicy::OneWave),
+            ("per-item", GridPolicy::PerItem),
+            ("waves:1", GridPolicy::Waves(1)),
+            ("waves:12", GridPolicy::Waves(12)),
+        ] {
+            assert_eq!(text.parse::<GridPolicy>(), Ok(policy));
+            assert_eq!(policy.name(), text);
+            assert_eq!(serde_json::to_string(&policy).unwrap(), format!("\"{text}\""));
+        }
+        // waves:0 parses; the settings refuse it with their own line (settings.rs).
+        for bad in ["waves:", "waves:-1", "wave", "One-Wave", ""] {
+            assert!(
+                bad.parse::<GridPolicy>().unwrap_err().contains("is not one-wave, per-item or waves:K"),
+                "{bad}"
+            );
+        }
+        assert_eq!(GridPolicy::OneWave.header_line(), "");
+        assert_eq!(GridPolicy::Waves(2).header_line(), "Grid: 2 full waves per row (--grid waves:2)\n");
+        assert_eq!(
+            GridPolicy::PerItem.header_line(),
+            "Grid: one thread per item, ceil(items / threads) blocks (--grid per-item)\n"
+        );
+    }
+}

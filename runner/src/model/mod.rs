@@ -1,0 +1,13 @@
+/*!
+The model layer: what is known of a run without a GPU, and without cust. The occupancy
+arithmetic ([`occupancy`]) and the SM model of each architecture with its presets ([`sm`]), the
+pruning of configurations no device of the kind can launch ([`prune`]), grid policies
+([`grid`]), run statistics ([`stats`]) and frame sizes and units ([`frame_size`]).
+*/
+
+pub mod frame_size;
+pub mod grid;
+pub mod occupancy;
+pub mod prune;
+pub mod sm;
+pub mod stats;

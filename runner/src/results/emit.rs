@@ -1,0 +1,371 @@
+/*!
+`--emit-rust FILE`: the winning configuration of each GPU as Rust source, for a program's
+`build.rs` or crate to `include!`. The file holds:
+
+- a `Config` struct with a field per axis (`block_size`, and one per axis of the sweep, e.g.
+  `items_thr`);
+- per GPU, a module named for it (`nvidia_h200_sm90`) with a `const` per axis (`BLOCK_SIZE`,
+  `ITEMS_THR`) and its `CONFIG`, its provenance (driver, date, command, PTX sha256, search,
+  samples) in the comment above it;
+- the same constants at the top level, and `MEASURED`, for the first GPU in the file;
+- `config_for(device_name, compute_capability)`, which answers each GPU's winner on that GPU
+  and `None` on any other.
+
+Beside it, [`json_path`] holds the same winners as JSON ([`Winners`]). A later run with the same
+FILE on another GPU (another machine, or `--device all`) adds its GPU's winner to both files
+and replaces that GPU's where it has one; a file of another kernel or other axes is replaced,
+with a line on standard error.
+*/
+
+use crate::kernel::axes::AxisValues;
+use crate::measure::provenance::Provenance;
+use crate::search::sweep::Sweep;
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+/// One GPU's winner as the JSON beside the Rust source describes it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Winner {
+    /// The GPU's name, as the driver reports it.
+    pub gpu: String,
+    /// Its compute capability, major and minor.
+    pub compute_capability: (u32, u32),
+    /// The kernel (`--kernel`, or your kernel's name).
+    pub kernel: String,
+    /// Threads per block of the winner.
+    pub block_size: u32,
+    /// The winner's value on each axis beyond the block size (an object; empty without axes).
+    #[serde(default)]
+    pub axes: AxisValues,
+    /// The winner's median milliseconds.
+    pub median_ms: f64,
+    /// Samples the winner took.
+    pub samples: usize,
+    /// Configurations the sweep had.
+    pub configurations: usize,
+    /// How the samples were spent: `exhaustive` or `race`.
+    pub search: String,
+    /// What was measured with what.
+    pub provenance: Provenance,
+}
+
+/// The JSON beside the Rust source: the kernel, its axes, and one winner per GPU.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Winners {
+    /// The kernel.
+    pub kernel: String,
+    /// The names of the axes beyond the block size.
+    pub axes: Vec<String>,
+    /// One winner per GPU (name and compute capability), in the order they were measured.
+    pub winners: Vec<Winner>,
+}
+
+impl Winners {
+    /// `winner` added to `existing` (the JSON beside the file, where there is one): replacing
+    /// the winner of the same GPU, or all of them where `existing` is of another kernel or other
+    /// axes (then with the line that says so).
+    pub fn merge(existing: Option<&str>, axes: Vec<String>, winner: Winner) -> (Self, Option<String>) {
+        let fresh = |winner: Winner| Self {
+            kernel: winner.kernel.clone(),
+            axes: axes.clone(),
+            winners: vec![winner],
+        };
+        let Some(text) = existing else { return (fresh(winner), None) };
+        match serde_json::from_str::<Self>(text) {
+            Ok(mut known) if known.kernel == winner.kernel && known.axes == axes => {
+                let same_gpu = |other: &Winner| {
+                    (other.gpu.as_str(), other.compute_capability)
+                        == (winner.gpu.as_str(), winner.compute_capability)
+                };
+                match known.winners.iter_mut().find(|other| same_gpu(other)) {
+                    Some(slot) => *slot = winner,
+                    None => known.winners.push(winner),
+                }
+                (known, None)
+            }
+            Ok(known) => {
+                let note = format!(
+                    "held the winners of `{}` over axes [{}]; replaced by `{}` over [{}]",
+                    known.kernel,
+                    known.axes.join(", "),
+                    winner.kernel,
+                    axes.join(", ")
+                );
+                (fresh(winner), Some(note))
+            }
+            Err(error) => (fresh(winner), Some(format!("was not a list of winners ({error}); replaced"))),
+        }
+    }
+}
+
+/// The JSON's file beside `rust`: `winner.rs` gives `winner.rs.json`.
+pub fn json_path(rust: &Path) -> PathBuf {
+    let mut name = rust.as_os_str().to_owned();
+    name.push(".json");
+    PathBuf::from(name)
+}
+
+/// The winner of `sweep`, `None` where no row was measured.
+pub fn winner(sweep: &Sweep, provenance: &Provenance) -> Option<Winner> {
+    let best = sweep.best()?;
+    Some(Winner {
+        gpu: sweep.limits.name.clone(),
+        compute_capability: sweep.limits.compute_capability,
+        kernel: sweep.pass.kernel.to_string(),
+        block_size: best.threads_per_block,
+        axes: best.axes.clone(),
+        median_ms: best.stats.median,
+        samples: best.run_ms.len(),
+        configurations: sweep.rows.len(),
+        search: sweep.search.name().to_string(),
+        provenance: provenance.clone(),
+    })
+}
+
+/// `items/thr` as a constant's name: `ITEMS_THR`.
+pub fn const_name(axis: &str) -> String {
+    let mut name: String =
+        axis.chars().map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_uppercase() } else { '_' }).collect();
+    name = name.split('_').filter(|part| !part.is_empty()).collect::<Vec<_>>().join("_");
+    if name.is_empty()
+        || name.starts_with(|c: char| c.is_ascii_digit())
+        || name == "BLOCK_SIZE"
+        || name == "CONFIG"
+    {
+        name.insert_str(0, "AXIS_");
+    }
+    name
+}
+
+/// A GPU as a module's name: `NVIDIA H200` at 9.0 gives `nvidia_h200_sm90`.
+pub fn module_name(gpu: &str, (major, minor): (u32, u32)) -> String {
+    format!("{}_sm{major}{minor}", const_name(gpu).to_ascii_lowercase())
+}
+
+/// The Rust type of an axis: `u32` where every winner's value is one, else `&'static str`.
+fn axis_type(winners: &[Winner], axis: &str) -> &'static str {
+    let numeric =
+        winners.iter().all(|winner| winner.axes.get(axis).is_some_and(|value| value.parse::<u32>().is_ok()));
+    if numeric { "u32" } else { "&'static str" }
+}
+
+/// A value as a literal of `ty`.
+fn literal(value: &str, ty: &str) -> String {
+    if ty == "u32" { value.to_string() } else { format!("{value:?}") }
+}
+
+/// The Rust source of `winners`.
+pub fn rust_source(winners: &Winners) -> String {
+    let comment = |text: &str, indent: &str| {
+        text.lines().map(|line| format!("{indent}// {line}\n")).collect::<String>()
+    };
+    let axes: Vec<(&str, String, &'static str)> = winners
+        .axes
+        .iter()
+        .map(|axis| (axis.as_str(), const_name(axis), axis_type(&winners.winners, axis)))
+        .collect();
+    let mut source = comment(
+        &format!(
+            "Written by {} --emit-rust: the fastest configuration of `{}` on {} GPU(s), each measured on that GPU.\n\
+             Axes: block size{}. Provenance per GPU above its module.",
+            winners.winners.first().map_or("block-size", |winner| winner.provenance.runner.as_str()),
+            winners.kernel,
+            winners.winners.len(),
+            axes.iter().map(|(name, _, _)| format!(", {name}")).collect::<String>(),
+        ),
+        "",
+    );
+    source += "\n/// One launch configuration, an axis a field.\n\
+               #[derive(Debug, Clone, Copy, PartialEq, Eq)]\n\
+               pub struct Config {\n    /// Threads per block.\n    pub block_size: u32,\n";
+    for (name, constant, ty) in &axes {
+        source += &format!("    /// `{name}`.\n    pub {}: {ty},\n", constant.to_ascii_lowercase());
+    }
+    source += "}\n";
+    let fields = |prefix: &str| {
+        let mut text = format!("Config {{ block_size: {prefix}BLOCK_SIZE");
+        for (_, constant, _) in &axes {
+            text += &format!(", {}: {prefix}{constant}", constant.to_ascii_lowercase());
+        }
+        text + " }"
+    };
+    let mut arms = String::new();
+    for winner in &winners.winners {
+        let provenance = &winner.provenance;
+        let (major, minor) = winner.compute_capability;
+        let module = module_name(&winner.gpu, winner.compute_capability);
+        source += "\n";
+        source += &comment(
+            &format!(
+                "{} (compute capability {major}.{minor}): median {:.4} ms over {} samples; {} configurations, {} search.\n\
+                 Date: {}\nDriver: {} (CUDA {})\nPTX sha256: {}\nCommand: {}",
+                winner.gpu,
+                winner.median_ms,
+                winner.samples,
+                winner.configurations,
+                winner.search,
+                provenance.date,
+                provenance.driver_release.as_deref().unwrap_or("release unknown"),
+                provenance.cuda_driver_api,
+                provenance.ptx_sha256,
+                provenance.command,
+            ),
+            "",
+        );
+        source += &format!("#[allow(dead_code)]\npub mod {module} {{\n    use super::Config;\n\n");
+        source += &format!(
+            "    /// Threads per block of the fastest configuration.\n    pub const BLOCK_SIZE: u32 = {};\n",
+            winner.block_size
+        );
+        for (name, constant, ty) in &axes {
+            let value = winner.axes.get(name).unwrap_or_default();
+            let ty = if *ty == "u32" { "u32" } else { "&str" };
+            source += &format!(
+                "    /// `{name}` of the fastest configuration.\n    pub const {constant}: {ty} = {};\n",
+                literal(value, ty)
+            );
+        }
+        source += &format!(
+            "    /// The fastest configuration on this GPU.\n    pub const CONFIG: Config = {};\n}}\n",
+            fields("")
+        );
+        arms += &format!("        ({:?}, ({major}, {minor})) => Some({module}::CONFIG),\n", winner.gpu);
+    }
+    if let Some(first) = winners.winners.first() {
+        let module = module_name(&first.gpu, first.compute_capability);
+        source += &format!(
+            "\n/// Threads per block of the fastest configuration on the first GPU, {}.\n",
+            first.gpu
+        );
+        source += &format!("pub const BLOCK_SIZE: u32 = {module}::BLOCK_SIZE;\n");
+        for (name, constant, ty) in &axes {
+            let ty = if *ty == "u32" { "u32" } else { "&str" };
+            source += &format!(
+                "/// `{name}` of the fastest configuration on the first GPU.\npub const {constant}: {ty} = {module}::{constant};\n"
+            );
+        }
+        source += &format!(
+            "\n/// The fastest configuration on the first GPU, {}: the one to fall back to.\npub const MEASURED: Config = {module}::CONFIG;\n",
+            first.gpu
+        );
+    }
+    source += &format!(
+        "\n/// The measured configuration for a GPU, by its name as the driver reports it and its\n\
+         /// compute capability: that GPU's winner where it was measured, `None` on any other\n\
+         /// (measure it there, or fall back to [`MEASURED`]).\n\
+         pub fn config_for(device_name: &str, compute_capability: (u32, u32)) -> Option<Config> {{\n    \
+         match (device_name, compute_capability) {{\n{arms}        _ => None,\n    }}\n}}\n"
+    );
+    source
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn axis_names_become_constants() {
+        assert_eq!(const_name("items/thr"), "ITEMS_THR");
+        assert_eq!(const_name("vector width"), "VECTOR_WIDTH");
+        assert_eq!(const_name("4x"), "AXIS_4X");
+        assert_eq!(const_name("block size"), "AXIS_BLOCK_SIZE");
+        assert_eq!(const_name("config"), "AXIS_CONFIG");
+        assert_eq!(module_name("NVIDIA H200", (9, 0)), "nvidia_h200_sm90");
+        assert_eq!(json_path(Path::new("out/winner.rs")), Path::new("out/winner.rs.json"));
+    }
+
+    fn winner(gpu: &str, compute_capability: (u32, u32), block_size: u32, axes: &[(&str, &str)]) -> Winner {
+        let environment = crate::measure::provenance::Environment {
+            driver_release: Some("580.159.04".into()),
+            driver_api_version: 13000,
+            modules: Vec::new(),
+        };
+        let limits = crate::measure::mock::MockGpu::h200_like().limits;
+        let provenance = Provenance::new(&limits, &environment, "my-sweep", "2026-12-01T12:00:00Z");
+        Winner {
+            gpu: gpu.into(),
+            compute_capability,
+            kernel: "scale".into(),
+            block_size,
+            axes: AxisValues(axes.iter().map(|&(name, value)| (name.into(), value.into())).collect()),
+            median_ms: 0.5,
+            samples: 10,
+            configurations: 26,
+            search: "race".into(),
+            provenance,
+        }
+    }
+
+    /// Compiles `source` with a `main` that uses it, runs it, and returns its output.
+    fn compile_and_run(name: &str, source: &str, main: &str) -> String {
+        let dir = std::env::temp_dir().join(format!("block-size-emit-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("winner.rs"), source).unwrap();
+        std::fs::write(dir.join("main.rs"), format!("#![deny(warnings)]\ninclude!(\"winner.rs\");\n{main}"))
+            .unwrap();
+        let output = std::process::Command::new("rustc")
+            .args(["--edition", "2021", "-o", "main", "main.rs"])
+            .current_dir(&dir)
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{}\n{source}", String::from_utf8_lossy(&output.stderr));
+        let run = std::process::Command::new(dir.join("main")).output().unwrap();
+        let _ = std::fs::remove_dir_all(&dir);
+        String::from_utf8(run.stdout).unwrap()
+    }
+
+    #[test]
+    fn a_value_that_is_no_number_is_a_str_and_the_file_compiles() {
+        let one = winner("NVIDIA H200", (9, 0), 256, &[("variant", "x4 \"wide\""), ("tile", "8")]);
+        let winners = Winners::merge(None, vec!["variant".into(), "tile".into()], one).0;
+        let source = rust_source(&winners);
+        assert!(source.contains("pub const VARIANT: &str = \"x4 \\\"wide\\\"\";"), "{source}");
+        assert!(source.contains("pub variant: &'static str,"), "{source}");
+        assert!(source.contains("pub tile: u32,"), "{source}");
+        let main = "fn main() { let c = config_for(\"NVIDIA H200\", (9, 0)).unwrap(); \
+                    println!(\"{} {} {} {:?}\", c.block_size, c.variant, c.tile + TILE, config_for(\"T4\", (7, 5))); \
+                    assert_eq!(MEASURED, c); assert_eq!(BLOCK_SIZE, 256); }";
+        assert_eq!(compile_and_run("str", &source, main), "256 x4 \"wide\" 16 None\n");
+    }
+
+    #[test]
+    fn winners_of_several_gpus_make_one_file_each_gpu_its_own() {
+        let axes = || vec!["items/thr".to_string(), "grid".to_string()];
+        let h200 = winner("NVIDIA H200", (9, 0), 224, &[("items/thr", "4"), ("grid", "waves:2")]);
+        let (winners, note) = Winners::merge(None, axes(), h200.clone());
+        assert_eq!(note, None);
+        let json = serde_json::to_string(&winners).unwrap();
+        // Another GPU adds itself; the same GPU again replaces its own.
+        let t4 = winner("Tesla T4", (7, 5), 128, &[("items/thr", "1"), ("grid", "one-wave")]);
+        let (winners, note) = Winners::merge(Some(&json), axes(), t4);
+        assert_eq!((winners.winners.len(), note), (2, None));
+        let json = serde_json::to_string(&winners).unwrap();
+        let h200_again = Winner { block_size: 256, ..h200 };
+        let (winners, _) = Winners::merge(Some(&json), axes(), h200_again);
+        assert_eq!(
+            winners.winners.iter().map(|winner| (winner.gpu.as_str(), winner.block_size)).collect::<Vec<_>>(),
+            [("NVIDIA H200", 256), ("Tesla T4", 128)]
+        );
+        let source = rust_source(&winners);
+        let main = "fn main() { for (name, cc) in [(\"NVIDIA H200\", (9, 0)), (\"Tesla T4\", (7, 5)), (\"Tesla T4\", (9, 0))] { \
+                    match config_for(name, cc) { Some(c) => println!(\"{} {} {}\", c.block_size, c.items_thr, c.grid), None => println!(\"none\") } } \
+                    println!(\"{} {}\", tesla_t4_sm75::BLOCK_SIZE, nvidia_h200_sm90::GRID); assert_eq!(MEASURED, nvidia_h200_sm90::CONFIG); }";
+        assert_eq!(
+            compile_and_run("gpus", &source, main),
+            "256 4 waves:2\n128 1 one-wave\nnone\n128 waves:2\n"
+        );
+        // A file of another kernel or other axes is replaced, and the line says so.
+        let (replaced, note) = Winners::merge(
+            Some(&json),
+            vec!["items/thr".into()],
+            winner("NVIDIA H200", (9, 0), 64, &[("items/thr", "2")]),
+        );
+        assert_eq!(replaced.winners.len(), 1);
+        assert_eq!(
+            note.unwrap(),
+            "held the winners of `scale` over axes [items/thr, grid]; replaced by `scale` over [items/thr]"
+        );
+        let (_, note) = Winners::merge(Some("{"), axes(), winner("NVIDIA H200", (9, 0), 64, &[]));
+        assert!(note.unwrap().starts_with("was not a list of winners ("));
+    }
+}

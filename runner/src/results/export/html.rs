@@ -1,0 +1,489 @@
+/*!
+HTML: one self-contained page of a sweep (nothing fetched from the network: its CSS, script
+and SVG are inline): the summary, the table, the plot, an occupancy explorer and the
+provenance.
+
+The page is rendered from the JSON export read back ([`Document`]), so `--html FILE` and
+`block-size report RESULT.json --html FILE` write the same page for the same sweep.
+
+The explorer is the lesson's one-SM widget: sliders for threads per block, registers per
+thread and shared memory per block, presets (T4, RTX 5090, H100, H200) and the GPU measured,
+the SM's warp slots drawn and each of the four limits with the blocks it allows, the binding
+one named. Its numbers are the occupancy model's own answers ([`crate::model::sm::SmModel::limits`]),
+embedded as tables ([`Explorer`]): for each limit, the blocks it allows as a step function of
+the one input it depends on, evaluated by the model at every value and written down where the
+answer changes. The page's script looks answers up and takes their minimum; it computes no
+limit of its own, so it cannot drift from `block-size occupancy`.
+*/
+
+use super::{Exporter, Record};
+use crate::measure::backend::DeviceLimits;
+use crate::measure::timing::Timing;
+use crate::model::occupancy::warps_per_block;
+use crate::model::sm::{Limiter, PRESETS, Preset, SmModel};
+use crate::results::document::Document;
+use crate::results::plot::{self, Chart};
+use anyhow::{Result, anyhow};
+use serde::Serialize;
+use std::fmt::Write as _;
+
+/// HTML: the whole report as one page.
+pub struct HtmlExporter;
+
+impl Exporter for HtmlExporter {
+    fn render(&self, record: &Record) -> Result<String> {
+        let json = serde_json::to_string(record)?;
+        let document = Document::parse(&json).map_err(|why| anyhow!("reading the sweep back: {why}"))?;
+        render(&document).map_err(|why| anyhow!("{why}"))
+    }
+}
+
+/// The presets the explorer offers, besides the GPU measured: the lesson's three and the H200.
+const EXPLORER_PRESETS: [&str; 4] = ["t4", "rtx5090", "h100", "h200"];
+
+/// The most threads a block may have on every GPU modelled.
+const MAX_THREADS: u32 = 1024;
+
+/// The most registers a thread may use.
+const MAX_REGISTERS: u32 = 255;
+
+/// What the explorer knows: the model's answers for each GPU it offers.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub(crate) struct Explorer {
+    /// The limits' names, in the order of each GPU's tables.
+    pub limiter_names: [String; 4],
+    /// What a limit that does not bind at all (no registers, no shared memory) is written as.
+    pub unlimited: u32,
+    /// Warps a block of `index + 1` threads takes: the model's rounding up to whole warps.
+    pub warps_per_block: Vec<u32>,
+    /// The GPUs: the presets, then the one measured where the model knows it.
+    pub gpus: Vec<ExplorerGpu>,
+    /// Where the sliders start.
+    pub start: Start,
+}
+
+/// One GPU of the explorer: its limits and the model's answers.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub(crate) struct ExplorerGpu {
+    /// `t4`, ..., or `measured`.
+    pub key: String,
+    /// What the menu says.
+    pub name: String,
+    /// `9.0`.
+    pub compute_capability: String,
+    /// Resident warps per SM.
+    pub max_warps: u32,
+    /// Resident blocks per SM.
+    pub max_blocks: u32,
+    /// Registers per SM.
+    pub registers_per_sm: u32,
+    /// Shared memory per SM, bytes.
+    pub shared_memory_per_sm: u32,
+    /// Shared memory one block may use, bytes: the slider's end.
+    pub max_shared_memory_per_block: u32,
+    /// Shared memory the driver reserves per block, bytes.
+    pub reserved_shared_memory_per_block: u32,
+    /// Blocks the warp limit allows, for a block of `index + 1` warps.
+    pub by_warps: Vec<u32>,
+    /// Blocks the register limit allows, for a block of `index + 1` warps: a step function of
+    /// registers per thread, as `[from, blocks]` pairs (from that count up to the next pair's).
+    pub by_registers: Vec<Vec<[u32; 2]>>,
+    /// Blocks the shared-memory limit allows: a step function of bytes per block, as
+    /// `[from, blocks]` pairs.
+    pub by_shared_memory: Vec<[u32; 2]>,
+}
+
+/// The explorer's first configuration: the measured GPU (or the H200), the fastest row's block
+/// size, the kernel's registers and shared memory.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub(crate) struct Start {
+    /// A GPU's key.
+    pub gpu: String,
+    /// Threads per block.
+    pub threads: u32,
+    /// Registers per thread.
+    pub registers: u32,
+    /// Shared memory per block, bytes.
+    pub shared: u32,
+}
+
+/// `[from, value]` wherever `value_at` changes over `0..=last`.
+fn steps(last: u32, value_at: impl Fn(u32) -> u32) -> Vec<[u32; 2]> {
+    let mut steps: Vec<[u32; 2]> = Vec::new();
+    for input in 0..=last {
+        let value = value_at(input);
+        if steps.last().is_none_or(|&[_, previous]| previous != value) {
+            steps.push([input, value]);
+        }
+    }
+    steps
+}
+
+/// The blocks `limiter` allows by the model.
+fn limit(model: &SmModel, limiter: Limiter, threads: u32, registers: u32, shared: u32) -> u32 {
+    let limits = model.limits(threads, registers, shared);
+    limits.iter().find(|(which, _)| *which == limiter).expect("four limits").1
+}
+
+impl ExplorerGpu {
+    fn of(key: &str, name: String, model: &SmModel) -> Self {
+        let warps = 1..=MAX_THREADS / crate::model::occupancy::WARP_SIZE;
+        Self {
+            key: key.to_string(),
+            name,
+            compute_capability: format!("{}.{}", model.compute_capability.0, model.compute_capability.1),
+            max_warps: model.max_warps_per_sm,
+            max_blocks: model.max_blocks_per_sm,
+            registers_per_sm: model.registers_per_sm,
+            shared_memory_per_sm: model.shared_memory_per_sm,
+            max_shared_memory_per_block: model.max_shared_memory_per_block,
+            reserved_shared_memory_per_block: model.reserved_shared_memory_per_block,
+            by_warps: warps.clone().map(|warps| limit(model, Limiter::Warps, warps * 32, 0, 0)).collect(),
+            by_registers: warps
+                .map(|warps| {
+                    steps(MAX_REGISTERS, |registers| {
+                        limit(model, Limiter::Registers, warps * 32, registers, 0)
+                    })
+                })
+                .collect(),
+            by_shared_memory: steps(model.max_shared_memory_per_block, |bytes| {
+                limit(model, Limiter::SharedMemory, 32, 0, bytes)
+            }),
+        }
+    }
+}
+
+impl Explorer {
+    /// The explorer for a sweep on `device`: the presets, and `device` where the model knows
+    /// its architecture.
+    pub fn new(device: &DeviceLimits, start: Start) -> Self {
+        let presets: Vec<&Preset> = EXPLORER_PRESETS
+            .iter()
+            .filter_map(|key| PRESETS.iter().find(|preset| preset.key == *key))
+            .collect();
+        let mut gpus: Vec<ExplorerGpu> = presets
+            .iter()
+            .map(|preset| {
+                let name = format!("{} (preset)", preset.name);
+                ExplorerGpu::of(preset.key, name, &preset.model())
+            })
+            .collect();
+        if let Some(model) = SmModel::from_device(device) {
+            gpus.push(ExplorerGpu::of(
+                "measured",
+                format!("{} (measured: this run's device)", device.name),
+                &model,
+            ));
+        }
+        Self {
+            limiter_names: [Limiter::Warps, Limiter::Blocks, Limiter::Registers, Limiter::SharedMemory]
+                .map(|limiter| limiter.to_string()),
+            unlimited: u32::MAX,
+            warps_per_block: (1..=MAX_THREADS).map(warps_per_block).collect(),
+            gpus,
+            start,
+        }
+    }
+}
+
+/// Escapes text for HTML.
+fn escape(text: &str) -> String {
+    let mut escaped = String::with_capacity(text.len());
+    for character in text.chars() {
+        match character {
+            '&' => escaped.push_str("&amp;"),
+            '<' => escaped.push_str("&lt;"),
+            '>' => escaped.push_str("&gt;"),
+            '"' => escaped.push_str("&quot;"),
+            '\'' => escaped.push_str("&#39;"),
+            other => escaped.push(other),
+        }
+    }
+    escaped
+}
+
+const STYLE: &str = include_str!("report.css");
+const SCRIPT: &str = include_str!("report.js");
+
+/// The page of `document`; `Err` says why it cannot be drawn (a version 1 file).
+pub(crate) fn render(document: &Document) -> Result<String, String> {
+    if document.schema_version < 2 {
+        return Err(format!(
+            "schema version {}: the HTML report needs version 2 (its head, summary and l2_flush); run the sweep again with --json",
+            document.schema_version
+        ));
+    }
+    let timing: Timing =
+        serde_json::from_value(document.timing.clone()).map_err(|error| format!("timing: {error}"))?;
+    let svg = plot::render(&Chart::of_document(document, timing)).map_err(|error| format!("{error:#}"))?;
+    let fastest = document
+        .rows
+        .iter()
+        .filter(|row| row.failed.is_none())
+        .reduce(|best, row| if row.median_ms < best.median_ms { row } else { best })
+        .expect("a document has rows");
+    let registers = document
+        .provenance
+        .get("registers_per_thread")
+        .and_then(serde_json::Value::as_u64)
+        .map_or(crate::commands::occupancy::DEFAULT_REGISTERS, |registers| registers.min(255) as u32);
+    let start = Start {
+        gpu: if SmModel::from_device(&document.device).is_some() { "measured" } else { "h200" }.to_string(),
+        threads: fastest.threads_per_block.min(MAX_THREADS),
+        registers,
+        shared: document.shared_memory_per_block.unwrap_or(0),
+    };
+    let explorer = Explorer::new(&document.device, start);
+    // `</` inside a script element would end it.
+    let model = serde_json::to_string(&explorer).map_err(|error| error.to_string())?.replace("</", "<\\/");
+
+    let title = format!("block-size: {} on {}", document.workload().kernel, document.device.name);
+    let mut page = String::new();
+    let _ = write!(
+        page,
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+         <title>{}</title>\n<style>\n{STYLE}</style>\n</head>\n<body>\n",
+        escape(&title)
+    );
+    let _ = writeln!(page, "<header>\n<h1>{}</h1>", escape(&title));
+    let date = document.provenance("date").unwrap_or_default();
+    let _ = writeln!(
+        page,
+        "<p class=\"byline\">{} &middot; {} &middot; PTX sha256 <code>{}</code> &middot; block-size JSON schema {}</p>",
+        escape(&document.extent()),
+        escape(&date),
+        escape(&document.ptx_sha256[..document.ptx_sha256.len().min(16)]),
+        document.schema_version
+    );
+    if document.failures.is_empty() {
+        page +=
+            "<p class=\"verdict ok\">Every check held: each row's output matched the CPU reference.</p>\n";
+    } else {
+        let _ = writeln!(
+            page,
+            "<p class=\"verdict failed\">{} check(s) failed: this table is not a measurement.</p>\n<ul class=\"failures\">",
+            document.failures.len()
+        );
+        for failure in &document.failures {
+            let _ = writeln!(page, "<li>{}</li>", escape(failure));
+        }
+        page += "</ul>\n";
+    }
+    page += "</header>\n<main>\n";
+
+    page += "<section id=\"summary\">\n<h2>Summary</h2>\n<ul>\n";
+    for line in &document.summary {
+        let _ = writeln!(page, "<li>{}</li>", escape(line));
+    }
+    page += "</ul>\n</section>\n";
+
+    page += "<section id=\"sweep\">\n<h2>The sweep</h2>\n<pre class=\"head\">";
+    page += &escape(&document.head.join("\n"));
+    page += "</pre>\n";
+    page += &table(document);
+    page += "<p class=\"note\">ms: the median sample; GB/s: the bytes one pass moves over it; of best: the fastest \
+             row's median over this row's (* within the two rows' MADs of it); limiter: the limits that bind \
+             blk/SM by the occupancy model.</p>\n</section>\n";
+
+    page += "<section id=\"plot\">\n<h2>Plot</h2>\n<figure>\n";
+    page += &svg;
+    page += "\n<figcaption>GB/s at each row's median (whiskers: its fastest and slowest sample) and occupancy, \
+             against block size; the triangle marks the fastest row.</figcaption>\n</figure>\n</section>\n";
+
+    page += EXPLORER_HTML;
+
+    page += "<section id=\"provenance\">\n<h2>Provenance</h2>\n<table class=\"provenance\">\n";
+    for (key, value) in &document.provenance {
+        let value = match value {
+            serde_json::Value::String(text) => text.clone(),
+            serde_json::Value::Null => "-".to_string(),
+            other => other.to_string(),
+        };
+        let _ = writeln!(page, "<tr><th>{}</th><td>{}</td></tr>", escape(key), escape(&value));
+    }
+    let device = &document.device;
+    let _ = writeln!(
+        page,
+        "<tr><th>device</th><td>{} SMs; per SM {} threads, {} blocks, {} registers, {} B shared memory ({} B reserved a block); L2 {} B</td></tr>",
+        device.multiprocessors,
+        device.max_threads_per_sm,
+        device.max_blocks_per_sm,
+        device.registers_per_sm,
+        device.shared_memory_per_sm,
+        device.reserved_shared_memory_per_block,
+        device.l2_cache_bytes
+    );
+    page += "</table>\n</section>\n</main>\n";
+    let _ = write!(
+        page,
+        "<script type=\"application/json\" id=\"occupancy-model\">{model}</script>\n<script>\n{SCRIPT}</script>\n</body>\n</html>\n"
+    );
+    Ok(page)
+}
+
+/// The sweep's table, every column of the Markdown export.
+fn table(document: &Document) -> String {
+    let runs = document.rows.windows(2).any(|pair| pair[0].run_ms.len() != pair[1].run_ms.len());
+    let mut text = String::from("<table class=\"rows\">\n<thead><tr>");
+    for name in &document.axes {
+        let _ = write!(text, "<th>{}</th>", escape(name));
+    }
+    for heading in [
+        "thr/blk", "warps", "idle", "blk/SM", "warps/SM", "occ", "grid", "ms", "GB/s", "of best", "min ms",
+        "max ms", "MAD ms",
+    ] {
+        let _ = write!(text, "<th>{heading}</th>");
+    }
+    if runs {
+        text += "<th>runs</th>";
+    }
+    text += "<th>limiter</th></tr></thead>\n<tbody>\n";
+    for row in &document.rows {
+        let best = row.fraction_of_best >= 1.0;
+        let _ = write!(text, "<tr{}>", if best { " class=\"best\"" } else { "" });
+        for name in &document.axes {
+            let _ = write!(text, "<td>{}</td>", escape(row.axes.get(name).unwrap_or("")));
+        }
+        let cells =
+            [
+                row.threads_per_block.to_string(),
+                row.warps_per_block.to_string(),
+                row.idle_lanes.to_string(),
+                row.blocks_per_sm.to_string(),
+                row.warps_per_sm.to_string(),
+                format!("{:.0}%", row.occupancy_percent),
+                row.grid_blocks.to_string(),
+                format!("{:.3}", row.median_ms),
+                format!("{:.1}", row.gigabytes_per_second),
+                format!("{:.2}{}", row.fraction_of_best, if row.within_noise_of_best { "*" } else { "" }),
+                format!("{:.4}", row.min_ms),
+                format!("{:.4}", row.max_ms),
+                format!("{:.4}", row.mad_ms),
+            ]
+            .map(|cell| match (&row.failed, &row.pruned) {
+                // No measurement: say what happened where the times would be.
+                (Some(reason), _) if cell == "NaN" || cell.starts_with("NaN") => {
+                    if reason.starts_with("hung") { "hung".to_string() } else { "failed".to_string() }
+                }
+                (None, Some(_)) if cell == "NaN" || cell.starts_with("NaN") => "pruned".to_string(),
+                _ => cell,
+            });
+        for cell in cells {
+            let _ = write!(text, "<td>{cell}</td>");
+        }
+        if runs {
+            let _ = write!(text, "<td>{}</td>", row.run_ms.len());
+        }
+        let _ = writeln!(
+            text,
+            "<td class=\"limiter\">{}</td></tr>",
+            escape(&match &row.pruned {
+                Some(reason) => format!("cannot launch: {reason}"),
+                None => row.limiter.clone().unwrap_or_else(|| "-".to_string()),
+            })
+        );
+    }
+    text += "</tbody>\n</table>\n";
+    text
+}
+
+/// The explorer's controls, drawing and note; the script fills them in.
+const EXPLORER_HTML: &str = r#"<section id="explorer">
+<h2>Occupancy explorer</h2>
+<p class="note">One SM, by the same occupancy model as <code>block-size occupancy</code> (and the check of every
+sweep against the driver): how many blocks of this shape fit, and which of the four limits binds. Move the sliders,
+or pick another GPU.</p>
+<div class="controls">
+<label>GPU <select id="ex-gpu"></select></label>
+<label>threads per block <input type="range" id="ex-threads" min="1" max="1024" step="1"> <output id="ex-threads-value"></output></label>
+<label>registers per thread <input type="range" id="ex-registers" min="0" max="255" step="1"> <output id="ex-registers-value"></output></label>
+<label>shared memory per block (bytes) <input type="range" id="ex-shared" min="0" max="1024" step="1"> <output id="ex-shared-value"></output></label>
+</div>
+<p class="readout"><span id="ex-blocks"></span> blocks/SM &middot; <span id="ex-warps"></span> warps/SM &middot;
+occupancy <span id="ex-occupancy"></span> &middot; binding: <strong id="ex-binding"></strong></p>
+<p class="gpu-limits" id="ex-gpu-limits"></p>
+<svg id="ex-drawing" viewBox="0 0 720 330" role="img" aria-label="warp slots of one SM and the four limits"></svg>
+<details open>
+<summary>What this does not show</summary>
+<ul>
+<li>Run time. The explorer counts resident blocks; the sweep above measures time. Past the occupancy that hides the
+kernel's latency, more warps buy nothing: compare the <em>occ</em> and <em>of best</em> columns.</li>
+<li>Memory bandwidth, caches, the instruction mix and the compiler's choices: a register count you set here is not
+one ptxas would give the kernel at that block size.</li>
+<li>The grid: how many waves of these blocks a launch makes and how full the last one is (<code>block-size tail</code>).</li>
+<li>The shared-memory carve-out the driver picks: the model assumes the largest one, so a smaller carve-out fits
+fewer blocks than shown.</li>
+<li>A preset is its architecture's published limits, not a card: the sweep's own check (the <em>limiter</em> column
+and the model line of the summary) is where the model meets a real driver.</li>
+</ul>
+</details>
+<pre id="explorer-check" hidden></pre>
+</section>
+"#;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The value of a step function at `input`.
+    fn at(steps: &[[u32; 2]], input: u32) -> u32 {
+        steps[steps.partition_point(|[from, _]| *from <= input) - 1][1]
+    }
+
+    #[test]
+    fn the_embedded_tables_are_the_models_answers_everywhere() {
+        let device = crate::measure::mock::MockGpu::h200_like().limits;
+        let start = Start { gpu: "measured".into(), threads: 256, registers: 16, shared: 0 };
+        let explorer = Explorer::new(&device, start);
+        let keys: Vec<&str> = explorer.gpus.iter().map(|gpu| gpu.key.as_str()).collect();
+        assert_eq!(keys, ["t4", "rtx5090", "h100", "h200", "measured"]);
+        for gpu in &explorer.gpus {
+            let model = match gpu.key.as_str() {
+                "measured" => SmModel::from_device(&device).unwrap(),
+                key => crate::model::sm::preset(key).unwrap().model(),
+            };
+            // The warp, block and register limits at every block size and register count...
+            for threads in 1..=MAX_THREADS {
+                let warps = explorer.warps_per_block[threads as usize - 1];
+                for registers in (0..=MAX_REGISTERS).step_by(if threads % 32 == 0 { 1 } else { 17 }) {
+                    let table = [
+                        gpu.by_warps[warps as usize - 1],
+                        gpu.max_blocks,
+                        at(&gpu.by_registers[warps as usize - 1], registers),
+                    ];
+                    let limits = model.limits(threads, registers, 0);
+                    assert_eq!(
+                        table,
+                        [limits[0].1, limits[1].1, limits[2].1],
+                        "{} {threads} {registers}",
+                        gpu.key
+                    );
+                }
+            }
+            // ...and the shared-memory limit at every byte, whatever the block.
+            for shared in 0..=gpu.max_shared_memory_per_block {
+                let threads = [32, 100, 1024][shared as usize % 3];
+                assert_eq!(
+                    at(&gpu.by_shared_memory, shared),
+                    model.limits(threads, 16, shared)[3].1,
+                    "{} {shared}",
+                    gpu.key
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn an_architecture_the_model_does_not_know_gets_the_presets_only() {
+        let mut device = crate::measure::mock::MockGpu::h200_like().limits;
+        device.compute_capability = (10, 0);
+        let start = Start { gpu: "h200".into(), threads: 256, registers: 16, shared: 0 };
+        assert_eq!(Explorer::new(&device, start).gpus.len(), 4);
+    }
+
+    #[test]
+    fn text_is_escaped() {
+        assert_eq!(escape("<b>\"R&D\"</b> 'x'"), "&lt;b&gt;&quot;R&amp;D&quot;&lt;/b&gt; &#39;x&#39;");
+    }
+}

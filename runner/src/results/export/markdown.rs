@@ -1,0 +1,102 @@
+//! Markdown: the table and the summary, ready to paste into a report.
+
+use super::{Exporter, Record};
+use crate::model::grid::GridPolicy;
+use crate::results::table;
+use anyhow::Result;
+use std::fmt::Write as _;
+
+/// Markdown: the table and the summary.
+pub struct MarkdownExporter;
+
+impl Exporter for MarkdownExporter {
+    fn render(&self, record: &Record) -> Result<String> {
+        let device = &record.device;
+        let mut text = format!(
+            "**{}** (compute capability {}.{}, {} SMs), {}, {}{}; kernel `{}` (PTX sha256 `{}`)\n\n",
+            device.name,
+            device.compute_capability.0,
+            device.compute_capability.1,
+            device.multiprocessors,
+            record.workload.extent(),
+            table::timing_clause(record.timing),
+            match record.grid {
+                GridPolicy::OneWave => String::new(),
+                other => format!(", grid: {other}"),
+            },
+            record.kernel,
+            record.ptx_sha256,
+        );
+        if let Some(detail) = &record.workload.detail {
+            writeln!(text, "{detail}; GB/s counts the bytes {}.\n", record.workload.bytes_counted)?;
+        }
+        // A `runs` column where the noise-driven stop gave rows different sample counts.
+        let runs = record.rows.windows(2).any(|pair| pair[0].samples != pair[1].samples);
+        let (runs_head, runs_rule) = if runs { (" runs |", "--:|") } else { ("", "") };
+        // The axes first, where the sweep has them.
+        let tunable_head: String = record.axes.iter().map(|name| format!("| {name} ")).collect();
+        let tunable_rule = "|--:".repeat(record.axes.len());
+        writeln!(
+            text,
+            "{tunable_head}| thr/blk | warps | idle | blk/SM | warps/SM | occ | grid | ms | GB/s | of best | min ms | max ms | MAD ms |{runs_head} limiter |"
+        )?;
+        writeln!(text, "{tunable_rule}|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|{runs_rule}:--|")?;
+        for row in &record.rows {
+            let runs_cell = if runs { format!(" {} |", row.samples) } else { String::new() };
+            let tunable_cell: String = row.axes.values().map(|value| format!("| {value} ")).collect();
+            // A pruned row: not launched, its reason where the limiter is.
+            if let Some(reason) = &row.pruned {
+                writeln!(
+                    text,
+                    "{tunable_cell}| {} | {} | {} | - | - | - | - | pruned | - | - | - | - | - |{runs_cell} cannot launch: {reason} |",
+                    row.threads_per_block, row.warps_per_block, row.idle_lanes,
+                )?;
+                continue;
+            }
+            writeln!(
+                text,
+                "{tunable_cell}| {} | {} | {} | {} | {} | {:.0}% | {} | {:.3} | {:.1} | {:.2}{} | {:.4} | {:.4} | {:.4} |{runs_cell} {} |",
+                row.threads_per_block,
+                row.warps_per_block,
+                row.idle_lanes,
+                row.blocks_per_sm,
+                row.warps_per_sm,
+                row.occupancy_percent,
+                row.grid_blocks,
+                row.median_ms,
+                row.gigabytes_per_second,
+                row.fraction_of_best,
+                if row.within_noise_of_best { "\\*" } else { "" },
+                row.min_ms,
+                row.max_ms,
+                row.mad_ms,
+                row.limiter,
+            )?;
+        }
+        text += "\n";
+        let summary = &record.sentences;
+        writeln!(text, "{}", summary.suggestion())?;
+        if let Some(fastest) = summary.fastest() {
+            writeln!(text, "{fastest}")?;
+        }
+        writeln!(text, "{} \\* marks rows within the measured noise of it.", summary.near_best())?;
+        if let Some(stop) = summary.stop_sentence() {
+            writeln!(text, "{stop}")?;
+        }
+        if let Some(pruned) = summary.pruned_sentence() {
+            writeln!(text, "{pruned}")?;
+        }
+        writeln!(text, "Occupancy: {}.", summary.model_clause())?;
+        if !record.failures.is_empty() {
+            writeln!(
+                text,
+                "\n**{} check(s) failed: this table is not a measurement.**\n",
+                record.failures.len()
+            )?;
+            for failure in &record.failures {
+                writeln!(text, "- {failure}")?;
+            }
+        }
+        Ok(text)
+    }
+}

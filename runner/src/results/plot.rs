@@ -1,0 +1,260 @@
+/*!
+`--plot FILE.svg`: effective bandwidth against block size, with each row's min-max range as a
+whisker, occupancy on a second axis, and the fastest row marked.
+*/
+
+use crate::kernel::axes::AxisValues;
+use crate::measure::timing::Timing;
+use crate::model::frame_size;
+use crate::results::document::Document;
+use crate::results::table::{self, Summary};
+use crate::search::sweep::Sweep;
+use anyhow::{Result, anyhow};
+use plotters::prelude::*;
+
+const WIDTH: u32 = 960;
+const HEIGHT: u32 = 560;
+
+/// Renders the sweep as an SVG document.
+pub fn svg(sweep: &Sweep) -> Result<String> {
+    render(&Chart::of_sweep(sweep))
+}
+
+/// What the plot draws, from a sweep or from its JSON export read back.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Chart {
+    /// The caption: GPU, kernel, work, timing.
+    pub title: String,
+    /// The x axis' description.
+    pub x_desc: String,
+    /// One point per row, in the sweep's order.
+    pub rows: Vec<Point>,
+    /// The fastest row's index and its legend label.
+    pub best: Option<(usize, String)>,
+}
+
+/// One row of the plot.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Point {
+    /// Its x label: the block size, or "block size:value" with a tunable.
+    pub label: String,
+    /// GB/s at the median, the slowest and the fastest sample.
+    pub median_gbps: f64,
+    /// GB/s at the slowest sample (the bottom whisker).
+    pub slowest_gbps: f64,
+    /// GB/s at the fastest sample (the top whisker).
+    pub fastest_gbps: f64,
+    /// Occupancy, in percent.
+    pub occupancy_percent: f64,
+}
+
+impl Chart {
+    /// The chart of a sweep.
+    pub fn of_sweep(sweep: &Sweep) -> Self {
+        let gbps = |ms: f64| sweep.gigabytes_per_second_at(ms);
+        let title = format!(
+            "{}: {}, {}, {}",
+            sweep.limits.name,
+            sweep.pass.kernel,
+            if sweep.pass.items.is_some() { sweep.pass.extent() } else { sweep.pass.frame.to_string() },
+            table::timing_title(sweep.timing)
+        );
+        // A configuration that failed has no time to plot.
+        let measured: Vec<&crate::search::sweep::Row> = sweep.measured_rows().collect();
+        let rows = measured
+            .iter()
+            .map(|row| Point {
+                label: label(row.threads_per_block, &row.axes),
+                median_gbps: gbps(row.stats.median),
+                slowest_gbps: gbps(row.stats.max),
+                fastest_gbps: gbps(row.stats.min),
+                occupancy_percent: sweep.occupancy_percent(row),
+            })
+            .collect();
+        let best = sweep.best().zip(Summary::of(sweep).fastest_label()).map(|(best, label)| {
+            let index = measured
+                .iter()
+                .position(|row| (row.threads_per_block, &row.axes) == (best.threads_per_block, &best.axes))
+                .expect("best is a row");
+            (index, label)
+        });
+        Self { title, x_desc: x_desc(&sweep.axes), rows, best }
+    }
+
+    /// The chart of a sweep's JSON export read back (schema version 2 or 3: its timing).
+    pub fn of_document(document: &Document, timing: Timing) -> Self {
+        let bytes = document.workload().bytes_per_pass;
+        let gbps = |ms: f64| frame_size::gigabytes_per_second(bytes, ms);
+        let work = match (&document.workload().items, document.width, document.height) {
+            (None, Some(width), Some(height)) => format!("{width} x {height}"),
+            _ => document.extent(),
+        };
+        let title = format!(
+            "{}: {}, {work}, {}",
+            document.device.name,
+            document.workload().kernel,
+            table::timing_title(timing)
+        );
+        // A configuration that failed or was pruned has no time to plot.
+        let measured: Vec<&crate::results::document::Row> =
+            document.rows.iter().filter(|row| row.failed.is_none() && row.pruned.is_none()).collect();
+        let rows = measured
+            .iter()
+            .map(|row| Point {
+                label: label(row.threads_per_block, &row.axes),
+                median_gbps: gbps(row.median_ms),
+                slowest_gbps: gbps(row.max_ms),
+                fastest_gbps: gbps(row.min_ms),
+                occupancy_percent: row.occupancy_percent,
+            })
+            .collect();
+        // The first of the lowest medians, as the sweep chooses it.
+        let best = measured
+            .iter()
+            .enumerate()
+            .reduce(|best, row| if row.1.median_ms < best.1.median_ms { row } else { best })
+            .map(|(index, row)| {
+                let tunable = if row.axes.is_empty() { String::new() } else { format!(", {}", row.axes) };
+                (
+                    index,
+                    format!("fastest: {} threads{tunable}, {:.3} ms", row.threads_per_block, row.median_ms),
+                )
+            });
+        Self { title, x_desc: x_desc(&document.axes), rows, best }
+    }
+}
+
+/// A row's x label: "256", or "256:4" with one axis, "256:4,waves:2" with two.
+fn label(threads_per_block: u32, axes: &AxisValues) -> String {
+    if axes.is_empty() {
+        threads_per_block.to_string()
+    } else {
+        format!("{threads_per_block}:{}", axes.values().collect::<Vec<_>>().join(","))
+    }
+}
+
+/// The x axis: "threads per block", or "threads per block:NAME,..." with axes.
+fn x_desc(axes: &[String]) -> String {
+    if axes.is_empty() {
+        "threads per block".to_string()
+    } else {
+        format!("threads per block:{}", axes.join(","))
+    }
+}
+
+/// Renders a chart as an SVG document.
+pub(crate) fn render(chart: &Chart) -> Result<String> {
+    let mut text = String::new();
+    {
+        let root = SVGBackend::with_string(&mut text, (WIDTH, HEIGHT)).into_drawing_area();
+        draw(chart, &root).map_err(|error| anyhow!("drawing the plot: {error}"))?;
+        root.present().map_err(|error| anyhow!("drawing the plot: {error}"))?;
+    }
+    Ok(text)
+}
+
+type Area<'a> = DrawingArea<SVGBackend<'a>, plotters::coord::Shift>;
+
+fn draw(chart_data: &Chart, root: &Area<'_>) -> Result<(), Box<dyn std::error::Error>> {
+    root.fill(&WHITE)?;
+    let rows = &chart_data.rows;
+    // Rows are placed at their index, labelled with their block size: the sizes are not
+    // evenly spaced, and a log axis would crowd 96, 100 and 128 together.
+    let positions = 0..rows.len();
+    let top = rows.iter().map(|row| row.fastest_gbps).fold(0.0, f64::max) * 1.1;
+    let mut chart = ChartBuilder::on(root)
+        .caption(&chart_data.title, ("sans-serif", 20))
+        .margin(16)
+        .x_label_area_size(48)
+        .y_label_area_size(64)
+        .right_y_label_area_size(64)
+        .build_cartesian_2d(-0.5..(rows.len() as f64 - 0.5), 0.0..top.max(1.0))?
+        .set_secondary_coord(-0.5..(rows.len() as f64 - 0.5), 0.0..110.0);
+    chart
+        .configure_mesh()
+        .disable_x_mesh()
+        .x_labels(rows.len())
+        .x_label_formatter(&|x| {
+            let index = x.round();
+            if (x - index).abs() < 1e-6 && index >= 0.0 {
+                rows.get(index as usize).map_or(String::new(), |row| row.label.clone())
+            } else {
+                String::new()
+            }
+        })
+        .x_desc(&chart_data.x_desc)
+        .y_desc("effective bandwidth, GB/s (median; whisker: min-max)")
+        .draw()?;
+    chart.configure_secondary_axes().y_desc("occupancy, %").draw()?;
+
+    let blue = RGBColor(31, 119, 180);
+    let orange = RGBColor(255, 127, 14);
+    chart
+        .draw_series(positions.clone().map(|i| {
+            let row = &rows[i];
+            // The fastest launch gives the highest bandwidth: min time is the top whisker.
+            ErrorBar::new_vertical(
+                i as f64,
+                row.slowest_gbps,
+                row.median_gbps,
+                row.fastest_gbps,
+                blue.filled(),
+                8,
+            )
+        }))?
+        .label("GB/s")
+        .legend(move |(x, y)| Circle::new((x, y), 4, blue.filled()));
+    chart.draw_series(LineSeries::new(positions.clone().map(|i| (i as f64, rows[i].median_gbps)), blue))?;
+    chart
+        .draw_secondary_series(LineSeries::new(
+            positions.clone().map(|i| (i as f64, rows[i].occupancy_percent)),
+            orange.stroke_width(2),
+        ))?
+        .label("occupancy %")
+        .legend(move |(x, y)| PathElement::new(vec![(x - 8, y), (x + 8, y)], orange.stroke_width(2)));
+    if let Some((index, label)) = &chart_data.best {
+        let at = (*index as f64, rows[*index].median_gbps);
+        chart
+            .draw_series(std::iter::once(TriangleMarker::new(at, 10, RED.filled())))?
+            .label(label)
+            .legend(|(x, y)| TriangleMarker::new((x, y), 6, RED.filled()));
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::LowerRight)
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .draw()?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernel::workload::{Params, grayscale};
+    use crate::measure::backend::Timing;
+    use crate::measure::mock::MockGpu;
+
+    #[test]
+    fn svg_has_axes_labels_and_the_fastest_row() {
+        let mut gpu = MockGpu::h200_with(&[grayscale::KERNEL.rust_kernel()]);
+        gpu.milliseconds = vec![(32, 0.08), (128, 0.04), (1024, 0.05)];
+        gpu.run_spread = 0.05;
+        let mut workload = (grayscale::KERNEL.create)(&Params::frame(64, 64)).unwrap();
+        workload.upload(&mut gpu).unwrap();
+        let timing = Timing::launch(1, 5);
+        let result =
+            crate::search::sweep::run(&mut gpu, workload.as_mut(), &[32, 128, 1024], timing, None).unwrap();
+        let svg = svg(&result).unwrap();
+        assert!(svg.starts_with("<svg"), "{}", &svg[..100]);
+        for label in [
+            "threads per block",
+            "occupancy, %",
+            "fastest: 128 threads, 0.040 ms",
+            "\n1024\n",
+            ": grayscale, 64 x 64",
+        ] {
+            assert!(svg.contains(label), "missing {label:?}");
+        }
+    }
+}

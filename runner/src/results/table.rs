@@ -1,0 +1,742 @@
+/*!
+What every printed report shares, in the words of `block_size.cu`'s output: the device and
+image lines, the `Timing:` line (and its shorter forms for the Markdown export and the plot),
+the sentences after a sweep's table ([`Summary`]: the table, the Markdown export, the JSON
+export and the plot say them alike), the `check failed:` lines and verdict for standard error,
+and right-aligned columns. Each subcommand's own report is in its module under
+[`crate::commands`]; everything here is a function of results, none of the command line.
+*/
+
+use crate::kernel::workload::Pass;
+use crate::measure::backend::{DeviceLimits, Suggestion, Timing};
+use crate::measure::timing::{NoiseStop, Stopped, TimingMode};
+use crate::model::frame_size::mib;
+use crate::model::sm;
+use crate::search::sweep::{ModelCheck, Sweep};
+use tabled::builder::Builder;
+use tabled::settings::object::Columns;
+use tabled::settings::{Alignment, Padding, Style};
+
+/// What one sample of `timing` is called: a batch mode sample is a batch; a cold or launch
+/// mode sample is one launch, a run.
+fn unit(timing: Timing) -> &'static str {
+    match timing.mode {
+        TimingMode::Batch => "samples",
+        TimingMode::Cold | TimingMode::Launch => "runs",
+    }
+}
+
+/// How many samples a row takes: "10", or under the noise-driven stop "at least 10".
+fn count(timing: Timing) -> String {
+    match timing.stop {
+        None => timing.runs.to_string(),
+        Some(_) => format!("at least {}", timing.runs),
+    }
+}
+
+/// `value` with at most `decimals` decimals and no trailing zeros: 0.5, 2, 0.25.
+fn trimmed(value: f64, decimals: usize) -> String {
+    let text = format!("{value:.decimals$}");
+    if text.contains('.') { text.trim_end_matches('0').trim_end_matches('.').to_string() } else { text }
+}
+
+/// The noise-driven stop in a few words: "until MAD/median <= 0.5% or 0.5 s a row".
+fn stop_words(stop: &NoiseStop) -> String {
+    format!(
+        "until MAD/median <= {}% or {} s a row",
+        trimmed(stop.max_noise * 100.0, 3),
+        trimmed(stop.max_time_per_row.as_secs_f64(), 3)
+    )
+}
+
+/// How a row's samples are summarised: "batch mode, median of 10 samples after 3 warm-ups".
+fn median_of(timing: Timing) -> String {
+    format!(
+        "{} mode, median of {} {} after {} warm-ups",
+        timing.mode,
+        count(timing),
+        unit(timing),
+        timing.warmups
+    )
+}
+
+/// What one sample is, in the mode's words.
+fn method(timing: Timing) -> String {
+    match timing.mode {
+        TimingMode::Batch => {
+            let launches = timing.launches();
+            format!(
+                "each sample {launches} launches back to back between one pair of CUDA events, divided by {launches}"
+            )
+        }
+        TimingMode::Cold if !timing.flushes() => "each run one launch between its own CUDA events, \
+                             no L2 flush (--no-flush-l2), every run queued behind a blocking kernel until all are enqueued"
+            .to_string(),
+        TimingMode::Cold => {
+            "each run one launch between its own CUDA events after an L2 flush, every run queued \
+                             behind a blocking kernel until all are enqueued"
+                .to_string()
+        }
+        TimingMode::Launch => "each run between its own CUDA events".to_string(),
+    }
+}
+
+/// What `--flush-l2` adds to a timing description (cold mode says its flush in its method).
+fn flushed(timing: Timing) -> &'static str {
+    match timing.mode {
+        _ if !timing.flush_l2 => "",
+        TimingMode::Batch => ", L2 flushed before each sample",
+        TimingMode::Launch => ", L2 flushed before each run",
+        TimingMode::Cold => "",
+    }
+}
+
+/// The `Timing:` line of the sweep and `tail`: "Timing: batch mode, median of 10 samples after
+/// 3 warm-ups, each sample 10 launches back to back between one pair of CUDA events, divided
+/// by 10", the L2 flush where there was one; under the noise-driven stop, a second line with
+/// its limits.
+pub fn timing_line(timing: Timing) -> String {
+    let mut text = format!("Timing: {}, {}{}\n", median_of(timing), method(timing), flushed(timing));
+    if let Some(stop) = &timing.stop {
+        text += &format!(
+            "  Noise-driven stop: each row takes more {} until their median absolute deviation is at most {}% of their median, or for {} s\n",
+            unit(timing),
+            trimmed(stop.max_noise * 100.0, 3),
+            trimmed(stop.max_time_per_row.as_secs_f64(), 3),
+        );
+    }
+    text
+}
+
+/// The same as a clause, for the Markdown export's first line.
+pub fn timing_clause(timing: Timing) -> String {
+    let stop = timing.stop.map_or_else(String::new, |stop| format!(", {}", stop_words(&stop)));
+    median_of(timing) + flushed(timing) + &stop
+}
+
+/// The same in a few words, for the plot's title: "batch, median of 10 samples, L2 flushed".
+pub fn timing_title(timing: Timing) -> String {
+    let flushed = if timing.flushes() { ", L2 flushed" } else { "" };
+    format!("{}, median of {} {}{flushed}", timing.mode, count(timing), unit(timing))
+}
+
+/// The device line pair, the image line (what a pass moves, as GB/s counts it) and the
+/// kernel's own line where it has one; shared by the sweep, `compare`, `tail` and `variants`.
+pub fn device_and_image(limits: &DeviceLimits, pass: &Pass) -> String {
+    let frame = pass.frame;
+    // A frame's pixels, or a user kernel's items ("Work: 16777216 values").
+    let covered = match pass.items {
+        Some(items) => format!("Work: {} {}", items.count, items.noun),
+        None => format!("Image: {frame}, {} pixels", frame.pixels()),
+    };
+    let mut text = format!(
+        "GPU: {} (compute capability {}.{})\n  SMs {}, resident warps/SM {}, resident blocks/SM {}\n\
+         {covered}, {:.1} MiB {}\n",
+        limits.name,
+        limits.compute_capability.0,
+        limits.compute_capability.1,
+        limits.multiprocessors,
+        limits.max_warps_per_sm(),
+        limits.max_blocks_per_sm,
+        mib(pass.bytes_per_pass),
+        pass.bytes_counted,
+    );
+    if let Some(detail) = &pass.detail {
+        text += detail;
+        text.push('\n');
+    }
+    text
+}
+
+/// The reasons of the pruned rows, each with its configurations in words ("1024 threads", or
+/// "1024 threads, items/thr 4"), in the order of the rows.
+fn pruned_reasons(sweep: &Sweep) -> Vec<(String, Vec<String>)> {
+    let mut reasons: Vec<(String, Vec<String>)> = Vec::new();
+    for row in sweep.pruned_rows() {
+        let reason = row.pruned.clone().unwrap_or_default();
+        let configuration = crate::kernel::axes::configuration_label(row.threads_per_block, &row.axes);
+        match reasons.iter_mut().find(|(known, _)| *known == reason) {
+            Some((_, configurations)) => configurations.push(configuration),
+            None => reasons.push((reason, vec![configuration])),
+        }
+    }
+    reasons
+}
+
+/// A row's limiters as the table and the exports print them: `-` where the model did not run.
+pub fn limiter_cell(limiters: &[sm::Limiter]) -> String {
+    if limiters.is_empty() { "-".to_string() } else { sm::limiter_names(limiters) }
+}
+
+/// The sentences after a sweep's table: the driver's suggestion, the fastest row, how many rows
+/// come near it, and the occupancy model's check. The table, the Markdown export, the JSON
+/// export's `model_check` and the plot's legend all say them in these words.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Summary {
+    suggestion: Suggestion,
+    /// The fastest row's block size and median milliseconds.
+    fastest: Option<(u32, f64)>,
+    /// The fastest row's values on the axes, where the sweep has axes.
+    fastest_axes: crate::kernel::axes::AxisValues,
+    rows_near_best: usize,
+    rows: usize,
+    /// Rows the occupancy model left out as unable to launch: each reason, with the
+    /// configurations it holds for.
+    pruned: Vec<(String, Vec<String>)>,
+    /// Whether some row is marked as within the measured noise of the fastest.
+    noise_marks: bool,
+    model_check: ModelCheck,
+    /// The dynamic shared memory of every row, where it is the same in all.
+    dynamic_shared_memory: Option<u32>,
+    /// How the noise-driven stop ended the rows, where it ran.
+    stops: Option<StopCounts>,
+    /// The sentence on a sweep that ended before its last configuration, where it did.
+    ended_early: Option<String>,
+}
+
+/// How the noise-driven stop ended a sweep's rows, and the samples they took.
+#[derive(Debug, Clone, PartialEq)]
+struct StopCounts {
+    stop: NoiseStop,
+    converged: usize,
+    time_budget: usize,
+    max_runs: usize,
+    raced: usize,
+    fewest: usize,
+    most: usize,
+}
+
+impl StopCounts {
+    fn of(sweep: &Sweep) -> Option<Self> {
+        let stop = sweep.timing.stop?;
+        let count = |why: Stopped| sweep.rows.iter().filter(|row| row.stopped == Some(why)).count();
+        let samples: Vec<usize> = sweep.measured_rows().map(|row| row.run_ms.len()).collect();
+        Some(Self {
+            stop,
+            converged: count(Stopped::Converged),
+            time_budget: count(Stopped::TimeBudget),
+            max_runs: count(Stopped::MaxRuns),
+            raced: count(Stopped::Raced),
+            fewest: samples.iter().copied().min().unwrap_or(0),
+            most: samples.iter().copied().max().unwrap_or(0),
+        })
+    }
+}
+
+impl Summary {
+    /// The summary of `sweep`.
+    pub fn of(sweep: &Sweep) -> Self {
+        Self {
+            suggestion: sweep.suggestion,
+            fastest: sweep.best().map(|best| (best.threads_per_block, best.stats.median)),
+            fastest_axes: sweep.best().map(|best| best.axes.clone()).unwrap_or_default(),
+            rows_near_best: sweep.rows_near_best(),
+            rows: sweep.rows.len() - sweep.pruned_rows().count(),
+            pruned: pruned_reasons(sweep),
+            noise_marks: sweep.rows.iter().any(|row| sweep.within_noise_of_best(row)),
+            model_check: sweep.model_check.clone(),
+            dynamic_shared_memory: sweep.constant_dynamic_shared_memory(),
+            stops: StopCounts::of(sweep),
+            ended_early: sweep.ended_early.map(|ended| match ended {
+                crate::search::sweep::EndedEarly::Interrupted(signal) => format!(
+                    "Interrupted by {}: the {} row(s) above finished before it; the configurations after them were not measured.",
+                    signal.name(),
+                    sweep.rows.len()
+                ),
+                crate::search::sweep::EndedEarly::ContextLost { configurations_left } => format!(
+                    "A launch fault lost the GPU context: the {configurations_left} configuration(s) after it were not measured."
+                ),
+            }),
+        }
+    }
+
+    /// How the noise-driven stop ended the rows, where it ran: "Noise-driven stop: 9 of 13
+    /// rows reached MAD/median <= 0.5%, 4 stopped at 0.5 s; 10 to 52 samples a row (runs
+    /// column)."
+    pub fn stop_sentence(&self) -> Option<String> {
+        let counts = self.stops.as_ref()?;
+        let mut text = format!(
+            "Noise-driven stop: {} of {} rows reached MAD/median <= {}%",
+            counts.converged,
+            self.rows,
+            trimmed(counts.stop.max_noise * 100.0, 3)
+        );
+        if counts.time_budget > 0 {
+            text += &format!(
+                ", {} stopped at {} s",
+                counts.time_budget,
+                trimmed(counts.stop.max_time_per_row.as_secs_f64(), 3)
+            );
+        }
+        if counts.max_runs > 0 {
+            text += &format!(", {} at {} samples", counts.max_runs, counts.stop.max_runs);
+        }
+        if counts.raced > 0 {
+            text += &format!(
+                ", {} raced out after the first round, clearly slower than the best (runs marked r; docs/search.md)",
+                counts.raced
+            );
+        }
+        text += &if counts.fewest == counts.most {
+            format!("; {} samples a row.", counts.most)
+        } else {
+            format!("; {} to {} samples a row (runs column).", counts.fewest, counts.most)
+        };
+        Some(text)
+    }
+
+    /// "cuOccupancyMaxPotentialBlockSize suggests 1024 threads per block and a grid of 264 blocks."
+    pub fn suggestion(&self) -> String {
+        format!(
+            "cuOccupancyMaxPotentialBlockSize suggests {} threads per block and a grid of {} blocks.",
+            self.suggestion.threads_per_block, self.suggestion.grid_blocks
+        )
+    }
+
+    /// "Fastest measured: 64 threads per block at 0.038 ms.", or with axes "Fastest
+    /// measured: 64 threads per block, items/thr 4, at 0.038 ms."
+    pub fn fastest(&self) -> Option<String> {
+        let tunable = self.axes_phrase();
+        self.fastest.map(|(threads, ms)| {
+            format!("Fastest measured: {threads} threads per block{tunable} at {ms:.3} ms.")
+        })
+    }
+
+    /// The plot's legend for the fastest row: "fastest: 64 threads, 0.038 ms" (", items/thr 4"
+    /// after the threads where the sweep has axes).
+    pub fn fastest_label(&self) -> Option<String> {
+        let tunable = self.axes_phrase();
+        let tunable = tunable.trim_end_matches(',');
+        self.fastest.map(|(threads, ms)| format!("fastest: {threads} threads{tunable}, {ms:.3} ms"))
+    }
+
+    /// ", items/thr 4," for the fastest row of a sweep with axes; empty without.
+    fn axes_phrase(&self) -> String {
+        if self.fastest_axes.is_empty() { String::new() } else { format!(", {},", self.fastest_axes) }
+    }
+
+    /// "Not launched (pruned: the occupancy model says the device cannot launch them): 1024
+    /// threads (items/thr 4): 72 registers a thread x 1024 threads, above the 65536 registers a
+    /// block may hold.", a clause per reason; `None` where every configuration was launched.
+    pub fn pruned_sentence(&self) -> Option<String> {
+        if self.pruned.is_empty() {
+            return None;
+        }
+        let count: usize = self.pruned.iter().map(|(_, configurations)| configurations.len()).sum();
+        let reasons: Vec<String> = self
+            .pruned
+            .iter()
+            .map(|(reason, configurations)| format!("{}: {reason}", configurations.join("; ")))
+            .collect();
+        Some(format!(
+            "Not launched, {count} configuration(s) the occupancy model says the device cannot launch (docs/search.md): {}.",
+            reasons.join(". ")
+        ))
+    }
+
+    /// "8 of 13 configurations reach at least 95 percent of that row."
+    pub fn near_best(&self) -> String {
+        format!(
+            "{} of {} configurations reach at least 95 percent of that row.",
+            self.rows_near_best, self.rows
+        )
+    }
+
+    /// The table's footnote to its `*` marks, where it has any.
+    pub fn noise_note(&self) -> Option<&'static str> {
+        self.noise_marks.then_some(
+            "* slower than the fastest row by no more than the two rows' median absolute deviations added: within the measured noise.",
+        )
+    }
+
+    /// " + 16384 B dynamic" after the static shared memory, where rows had dynamic shared memory.
+    fn dynamic_phrase(&self) -> String {
+        match self.dynamic_shared_memory {
+            Some(0) => String::new(),
+            Some(bytes) => format!(" + {bytes} B dynamic"),
+            None => " + each row's dynamic".to_string(),
+        }
+    }
+
+    /// The table's last line: what the occupancy model was given and at how many rows it
+    /// agrees with the driver, or why it was not checked.
+    pub fn model_sentence(&self) -> String {
+        match &self.model_check {
+            ModelCheck::Ran { resources, agreeing_rows } => format!(
+                "Occupancy model ({} registers/thread, {} B static{} shared memory) agrees with the driver's blk/SM at {agreeing_rows} of {} block sizes.",
+                resources.registers_per_thread,
+                resources.static_shared_memory,
+                self.dynamic_phrase(),
+                self.rows
+            ),
+            ModelCheck::Unavailable { compute_capability: (major, minor) } => {
+                format!("Occupancy model: not checked: it does not know compute capability {major}.{minor}.")
+            }
+            check @ ModelCheck::PerConfiguration { .. } => format!(
+                "Occupancy model ({}{} shared memory) agrees with the driver's blk/SM at {} of {} rows.",
+                check.per_configuration_resources(),
+                self.dynamic_phrase(),
+                check.agreeing_rows(),
+                self.rows
+            ),
+        }
+    }
+
+    /// The same as a clause, for the exports: "model with 16 registers/thread and 0 B static
+    /// shared memory agrees at 13 of 13 rows".
+    pub fn model_clause(&self) -> String {
+        match &self.model_check {
+            ModelCheck::Ran { resources, agreeing_rows } => format!(
+                "model with {} registers/thread and {} B static{} shared memory agrees at {agreeing_rows} of {} rows",
+                resources.registers_per_thread,
+                resources.static_shared_memory,
+                self.dynamic_phrase(),
+                self.rows
+            ),
+            ModelCheck::Unavailable { compute_capability: (major, minor) } => {
+                format!("not checked: the model does not know compute capability {major}.{minor}")
+            }
+            check @ ModelCheck::PerConfiguration { .. } => format!(
+                "model with {}{} shared memory agrees at {} of {} rows",
+                check.per_configuration_resources(),
+                self.dynamic_phrase(),
+                check.agreeing_rows(),
+                self.rows
+            ),
+        }
+    }
+
+    /// The lines after the table, each ending in a newline.
+    pub fn lines(&self) -> String {
+        let mut text = self.suggestion() + "\n";
+        for line in self.fastest().into_iter().chain([self.near_best()]) {
+            text += &line;
+            text.push('\n');
+        }
+        if let Some(note) = self.noise_note() {
+            text += note;
+            text.push('\n');
+        }
+        if let Some(stop) = self.stop_sentence() {
+            text += &stop;
+            text.push('\n');
+        }
+        if let Some(pruned) = self.pruned_sentence() {
+            text += &pruned;
+            text.push('\n');
+        }
+        text += &(self.model_sentence() + "\n");
+        if let Some(ended) = &self.ended_early {
+            text += ended;
+            text.push('\n');
+        }
+        text
+    }
+}
+
+/// One `check failed:` line per failure, then how many failed and what that means.
+pub fn failure_lines<T: std::fmt::Display>(failures: &[T], verdict: &str) -> String {
+    if failures.is_empty() {
+        return String::new();
+    }
+    let mut text: String = failures.iter().map(|failure| format!("check failed: {failure}\n")).collect();
+    text += &format!("\n{} check(s) failed: {verdict}.\n", failures.len());
+    text
+}
+
+/// Renders right-aligned columns, two spaces apart, headings first.
+pub fn render_columns(records: Vec<Vec<String>>) -> String {
+    let mut table = Builder::from_iter(records).build();
+    table.with(Style::blank()).with(Padding::new(1, 0, 0, 0)).with(Alignment::right());
+    let mut text = table.to_string();
+    text.push('\n');
+    text
+}
+
+// The sweep's table: `block_size.cu`'s columns, its summary and its verdict.
+
+/// Column headings and the width `block_size.cu` prints each one in, so that the two
+/// programs' tables line up character for character.
+const COLUMNS: [(&str, usize); 10] = [
+    ("thr/blk", 8),
+    ("warps", 6),
+    ("idle", 5),
+    ("blk/SM", 7),
+    ("warps/SM", 9),
+    ("occ", 6),
+    ("grid", 7),
+    ("ms", 9),
+    ("GB/s", 8),
+    ("of best", 8),
+];
+
+/// The last column, after the seed's ten (and `--stats`' three): which resources bind
+/// blocks/SM at this size, by the occupancy model.
+const LIMITER_COLUMN: (&str, usize) = ("limiter", 14);
+
+/// Samples each row took, before the limiter, where the noise-driven stop made them differ.
+const RUNS_COLUMN: (&str, usize) = ("runs", 6);
+
+/// The lines printed before the sweep starts.
+pub fn header(limits: &DeviceLimits, pass: &Pass, timing: Timing) -> String {
+    device_and_image(limits, pass) + &timing_line(timing)
+}
+
+/// Extra columns `--stats` adds after the seed's ten, with their widths.
+const STATS_COLUMNS: [(&str, usize); 3] = [("min ms", 9), ("max ms", 9), ("MAD ms", 9)];
+
+/// The seed's ten columns, one row per block size; with `stats`, three more columns; where
+/// rows took different numbers of samples, how many each took; last, the binding limit.
+pub fn table(sweep: &Sweep, stats: bool) -> String {
+    let runs = sweep.samples_vary();
+    let mut columns: Vec<(&str, usize)> = COLUMNS
+        .iter()
+        .chain(if stats { &STATS_COLUMNS[..] } else { &[] })
+        .chain(if runs { &[RUNS_COLUMN][..] } else { &[] })
+        .chain([&LIMITER_COLUMN])
+        .copied()
+        .collect();
+    let mut records = vec![columns.iter().map(|(name, _)| name.to_string()).collect::<Vec<_>>()];
+    for row in &sweep.rows {
+        let mut record = vec![
+            row.threads_per_block.to_string(),
+            row.warps_per_block.to_string(),
+            row.idle_lanes.to_string(),
+            row.blocks_per_sm.to_string(),
+            row.resident_warps.to_string(),
+            format!("{:.0}%", sweep.occupancy_percent(row)),
+            row.grid_blocks.to_string(),
+        ];
+        match (&row.failed, &row.pruned) {
+            // No measurement: what happened instead, and nothing to compare.
+            (Some(reason), _) => {
+                let what = if reason.starts_with("hung") { "hung" } else { "failed" };
+                record.extend([what.to_string(), "-".into(), "-".into()]);
+                if stats {
+                    record.extend(["-", "-", "-"].map(String::from));
+                }
+            }
+            (None, Some(_)) => {
+                record.extend(["pruned", "-", "-"].map(String::from));
+                if stats {
+                    record.extend(["-", "-", "-"].map(String::from));
+                }
+            }
+            (None, None) => {
+                record.extend([
+                    format!("{:.3}", row.stats.median),
+                    format!("{:.1}", sweep.gigabytes_per_second(row)),
+                    format!(
+                        "{:.2}{}",
+                        sweep.fraction_of_best(row),
+                        if sweep.within_noise_of_best(row) { "*" } else { "" }
+                    ),
+                ]);
+                if stats {
+                    record.extend([row.stats.min, row.stats.max, row.stats.mad].map(|ms| format!("{ms:.4}")));
+                }
+            }
+        }
+        if runs {
+            let raced = if row.stopped == Some(Stopped::Raced) { "r" } else { "" };
+            record.push(if row.pruned.is_some() {
+                "-".to_string()
+            } else {
+                format!("{}{raced}", row.run_ms.len())
+            });
+        }
+        // A pruned row's reason is under the table (Summary::pruned_sentence).
+        record.push(if row.pruned.is_some() {
+            "cannot launch".to_string()
+        } else {
+            limiter_cell(&row.limiters)
+        });
+        records.push(record);
+    }
+    // Axes beyond the block size (a sweep of your own kernel): their values come first.
+    for (index, name) in sweep.axes.iter().enumerate() {
+        columns.insert(index, (name.as_str(), name.len() + 2));
+        records[0].insert(index, name.clone());
+        for (record, row) in records[1..].iter_mut().zip(&sweep.rows) {
+            record.insert(index, row.axes.get(name).unwrap_or_default().to_string());
+        }
+    }
+    let mut table = Builder::from_iter(records.iter().cloned()).build();
+    table.with(Style::blank()).with(Padding::zero()).with(Alignment::right());
+    // Widen each column to block_size.cu's printf width with left padding, so the cells
+    // stay right-aligned; a wider value simply widens its column, as printf would.
+    for (index, (_, width)) in columns.iter().enumerate() {
+        let natural = records.iter().map(|record| record[index].chars().count()).max().unwrap_or(0);
+        table.modify(Columns::one(index), Padding::new(width.saturating_sub(natural), 0, 0, 0));
+    }
+    let mut text = table.to_string();
+    text.push('\n');
+    text
+}
+
+/// What follows the header once the sweep is done: a blank line, the table, a blank line,
+/// the summary.
+pub fn body(sweep: &Sweep, stats: bool) -> String {
+    format!("\n{}\n{}", table(sweep, stats), Summary::of(sweep).lines())
+}
+
+/// Everything for standard error: one line per failed check, then the verdict. Empty when
+/// every check held.
+pub fn stderr(sweep: &Sweep) -> String {
+    failure_lines(&sweep.failures, "the table above is not a measurement of this kernel")
+}
+
+/// One line for `--device all`'s closing summary.
+pub fn device_summary(sweep: &Sweep) -> String {
+    let verdict = if sweep.failures.is_empty() {
+        "every check held".to_string()
+    } else {
+        format!("{} check(s) failed", sweep.failures.len())
+    };
+    match sweep.best() {
+        Some(best) => format!(
+            "GPU {} ({}): fastest {} threads per block at {:.3} ms ({:.1} GB/s); {} of {} rows within 95 percent; {verdict}.\n",
+            sweep.limits.ordinal,
+            sweep.limits.name,
+            best.threads_per_block,
+            best.stats.median,
+            sweep.gigabytes_per_second(best),
+            sweep.rows_near_best(),
+            sweep.rows.len()
+        ),
+        None => format!("GPU {} ({}): no rows; {verdict}.\n", sweep.limits.ordinal, sweep.limits.name),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernel::workload::{Params, grayscale};
+    use crate::measure::mock::MockGpu;
+
+    fn sweep(gpu: &mut MockGpu, sizes: &[u32]) -> Sweep {
+        let mut workload = (grayscale::KERNEL.create)(&Params::frame(16, 16)).unwrap();
+        gpu.loaded.clear();
+        crate::measure::backend::Device::load(gpu, &grayscale::KERNEL.rust_kernel()).unwrap();
+        workload.upload(gpu).unwrap();
+        let timing = Timing::launch(0, 3);
+        crate::search::sweep::run(gpu, workload.as_mut(), sizes, timing, None).unwrap()
+    }
+
+    #[test]
+    fn every_format_says_the_timing_in_the_same_words() {
+        let timing = Timing { flush_l2: true, ..Timing::launch(3, 10) };
+        assert_eq!(
+            timing_line(timing),
+            "Timing: launch mode, median of 10 runs after 3 warm-ups, each run between its own CUDA events, L2 flushed before each run\n"
+        );
+        assert_eq!(
+            timing_clause(timing),
+            "launch mode, median of 10 runs after 3 warm-ups, L2 flushed before each run"
+        );
+        assert_eq!(timing_title(timing), "launch, median of 10 runs, L2 flushed");
+        assert_eq!(timing_title(Timing { flush_l2: false, ..timing }), "launch, median of 10 runs");
+    }
+
+    #[test]
+    fn the_timing_line_names_the_mode_and_the_stop() {
+        let batch = Timing::fixed(TimingMode::Batch, 3, 10);
+        assert_eq!(
+            timing_line(batch),
+            "Timing: batch mode, median of 10 samples after 3 warm-ups, each sample 10 launches back to back \
+             between one pair of CUDA events, divided by 10\n"
+        );
+        assert_eq!(timing_title(Timing { launches_per_sample: 4, ..batch }), "batch, median of 10 samples");
+        let cold = Timing::fixed(TimingMode::Cold, 0, 5);
+        assert_eq!(
+            timing_line(cold),
+            "Timing: cold mode, median of 5 runs after 0 warm-ups, each run one launch between its own CUDA \
+             events after an L2 flush, every run queued behind a blocking kernel until all are enqueued\n"
+        );
+        assert_eq!(timing_title(cold), "cold, median of 5 runs, L2 flushed", "cold always flushes");
+        let stop = NoiseStop {
+            max_noise: 0.0025,
+            max_time_per_row: std::time::Duration::from_millis(1500),
+            max_runs: 99,
+        };
+        let adaptive = batch.until(stop);
+        assert_eq!(
+            timing_line(adaptive),
+            "Timing: batch mode, median of at least 10 samples after 3 warm-ups, each sample 10 launches back to \
+             back between one pair of CUDA events, divided by 10\n  Noise-driven stop: each row takes more \
+             samples until their median absolute deviation is at most 0.25% of their median, or for 1.5 s\n"
+        );
+        assert_eq!(
+            timing_clause(adaptive),
+            "batch mode, median of at least 10 samples after 3 warm-ups, until MAD/median <= 0.25% or 1.5 s a row"
+        );
+    }
+
+    #[test]
+    fn the_summary_says_how_the_noise_driven_stop_ended_the_rows() {
+        let mut gpu = MockGpu::h200_like();
+        gpu.milliseconds = vec![(64, 0.5), (128, 0.25)];
+        // Steady at 64 threads, ten percent apart at 128, for ever.
+        gpu.sample_script =
+            vec![1.0; 5].into_iter().chain([0.9, 1.0, 1.1].into_iter().cycle().take(3000)).collect();
+        let mut workload = (grayscale::KERNEL.create)(&Params::frame(16, 16)).unwrap();
+        crate::measure::backend::Device::load(&mut gpu, &grayscale::KERNEL.rust_kernel()).unwrap();
+        workload.upload(&mut gpu).unwrap();
+        let stop = NoiseStop {
+            max_noise: 0.01,
+            max_time_per_row: std::time::Duration::from_millis(10),
+            max_runs: 1000,
+        };
+        let timing = Timing::launch(0, 5).until(stop);
+        let sweep = crate::search::sweep::run(&mut gpu, workload.as_mut(), &[64, 128], timing, None).unwrap();
+        assert_eq!(sweep.rows[0].stopped, Some(Stopped::Converged));
+        assert_eq!(sweep.rows[1].stopped, Some(Stopped::TimeBudget));
+        assert!(sweep.samples_vary());
+        let summary = Summary::of(&sweep);
+        // 5 samples of 0.5 ms steady; 0.25 ms samples for 10 ms: 41 of them.
+        assert_eq!(
+            summary.stop_sentence().as_deref(),
+            Some(
+                "Noise-driven stop: 1 of 2 rows reached MAD/median <= 1%, 1 stopped at 0.01 s; 5 to 41 samples a row (runs column)."
+            )
+        );
+        assert!(summary.lines().contains("Noise-driven stop: 1 of 2 rows"), "{}", summary.lines());
+        // A fixed count says nothing of it.
+        let fixed = crate::search::sweep::run(&mut gpu, workload.as_mut(), &[64], Timing::launch(0, 2), None)
+            .unwrap();
+        assert_eq!(Summary::of(&fixed).stop_sentence(), None);
+    }
+
+    #[test]
+    fn the_summary_says_each_sentence_once_for_every_format() {
+        let mut gpu = MockGpu::h200_like();
+        gpu.milliseconds = vec![(64, 0.5), (128, 0.25)];
+        let summary = Summary::of(&sweep(&mut gpu, &[64, 128]));
+        assert_eq!(
+            summary.lines(),
+            "cuOccupancyMaxPotentialBlockSize suggests 1024 threads per block and a grid of 264 blocks.\n\
+             Fastest measured: 128 threads per block at 0.250 ms.\n\
+             1 of 2 configurations reach at least 95 percent of that row.\n\
+             Occupancy model (16 registers/thread, 0 B static shared memory) agrees with the driver's blk/SM at 2 of 2 block sizes.\n"
+        );
+        assert_eq!(summary.fastest_label().as_deref(), Some("fastest: 128 threads, 0.250 ms"));
+        assert_eq!(
+            summary.model_clause(),
+            "model with 16 registers/thread and 0 B static shared memory agrees at 2 of 2 rows"
+        );
+    }
+
+    #[test]
+    fn an_architecture_the_model_does_not_know_is_said_to_be_unchecked() {
+        // A B200 (10.0): whatever its residency, the model does not judge it.
+        let mut gpu = MockGpu::h200_like();
+        gpu.limits.compute_capability = (10, 0);
+        let summary = Summary::of(&sweep(&mut gpu, &[64, 96]));
+        assert!(
+            summary
+                .lines()
+                .ends_with("Occupancy model: not checked: it does not know compute capability 10.0.\n")
+        );
+        assert_eq!(summary.model_clause(), "not checked: the model does not know compute capability 10.0");
+    }
+}

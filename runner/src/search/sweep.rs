@@ -1,0 +1,956 @@
+/*!
+The sweep: for each block size, ask the driver for residency, launch one full wave, time it,
+check it. Every check that fails is recorded and the sweep goes on, so one bad row still lets
+every other row report; the caller turns any failure into exit status 1.
+*/
+
+use crate::kernel::axes::AxisValues;
+use crate::kernel::workload::{Mismatch, Pass, Workload};
+use crate::measure::backend::{DeviceLimits, Gpu, KernelResources, Suggestion, Timing};
+use crate::measure::checked::{self, Checked};
+use crate::measure::interrupt::Interrupted;
+use crate::measure::journal::{self, Configuration, Journal};
+use crate::measure::timing::Stopped;
+use crate::model::grid::GridPolicy;
+use crate::model::occupancy::{WARP_SIZE, idle_lanes, occupancy_percent, warps_per_block};
+use crate::model::sm::{Limiter, SmModel};
+use crate::model::stats::RunStats;
+use anyhow::{Context as _, Result};
+
+/// Rows within this fraction of the fastest row count as "reaching" it in the summary.
+pub const NEAR_BEST_FRACTION: f64 = 0.95;
+
+/// One measured block size.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Row {
+    /// Threads per block.
+    pub threads_per_block: u32,
+    /// Warps per block, rounded up.
+    pub warps_per_block: u32,
+    /// Threads of the last warp with no work.
+    pub idle_lanes: u32,
+    /// The driver's resident blocks per SM, with the row's dynamic shared memory.
+    pub blocks_per_sm: u32,
+    /// Resident warps per SM: blocks/SM x warps per block.
+    pub resident_warps: u32,
+    /// Blocks launched, as the grid policy says.
+    pub grid_blocks: u32,
+    /// Bytes of dynamic shared memory each block was launched with (and the occupancy
+    /// queries were given).
+    pub dynamic_shared_memory: u32,
+    /// The resources that bind blocks/SM at this size, by the occupancy model (none where the
+    /// model does not know the device).
+    pub limiters: Vec<Limiter>,
+    /// Milliseconds of each sample, in order: one launch's, or in batch mode the mean of a
+    /// batch's. Under the noise-driven stop their count varies from row to row.
+    pub run_ms: Vec<f32>,
+    /// Why the noise-driven stop ended this row (`None`: a fixed count).
+    pub stopped: Option<Stopped>,
+    /// Their median, extremes and median absolute deviation.
+    pub stats: RunStats,
+    /// The row's value on each axis of the sweep ([`Sweep::axes`]): the table's first
+    /// columns. Empty where the sweep has no axis beyond the block size.
+    pub axes: AxisValues,
+    /// Why this configuration has no measurement: a launch fault (the driver's message) or a
+    /// hang. Its samples are then empty, and the table says so instead of a time.
+    pub failed: Option<String>,
+    /// Why this configuration was not launched: the occupancy model says the device cannot
+    /// launch it (threads, registers or shared memory beyond a block's limits;
+    /// `docs/search.md`). Its samples are empty; it is no failure.
+    pub pruned: Option<String>,
+}
+
+/// A check that did not hold. Each variant says why its row, or the run, measures nothing.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CheckFailure {
+    /// The driver fits no block of this size on an SM.
+    NoResidency {
+        /// The row's block size.
+        threads_per_block: u32,
+    },
+    /// The driver's blocks/SM is above the device's resident-block cap.
+    BlockCapExceeded {
+        /// The row's block size.
+        threads_per_block: u32,
+        /// The driver's blocks/SM.
+        blocks_per_sm: u32,
+        /// The device's resident-block cap.
+        cap: u32,
+    },
+    /// blocks/SM x warps/block is above the device's resident-warp cap.
+    WarpCapExceeded {
+        /// The row's block size.
+        threads_per_block: u32,
+        /// Warps resident per SM by the driver's blocks/SM.
+        resident_warps: u32,
+        /// The device's resident-warp cap.
+        cap: u32,
+    },
+    /// The output differs from the CPU reference (or, for a kernel of your own, fails one of
+    /// its checks).
+    WrongOutput {
+        /// The row's block size.
+        threads_per_block: u32,
+        /// Where and how.
+        mismatch: Mismatch,
+    },
+    /// The device's warp size is not the one the warps and idle columns assume.
+    WarpSize {
+        /// The warp size the device reports.
+        reported: u32,
+    },
+    /// The occupancy model and the driver disagree about blocks/SM.
+    ModelDisagrees {
+        /// The row's block size.
+        threads_per_block: u32,
+        /// The model's blocks/SM.
+        model: u32,
+        /// The driver's.
+        driver: u32,
+    },
+    /// A failure of the rows of one configuration of the sweep's axes ([`Sweep::axes`]).
+    Configuration {
+        /// Its values ("items/thr 4, grid waves:2").
+        axes: AxisValues,
+        /// What failed there.
+        failure: Box<CheckFailure>,
+    },
+    /// The configuration could not be measured: a launch fault, or a hang.
+    Failed {
+        /// Its block size.
+        threads_per_block: u32,
+        /// The driver's message, or the hang.
+        reason: String,
+    },
+    /// A launch fault poisoned the context and no fresh worker measured the rest.
+    NotMeasured {
+        /// How many configurations were left.
+        configurations: usize,
+    },
+}
+
+impl std::fmt::Display for CheckFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match *self {
+            Self::NoResidency { threads_per_block } => write!(
+                f,
+                "the driver fits no {threads_per_block}-thread block of this kernel on an SM; that row measured a single block, not a wave"
+            ),
+            Self::BlockCapExceeded { threads_per_block, blocks_per_sm, cap } => write!(
+                f,
+                "at {threads_per_block} threads per block the driver reports {blocks_per_sm} blocks/SM, above the device's cap of {cap}"
+            ),
+            Self::WarpCapExceeded { threads_per_block, resident_warps, cap } => write!(
+                f,
+                "at {threads_per_block} threads per block {resident_warps} warps would be resident per SM, above the device's cap of {cap}"
+            ),
+            Self::WrongOutput { threads_per_block, ref mismatch } => {
+                write!(f, "wrong output at {threads_per_block} threads per block: {mismatch}")
+            }
+            Self::WarpSize { reported } => write!(
+                f,
+                "the device reports a warp size of {reported}; the warps and idle columns assume {WARP_SIZE}"
+            ),
+            Self::ModelDisagrees { threads_per_block, model, driver } => write!(
+                f,
+                "at {threads_per_block} threads per block the occupancy model predicts {model} blocks/SM, the driver says {driver}"
+            ),
+            Self::Configuration { ref axes, ref failure } => write!(f, "{axes}: {failure}"),
+            Self::Failed { threads_per_block, ref reason } => {
+                write!(f, "at {threads_per_block} threads per block nothing was measured: {reason}")
+            }
+            Self::NotMeasured { configurations } => write!(
+                f,
+                "{configurations} configuration(s) after a launch fault that lost the GPU context were not measured \
+                 (block-size and sweep_and_print measure them in a fresh worker)"
+            ),
+        }
+    }
+}
+
+/// The occupancy model run beside the driver: the kernel's resources it was given, and at
+/// how many rows it agreed (disagreements are [`CheckFailure::ModelDisagrees`]).
+#[derive(Debug, Clone, PartialEq)]
+pub enum ModelCheck {
+    /// The model ran: with these resources, agreeing at this many rows.
+    Ran {
+        /// The kernel's registers and static shared memory it was given.
+        resources: KernelResources,
+        /// Rows at which it agreed with the driver.
+        agreeing_rows: usize,
+    },
+    /// Not checked: the model does not know this compute capability's architecture.
+    Unavailable {
+        /// The device's compute capability.
+        compute_capability: (u32, u32),
+    },
+    /// A sweep over axes whose configurations' kernels differ in resources: each
+    /// configuration's check (the sweeps of its configurations combined).
+    PerConfiguration {
+        /// Each configuration with its kernel's check.
+        checks: Vec<(AxisValues, ModelCheck)>,
+    },
+}
+
+/// Everything one sweep measured, ready to print.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Sweep {
+    /// The device.
+    pub limits: DeviceLimits,
+    /// What one pass of the kernel is: its name, frame and bytes.
+    pub pass: Pass,
+    /// How each row was timed.
+    pub timing: Timing,
+    /// One row per configuration: per block size, times the configurations of the axes.
+    pub rows: Vec<Row>,
+    /// How many blocks each row launched.
+    pub grid: GridPolicy,
+    /// The names of the axes beyond the block size ("items/thr", "grid"), where the sweep ran
+    /// the cross product of the block sizes and their values; each row says its values
+    /// ([`Row::axes`]). Empty where there is none.
+    pub axes: Vec<String>,
+    /// The driver's suggestion for the kernel (with axes, for its first configuration's).
+    pub suggestion: Suggestion,
+    /// The occupancy model's check against the driver.
+    pub model_check: ModelCheck,
+    /// Every check that failed; non-empty means the rows are not a measurement.
+    pub failures: Vec<CheckFailure>,
+    /// Why the sweep ended before its last configuration, where it did.
+    pub ended_early: Option<EndedEarly>,
+    /// How its samples were spent: every configuration to the end, or a race
+    /// ([`crate::search::race`]).
+    pub search: crate::search::race::Search,
+}
+
+/// Why a sweep ended before its last configuration: its rows so far are kept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EndedEarly {
+    /// A signal asked it to stop (exit 130 for SIGINT, 143 for SIGTERM).
+    Interrupted(crate::measure::interrupt::Signal),
+    /// A launch fault poisoned the GPU context: the rest needs a fresh process (a supervised
+    /// worker exits for its supervisor to start one; `configurations_left` were not measured).
+    ContextLost {
+        /// Configurations after the faulting one.
+        configurations_left: usize,
+    },
+}
+
+impl Sweep {
+    /// Items one pass covers: the frame's pixels, or a user kernel's items.
+    pub fn pixels(&self) -> u64 {
+        self.pass.item_count()
+    }
+
+    /// The row with the lowest median time (the first of equals).
+    pub fn best(&self) -> Option<&Row> {
+        self.measured_rows().reduce(|best, row| if row.stats.median < best.stats.median { row } else { best })
+    }
+
+    /// The rows with a measurement (not failed, not pruned).
+    pub fn measured_rows(&self) -> impl Iterator<Item = &Row> {
+        self.rows.iter().filter(|row| row.failed.is_none() && row.pruned.is_none())
+    }
+
+    /// The rows the occupancy model left out as unable to launch ([`Row::pruned`]).
+    pub fn pruned_rows(&self) -> impl Iterator<Item = &Row> {
+        self.rows.iter().filter(|row| row.pruned.is_some())
+    }
+
+    /// The best row's median time over this row's: 1.00 for the best row, smaller for slower ones.
+    pub fn fraction_of_best(&self, row: &Row) -> f64 {
+        let best = self.best().map_or(row.stats.median, |best| best.stats.median);
+        best / row.stats.median
+    }
+
+    /// Whether a row other than the best is slower by no more than the measured noise: its
+    /// median exceeds the best median by at most the two rows' median absolute deviations.
+    pub fn within_noise_of_best(&self, row: &Row) -> bool {
+        match self.best() {
+            Some(best) if (best.threads_per_block, &best.axes) != (row.threads_per_block, &row.axes) => {
+                row.stats.median - best.stats.median <= best.stats.mad + row.stats.mad
+            }
+            _ => false,
+        }
+    }
+
+    /// Rows that reach at least 95 percent of the best row's speed.
+    pub fn rows_near_best(&self) -> usize {
+        self.measured_rows().filter(|row| self.fraction_of_best(row) >= NEAR_BEST_FRACTION).count()
+    }
+
+    /// A row's resident warps over the SM's maximum, in percent.
+    pub fn occupancy_percent(&self, row: &Row) -> f64 {
+        occupancy_percent(row.resident_warps, self.limits.max_warps_per_sm())
+    }
+
+    /// Effective bandwidth of a row: the bytes one pass moves over its median time.
+    pub fn gigabytes_per_second(&self, row: &Row) -> f64 {
+        self.gigabytes_per_second_at(row.stats.median)
+    }
+
+    /// The bytes one pass moves over `milliseconds`, in GB/s.
+    pub fn gigabytes_per_second_at(&self, milliseconds: f64) -> f64 {
+        self.pass.gigabytes_per_second(milliseconds)
+    }
+
+    /// Whether rows took different numbers of samples (the noise-driven stop): the table then
+    /// has a `runs` column.
+    pub fn samples_vary(&self) -> bool {
+        let measured: Vec<&Row> = self.measured_rows().collect();
+        measured.windows(2).any(|pair| pair[0].run_ms.len() != pair[1].run_ms.len())
+    }
+
+    /// The dynamic shared memory every row was launched with, where it is the same in all.
+    pub fn constant_dynamic_shared_memory(&self) -> Option<u32> {
+        let first = self.rows.first().map_or(0, |row| row.dynamic_shared_memory);
+        self.rows.iter().all(|row| row.dynamic_shared_memory == first).then_some(first)
+    }
+}
+
+#[cfg_attr(not(any(test, feature = "mock")), allow(dead_code))]
+/// Runs the sweep over `block_sizes` of the active kernel on `workload`, already uploaded.
+/// Every row's occupancy query, suggestion, launch and model check get the workload's
+/// dynamic shared memory at that block size. With `corrupt`, that output element is
+/// overwritten on the device after every row's launches, and every row must then fail its
+/// reference check at that index.
+///
+/// Returns `Err` only when the driver itself fails (a launch, a copy); failed checks are
+/// collected in [`Sweep::failures`].
+///
+/// Each row's samples are taken as `timing` says: its mode, and a fixed count or the
+/// noise-driven stop (`crate::measure::checked::sample`). Each row launches one full wave
+/// ([`GridPolicy::OneWave`]); `measure` takes the grid policy too.
+pub fn run(
+    gpu: &mut dyn Gpu,
+    workload: &mut dyn Workload,
+    block_sizes: &[u32],
+    timing: Timing,
+    corrupt: Option<usize>,
+) -> Result<Sweep> {
+    measure(
+        gpu,
+        workload,
+        &Settings {
+            block_sizes: block_sizes.to_vec(),
+            timing,
+            grid: GridPolicy::OneWave,
+            corrupt,
+            round: Round::All,
+        },
+    )
+}
+
+/// What one sweep measures, besides the kernel and its workload: the engine's options, as
+/// the CLI's sweep ([`crate::commands::sweep`]) and a sweep of your own kernel
+/// ([`crate::kernel::run`]) both give them to [`measure`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct Settings {
+    /// Threads per block of each row, in order.
+    pub block_sizes: Vec<u32>,
+    /// How each row is timed.
+    pub timing: Timing,
+    /// How many blocks each row launches.
+    pub grid: GridPolicy,
+    /// Overwrite this output element after every row's launches (the `--corrupt-pixel`
+    /// self-test); `None` in a real run.
+    pub corrupt: Option<usize>,
+    /// Which configurations it measures: all, or a race's round ([`crate::search::race`]).
+    pub round: Round,
+}
+
+/// Which configurations a sweep measures: all of them, or one round of a race
+/// ([`crate::search::race`]).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub enum Round {
+    /// Every configuration, to the end.
+    #[default]
+    All,
+    /// A race's first round: every configuration, journaled apart from the second.
+    First,
+    /// A race's second round: these configurations alone, each as (its values on the axes,
+    /// threads per block).
+    Survivors(Vec<(AxisValues, u32)>),
+}
+
+impl Round {
+    /// Whether this round measures the configuration of `axes` at `threads_per_block`.
+    fn measures(&self, axes: &AxisValues, threads_per_block: u32) -> bool {
+        match self {
+            Self::All | Self::First => true,
+            Self::Survivors(alive) => {
+                alive.iter().any(|(values, threads)| values == axes && *threads == threads_per_block)
+            }
+        }
+    }
+}
+
+/// The sweep engine: [`run`] with every option of [`Settings`], the grid policy included.
+/// The CLI's sweep and [`crate::kernel::run`] both measure through it.
+pub fn measure(gpu: &mut dyn Gpu, workload: &mut dyn Workload, settings: &Settings) -> Result<Sweep> {
+    measure_in(gpu, workload, settings, &mut Session::default())
+}
+
+/// What a sweep keeps beside its rows: the journal it writes and resumes from, and the
+/// configuration of the axes its rows are of.
+#[derive(Default)]
+pub(crate) struct Session<'a> {
+    /// Where finished configurations go, and those a resume skips.
+    pub journal: Option<&'a mut Journal>,
+    /// The values on the axes of this sweep's rows (a kernel of your own with axes).
+    pub axes: AxisValues,
+}
+
+/// [`measure`], journaled: a configuration the journal's resume holds is taken from it, not
+/// measured; each one measured is appended to the journal as it finishes. A launch fault marks
+/// its configuration failed and the sweep goes on, unless it lost the context
+/// ([`EndedEarly::ContextLost`]); a signal ends it with the rows so far
+/// ([`EndedEarly::Interrupted`]).
+pub(crate) fn measure_in(
+    gpu: &mut dyn Gpu,
+    workload: &mut dyn Workload,
+    settings: &Settings,
+    session: &mut Session,
+) -> Result<Sweep> {
+    let Settings { ref block_sizes, timing, grid, corrupt, ref round } = *settings;
+    let limits = gpu.limits().clone();
+    let pixels = workload.pass().item_count();
+    let mut rows = Vec::with_capacity(block_sizes.len());
+    let mut failures = Vec::new();
+    let resources = gpu.kernel_resources().context("reading the kernel's registers and shared memory")?;
+    let model = SmModel::from_device(&limits);
+    let mut agreeing_rows = 0;
+    // Before any launch: a launch fault can leave the context unable to answer it.
+    let suggestion =
+        gpu.suggestion(&|threads_per_block| workload.dynamic_shared_memory(threads_per_block))?;
+    let mut ended_early = None;
+
+    for (index, &threads_per_block) in block_sizes.iter().enumerate() {
+        if let Some(signal) = crate::measure::interrupt::requested() {
+            ended_early = Some(EndedEarly::Interrupted(signal));
+            break;
+        }
+        if !round.measures(&session.axes, threads_per_block) {
+            continue;
+        }
+        let warps = warps_per_block(threads_per_block);
+        let dynamic_shared_memory = workload.dynamic_shared_memory(threads_per_block);
+        if let Some(reason) = crate::model::prune::cannot_launch(
+            &limits,
+            model.as_ref(),
+            resources,
+            threads_per_block,
+            dynamic_shared_memory,
+        ) {
+            // Not launched, not queried: the row says why, and the sweep goes on.
+            rows.push(Row {
+                threads_per_block,
+                warps_per_block: warps,
+                idle_lanes: idle_lanes(threads_per_block),
+                blocks_per_sm: 0,
+                resident_warps: 0,
+                grid_blocks: 0,
+                dynamic_shared_memory,
+                limiters: Vec::new(),
+                run_ms: Vec::new(),
+                stopped: None,
+                stats: RunStats::of(&[]),
+                axes: AxisValues::none(),
+                failed: None,
+                pruned: Some(reason),
+            });
+            continue;
+        }
+        let blocks_per_sm = gpu
+            .blocks_per_sm(threads_per_block, dynamic_shared_memory)
+            .with_context(|| format!("occupancy query at {threads_per_block} threads per block"))?;
+        let grid_blocks = grid.grid_blocks(blocks_per_sm, limits.multiprocessors, pixels, threads_per_block);
+        let resident_warps = blocks_per_sm * warps;
+
+        // This row's checks count only once it is finished: a row a signal cuts short leaves
+        // nothing behind.
+        let (failures_before, agreeing_before) = (failures.len(), agreeing_rows);
+        if blocks_per_sm == 0 {
+            failures.push(CheckFailure::NoResidency { threads_per_block });
+        }
+        if blocks_per_sm > limits.max_blocks_per_sm {
+            failures.push(CheckFailure::BlockCapExceeded {
+                threads_per_block,
+                blocks_per_sm,
+                cap: limits.max_blocks_per_sm,
+            });
+        }
+        if resident_warps > limits.max_warps_per_sm() {
+            failures.push(CheckFailure::WarpCapExceeded {
+                threads_per_block,
+                resident_warps,
+                cap: limits.max_warps_per_sm(),
+            });
+        }
+
+        let mut limiters = Vec::new();
+        if let Some(model) = &model {
+            // The shared memory a block holds: the kernel's static plus the launch's dynamic.
+            let shared = resources.static_shared_memory.saturating_add(dynamic_shared_memory);
+            let occupancy = model.occupancy(threads_per_block, resources.registers_per_thread, shared);
+            let predicted = occupancy.blocks_per_sm;
+            limiters = occupancy.limiters;
+            if predicted == blocks_per_sm {
+                agreeing_rows += 1;
+            } else {
+                failures.push(CheckFailure::ModelDisagrees {
+                    threads_per_block,
+                    model: predicted,
+                    driver: blocks_per_sm,
+                });
+            }
+        }
+
+        let configuration = Configuration {
+            threads_per_block,
+            axes: session.axes.clone(),
+            first_round: *round == Round::First,
+        };
+        let resumed = session.journal.as_ref().and_then(|journal| journal.resumed(&configuration).cloned());
+        let mut context_lost = false;
+        let entry = match resumed {
+            Some(entry) => entry,
+            None => {
+                crate::measure::watchdog::set_current(Some(configuration.to_string()));
+                // A hang ends this process from the watchdog's thread: the configuration is
+                // journaled as failed first, so that the next worker goes on after it.
+                if let Some(journal) = session.journal.as_deref()
+                    && let Some(record) = journal.for_hangs()
+                {
+                    let entry = journal.entry(configuration.clone());
+                    crate::measure::watchdog::on_hang(move |_, message| {
+                        record(journal::Entry { failed: Some(message.to_string()), ..entry.clone() })
+                    });
+                }
+                let measured =
+                    checked::measure(gpu, workload, grid_blocks, threads_per_block, timing, corrupt);
+                crate::measure::watchdog::set_current(None);
+                let mut entry = match &session.journal {
+                    Some(journal) => journal.entry(configuration),
+                    None => journal::Entry::unkeyed(configuration),
+                };
+                match measured {
+                    Ok(Checked { run_ms, stopped, mismatch }) => {
+                        (entry.run_ms, entry.stopped, entry.mismatch) = (run_ms, stopped, mismatch);
+                    }
+                    Err(error) => {
+                        if let Some(&Interrupted(signal)) = error.downcast_ref::<Interrupted>() {
+                            ended_early = Some(EndedEarly::Interrupted(signal));
+                            failures.truncate(failures_before);
+                            agreeing_rows = agreeing_before;
+                            break;
+                        }
+                        let Some(fault) = gpu.launch_fault(&error) else { return Err(error) };
+                        context_lost = fault.context_lost;
+                        entry.failed = Some(format!("the launch failed: {error:#}"));
+                    }
+                }
+                if let Some(journal) = session.journal.as_deref_mut() {
+                    journal.record(&entry).map_err(|error| anyhow::anyhow!(error))?;
+                }
+                entry
+            }
+        };
+        if let Some(mismatch) = entry.mismatch {
+            failures.push(CheckFailure::WrongOutput { threads_per_block, mismatch });
+        }
+        if let Some(reason) = &entry.failed {
+            failures.push(CheckFailure::Failed { threads_per_block, reason: reason.clone() });
+        }
+        let (run_ms, stopped, failed) = (entry.run_ms, entry.stopped, entry.failed);
+
+        rows.push(Row {
+            threads_per_block,
+            warps_per_block: warps,
+            idle_lanes: idle_lanes(threads_per_block),
+            blocks_per_sm,
+            resident_warps,
+            grid_blocks,
+            dynamic_shared_memory,
+            limiters,
+            stats: RunStats::of(&run_ms),
+            run_ms,
+            stopped,
+            axes: AxisValues::none(),
+            failed,
+            pruned: None,
+        });
+        let configurations_left = block_sizes[index + 1..]
+            .iter()
+            .filter(|&&threads| round.measures(&session.axes, threads))
+            .count();
+        if context_lost && configurations_left > 0 {
+            ended_early = Some(EndedEarly::ContextLost { configurations_left });
+            break;
+        }
+    }
+
+    if limits.warp_size != WARP_SIZE {
+        failures.push(CheckFailure::WarpSize { reported: limits.warp_size });
+    }
+
+    let model_check = match model {
+        Some(_) => ModelCheck::Ran { resources, agreeing_rows },
+        None => ModelCheck::Unavailable { compute_capability: limits.compute_capability },
+    };
+    Ok(Sweep {
+        limits,
+        pass: workload.pass().clone(),
+        timing,
+        rows,
+        grid,
+        axes: Vec::new(),
+        suggestion,
+        model_check,
+        failures,
+        ended_early,
+        search: crate::search::race::Search::Exhaustive,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::commands::settings::DEFAULT_BLOCK_SIZES;
+    use crate::kernel::workload::grayscale::CORRUPT_VALUE;
+    use crate::kernel::workload::{KernelSpec, Params, grayscale, histogram};
+    use crate::measure::backend::Device as _;
+    use crate::measure::mock::{H200_BLOCKS_PER_SM_AT_16_KIB, MockGpu};
+
+    const TIMING: Timing = Timing::launch(3, 10);
+
+    /// `spec`'s workload of `params`, uploaded to `gpu` with its kernel loaded.
+    fn uploaded(gpu: &mut MockGpu, spec: &KernelSpec, params: &Params) -> Box<dyn Workload> {
+        gpu.load(&spec.rust_kernel()).unwrap();
+        let mut workload = (spec.create)(params).unwrap();
+        workload.upload(gpu).unwrap();
+        workload
+    }
+
+    fn grayscale(gpu: &mut MockGpu, width: u32, height: u32) -> Box<dyn Workload> {
+        uploaded(gpu, &grayscale::KERNEL, &Params::frame(width, height))
+    }
+
+    fn sweep(gpu: &mut MockGpu, width: u32, height: u32, sizes: &[u32]) -> Sweep {
+        let mut workload = grayscale(gpu, width, height);
+        run(gpu, workload.as_mut(), sizes, TIMING, None).unwrap()
+    }
+
+    #[test]
+    fn clean_sweep_has_one_row_per_size_and_no_failures() {
+        let mut gpu = MockGpu::h200_like();
+        let result = sweep(&mut gpu, 64, 64, &[32, 100, 256]);
+        assert!(result.failures.is_empty(), "{:?}", result.failures);
+        let threads: Vec<u32> = result.rows.iter().map(|r| r.threads_per_block).collect();
+        assert_eq!(threads, [32, 100, 256]);
+        let row = &result.rows[1];
+        assert_eq!(
+            (row.warps_per_block, row.idle_lanes, row.blocks_per_sm, row.resident_warps),
+            (4, 28, 16, 64)
+        );
+    }
+
+    #[test]
+    fn every_row_launches_warmups_then_timed_runs_with_its_grid() {
+        let mut gpu = MockGpu::h200_like();
+        // 4096 pixels at 256 threads need 16 blocks, fewer than one wave of 8 x 132.
+        sweep(&mut gpu, 64, 64, &[256, 1024]);
+        assert_eq!(gpu.launches.len(), 2 * 13);
+        assert!(gpu.launches[..13].iter().all(|&launch| launch == (16, 256)));
+        assert!(gpu.launches[13..].iter().all(|&launch| launch == (4, 1024)));
+    }
+
+    #[test]
+    fn corrupted_output_is_reported_at_its_index() {
+        let mut gpu = MockGpu::h200_like();
+        let mut workload = grayscale(&mut gpu, 256, 256);
+        let result = run(&mut gpu, workload.as_mut(), &[128, 256], TIMING, Some(40_960)).unwrap();
+        let want = crate::kernel::workload::grayscale::frame::Frame::synthetic(
+            crate::model::frame_size::FrameSize::new(256, 256),
+        )
+        .unwrap()
+        .reference()
+        .unwrap()[40_960];
+        let expected = |threads_per_block| CheckFailure::WrongOutput {
+            threads_per_block,
+            mismatch: Mismatch {
+                index: Some(40_960),
+                description: format!("pixel 40960 is {CORRUPT_VALUE}, the CPU reference says {want}"),
+            },
+        };
+        assert_eq!(result.failures, [expected(128), expected(256)]);
+    }
+
+    #[test]
+    fn residency_above_the_caps_is_a_failure() {
+        let mut gpu = MockGpu::h200_like();
+        gpu.blocks_per_sm = vec![(64, 33), (512, 5)];
+        let result = sweep(&mut gpu, 32, 32, &[64, 512]);
+        assert_eq!(
+            result.failures,
+            [
+                CheckFailure::BlockCapExceeded { threads_per_block: 64, blocks_per_sm: 33, cap: 32 },
+                CheckFailure::WarpCapExceeded { threads_per_block: 64, resident_warps: 66, cap: 64 },
+                CheckFailure::ModelDisagrees { threads_per_block: 64, model: 32, driver: 33 },
+                CheckFailure::WarpCapExceeded { threads_per_block: 512, resident_warps: 80, cap: 64 },
+                CheckFailure::ModelDisagrees { threads_per_block: 512, model: 4, driver: 5 },
+            ]
+        );
+    }
+
+    #[test]
+    fn a_configuration_the_model_cannot_launch_is_pruned_with_its_reason() {
+        let mut gpu = MockGpu::h200_like();
+        gpu.blocks_per_sm = vec![(1024, 0)];
+        // 128 registers per thread: no 1024-thread block fits; 512 threads do.
+        gpu.resources.registers_per_thread = 128;
+        let result = sweep(&mut gpu, 32, 32, &[512, 1024]);
+        assert_eq!(result.failures, []);
+        let pruned = &result.rows[1];
+        assert_eq!((pruned.threads_per_block, pruned.grid_blocks, pruned.run_ms.len()), (1024, 0, 0));
+        assert_eq!(
+            pruned.pruned.as_deref(),
+            Some("128 registers a thread x 1024 threads, above the 65536 registers a block may hold")
+        );
+        assert_eq!(result.measured_rows().count(), 1);
+        assert_eq!(result.model_check.agreeing_rows(), 1);
+        // It was neither queried nor launched.
+        assert!(gpu.launches.iter().all(|&(_, threads)| threads == 512), "{:?}", gpu.launches);
+        let table = crate::results::table::body(&result, false);
+        assert!(table.contains("    0%       0    pruned        -        -  cannot launch\n"), "{table}");
+        assert!(
+            table.contains(
+                "Not launched, 1 configuration(s) the occupancy model says the device cannot launch (docs/search.md): \
+                 1024 threads: 128 registers a thread x 1024 threads, above the 65536 registers a block may hold.\n"
+            ),
+            "{table}"
+        );
+    }
+
+    #[test]
+    fn zero_residency_the_model_does_not_predict_fails_but_still_launches_one_block() {
+        let mut gpu = MockGpu::h200_like();
+        gpu.blocks_per_sm = vec![(1024, 0)];
+        let result = sweep(&mut gpu, 32, 32, &[1024]);
+        assert_eq!(result.rows[0].grid_blocks, 1);
+        assert_eq!(
+            result.failures,
+            [
+                CheckFailure::NoResidency { threads_per_block: 1024 },
+                CheckFailure::ModelDisagrees { threads_per_block: 1024, model: 2, driver: 0 }
+            ]
+        );
+    }
+
+    #[test]
+    fn model_and_driver_agree_on_every_row_of_an_h200() {
+        let mut gpu = MockGpu::h200_like();
+        let result = sweep(&mut gpu, 16, 16, &DEFAULT_BLOCK_SIZES);
+        assert_eq!(result.failures, []);
+        assert_eq!(
+            result.model_check,
+            ModelCheck::Ran {
+                resources: KernelResources { registers_per_thread: 16, static_shared_memory: 0 },
+                agreeing_rows: 13
+            }
+        );
+    }
+
+    #[test]
+    fn a_disagreement_with_the_model_names_the_row() {
+        let mut gpu = MockGpu::h200_like();
+        // Within every cap, but one block fewer than the model predicts.
+        gpu.blocks_per_sm = vec![(64, 32), (96, 20)];
+        let result = sweep(&mut gpu, 16, 16, &[64, 96]);
+        assert_eq!(
+            result.failures,
+            [CheckFailure::ModelDisagrees { threads_per_block: 96, model: 21, driver: 20 }]
+        );
+        assert_eq!(
+            result.failures[0].to_string(),
+            "at 96 threads per block the occupancy model predicts 21 blocks/SM, the driver says 20"
+        );
+    }
+
+    #[test]
+    fn no_model_before_volta_is_reported_not_failed() {
+        let mut gpu = MockGpu::h200_like();
+        gpu.limits.compute_capability = (6, 1);
+        let result = sweep(&mut gpu, 8, 8, &[64]);
+        assert_eq!(result.failures, []);
+        assert_eq!(result.model_check, ModelCheck::Unavailable { compute_capability: (6, 1) });
+    }
+
+    #[test]
+    fn an_architecture_the_model_does_not_know_runs_unchecked() {
+        // A B200 (10.0): whatever its residency, the model does not judge it.
+        let mut gpu = MockGpu::h200_like();
+        gpu.limits.compute_capability = (10, 0);
+        gpu.blocks_per_sm = vec![(64, 24), (96, 20)];
+        let result = sweep(&mut gpu, 16, 16, &[64, 96]);
+        assert_eq!(result.failures, []);
+        assert_eq!(result.model_check, ModelCheck::Unavailable { compute_capability: (10, 0) });
+    }
+
+    #[test]
+    fn a_warp_size_other_than_32_fails_the_run() {
+        let mut gpu = MockGpu::h200_like();
+        gpu.limits.warp_size = 64;
+        gpu.limits.max_threads_per_sm = 4096;
+        let result = sweep(&mut gpu, 8, 8, &[64]);
+        assert_eq!(result.failures, [CheckFailure::WarpSize { reported: 64 }]);
+    }
+
+    #[test]
+    fn driver_errors_abort_the_sweep() {
+        let mut gpu = MockGpu::h200_like();
+        gpu.fail_launch_at = Some(64);
+        let mut workload = grayscale(&mut gpu, 8, 8);
+        let error = run(&mut gpu, workload.as_mut(), &[32, 64], TIMING, None).unwrap_err();
+        assert_eq!(
+            format!("{error:#}"),
+            "launching 1 blocks of 64 threads: launch failed: mock driver error at 64 threads per block"
+        );
+    }
+
+    #[test]
+    fn every_run_is_kept_and_summarised() {
+        let mut gpu = MockGpu::h200_like();
+        gpu.milliseconds = vec![(128, 0.1)];
+        gpu.run_spread = 0.1;
+        let result = sweep(&mut gpu, 64, 64, &[128]);
+        let row = &result.rows[0];
+        assert_eq!(row.run_ms.len(), 10);
+        // Runs alternate 0.09, 0.10, 0.11 (in f32): median 0.10, MAD 0.01.
+        assert!(
+            (row.stats.median - 0.1).abs() < 1e-6 && (row.stats.mad - 0.01).abs() < 1e-6,
+            "{:?}",
+            row.stats
+        );
+        assert!((row.stats.min - 0.09).abs() < 1e-6 && (row.stats.max - 0.11).abs() < 1e-6);
+    }
+
+    #[test]
+    fn l2_is_flushed_before_every_timed_run_when_asked() {
+        let mut gpu = MockGpu::h200_like();
+        let mut workload = grayscale(&mut gpu, 8, 8);
+        run(&mut gpu, workload.as_mut(), &[32, 64], Timing { flush_l2: true, ..TIMING }, None).unwrap();
+        assert_eq!(gpu.l2_flushes, 20);
+    }
+
+    #[test]
+    fn rows_within_the_noise_of_the_best_are_recognised() {
+        let mut gpu = MockGpu::h200_like();
+        gpu.milliseconds = vec![(64, 0.100), (128, 0.101), (256, 0.110)];
+        gpu.run_spread = 0.01;
+        let result = sweep(&mut gpu, 64, 64, &[64, 128, 256]);
+        // MADs are about 0.001 each: 0.101 is within 0.002 of 0.100, 0.110 is not.
+        let marked: Vec<bool> = result.rows.iter().map(|row| result.within_noise_of_best(row)).collect();
+        assert_eq!(marked, [false, true, false]);
+    }
+
+    #[test]
+    fn best_fraction_and_near_best_count_use_median_times() {
+        let mut gpu = MockGpu::h200_like();
+        gpu.milliseconds = vec![(32, 0.200), (64, 0.104), (128, 0.100), (256, 0.106)];
+        let result = sweep(&mut gpu, 64, 64, &[32, 64, 128, 256]);
+        assert_eq!(result.best().unwrap().threads_per_block, 128);
+        assert_eq!(result.fraction_of_best(&result.rows[0]), f64::from(0.1f32) / f64::from(0.2f32));
+        // 0.100/0.104 = 0.96 and 0.100/0.106 = 0.943: two rows besides the best are
+        // checked, and only one of them reaches 95 percent.
+        assert_eq!(result.rows_near_best(), 2);
+    }
+
+    #[test]
+    fn bandwidth_is_bytes_moved_over_time() {
+        let mut gpu = MockGpu::h200_like();
+        gpu.milliseconds = vec![(256, 0.5)];
+        let mut result = sweep(&mut gpu, 8, 8, &[256]);
+        // Bandwidth depends on the bytes a pass moves alone: a 4K frame moves 132,710,400.
+        result.pass.bytes_per_pass = 132_710_400.0;
+        assert!((result.gigabytes_per_second(&result.rows[0]) - 265.4208).abs() < 1e-9);
+    }
+
+    /// An H200 and the histogram of a 101 x 103 frame; at 4096 bins the driver answers
+    /// [`H200_BLOCKS_PER_SM_AT_16_KIB`], at fewer (1 KiB and less a block) the grayscale column,
+    /// which shared memory does not bind.
+    fn histogram_gpu(bins: u32) -> (MockGpu, Box<dyn Workload>) {
+        let mut gpu = MockGpu::h200_like();
+        if bins == 4096 {
+            gpu.answer_16_kib_as_the_h200();
+        }
+        let workload = uploaded(&mut gpu, &histogram::KERNEL, &Params { bins, ..Params::frame(101, 103) });
+        (gpu, workload)
+    }
+
+    #[test]
+    fn a_histogram_sweep_passes_its_shared_memory_everywhere_and_the_model_agrees() {
+        let (mut gpu, mut workload) = histogram_gpu(4096);
+        let sizes = DEFAULT_BLOCK_SIZES;
+        let result = run(&mut gpu, workload.as_mut(), &sizes, TIMING, None).unwrap();
+        assert_eq!(result.failures, []);
+        assert_eq!(result.model_check, ModelCheck::Ran { resources: gpu.resources, agreeing_rows: 13 });
+        let blocks: Vec<u32> = result.rows.iter().map(|row| row.blocks_per_sm).collect();
+        assert_eq!(blocks, H200_BLOCKS_PER_SM_AT_16_KIB, "the scripted driver answered for 16384 B");
+        // The occupancy query, the suggestion's function and every launch got 16 KiB.
+        assert!(gpu.occupancy_queries.borrow().iter().all(|&(_, smem)| smem == 16384));
+        assert_eq!(*gpu.suggestion_queries.borrow(), [[16384; 3]]);
+        assert_eq!(gpu.last_launch.as_ref().unwrap().dynamic_shared_memory, 16384);
+        assert!(result.rows.iter().all(|row| row.dynamic_shared_memory == 16384));
+        let limiters: Vec<String> =
+            result.rows.iter().map(|row| crate::model::sm::limiter_names(&row.limiters)).collect();
+        assert_eq!(limiters[..6], ["shared memory"; 6]);
+        assert_eq!(limiters[6..], ["warps"; 7]);
+        // 10403 pixels: at 128 threads, ceil(10403 / 128) = 82 blocks, below the wave of 13 x 132.
+        assert_eq!(result.rows[5].grid_blocks, 82);
+    }
+
+    #[test]
+    fn a_driver_that_ignores_the_shared_memory_disagrees_with_the_model() {
+        // The grayscale column: what the driver would say if the launch's 16 KiB were lost.
+        let (mut gpu, mut workload) = histogram_gpu(4096);
+        gpu.shared_memory_residency.clear();
+        let result = run(&mut gpu, workload.as_mut(), &[64, 256], TIMING, None).unwrap();
+        assert_eq!(
+            result.failures,
+            [CheckFailure::ModelDisagrees { threads_per_block: 64, model: 13, driver: 32 }]
+        );
+    }
+
+    #[test]
+    fn a_corrupted_bin_fails_every_row_at_its_index() {
+        let (mut gpu, mut workload) = histogram_gpu(256);
+        let result = run(&mut gpu, workload.as_mut(), &[128, 1024], TIMING, Some(200)).unwrap();
+        assert_eq!(result.failures.len(), 2);
+        for (failure, threads) in result.failures.iter().zip([128, 1024]) {
+            let CheckFailure::WrongOutput { threads_per_block, mismatch } = failure else {
+                panic!("{failure:?}")
+            };
+            assert_eq!((*threads_per_block, mismatch.index), (threads, Some(200)));
+            assert!(
+                failure.to_string().starts_with(&format!(
+                    "wrong output at {threads} threads per block: bin 200 is 4294967295, the CPU reference says "
+                )),
+                "{failure}"
+            );
+            assert!(failure.to_string().contains(", not the 10403 pixels"), "{failure}");
+        }
+    }
+
+    #[test]
+    fn a_histogram_kernel_that_miscounts_fails_its_rows() {
+        let (mut gpu, mut workload) = histogram_gpu(64);
+        gpu.wrong_kernel = Some(histogram::KERNEL.rust_kernel());
+        gpu.wrong_element = 5;
+        let result = run(&mut gpu, workload.as_mut(), &[256], TIMING, None).unwrap();
+        let [CheckFailure::WrongOutput { mismatch, .. }] = result.failures.as_slice() else {
+            panic!("{:?}", result.failures)
+        };
+        assert_eq!(mismatch.index, Some(5));
+        assert!(mismatch.description.ends_with("the bins sum to 10404, not the 10403 pixels"), "{mismatch}");
+    }
+}
