@@ -74,8 +74,6 @@ mod search;
 pub use crate::kernel::workload;
 #[cfg(any(test, feature = "mock"))]
 pub use crate::measure::mock;
-pub use crate::results::emit;
-pub use crate::search::race;
 
 #[cfg(test)]
 mod tests;
@@ -100,10 +98,11 @@ pub mod testing {
     pub use crate::search::sweep::run as sweep;
 }
 
-pub use crate::commands::settings::{DEFAULT_BLOCK_SIZES, DeviceChoice, Settings, TimingSettings};
+pub use crate::commands::settings::{DeviceChoice, Settings, TimingSettings};
+
 pub use crate::commands::sweep::Measured;
 pub use crate::error::{Console, Error, exit, with_stdio};
-pub use crate::kernel::axes::{Axis, AxisValues};
+pub use crate::kernel::axes::Axis;
 pub use crate::kernel::{
     Agreement, Arg, Check, Element, Readback, ReferenceFn, Shape, UserKernel, Values, Variant,
 };
@@ -111,9 +110,11 @@ pub use crate::measure::backend::Driver;
 pub use crate::measure::cuda::CudaDriver;
 pub use crate::measure::ptx::EmbeddedPtx;
 pub use crate::measure::timing::TimingMode;
+pub use crate::model::axis_values::AxisValues;
 pub use crate::model::grid::GridPolicy;
+pub use crate::model::occupancy::DEFAULT_BLOCK_SIZES;
 pub use crate::results::export::{Format, SCHEMA_VERSION};
-pub use crate::search::race::Search;
+pub use crate::search::strategy::Search;
 pub use crate::search::sweep::Sweep;
 
 /// Sweeps `kernel` on `driver`'s device [`Settings::device`] and returns what it measured;

@@ -11,7 +11,7 @@ is one line, exit 2.
 */
 
 use crate::error::{Console, Error, exit};
-use crate::kernel::axes::AxisValues;
+use crate::model::axis_values::AxisValues;
 use crate::results::diff::{self, CONFIDENCE, DEFAULT_THRESHOLD, RESAMPLES, Verdict};
 use crate::results::document::{Document, Row};
 use crate::results::table::render_columns;

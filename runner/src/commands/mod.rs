@@ -11,6 +11,7 @@ point, as the CLI calls it.
 
 pub(crate) mod compare;
 pub(crate) mod diff;
+pub(crate) mod job;
 pub(crate) mod occupancy;
 pub(crate) mod report;
 pub(crate) mod settings;
@@ -145,7 +146,7 @@ pub fn params(frame: FrameSize, bins: u32) -> Params {
 
 pub use self::compare::{CompareRequest, DEFAULT_ROUNDS};
 pub use self::diff::DiffRequest;
-pub use self::occupancy::{DEFAULT_REGISTERS, OccupancyRequest, presets};
+pub use self::occupancy::{OccupancyRequest, presets};
 pub use self::report::ReportRequest;
 pub use self::settings::{DEFAULT_MAX_NOISE, DEFAULT_MAX_TIME_PER_ROW, DEFAULT_MIN_RUNS, DEFAULT_WARMUPS};
 pub use self::sweep::{KernelAxes, SweepRequest};
@@ -153,6 +154,7 @@ pub use self::tail::{DEFAULT_WAVES, TailRequest};
 pub use self::variants::{VARIANT_BLOCK_SIZES, VariantsRequest};
 pub use crate::measure::supervise::supervise;
 pub use crate::measure::timing::DEFAULT_BATCH_LAUNCHES;
+pub use crate::model::sm::DEFAULT_REGISTERS;
 pub use crate::results::diff::{CONFIDENCE, DEFAULT_THRESHOLD, RESAMPLES, Verdict};
 
 /// `block-size compare`.

@@ -5,14 +5,12 @@ size fit on one SM of a preset GPU ([`crate::model::sm`]), the occupancy they re
 limit binds; with `--compare-gpus`, several presets side by side.
 */
 
-use crate::commands::settings::{DEFAULT_BLOCK_SIZES, check_block_sizes};
-use crate::error::{Error, exit};
-use crate::model::sm::{self, Occupancy, Preset};
-use crate::results::table::render_columns;
+use crate::commands::settings::check_block_sizes;
 
-/// Registers per thread `occupancy` assumes without `--regs`: the grayscale kernel's count
-/// on sm_90 (ptxas -v on the committed PTX).
-pub const DEFAULT_REGISTERS: u32 = 16;
+use crate::error::{Error, exit};
+use crate::model::occupancy::DEFAULT_BLOCK_SIZES;
+use crate::model::sm::{self, DEFAULT_REGISTERS, Occupancy, Preset};
+use crate::results::table::render_columns;
 
 /// The presets `--gpu` and `--compare-gpus` take: key and name.
 pub fn presets() -> impl Iterator<Item = (&'static str, &'static str)> {

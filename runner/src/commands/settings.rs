@@ -13,14 +13,12 @@ sweep opens it, for the library and the CLI alike.
 use crate::error::{Error, exit};
 use crate::measure::timing::{DEFAULT_BATCH_LAUNCHES, NoiseStop, Timing, TimingMode};
 use crate::model::grid::GridPolicy;
+use crate::model::occupancy::DEFAULT_BLOCK_SIZES;
 use crate::results::export::Format;
-use crate::search::race::Search;
+use crate::search::strategy::Search;
 use std::path::PathBuf;
 use std::time::Duration;
 
-/// `block_size.cu`'s block sizes: every power of two from 16 to 1024, and 96, 100, 160, 192,
-/// 384 and 768.
-pub const DEFAULT_BLOCK_SIZES: [u32; 13] = [16, 32, 64, 96, 100, 128, 160, 192, 256, 384, 512, 768, 1024];
 /// Untimed launches before each row: `block_size.cu`'s.
 pub const DEFAULT_WARMUPS: u32 = 3;
 /// Samples a row takes at least under the noise-driven stop: the seed's ten.
@@ -236,10 +234,10 @@ pub struct Settings {
     pub launch_timeout: Option<std::time::Duration>,
     /// `--search`: every configuration to the noise-driven stop, or a race that stops the
     /// clearly slower ones after a first round (`None`: race above
-    /// [`RACE_ABOVE`](crate::search::race::RACE_ABOVE) configurations; exhaustive with `--runs`).
+    /// 24 (`RACE_ABOVE`) configurations; exhaustive with `--runs`).
     pub search: Option<Search>,
     /// `--emit-rust`: write the winning configuration here as Rust source, and its JSON beside
-    /// it ([`crate::results::emit`]).
+    /// it (`crate::results::emit`).
     pub emit_rust: Option<PathBuf>,
 }
 

@@ -14,9 +14,7 @@ request against the device, gather the provenance, measure, then decide what goe
 use super::{Chosen, KernelChoice};
 use crate::commands::settings::{DeviceChoice, Settings};
 use crate::error::{Console, Error, exit, failed};
-use crate::kernel::axes::AxisValues;
-use crate::kernel::workload::{Pass, Workload};
-use crate::measure::backend::{Device, DeviceLimits, Driver, Gpu};
+use crate::measure::backend::{Device, Driver, Gpu};
 use crate::measure::device::{self, Facts};
 use crate::measure::journal::{Journal, Key};
 use crate::measure::progress::{Phase, WithProgress};
@@ -24,10 +22,15 @@ use crate::measure::provenance::Provenance;
 use crate::measure::ptx::KernelRef;
 use crate::measure::supervise::Supervision;
 use crate::measure::timing::Timing;
+use crate::measure::workload::Workload;
+use crate::model::axis_values::AxisValues;
+use crate::model::limits::DeviceLimits;
+use crate::model::pass::Pass;
 use crate::results::export::{self, Format};
 use crate::results::plot;
 use crate::results::table;
-use crate::search::race::{self, Search};
+use crate::search::race;
+use crate::search::strategy::Search;
 use crate::search::sweep::EndedEarly;
 use crate::search::sweep::{self, Session, Sweep};
 use anyhow::anyhow;
@@ -278,7 +281,11 @@ impl Target for Builtin {
                 continue;
             }
             let Chosen { spec, params } = part.chosen;
-            device::check_job(gpu, device::Job { spec, params, block_sizes }, |_| scratch)?;
+            crate::commands::job::check_job(
+                gpu,
+                crate::commands::job::Job { spec, params, block_sizes },
+                |_| scratch,
+            )?;
             checked.push(part.chosen);
         }
         Ok(())
@@ -290,7 +297,7 @@ impl Target for Builtin {
                 continue;
             }
             let building = Phase::start("building the frame and its CPU reference on every core");
-            let workload = device::create_workload(part.chosen.spec, &part.chosen.params);
+            let workload = crate::commands::job::create_workload(part.chosen.spec, &part.chosen.params);
             building.finish();
             self.workloads.push((part.chosen, workload?));
         }

@@ -1,14 +1,17 @@
 //! [`UserKernel`]: a kernel of your own, described by a builder, as a
-//! [`Workload`](crate::kernel::workload::Workload) the sweep engine measures.
+//! [`Workload`](crate::measure::workload::Workload) the sweep engine measures.
 
 use super::check::{Check, Values};
 use super::shape::{Shape, Variant};
 use crate::kernel::axes::{self, Axis};
-use crate::kernel::workload::{Items, Mismatch, Pass, Plain, Workload, as_bytes, read_values};
 use crate::measure::backend::{BufferId, Gpu, KernelArg, Launch};
+use crate::measure::memory::{Plain, as_bytes, read_values};
 use crate::measure::ptx::{EmbeddedPtx, KernelRef};
+use crate::measure::workload::Workload;
 use crate::model::frame_size::FrameSize;
 use crate::model::grid::GridPolicy;
+use crate::model::mismatch::Mismatch;
+use crate::model::pass::{Items, Pass};
 use anyhow::{Context as _, Result, bail, ensure};
 use std::cell::RefCell;
 
@@ -192,7 +195,7 @@ impl UserKernel {
             entry,
             axes: Vec::new(),
             variants: Ok(vec![Variant {
-                axes: crate::kernel::axes::AxisValues::none(),
+                axes: crate::model::axis_values::AxisValues::none(),
                 entry,
                 grid: None,
                 integers: Vec::new(),

@@ -1,6 +1,6 @@
 //! [`Shape`] and [`Variant`]: which launch of a sweep a check or an argument list is looking at.
 
-use crate::kernel::axes::AxisValues;
+use crate::model::axis_values::AxisValues;
 use crate::model::grid::GridPolicy;
 
 /// One configuration of the kernel's axes ([`crate::Axis`]): its value on each, the entry point

@@ -2,7 +2,7 @@
 The measuring backend: what the sweep needs from a GPU, behind one trait.
 
 [`Gpu`] knows devices, kernels, buffers and launches, and nothing of any one kernel: a
-[`crate::kernel::workload::Workload`] allocates its buffers through it ([`Gpu::alloc_and_upload`]),
+[`crate::measure::workload::Workload`] allocates its buffers through it ([`Gpu::alloc_and_upload`]),
 launches with its own argument list ([`KernelArg`]) and dynamic shared memory ([`Launch`]),
 and checks what it downloads.
 
@@ -17,8 +17,8 @@ use crate::measure::compat::Refusal;
 use crate::measure::ptx::{self, KernelRef};
 use crate::measure::timing::Op;
 pub use crate::measure::timing::Timing;
+use crate::model::limits::{DeviceLimits, KernelResources, Suggestion};
 use anyhow::{Context as _, Result, anyhow, bail, ensure};
-use serde::{Deserialize, Serialize};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
@@ -86,66 +86,6 @@ pub struct LaunchFault {
     /// The fault poisons the context (an illegal address, an illegal instruction, a failed
     /// launch): nothing more can run in this process, and a fresh worker must go on.
     pub context_lost: bool,
-}
-
-/// What the driver reports about one device.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct DeviceLimits {
-    /// The device's CUDA ordinal.
-    pub ordinal: u32,
-    /// The device's name, as the driver reports it (`NVIDIA H200`).
-    pub name: String,
-    /// Compute capability, major and minor (9.0 is `(9, 0)`).
-    pub compute_capability: (u32, u32),
-    /// Streaming multiprocessors (SMs).
-    pub multiprocessors: u32,
-    /// Resident threads per SM.
-    pub max_threads_per_sm: u32,
-    /// Threads per warp (32 on every NVIDIA GPU so far).
-    pub warp_size: u32,
-    /// Resident-block cap per SM (device attribute 106).
-    pub max_blocks_per_sm: u32,
-    /// The largest block a launch may have, in threads.
-    pub max_threads_per_block: u32,
-    /// 32-bit registers per SM, and per block.
-    pub registers_per_sm: u32,
-    /// 32-bit registers one block may hold.
-    pub max_registers_per_block: u32,
-    /// Shared memory per SM, the most one block may opt in to, and the driver's reserve
-    /// per block, in bytes.
-    pub shared_memory_per_sm: u32,
-    /// Shared memory one block may opt in to, in bytes.
-    pub max_shared_memory_per_block: u32,
-    /// Shared memory the driver reserves in every block, in bytes.
-    pub reserved_shared_memory_per_block: u32,
-    /// L2 cache size in bytes.
-    pub l2_cache_bytes: u32,
-}
-
-/// What the compiled kernel asks of an SM, as the driver reports it after its JIT.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub struct KernelResources {
-    /// 32-bit registers each thread uses.
-    pub registers_per_thread: u32,
-    /// Bytes of shared memory the kernel declares statically, per block.
-    pub static_shared_memory: u32,
-}
-
-impl DeviceLimits {
-    /// Resident warps per SM. The driver reports threads per SM, not warps.
-    pub fn max_warps_per_sm(&self) -> u32 {
-        self.max_threads_per_sm / self.warp_size.max(1)
-    }
-}
-
-/// `cuOccupancyMaxPotentialBlockSize`'s answer: the block size that reaches the highest
-/// occupancy and the smallest grid that fills the device at that size.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Suggestion {
-    /// Threads per block of the highest occupancy.
-    pub threads_per_block: u32,
-    /// The smallest grid that fills the device at that block size.
-    pub grid_blocks: u32,
 }
 
 /// A device buffer, as `Gpu::alloc_zeroed` hands it out: valid on the device that made it,
@@ -346,7 +286,7 @@ pub trait Gpu {
 }
 
 /// Device memory as a kernel's CPU emulation sees it: the bytes behind a pointer argument.
-/// The mock backend implements it; the emulations ([`crate::kernel::workload::Emulation`]) read
+/// The mock backend implements it; the emulations ([`crate::measure::backend::Emulation`]) read
 /// their inputs and write their outputs through it.
 pub trait EmulatedMemory {
     /// The bytes a pointer argument points at: its buffer from its offset on.
@@ -355,3 +295,9 @@ pub trait EmulatedMemory {
     /// As [`EmulatedMemory::at`], to write.
     fn at_mut(&mut self, arg: &KernelArg) -> Result<&mut [u8]>;
 }
+
+/// The CPU emulation of a kernel, for the mock backend (`mock::MockGpu`): runs `launch` over
+/// `memory` as the kernel would. With `fault`, output element `fault` comes out wrong (a
+/// pixel of a wrong value, a bin counted once too often), so tests can show the checks
+/// catching a wrong kernel.
+pub type Emulation = fn(launch: &Launch, memory: &mut dyn EmulatedMemory, fault: Option<usize>) -> Result<()>;

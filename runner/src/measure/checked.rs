@@ -5,9 +5,11 @@ launches, copy the outputs back and compare them with the CPU reference. The swe
 checking it.
 */
 
-use crate::kernel::workload::{Mismatch, Workload};
+use crate::measure::workload::Workload;
+
 use crate::measure::backend::{Gpu, Launch, Timing};
 use crate::measure::timing::{COLD_WINDOW, Stopped, TimingMode, decide, next_chunk, schedule};
+use crate::model::mismatch::Mismatch;
 use anyhow::{Context as _, Result};
 
 /// One row's samples and why they stopped (`None`: a fixed count).

@@ -8,12 +8,13 @@ that is the run failing (exit 1).
 */
 
 use crate::measure::backend::{
-    BufferId, DeviceLimits, Driver, Gpu, KernelArg, KernelResources, Launch, LoadError, SharedMemoryFn,
-    Suggestion, Timing, check_args, kernel_params,
+    BufferId, Driver, Gpu, KernelArg, Launch, LoadError, SharedMemoryFn, Timing, check_args, kernel_params,
 };
+
 use crate::measure::compat::Refusal;
 use crate::measure::ptx::KernelRef;
 use crate::measure::timing::{BLOCKING_KERNEL, BLOCKING_TIMEOUT, Op};
+use crate::model::limits::{DeviceLimits, KernelResources, Suggestion};
 use anyhow::{Context as _, Result, anyhow, bail};
 use cust::context::Context;
 use cust::device::{Device, DeviceAttribute};

@@ -3,17 +3,31 @@ What every subcommand that measures a GPU does around its measurement: open the 
 the modules this driver can load ([`compat`]), check the request against the device (block
 sizes, dynamic shared memory, free device memory, available host memory: each a pure function
 of the device's numbers), build the workload, and gather the run's provenance ([`Facts`]).
-A run ends with an exit status ([`exit`]) or a [`Error`], printed on a [`Console`].
+A run ends with an exit status ([`exit`]) or a [`Error`], printed on a `Console`.
 */
 
-use crate::error::{Console, Error, exit, failed};
-use crate::kernel::workload::{Footprint, KernelSpec, Params, Workload};
-use crate::measure::backend::{Device, DeviceLimits, Driver, Gpu, LoadError, OpenError};
+use crate::error::{Error, exit, failed};
+use crate::measure::backend::{Device, Driver, Gpu, LoadError, OpenError};
 use crate::measure::compat::{self, Unloadable};
 use crate::measure::provenance::{self, Environment, Provenance};
 use crate::measure::ptx;
 use crate::model::frame_size::mib;
+use crate::model::limits::{DEFAULT_SHARED_MEMORY_LIMIT, DeviceLimits};
 use std::ffi::OsString;
+
+/// Memory a run needs before anything is allocated: checked against the device's free memory
+/// and the host's available memory, so a run too large for either is bad input (exit 2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Footprint {
+    /// Device bytes of the workload's buffers; `None` where the count overflows 64 bits.
+    pub device_bytes: Option<u64>,
+    /// What they are, for the message: "its four planes".
+    pub device_what: &'static str,
+    /// Host bytes of its inputs, reference and read-back; `None` where the count overflows.
+    pub host_bytes: Option<u64>,
+    /// What they are, for the message.
+    pub host_what: &'static str,
+}
 
 /// A device with the kernels this driver could load.
 pub(crate) struct Opened<G> {
@@ -55,17 +69,6 @@ pub(crate) fn open_loading<D: Driver>(
     Ok(Opened { gpu, loaded, left_out })
 }
 
-/// What a run measures: a kernel's workload, from these parameters.
-#[derive(Clone, Copy)]
-pub(crate) struct Job<'a> {
-    /// The kernel measured.
-    pub spec: &'static KernelSpec,
-    /// What its workload is built from.
-    pub params: Params,
-    /// Threads per block of each row.
-    pub block_sizes: &'a [u32],
-}
-
 /// Checks the request against the open device: every block size launchable with the
 /// kernel's dynamic shared memory (`shared`), its buffers (`footprint`) and `scratch` more
 /// within free device memory, its host data within available host memory. `subject` names
@@ -87,69 +90,6 @@ pub(crate) fn check_request(
     Ok(())
 }
 
-/// [`check_request`] for a run of one of this repository's kernels.
-pub(crate) fn check_job(
-    gpu: &dyn Device,
-    job: Job,
-    scratch_bytes: impl FnOnce(&DeviceLimits) -> u64,
-) -> Result<(), Error> {
-    let Job { spec, params, block_sizes } = job;
-    let scratch = scratch_bytes(gpu.limits());
-    let subject = format!("a {} frame", params.frame);
-    check_request(
-        gpu,
-        block_sizes,
-        &|threads| (spec.dynamic_shared_memory)(&params, threads),
-        &subject,
-        &(spec.footprint)(&params),
-        scratch,
-    )
-}
-
-/// Opens the device for a run of one module: any module the driver cannot load stops the
-/// run (exit 3) with its line; then [`check_request`].
-pub(crate) fn open_one<D: Driver>(
-    driver: &D,
-    ordinal: u32,
-    kernel: ptx::KernelRef,
-    job: Job,
-    scratch_bytes: impl FnOnce(&DeviceLimits) -> u64,
-) -> Result<D::Device, Error> {
-    let Opened { gpu, left_out, .. } = open_loading(driver, ordinal, &[kernel])?;
-    if let Some(unloadable) = left_out.first() {
-        return Err(Error::new(exit::NO_DEVICE, unloadable.to_string()));
-    }
-    check_job(&gpu, job, scratch_bytes)?;
-    Ok(gpu)
-}
-
-/// Opens the device for a run of several modules: each module the driver cannot load is
-/// left out with one line on `console`'s stderr, and the rest run; none loadable is exit 3.
-pub(crate) fn open_several<D: Driver>(
-    driver: &D,
-    ordinal: u32,
-    kernels: &[ptx::KernelRef],
-    job: Job,
-    scratch_bytes: impl FnOnce(&DeviceLimits) -> u64,
-    console: &mut Console,
-) -> Result<Opened<D::Device>, Error> {
-    let opened = open_loading(driver, ordinal, kernels)?;
-    for unloadable in &opened.left_out {
-        console.err(&format!("Left out: {unloadable}\n"));
-    }
-    if opened.loaded.is_empty() {
-        return Err(Error::new(
-            exit::NO_DEVICE,
-            format!(
-                "this driver (CUDA {}) can load none of the modules this command measures: each is named above",
-                compat::driver_version_text(driver.cuda_version())
-            ),
-        ));
-    }
-    check_job(&opened.gpu, job, scratch_bytes)?;
-    Ok(opened)
-}
-
 /// The command line a run's provenance records: `command`, or this process's where empty.
 pub(crate) fn command_line(command: &[String]) -> Vec<OsString> {
     if command.is_empty() { std::env::args_os().collect() } else { command.iter().map(Into::into).collect() }
@@ -158,12 +98,6 @@ pub(crate) fn command_line(command: &[String]) -> Vec<OsString> {
 /// Device memory an L2 flush needs beside the frame: twice the L2, where asked.
 pub(crate) fn flush_scratch(flush_l2: bool) -> impl FnOnce(&DeviceLimits) -> u64 {
     move |limits| if flush_l2 { 2 * u64::from(limits.l2_cache_bytes) } else { 0 }
-}
-
-/// The workload on the host (inputs and CPU reference); the host failing to hold it is bad
-/// input, as a frame too large for the device is.
-pub(crate) fn create_workload(spec: &KernelSpec, params: &Params) -> Result<Box<dyn Workload>, Error> {
-    (spec.create)(params).map_err(|error| Error::new(exit::USAGE, format!("{error:#}")))
 }
 
 /// What a run's provenance is made of: the driver, the modules of the loaded kernels (one per
@@ -283,9 +217,6 @@ pub(crate) fn check_dynamic_shared_memory(
     }
 }
 
-/// Dynamic shared memory a block may use without the opt-in attribute: 48 KiB.
-pub(crate) const DEFAULT_SHARED_MEMORY_LIMIT: u32 = 48 * 1024;
-
 /// The workload's device buffers, and `scratch_bytes` more (the L2 flush buffer), must fit in
 /// the device memory that is free now. Byte counts are checked: a frame whose count overflows
 /// 64 bits (1073741824 x 1073741824 pixels and up, for grayscale) is too large, not 0 bytes.
@@ -336,7 +267,7 @@ pub(crate) fn check_host_memory(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kernel::workload::grayscale;
+    use crate::kernel::workload::{Params, grayscale};
     use crate::measure::mock::MockGpu;
     use crate::model::frame_size::FrameSize;
 

@@ -11,9 +11,9 @@ launch fault, a hang). The rest of a row (occupancy, grid, statistics) is derive
 */
 
 use crate::error::{Error, exit};
-use crate::kernel::axes::AxisValues;
-use crate::kernel::workload::Mismatch;
 use crate::measure::timing::Stopped;
+use crate::model::axis_values::AxisValues;
+use crate::model::mismatch::Mismatch;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::fs::{File, OpenOptions};

@@ -10,15 +10,17 @@ devices by ordinal and says which CUDA version it supports. Kernels are named by
 [`KernelRef`], never by the order they were loaded in.
 */
 
-pub use crate::kernel::workload::{Emulation, read_values, write_values};
+pub use crate::measure::backend::Emulation;
+
 pub use crate::measure::backend::{BufferId, EmulatedMemory, KernelArg, Launch};
 use crate::measure::backend::{
-    Device, DeviceLimits, Driver, Gpu, KernelResources, LoadError, OpenError, SharedMemoryFn, Suggestion,
-    Timing, check_args, kernel_params,
+    Device, Driver, Gpu, LoadError, OpenError, SharedMemoryFn, Timing, check_args, kernel_params,
 };
 use crate::measure::compat::Refusal;
+pub use crate::measure::memory::{read_values, write_values};
 use crate::measure::ptx::KernelRef;
 use crate::measure::timing::Op;
+use crate::model::limits::{DeviceLimits, KernelResources, Suggestion};
 use anyhow::{Context as _, Result, anyhow, bail, ensure};
 use std::cell::RefCell;
 use std::collections::HashSet;
@@ -41,13 +43,13 @@ impl MockMemory {
     /// Every byte of `buffer`.
     pub fn bytes(&self, buffer: BufferId) -> Result<&[u8]> {
         let (words, len) = self.buffers.get(buffer.0).ok_or_else(|| anyhow!("no buffer {}", buffer.0))?;
-        Ok(&crate::kernel::workload::as_bytes(words)[..*len])
+        Ok(&crate::measure::memory::as_bytes(words)[..*len])
     }
 
     /// Every byte of `buffer`, to write.
     pub fn bytes_mut(&mut self, buffer: BufferId) -> Result<&mut [u8]> {
         let (words, len) = self.buffers.get_mut(buffer.0).ok_or_else(|| anyhow!("no buffer {}", buffer.0))?;
-        Ok(&mut crate::kernel::workload::as_bytes_mut(words)[..*len])
+        Ok(&mut crate::measure::memory::as_bytes_mut(words)[..*len])
     }
 
     /// Buffers allocated so far.
@@ -193,7 +195,7 @@ pub struct MockGpu {
 }
 
 /// The H200's blocks/SM at each of the sweep's default block sizes
-/// ([`crate::commands::settings::DEFAULT_BLOCK_SIZES`]) for a kernel asking 16 KiB of dynamic shared memory
+/// ([`crate::model::occupancy::DEFAULT_BLOCK_SIZES`]) for a kernel asking 16 KiB of dynamic shared memory
 /// a block (the histogram at 4096 bins): 16 KiB and the 1 KiB reserve leave room for 13 blocks
 /// of its 228 KiB, fewer than warps allow up to 128 threads a block; from 160 threads on, warps
 /// bind. The driver answered these on the H200 (evidence/2026-11-30-h200-histogram/).
@@ -203,7 +205,7 @@ impl MockGpu {
     /// Answers the occupancy queries for 16 KiB of dynamic shared memory a block as the H200's
     /// driver does ([`H200_BLOCKS_PER_SM_AT_16_KIB`]); other amounts get `blocks_per_sm`.
     pub fn answer_16_kib_as_the_h200(&mut self) {
-        self.shared_memory_residency = crate::commands::settings::DEFAULT_BLOCK_SIZES
+        self.shared_memory_residency = crate::model::occupancy::DEFAULT_BLOCK_SIZES
             .into_iter()
             .zip(H200_BLOCKS_PER_SM_AT_16_KIB)
             .map(|(threads, blocks)| (threads, 16384, blocks))

@@ -16,6 +16,7 @@ pub mod cuda;
 pub mod device;
 pub mod interrupt;
 pub mod journal;
+pub mod memory;
 #[cfg(any(test, feature = "mock"))]
 pub mod mock;
 pub mod progress;
@@ -28,3 +29,4 @@ pub mod stamp;
 pub mod supervise;
 pub mod timing;
 pub mod watchdog;
+pub mod workload;

@@ -8,11 +8,11 @@ seconds. indicatif draws nothing when standard error is not a terminal, so piped
 redirected output stays clean.
 */
 
-use crate::measure::backend::{
-    BufferId, DeviceLimits, Gpu, KernelResources, Launch, SharedMemoryFn, Suggestion, Timing,
-};
+use crate::measure::backend::{BufferId, Gpu, Launch, SharedMemoryFn, Timing};
+
 use crate::measure::ptx::KernelRef;
 use crate::measure::timing::Op;
+use crate::model::limits::{DeviceLimits, KernelResources, Suggestion};
 use anyhow::Result;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::sync::{Arc, Condvar, Mutex};

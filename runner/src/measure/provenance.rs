@@ -3,9 +3,9 @@ Provenance lines: what was measured, with what, where, when, by which command. P
 with `--provenance`, so that a saved transcript is its own evidence file.
 */
 
-use crate::measure::backend::DeviceLimits;
 use crate::measure::compat;
 use crate::measure::ptx::EmbeddedPtx;
+use crate::model::limits::DeviceLimits;
 use serde::{Deserialize, Serialize};
 
 /// What the running program knows about its GPU beyond [`DeviceLimits`].

@@ -372,7 +372,7 @@ pub enum Stopped {
     /// The row reached the most samples a row takes.
     MaxRuns,
     /// A race stopped the row after its first round: clearly slower than the best
-    /// ([`crate::search::race`]).
+    /// (`crate::search::race`).
     Raced,
 }
 

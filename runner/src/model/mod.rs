@@ -5,9 +5,13 @@ pruning of configurations no device of the kind can launch ([`prune`]), grid pol
 ([`grid`]), run statistics ([`stats`]) and frame sizes and units ([`frame_size`]).
 */
 
+pub mod axis_values;
 pub mod frame_size;
 pub mod grid;
+pub mod limits;
+pub mod mismatch;
 pub mod occupancy;
+pub mod pass;
 pub mod prune;
 pub mod sm;
 pub mod stats;

@@ -5,6 +5,10 @@ The driver answers how many blocks fit on an SM (`cuOccupancyMaxActiveBlocksPerM
 everything derived from that answer lives here, as plain functions the tests can pin down.
 */
 
+/// `block_size.cu`'s block sizes: every power of two from 16 to 1024, and 96, 100, 160, 192,
+/// 384 and 768.
+pub const DEFAULT_BLOCK_SIZES: [u32; 13] = [16, 32, 64, 96, 100, 128, 160, 192, 256, 384, 512, 768, 1024];
+
 /// Threads per warp that the `warps` and `idle` columns assume. `warpSize` is a run-time
 /// property of a device, so the sweep checks every GPU it runs on against this value.
 pub const WARP_SIZE: u32 = 32;

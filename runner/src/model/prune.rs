@@ -5,8 +5,8 @@ threads, registers or shared memory than one block may have) is not measured. It
 the last word: a launch it refuses anyway is a failed row with the driver's message.
 */
 
-use crate::measure::backend::{DeviceLimits, KernelResources};
-use crate::measure::device::DEFAULT_SHARED_MEMORY_LIMIT;
+use crate::model::limits::DEFAULT_SHARED_MEMORY_LIMIT;
+use crate::model::limits::{DeviceLimits, KernelResources};
 use crate::model::sm::{Limiter, SmModel};
 
 /// Why a block of `threads_per_block` threads of a kernel with `resources`, launched with

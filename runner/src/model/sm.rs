@@ -15,8 +15,12 @@ Sources, cited beside each number:
   and from 8.0 on the driver reserves 1 KiB of shared memory per block.
 */
 
-use crate::measure::backend::DeviceLimits;
+use crate::model::limits::DeviceLimits;
 use crate::model::occupancy::{WARP_SIZE, occupancy_percent, warps_per_block};
+
+/// Registers per thread `occupancy` assumes without `--regs`: the grayscale kernel's count
+/// on sm_90 (ptxas -v on the committed PTX).
+pub const DEFAULT_REGISTERS: u32 = 16;
 
 /// The resource limits of one SM.
 #[derive(Debug, Clone, PartialEq, Eq)]

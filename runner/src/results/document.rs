@@ -6,8 +6,8 @@ is refused, as is anything that is not an export of a sweep.
 */
 
 use crate::error::{Error, exit};
-use crate::kernel::axes::AxisValues;
-use crate::measure::backend::DeviceLimits;
+use crate::model::axis_values::AxisValues;
+use crate::model::limits::DeviceLimits;
 use crate::results::export::SCHEMA_VERSION;
 use serde::Deserialize;
 use serde_json::{Map, Value};
@@ -224,7 +224,7 @@ impl Document {
 
     /// A row's configuration in words: `256 threads`, or `256 threads, tile 4, grid waves:2`.
     pub fn label(&self, row: &Row) -> String {
-        crate::kernel::axes::configuration_label(row.threads_per_block, &row.axes)
+        crate::model::axis_values::configuration_label(row.threads_per_block, &row.axes)
     }
 
     /// What a pass covers: `3840 x 2160 frame`, or `1048576 values`.

@@ -17,8 +17,8 @@ and replaces that GPU's where it has one; a file of another kernel or other axes
 with a line on standard error.
 */
 
-use crate::kernel::axes::AxisValues;
 use crate::measure::provenance::Provenance;
+use crate::model::axis_values::AxisValues;
 use crate::search::sweep::Sweep;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};

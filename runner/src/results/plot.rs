@@ -3,8 +3,8 @@
 whisker, occupancy on a second axis, and the fastest row marked.
 */
 
-use crate::kernel::axes::AxisValues;
 use crate::measure::timing::Timing;
+use crate::model::axis_values::AxisValues;
 use crate::model::frame_size;
 use crate::results::document::Document;
 use crate::results::table::{self, Summary};

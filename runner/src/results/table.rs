@@ -7,10 +7,11 @@ and right-aligned columns. Each subcommand's own report is in its module under
 [`crate::commands`]; everything here is a function of results, none of the command line.
 */
 
-use crate::kernel::workload::Pass;
-use crate::measure::backend::{DeviceLimits, Suggestion, Timing};
+use crate::measure::backend::Timing;
 use crate::measure::timing::{NoiseStop, Stopped, TimingMode};
 use crate::model::frame_size::mib;
+use crate::model::limits::{DeviceLimits, Suggestion};
+use crate::model::pass::Pass;
 use crate::model::sm;
 use crate::search::sweep::{ModelCheck, Sweep};
 use tabled::builder::Builder;
@@ -154,7 +155,7 @@ fn pruned_reasons(sweep: &Sweep) -> Vec<(String, Vec<String>)> {
     let mut reasons: Vec<(String, Vec<String>)> = Vec::new();
     for row in sweep.pruned_rows() {
         let reason = row.pruned.clone().unwrap_or_default();
-        let configuration = crate::kernel::axes::configuration_label(row.threads_per_block, &row.axes);
+        let configuration = crate::model::axis_values::configuration_label(row.threads_per_block, &row.axes);
         match reasons.iter_mut().find(|(known, _)| *known == reason) {
             Some((_, configurations)) => configurations.push(configuration),
             None => reasons.push((reason, vec![configuration])),
@@ -177,7 +178,7 @@ pub struct Summary {
     /// The fastest row's block size and median milliseconds.
     fastest: Option<(u32, f64)>,
     /// The fastest row's values on the axes, where the sweep has axes.
-    fastest_axes: crate::kernel::axes::AxisValues,
+    fastest_axes: crate::model::axis_values::AxisValues,
     rows_near_best: usize,
     rows: usize,
     /// Rows the occupancy model left out as unable to launch: each reason, with the

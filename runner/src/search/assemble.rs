@@ -6,8 +6,8 @@ kernel and grid, and [`combine`] puts them into one [`Sweep`] whose rows say the
 configuration with a column per axis.
 */
 
-use crate::kernel::axes::AxisValues;
-use crate::measure::backend::KernelResources;
+use crate::model::axis_values::AxisValues;
+use crate::model::limits::KernelResources;
 use crate::search::sweep::{CheckFailure, ModelCheck, Sweep};
 
 /// The sweeps of each configuration of the axes `names`, in order, as one: rows concatenated

@@ -6,4 +6,5 @@ block sizes of one configuration ([`sweep`]), the configurations of the axes put
 
 pub mod assemble;
 pub mod race;
+pub mod strategy;
 pub mod sweep;

@@ -19,11 +19,8 @@ noise have overlapping intervals, and survive together. docs/search.md says the 
 */
 
 use crate::measure::timing::Stopped;
+use crate::search::strategy::Search;
 use crate::search::sweep::{Row, Sweep};
-
-/// Above this many configurations (block sizes x values of the tunable) a sweep races unless
-/// told otherwise ([`Search::Exhaustive`]).
-pub const RACE_ABOVE: usize = 24;
 
 /// How much slower than the reference's upper bound a configuration's lower bound must be
 /// before it stops: two percent, for drift between configurations measured at different times.
@@ -31,45 +28,6 @@ pub const MARGIN: f64 = 0.02;
 
 /// At most this probability that a configuration's median is outside its interval (two-sided).
 pub const ALPHA: f64 = 0.05;
-
-/// How a sweep spends its samples (`--search`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Search {
-    /// Every configuration samples until the noise-driven stop.
-    Exhaustive,
-    /// A first round over all, then only the configurations that can still win ([`survivors`]).
-    Race,
-}
-
-impl Search {
-    /// Every search.
-    pub const ALL: [Self; 2] = [Self::Exhaustive, Self::Race];
-
-    /// What `--search` takes.
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Exhaustive => "exhaustive",
-            Self::Race => "race",
-        }
-    }
-
-    /// The search `--search` names.
-    pub fn from_name(name: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|search| search.name() == name)
-    }
-
-    /// The search for `configurations` where none was asked for: race above [`RACE_ABOVE`].
-    pub fn automatic(configurations: usize) -> Self {
-        if configurations > RACE_ABOVE { Self::Race } else { Self::Exhaustive }
-    }
-}
-
-impl std::fmt::Display for Search {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
-}
 
 /// The order statistic `k` (1-based, from each end) whose pair `(x_(k), x_(n+1-k))` holds the
 /// median of `n` independent draws with probability at least `1 - ALPHA`: the largest `k` with
@@ -197,14 +155,5 @@ mod tests {
         let merged = merge(first, second, &[true, true]);
         assert_eq!(merged.rows[0].run_ms.len(), 20);
         assert_eq!((merged.rows[1].run_ms.len(), merged.rows[1].failed.as_deref()), (0, Some("hung")));
-    }
-
-    #[test]
-    fn search_names_round_trip_and_the_default_races_above_24() {
-        for search in Search::ALL {
-            assert_eq!(Search::from_name(search.name()), Some(search));
-        }
-        assert_eq!(Search::automatic(24), Search::Exhaustive);
-        assert_eq!(Search::automatic(25), Search::Race);
     }
 }

@@ -4,15 +4,18 @@ check it. Every check that fails is recorded and the sweep goes on, so one bad r
 every other row report; the caller turns any failure into exit status 1.
 */
 
-use crate::kernel::axes::AxisValues;
-use crate::kernel::workload::{Mismatch, Pass, Workload};
-use crate::measure::backend::{DeviceLimits, Gpu, KernelResources, Suggestion, Timing};
+use crate::measure::backend::{Gpu, Timing};
 use crate::measure::checked::{self, Checked};
 use crate::measure::interrupt::Interrupted;
 use crate::measure::journal::{self, Configuration, Journal};
 use crate::measure::timing::Stopped;
+use crate::measure::workload::Workload;
+use crate::model::axis_values::AxisValues;
 use crate::model::grid::GridPolicy;
+use crate::model::limits::{DeviceLimits, KernelResources, Suggestion};
+use crate::model::mismatch::Mismatch;
 use crate::model::occupancy::{WARP_SIZE, idle_lanes, occupancy_percent, warps_per_block};
+use crate::model::pass::Pass;
 use crate::model::sm::{Limiter, SmModel};
 use crate::model::stats::RunStats;
 use anyhow::{Context as _, Result};
@@ -218,8 +221,8 @@ pub struct Sweep {
     /// Why the sweep ended before its last configuration, where it did.
     pub ended_early: Option<EndedEarly>,
     /// How its samples were spent: every configuration to the end, or a race
-    /// ([`crate::search::race`]).
-    pub search: crate::search::race::Search,
+    /// (`crate::search::race`).
+    pub search: crate::search::strategy::Search,
 }
 
 /// Why a sweep ended before its last configuration: its rows so far are kept.
@@ -608,18 +611,18 @@ pub(crate) fn measure_in(
         model_check,
         failures,
         ended_early,
-        search: crate::search::race::Search::Exhaustive,
+        search: crate::search::strategy::Search::Exhaustive,
     })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::commands::settings::DEFAULT_BLOCK_SIZES;
     use crate::kernel::workload::grayscale::CORRUPT_VALUE;
     use crate::kernel::workload::{KernelSpec, Params, grayscale, histogram};
     use crate::measure::backend::Device as _;
     use crate::measure::mock::{H200_BLOCKS_PER_SM_AT_16_KIB, MockGpu};
+    use crate::model::occupancy::DEFAULT_BLOCK_SIZES;
 
     const TIMING: Timing = Timing::launch(3, 10);
 

@@ -1,11 +1,11 @@
 //! Every export format, pinned by a snapshot of the same mock sweep.
 
-use crate::commands::settings::DEFAULT_BLOCK_SIZES;
 use crate::kernel::workload::{KernelSpec, Params, grayscale, histogram};
 use crate::measure::backend::Timing;
 use crate::measure::mock::MockGpu;
 use crate::measure::provenance::Provenance;
 use crate::measure::timing::{NoiseStop, TimingMode};
+use crate::model::occupancy::DEFAULT_BLOCK_SIZES;
 use crate::results::export::{Format, Record};
 use crate::{measure::ptx, search::sweep};
 use std::time::Duration;

@@ -1,13 +1,14 @@
 //! The printed report, end to end through the mock backend: header, table, summary and
 //! stderr verdict, pinned by snapshots; and the table's layout against block_size.cu's.
 
-use crate::commands::settings::DEFAULT_BLOCK_SIZES;
 use crate::commands::{compare, tail, variants};
-use crate::kernel::workload::{KernelSpec, Params, Workload, grayscale, histogram};
+use crate::kernel::workload::{KernelSpec, Params, grayscale, histogram};
 use crate::measure::backend::{Device as _, Timing};
 use crate::measure::mock::MockGpu;
 use crate::measure::ptx::KernelRef;
 use crate::measure::timing::{NoiseStop, TimingMode};
+use crate::measure::workload::Workload;
+use crate::model::occupancy::DEFAULT_BLOCK_SIZES;
 use crate::results::table;
 use crate::search::sweep;
 use std::time::Duration;

@@ -11,11 +11,16 @@ order rotating every round (A B C, B C A, C A B, ...) so that clock and thermal 
 advantage of going first, fall on every kernel alike.
 */
 
-use crate::kernel::workload::{Mismatch, Pass, Workload};
-use crate::measure::backend::{DeviceLimits, Gpu, KernelResources, Timing};
+use crate::measure::workload::Workload;
+
+use crate::model::mismatch::Mismatch;
+
+use crate::measure::backend::{Gpu, Timing};
 use crate::measure::checked::{self, Checked};
 use crate::measure::ptx::KernelRef;
+use crate::model::limits::{DeviceLimits, KernelResources};
 use crate::model::occupancy::one_wave_grid;
+use crate::model::pass::Pass;
 use crate::model::stats::RunStats;
 use anyhow::{Context as _, Result, ensure};
 

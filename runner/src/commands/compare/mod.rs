@@ -9,11 +9,13 @@ pub mod engine;
 
 use self::engine::{Comparison, round_ratios};
 use super::{Chosen, KernelChoice};
-use crate::commands::settings::{DEFAULT_BLOCK_SIZES, DEFAULT_WARMUPS, check_block_sizes};
+use crate::commands::job::Job;
+use crate::commands::settings::{DEFAULT_WARMUPS, check_block_sizes};
 use crate::error::{Console, Error, exit, failed};
 use crate::measure::backend::Driver;
-use crate::measure::device::{self, Job, command_line};
+use crate::measure::device::{self, command_line};
 use crate::measure::ptx::KernelRef;
+use crate::model::occupancy::DEFAULT_BLOCK_SIZES;
 use crate::model::stats::{median, quantile};
 use crate::results::table;
 
@@ -81,7 +83,7 @@ pub(crate) fn exec<D: Driver>(
     let kernels: Vec<KernelRef> = spec.modules.iter().map(|&module| spec.kernel_in(module)).collect();
     let job = Job { spec, params, block_sizes: &options.block_sizes };
     let device::Opened { mut gpu, loaded, .. } =
-        device::open_several(driver, options.device, &kernels, job, |_| 0, console)?;
+        crate::commands::job::open_several(driver, options.device, &kernels, job, |_| 0, console)?;
     if options.provenance {
         console.out(&device::provenance_lines(
             &mut gpu,
@@ -90,7 +92,7 @@ pub(crate) fn exec<D: Driver>(
             &command_line(&request.command),
         )?);
     }
-    let mut workload = device::create_workload(spec, &job.params)?;
+    let mut workload = crate::commands::job::create_workload(spec, &job.params)?;
     workload.upload(&mut gpu).map_err(failed)?;
     let twin = spec.kernel_in(spec.baseline);
     let baseline = if loaded.contains(&twin) { twin } else { loaded[0] };

@@ -255,7 +255,7 @@ mod race {
 
     #[test]
     fn under_its_assumptions_the_true_best_is_never_dropped() {
-        let sizes = crate::commands::settings::DEFAULT_BLOCK_SIZES;
+        let sizes = crate::model::occupancy::DEFAULT_BLOCK_SIZES;
         let mut state = 17;
         for trial in 0..40 {
             // Times 1 to 1.1 apart, many within a percent of each other, and a symmetric spread
@@ -353,7 +353,7 @@ fn the_winner_is_written_as_rust_that_compiles_and_as_json_beside_it() {
     let mut result = measured(None);
     result.axes = vec!["items/thr".into()];
     for (row, value) in result.rows.iter_mut().zip(["1", "4"]) {
-        row.axes = crate::kernel::axes::AxisValues(vec![("items/thr".into(), value.into())]);
+        row.axes = crate::model::axis_values::AxisValues(vec![("items/thr".into(), value.into())]);
     }
     let Delivery(effects) = plan.deliver(&result, "HEAD\n", provenance).unwrap();
     let files: Vec<(&Path, &String)> = effects

@@ -7,11 +7,13 @@ use crate::commands::settings::Settings;
 use crate::commands::sweep::{self as sweep_cmd, Target};
 use crate::error::{Error, exit, failed};
 use crate::kernel::UserKernel;
-use crate::kernel::workload::{Footprint, Pass, Workload};
 use crate::measure::backend::{Device, Gpu};
+use crate::measure::device::Footprint;
 use crate::measure::journal::Journal;
 use crate::measure::ptx::KernelRef;
 use crate::measure::timing::Timing;
+use crate::measure::workload::Workload;
+use crate::model::pass::Pass;
 use crate::search::sweep::{self, Session, Sweep};
 
 /// Everything about a sweep of `kernel` with `settings` that needs no device: the settings

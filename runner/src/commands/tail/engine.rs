@@ -8,9 +8,12 @@ grid of 1.1 waves runs one full wave of blocks and then a tenth of a wave of equ
 blocks on a mostly idle device: the tail effect the sweep's one-wave grids never show.
 */
 
-use crate::kernel::workload::{Pass, Workload};
-use crate::measure::backend::{DeviceLimits, Gpu, Timing};
+use crate::measure::workload::Workload;
+
+use crate::measure::backend::{Gpu, Timing};
 use crate::measure::checked::{self, Checked};
+use crate::model::limits::DeviceLimits;
+use crate::model::pass::Pass;
 use crate::model::stats::RunStats;
 use crate::search::sweep::CheckFailure;
 use anyhow::Result;

@@ -7,10 +7,11 @@ pub mod engine;
 
 use self::engine::Tail;
 use super::{Chosen, KernelChoice};
+use crate::commands::job::Job;
 use crate::commands::settings::TimingSettings;
 use crate::error::{Console, Error, exit, failed};
 use crate::measure::backend::Driver;
-use crate::measure::device::{self, Job, command_line};
+use crate::measure::device::{self, command_line};
 use crate::measure::progress::Phase;
 use crate::measure::timing::Timing;
 use crate::results::table;
@@ -87,8 +88,13 @@ pub(crate) fn exec<D: Driver>(
     let options = request;
     let kernel = spec.rust_kernel();
     let job = Job { spec, params, block_sizes: &[options.threads_per_block] };
-    let mut gpu =
-        device::open_one(driver, options.device, kernel, job, device::flush_scratch(timing.flushes()))?;
+    let mut gpu = crate::commands::job::open_one(
+        driver,
+        options.device,
+        kernel,
+        job,
+        device::flush_scratch(timing.flushes()),
+    )?;
     if options.provenance {
         console.out(&device::provenance_lines(
             &mut gpu,
@@ -98,7 +104,7 @@ pub(crate) fn exec<D: Driver>(
         )?);
     }
     let building = Phase::start("building the frame and its CPU reference on every core");
-    let workload = device::create_workload(spec, &job.params);
+    let workload = crate::commands::job::create_workload(spec, &job.params);
     building.finish();
     let mut workload = workload?;
     let uploading = Phase::start("uploading the frame");

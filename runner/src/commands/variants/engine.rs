@@ -11,11 +11,16 @@ CPU reference check and its timed runs; a device-to-device copy of half the byte
 counts, reading and writing them, timed in the same run, is the practical ceiling.
 */
 
-use crate::kernel::workload::{Pass, Workload, histogram};
-use crate::measure::backend::{DeviceLimits, Gpu, Timing};
+use crate::kernel::workload::histogram;
+
+use crate::measure::workload::Workload;
+
+use crate::measure::backend::{Gpu, Timing};
 use crate::measure::checked::{self, Checked};
 use crate::measure::ptx::{self, KernelRef};
+use crate::model::limits::DeviceLimits;
 use crate::model::occupancy::one_wave_grid;
+use crate::model::pass::Pass;
 use crate::model::stats::RunStats;
 use crate::search::sweep::CheckFailure;
 use anyhow::{Context as _, Result};
@@ -340,9 +345,10 @@ mod tests {
 
     #[test]
     fn grids_shrink_with_pixels_per_trip_and_copy_is_the_ceiling() {
+        use crate::kernel::workload::Params;
         use crate::kernel::workload::grayscale::GrayscaleWorkload;
-        use crate::kernel::workload::{Params, Workload as _};
         use crate::measure::backend::KernelArg;
+        use crate::measure::workload::Workload as _;
         let picked = [candidates(Family::Grayscale)[0], candidates(Family::Grayscale)[4]];
         let mut gpu = MockGpu::h200_with(&picked.map(|candidate| candidate.kernel));
         gpu.kernel_time_factors = vec![(picked[1].kernel, 0.9)];
@@ -367,8 +373,9 @@ mod tests {
 
     #[test]
     fn histogram_rows_ask_each_shapes_shared_memory_and_are_checked() {
+        use crate::kernel::workload::Params;
         use crate::kernel::workload::histogram::{HistogramWorkload, SHAPES, shape_of_entry};
-        use crate::kernel::workload::{Params, Workload as _};
+        use crate::measure::workload::Workload as _;
         let all = candidates(Family::Histogram);
         let mut gpu = MockGpu::h200_with(&all.iter().map(|candidate| candidate.kernel).collect::<Vec<_>>());
         gpu.copy_gb_per_s = 4000.0;

@@ -8,16 +8,18 @@ compilers, against a device-to-device copy of the same bytes ([`crate::commands:
 pub mod engine;
 
 use self::engine::{Candidate, Compiler, Family, VariantRow, Variants};
+use crate::commands::job::Job;
 use crate::commands::settings::{DEFAULT_WARMUPS, check_block_sizes};
 use crate::error::{Console, Error, exit, failed};
 use crate::kernel::workload::grayscale::{self, GrayscaleWorkload};
 use crate::kernel::workload::histogram::{self, HistogramWorkload};
-use crate::kernel::workload::{KernelSpec, Params, Workload as _};
+use crate::kernel::workload::{KernelSpec, Params};
 use crate::measure::backend::{Driver, Timing};
-use crate::measure::device::{self, Job, command_line};
+use crate::measure::device::{self, command_line};
 use crate::measure::progress::WithProgress;
 use crate::measure::ptx;
 use crate::measure::timing::TimingMode;
+use crate::measure::workload::Workload as _;
 use crate::model::frame_size::{self, FrameSize};
 use crate::results::table;
 
@@ -132,7 +134,7 @@ pub(crate) fn exec<D: Driver>(
     let job = Job { spec, params, block_sizes: &options.block_sizes };
     let scratch = pass_bytes.saturating_add(64 * options.offset);
     let device::Opened { mut gpu, loaded, .. } =
-        device::open_several(driver, options.device, &kernels, job, |_| scratch, console)?;
+        crate::commands::job::open_several(driver, options.device, &kernels, job, |_| scratch, console)?;
     let candidates: Vec<Candidate> =
         all.into_iter().filter(|candidate| loaded.contains(&candidate.kernel)).collect();
     if options.provenance {

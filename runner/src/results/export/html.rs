@@ -17,8 +17,8 @@ limit of its own, so it cannot drift from `block-size occupancy`.
 */
 
 use super::{Exporter, Record};
-use crate::measure::backend::DeviceLimits;
 use crate::measure::timing::Timing;
+use crate::model::limits::DeviceLimits;
 use crate::model::occupancy::warps_per_block;
 use crate::model::sm::{Limiter, PRESETS, Preset, SmModel};
 use crate::results::document::Document;
@@ -226,7 +226,7 @@ pub(crate) fn render(document: &Document) -> Result<String, String> {
         .provenance
         .get("registers_per_thread")
         .and_then(serde_json::Value::as_u64)
-        .map_or(crate::commands::occupancy::DEFAULT_REGISTERS, |registers| registers.min(255) as u32);
+        .map_or(crate::model::sm::DEFAULT_REGISTERS, |registers| registers.min(255) as u32);
     let start = Start {
         gpu: if SmModel::from_device(&document.device).is_some() { "measured" } else { "h200" }.to_string(),
         threads: fastest.threads_per_block.min(MAX_THREADS),

@@ -11,12 +11,13 @@ pub(crate) mod html;
 mod json;
 mod markdown;
 
-use crate::kernel::axes::AxisValues;
-use crate::kernel::workload::Pass;
-use crate::measure::backend::{DeviceLimits, Suggestion, Timing};
+use crate::measure::backend::Timing;
 use crate::measure::provenance::Provenance;
 use crate::measure::timing::{Stopped, TimingMode};
+use crate::model::axis_values::AxisValues;
 use crate::model::grid::GridPolicy;
+use crate::model::limits::{DeviceLimits, Suggestion};
+use crate::model::pass::Pass;
 use crate::model::stats::RunStats;
 use crate::results::table::{self, Summary};
 use crate::search::sweep::{ModelCheck, Sweep};
@@ -181,7 +182,7 @@ pub struct Record {
     pub rows_near_best: usize,
     /// How the samples were spent (`--search`): `exhaustive`, or `race` (raced rows say
     /// `stopped: raced`).
-    pub search: crate::search::race::Search,
+    pub search: crate::search::strategy::Search,
     /// The occupancy model's check, in words.
     pub model_check: String,
     /// The lines the table printed below itself: the suggestion, the fastest row, the rows

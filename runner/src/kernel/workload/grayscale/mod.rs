@@ -10,9 +10,14 @@ pub mod frame;
 use self::frame::{
     BYTES_PER_PIXEL, Frame, HOST_BYTES_PER_PIXEL, RELATIVE_TOLERANCE, first_mismatch, host_zeros, luma,
 };
-use super::{Footprint, KernelSpec, Mismatch, Params, Pass, Workload, as_bytes, as_bytes_mut, view_values};
+use super::{KernelSpec, Params};
 use crate::measure::backend::{BufferId, EmulatedMemory, Gpu, KernelArg, Launch};
+use crate::measure::device::Footprint;
+use crate::measure::memory::{as_bytes, as_bytes_mut, view_values, write_values};
 use crate::measure::ptx;
+use crate::measure::workload::Workload;
+use crate::model::mismatch::Mismatch;
+use crate::model::pass::Pass;
 use anyhow::{Result, bail};
 
 /// Value `--corrupt-pixel` writes: luma of inputs in [0, 1] is never negative.
@@ -182,7 +187,7 @@ fn emulate(launch: &Launch, memory: &mut dyn EmulatedMemory, fault: Option<usize
     if let Some(pixel) = fault.and_then(|index| luma.get_mut(index)) {
         *pixel = FAULT_VALUE;
     }
-    super::write_values(memory.at_mut(out)?, &luma)
+    write_values(memory.at_mut(out)?, &luma)
 }
 
 #[cfg(test)]

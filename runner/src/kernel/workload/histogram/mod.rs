@@ -22,11 +22,13 @@ counted).
 pub mod reference;
 
 use self::reference::{LUMA_LEVELS, luma12};
-use super::{
-    Footprint, KernelSpec, Mismatch, Params, Pass, Workload, as_bytes, as_bytes_mut, host_vec, read_values,
-    write_values,
-};
+use super::{KernelSpec, Params};
 use crate::measure::backend::{BufferId, EmulatedMemory, Gpu, KernelArg, Launch};
+use crate::measure::device::Footprint;
+use crate::measure::memory::{as_bytes, as_bytes_mut, host_vec, read_values, view_values, write_values};
+use crate::measure::workload::Workload;
+use crate::model::mismatch::Mismatch;
+use crate::model::pass::Pass;
 
 pub use self::reference::MAX_BINS;
 use crate::measure::ptx;
@@ -406,7 +408,7 @@ fn emulate(
         4 * words
     );
     let KernelArg::Buffer(_, luma_offset) = *luma else { bail!("the luma is not a buffer: {luma:?}") };
-    let values = super::view_values::<u16>(memory.at(luma)?, pixels)?;
+    let values = view_values::<u16>(memory.at(luma)?, pixels)?;
     let mut counts = read_values::<u32>(memory.at(hist)?, bins as usize)?;
     let added = if shape.load_bytes == 2 {
         reference::histogram(&values, bins)

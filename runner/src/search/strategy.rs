@@ -1,0 +1,61 @@
+/*!
+[`Search`]: how a sweep spends its samples (`--search`), every configuration to the end or a race
+([`crate::search::race`]), and which one a sweep takes where none is asked for.
+*/
+
+/// Above this many configurations (block sizes x values of the tunable) a sweep races unless
+/// told otherwise ([`Search::Exhaustive`]).
+pub const RACE_ABOVE: usize = 24;
+
+/// How a sweep spends its samples (`--search`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Search {
+    /// Every configuration samples until the noise-driven stop.
+    Exhaustive,
+    /// A first round over all, then only the configurations that can still win (`survivors`).
+    Race,
+}
+
+impl Search {
+    /// Every search.
+    pub const ALL: [Self; 2] = [Self::Exhaustive, Self::Race];
+
+    /// What `--search` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Exhaustive => "exhaustive",
+            Self::Race => "race",
+        }
+    }
+
+    /// The search `--search` names.
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|search| search.name() == name)
+    }
+
+    /// The search for `configurations` where none was asked for: race above `RACE_ABOVE`.
+    pub fn automatic(configurations: usize) -> Self {
+        if configurations > RACE_ABOVE { Self::Race } else { Self::Exhaustive }
+    }
+}
+
+impl std::fmt::Display for Search {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn search_names_round_trip_and_the_default_races_above_24() {
+        for search in Search::ALL {
+            assert_eq!(Search::from_name(search.name()), Some(search));
+        }
+        assert_eq!(Search::automatic(24), Search::Exhaustive);
+        assert_eq!(Search::automatic(25), Search::Race);
+    }
+}
