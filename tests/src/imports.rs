@@ -14,8 +14,8 @@ no import through the crate root's re-exports.
 - Each path leads to the longest module it names (`crate::a::b::f` to `a::b` where that file
   exists, else to `a`). A path to the file's own module or one of its ancestors is no edge.
   A path from a non-root file that ends in the root and names something there
-  (`crate::Error`, where lib.rs re-exports `Error`) hides where the item lives: it is reported
-  as an import through the root. Paths to macros (`crate::name!`) are exempt, since
+  (`crate::Error`, where lib.rs re-exports `Error`, or `super::*` in a top-level module) hides
+  where the item lives: it is reported as an import through the root. Paths to macros (`crate::name!`) are exempt, since
   `#[macro_export]` puts every such macro at the root.
 */
 
@@ -111,7 +111,8 @@ impl ImportGraph {
                 if target.is_empty() {
                     // A path that ends in the root from a module below it: through the root,
                     // unless it names nothing there (`use crate::{self}`) or a macro.
-                    if !module.is_empty() && !path.segments.is_empty() && !path.macro_call {
+                    let names_something = !path.segments.is_empty() || import.written.ends_with("::*");
+                    if !module.is_empty() && names_something && !path.macro_call {
                         through_root.push(import);
                     }
                     continue;

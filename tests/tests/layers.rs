@@ -286,7 +286,7 @@ fn an_import_through_the_root_re_exports_is_an_error() {
             (
                 "a.rs",
                 "use crate::Thing;\nuse crate::b::Thing as Direct;\npub fn f() { crate::shout!(); }\n\
-                 pub fn g(_: super::Thing, _: crate::results::Row) {}\n",
+                 pub fn g(_: super::Thing, _: crate::results::Row) {}\nuse super::*;\n",
             ),
             ("b.rs", "pub struct Thing;\npub struct Row;\n"),
         ],
@@ -298,6 +298,7 @@ fn an_import_through_the_root_re_exports_is_an_error() {
             "src/a.rs:1: `crate::Thing` imports through the root: name the module the item lives in",
             "src/a.rs:4: `super::Thing` imports through the root: name the module the item lives in",
             "src/a.rs:4: `crate::results::Row` imports through the root: name the module the item lives in",
+            "src/a.rs:5: `super::*` imports through the root: name the module the item lives in",
         ]
     );
     assert_eq!(targets(&graph, "a"), ["b"]);
