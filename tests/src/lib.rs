@@ -1,7 +1,10 @@
 /*!
 Helpers for the repository-level tests in `tests/tests/`: where the repository and the
-committed PTX are, where `ptxas` is, and what it makes of a PTX file.
+committed PTX are, where `ptxas` is, and what it makes of a PTX file; [`imports`], a crate's
+import graph and its layers.
 */
+
+pub mod imports;
 
 use ptx_stamp::entry_names;
 use std::collections::BTreeSet;

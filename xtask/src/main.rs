@@ -15,6 +15,11 @@
 //!   which R520 and newer drivers load.
 //!
 //! The cuda_builder PTX needs LLVM 7: `scripts/regenerate-ptx`.
+//!
+//! `cargo xtask public-items [--list] [--max N] [--require-docs]`: the runner library's public
+//! items by kind, from its rustdoc JSON; [`public_items`] says what counts.
+
+mod public_items;
 
 use anyhow::{Context as _, Result, bail, ensure};
 use ptx_stamp::{NVCC_MODULES, NVPTX_INPUTS, Stamp, inputs_sha256, sha256_hex};
@@ -31,12 +36,15 @@ fn main() {
 fn run() -> Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask/ is in the repository root");
     let (which, check) = match args.as_slice() {
         ["ptx", which] => (*which, false),
         ["ptx", which, "--check"] => (*which, true),
-        _ => bail!("usage: cargo xtask ptx <nvptx|nvptx-fma|nvcc> [--check]"),
+        ["public-items", options @ ..] => {
+            return public_items::run(repo, &public_items::Options::parse(options)?);
+        }
+        _ => bail!("usage: cargo xtask ptx <nvptx|nvptx-fma|nvcc> [--check], or {}", public_items::USAGE),
     };
-    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask/ is in the repository root");
     let scratch = repo.join("target/xtask");
     std::fs::create_dir_all(&scratch)?;
     let builds: Vec<(String, PathBuf, Stamp)> = match which {
