@@ -158,55 +158,55 @@ pub use crate::model::sm::DEFAULT_REGISTERS;
 pub use crate::results::diff::{CONFIDENCE, DEFAULT_THRESHOLD, RESAMPLES, Verdict};
 
 /// `block-size compare`.
-pub fn compare<D: crate::Driver>(
+pub fn compare<D: crate::measure::backend::Driver>(
     driver: &D,
     request: &CompareRequest,
-    console: &mut crate::Console,
-) -> Result<i32, crate::Error> {
+    console: &mut crate::error::Console,
+) -> Result<i32, crate::error::Error> {
     self::compare::exec(driver, request, console)
 }
 
 /// `block-size diff`, which needs no GPU: two sweeps' JSON exports compared configuration
 /// by configuration. `Ok` carries the exit status: 0, or 1 with
 /// [`DiffRequest::fail_if_slower`] where a configuration is SLOWER.
-pub fn diff(request: &DiffRequest, console: &mut crate::Console) -> Result<i32, crate::Error> {
+pub fn diff(request: &DiffRequest, console: &mut crate::error::Console) -> Result<i32, crate::error::Error> {
     self::diff::exec(request, console)
 }
 
 /// `block-size occupancy`, which needs no GPU: the calculator's tables.
-pub fn occupancy(request: &OccupancyRequest) -> Result<String, crate::Error> {
+pub fn occupancy(request: &OccupancyRequest) -> Result<String, crate::error::Error> {
     self::occupancy::exec(request)
 }
 
 /// `block-size report`, which needs no GPU: the HTML report of a sweep's JSON export,
 /// written to [`ReportRequest::html`].
-pub fn report(request: &ReportRequest) -> Result<(), crate::Error> {
+pub fn report(request: &ReportRequest) -> Result<(), crate::error::Error> {
     self::report::exec(request)
 }
 
 /// `block-size`'s sweep of one of this repository's kernels.
-pub fn sweep<D: crate::Driver>(
+pub fn sweep<D: crate::measure::backend::Driver>(
     driver: &D,
     request: &SweepRequest,
-    console: &mut crate::Console,
-) -> Result<i32, crate::Error> {
+    console: &mut crate::error::Console,
+) -> Result<i32, crate::error::Error> {
     self::sweep::exec(driver, request, console)
 }
 
 /// `block-size tail`.
-pub fn tail<D: crate::Driver>(
+pub fn tail<D: crate::measure::backend::Driver>(
     driver: &D,
     request: &TailRequest,
-    console: &mut crate::Console,
-) -> Result<i32, crate::Error> {
+    console: &mut crate::error::Console,
+) -> Result<i32, crate::error::Error> {
     self::tail::exec(driver, request, console)
 }
 
 /// `block-size variants`.
-pub fn variants<D: crate::Driver>(
+pub fn variants<D: crate::measure::backend::Driver>(
     driver: &D,
     request: &VariantsRequest,
-    console: &mut crate::Console,
-) -> Result<i32, crate::Error> {
+    console: &mut crate::error::Console,
+) -> Result<i32, crate::error::Error> {
     self::variants::exec(driver, request, console)
 }

@@ -784,5 +784,3 @@ pub(crate) fn per_device(path: &Path, ordinal: u32) -> PathBuf {
 #[cfg(test)]
 mod tests;
 pub(crate) mod user;
-#[cfg(test)]
-mod user_tests;

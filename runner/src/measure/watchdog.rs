@@ -3,7 +3,7 @@ No wait on the GPU without a bound. Every blocking wait of the CUDA backend (a s
 synchronisation, a copy) runs inside [`wait`]; a thread of this process checks the wait in
 flight, and one that has lasted longer than the timeout is a hang: the configuration being
 measured is named ([`set_current`]), the hang is handed to the handler (which journals it),
-one line goes to standard error, and the process exits with [`crate::exit::RESTART`] so that
+one line goes to standard error, and the process exits with [`crate::error::exit::RESTART`] so that
 its supervisor starts a fresh worker for the configurations left (a process without a
 supervisor exits 1). A hung kernel cannot be
 stopped from the host, and its context cannot be used again; the process's end frees both.
@@ -114,8 +114,8 @@ fn hang() -> ! {
     eprintln!("Error: {configuration}: {message}");
     // A supervisor starts a fresh worker for the rest; a process on its own can only end.
     std::process::exit(if crate::measure::supervise::is_worker() {
-        crate::exit::RESTART
+        crate::error::exit::RESTART
     } else {
-        crate::exit::FAILED
+        crate::error::exit::FAILED
     })
 }

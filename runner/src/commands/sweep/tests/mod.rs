@@ -432,3 +432,5 @@ fn the_grayscale_axes_name_the_shapes_variants_measures() {
     known.sort_unstable();
     assert_eq!(entries, known);
 }
+
+mod user;

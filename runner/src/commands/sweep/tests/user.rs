@@ -2,7 +2,7 @@
 //! thread), hand-written PTX and a CPU emulation that, at 256 threads per block, rounds one
 //! value differently, as a kernel whose float result depends on the block size would.
 
-use super::*;
+use crate::commands::sweep::*;
 use crate::kernel::*;
 use crate::measure::mock::{EmulatedMemory, Launch, MockDriver, MockGpu, read_values, write_values};
 use crate::{Console, EmbeddedPtx, Format, GridPolicy, Measured, Settings, TimingMode, TimingSettings};
