@@ -1,5 +1,6 @@
 //! `block-size new` on the CPU: the project it writes (its files, its PTX and stamp, its pins
-//! against this repository's), its refusals, and the project's own `cargo test` passing with no
+//! against this repository's; with `--cuda` the CUDA C++ twin, its PTX and stamp, and the script
+//! that rebuilds them), its refusals, and the project's own `cargo test` passing with no
 //! environment set up for it.
 
 use assert_cmd::Command;
@@ -80,8 +81,13 @@ fn tail(text: &[u8], limit: usize) -> String {
     text[start.unwrap_or(0)..].to_string()
 }
 
-/// The project as written: every file there, no placeholder left, the repository's pins.
-fn check_files(project: &Path, name: &str) {
+/// The files `block-size new --cuda` writes besides [`FILES`].
+const CUDA_FILES: [&str; 4] =
+    ["cuda/stencil3.cu", "ptx/stencil3-nvcc.ptx", "ptx/stencil3-nvcc.stamp.toml", "scripts/build-cuda-twin"];
+
+/// The project as written: every file there (`files`), no placeholder left, the repository's
+/// pins.
+fn check_files(project: &Path, name: &str, files: &[&str]) {
     let mut written: Vec<String> = Vec::new();
     let mut folders = vec![project.to_path_buf()];
     while let Some(folder) = folders.pop() {
@@ -95,8 +101,8 @@ fn check_files(project: &Path, name: &str) {
         }
     }
     written.sort();
-    assert_eq!(written, FILES, "the files of the project");
-    for file in FILES {
+    assert_eq!(written, files, "the files of the project");
+    for file in files {
         let text = read(&project.join(file));
         for placeholder in ["scaffold-name", "scaffold_name", "/path/to/"] {
             assert!(!text.contains(placeholder), "{file} still holds {placeholder}");
@@ -183,7 +189,8 @@ fn new_writes_a_project_whose_own_tests_pass() {
     let (stdout, stderr) = (String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
     assert_eq!(output.status.code(), Some(0), "{stdout}{stderr}");
     assert!(stdout.starts_with("Created my-stencil in "), "{stdout}");
-    check_files(&project, "my-stencil");
+    check_files(&project, "my-stencil", &FILES);
+    assert!(!read(&project.join("README.md")).contains("--cuda"), "the twin's section is --cuda's");
     check_libcuda(&project, &stderr);
 
     // A second `new` into the same, now full, folder: one line, exit 2, nothing touched.
@@ -233,6 +240,134 @@ fn an_explicit_name_is_taken_as_given() {
     block_size().arg("new").arg(&project).args(["--name", "blur_2d"]).assert().success();
     assert!(read(&project.join("Cargo.toml")).contains("name = \"blur_2d\""));
     assert!(read(&project.join("src/main.rs")).contains("blur_2d::run("));
+}
+
+/// The template file `path` (under `cli/templates/new/`).
+fn template(path: &str) -> String {
+    read(&repo().join("cli/templates/new").join(path))
+}
+
+/// A stand-in for nvcc at `folder/nvcc`: `--version` prints `release`, a compilation copies
+/// `ptx` to its `-o` file with `.version 7.8` made `isa`.
+fn fake_nvcc(folder: &Path, release: &str, ptx: &Path, isa: &str) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt as _;
+    let nvcc = folder.join("nvcc");
+    let script = format!(
+        "#!/bin/sh\n\
+         if [ \"$1\" = --version ]; then printf 'nvcc: NVIDIA (R) Cuda compiler driver\\n{release}\\n'; exit 0; fi\n\
+         while [ $# -gt 1 ]; do [ \"$1\" = -o ] && out=$2; shift; done\n\
+         sed 's/^\\.version 7\\.8$/.version {isa}/' '{}' >\"$out\"\n",
+        ptx.display()
+    );
+    std::fs::write(&nvcc, script).unwrap();
+    std::fs::set_permissions(&nvcc, std::fs::Permissions::from_mode(0o755)).unwrap();
+    nvcc
+}
+
+/// The project's `scripts/build-cuda-twin` with `nvcc`.
+fn build_cuda_twin(project: &Path, nvcc: &Path) -> std::process::Output {
+    std::process::Command::new(project.join("scripts/build-cuda-twin"))
+        .current_dir(project)
+        .env("NVCC", nvcc)
+        .output()
+        .expect("the script starts")
+}
+
+#[test]
+fn with_cuda_new_writes_the_twin_its_nvcc_ptx_and_a_stamp_that_belong_together() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let temp = TempDir::new("cuda");
+    let project = temp.0.join("twin");
+    let output = block_size().arg("new").arg(&project).arg("--cuda").output().unwrap();
+    let (stdout, stderr) = (String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+    assert_eq!(output.status.code(), Some(0), "{stdout}{stderr}");
+    assert!(stdout.starts_with("Created twin in ") && stdout.contains("(23 files)"), "{stdout}");
+    assert!(stdout.contains("scripts/build-cuda-twin rebuilds it"), "{stdout}");
+    let mut files: Vec<&str> = FILES.iter().chain(&CUDA_FILES).copied().collect();
+    files.sort();
+    check_files(&project, "twin", &files);
+    for file in ["cuda/stencil3.cu", "ptx/stencil3-nvcc.ptx", "ptx/stencil3-nvcc.stamp.toml"] {
+        assert_eq!(read(&project.join(file)), template(file), "{file} is the template's");
+    }
+    let script = project.join("scripts/build-cuda-twin");
+    assert_eq!(std::fs::metadata(&script).unwrap().permissions().mode() & 0o777, 0o755);
+    let nvcc_118 = repo().canonicalize().unwrap().join(".cuda-nvcc/bin/nvcc");
+    assert!(
+        read(&script).contains(&format!("nvcc=\"{}\"", nvcc_118.display())),
+        "the repository's nvcc 11.8"
+    );
+    let readme = read(&project.join("README.md"));
+    assert!(
+        readme.contains("\n## The CUDA C++ twin (`--cuda`)\n") && readme.contains("scripts/build-cuda-twin")
+    );
+    assert!(readme.contains(&nvcc_118.display().to_string()), "{readme}");
+
+    // The twin's PTX: nvcc 11.8's ISA, for sm_75, the entry of the Rust kernel with the same
+    // parameters (a compare launches both with one argument list), the source's two barriers
+    // (nvcc's `__syncthreads()`, aligned, in place), and the tile as dynamic shared memory.
+    let twin = read(&project.join("ptx/stencil3-nvcc.ptx"));
+    let rust = read(&project.join("ptx/kernels.ptx"));
+    assert!(twin.contains("\n.version 7.8\n.target sm_75\n"), "{twin}");
+    let params = |ptx: &str| block_size_runner::testing::entry_params(ptx, "stencil3");
+    assert_eq!(params(&twin), params(&rust), "the twin's parameters are the Rust kernel's");
+    assert_eq!(params(&twin).unwrap(), ["u64", "u64", "u64"]);
+    assert_eq!(twin.matches("\tbar.sync \t0;").count(), 2, "{twin}");
+    assert!(twin.contains(".extern .shared .align 16 .b8 stencil3_tile[];"), "{twin}");
+    let stamp = ptx_stamp::Stamp::parse(&read(&project.join("ptx/stencil3-nvcc.stamp.toml"))).unwrap();
+    assert_eq!((stamp.kernels.clone(), stamp.compiler.as_str()), (vec!["stencil3".to_string()], "nvcc"));
+    assert_eq!(stamp.inputs, ["cuda/stencil3.cu"]);
+    assert_eq!(
+        stamp.ptx_sha256,
+        ptx_stamp::sha256_hex(twin.as_bytes()),
+        "ptx/stencil3-nvcc.ptx is not the stamp's"
+    );
+    assert_eq!(
+        stamp.inputs_sha256,
+        ptx_stamp::inputs_sha256(&project, &stamp.inputs).unwrap(),
+        "cuda/stencil3.cu changed since its PTX was built: cargo xtask ptx nvcc"
+    );
+    assert_eq!(stamp.nvcc.as_deref(), Some("Cuda compilation tools, release 11.8, V11.8.89"));
+    assert_eq!(stamp.regenerate, "scripts/build-cuda-twin");
+
+    // The script, with a stand-in nvcc that writes the committed PTX: the same stamp, byte for
+    // byte (`cargo xtask ptx nvcc` runs it with the real nvcc 11.8); after an edit of the
+    // source, the stamp code's hash of the new source.
+    let committed_stamp = read(&project.join("ptx/stencil3-nvcc.stamp.toml"));
+    let release = stamp.nvcc.clone().unwrap();
+    let committed_ptx = repo().join("cli/templates/new/ptx/stencil3-nvcc.ptx");
+    let nvcc = fake_nvcc(&temp.0, &release, &committed_ptx, "7.8");
+    let output = build_cuda_twin(&project, &nvcc);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert_eq!(
+        String::from_utf8_lossy(&output.stdout),
+        format!("wrote ptx/stencil3-nvcc.ptx (PTX ISA 7.8, {release}) and ptx/stencil3-nvcc.stamp.toml\n")
+    );
+    assert_eq!(read(&project.join("ptx/stencil3-nvcc.ptx")), twin);
+    assert_eq!(read(&project.join("ptx/stencil3-nvcc.stamp.toml")), committed_stamp);
+    let source = project.join("cuda/stencil3.cu");
+    std::fs::write(&source, read(&source) + "// edited\n").unwrap();
+    assert!(build_cuda_twin(&project, &nvcc).status.success());
+    let rebuilt = ptx_stamp::Stamp::parse(&read(&project.join("ptx/stencil3-nvcc.stamp.toml"))).unwrap();
+    assert_eq!(rebuilt.inputs_sha256, ptx_stamp::inputs_sha256(&project, &rebuilt.inputs).unwrap());
+    assert_ne!(rebuilt.inputs_sha256, stamp.inputs_sha256);
+    assert_eq!(rebuilt, ptx_stamp::Stamp { inputs_sha256: rebuilt.inputs_sha256.clone(), ..stamp });
+
+    // A newer nvcc's ISA: refused in one line, nothing written.
+    let written = read(&project.join("ptx/stencil3-nvcc.stamp.toml"));
+    let newer = temp.0.join("newer");
+    std::fs::create_dir(&newer).unwrap();
+    let nvcc = fake_nvcc(&newer, "Cuda compilation tools, release 12.4, V12.4.131", &committed_ptx, "8.4");
+    let output = build_cuda_twin(&project, &nvcc);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!((output.status.code(), stderr.lines().count()), (Some(1), 1), "{stderr}");
+    assert!(
+        stderr.starts_with("Error: cuda/stencil3.cu: ")
+            && stderr.contains("writes PTX ISA 8.4, above 7.8")
+            && stderr.ends_with("nothing written\n"),
+        "{stderr}"
+    );
+    assert_eq!(read(&project.join("ptx/stencil3-nvcc.ptx")), twin);
+    assert_eq!(read(&project.join("ptx/stencil3-nvcc.stamp.toml")), written);
 }
 
 #[test]

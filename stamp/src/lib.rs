@@ -56,6 +56,22 @@ pub const HISTOGRAM_NVCC_INPUTS: &[&str] = &["kernels/cuda/histogram.cu"];
 pub const NVCC_MODULES: &[(&str, &[&str])] =
     &[("grayscale-nvcc", NVCC_INPUTS), ("histogram-nvcc", HISTOGRAM_NVCC_INPUTS)];
 
+/// The templates of `block-size new`, relative to the repository root: the root of every project
+/// it writes, so the inputs of their stamps are relative to it.
+pub const NEW_TEMPLATE_DIR: &str = "cli/templates/new";
+
+/// Inputs of the nvcc PTX of the example kernel's CUDA C++ twin (`block-size new --cuda`),
+/// relative to [`NEW_TEMPLATE_DIR`] as to a project's root.
+pub const NEW_STENCIL3_NVCC_INPUTS: &[&str] = &["cuda/stencil3.cu"];
+
+/// What rebuilds the twin's PTX and stamp in a project: the template's own script, which
+/// `cargo xtask ptx nvcc` also runs to check that it writes the same bytes.
+pub const NEW_NVCC_REGENERATE: &str = "scripts/build-cuda-twin";
+
+/// The nvcc modules of `block-size new --cuda` that `cargo xtask ptx nvcc` builds besides
+/// [`NVCC_MODULES`], the same way: the PTX's name under `NEW_TEMPLATE_DIR/ptx/` and its inputs.
+pub const NEW_NVCC_MODULES: &[(&str, &[&str])] = &[("stencil3-nvcc", NEW_STENCIL3_NVCC_INPUTS)];
+
 /// Everything a builder knew about one PTX file when it wrote it. Fields that only one
 /// compiler has are optional and left out of the file when empty.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -1,6 +1,7 @@
 //! `cargo xtask ptx <nvptx|nvptx-fma|nvcc> [--check]`: builds the PTX files that need no LLVM 7
-//! and writes each with its stamp into `kernels/ptx/`; with `--check`, builds them into a
-//! scratch folder instead and fails unless each equals the committed file byte for byte.
+//! and writes each with its stamp into `kernels/ptx/` (the twin of `block-size new --cuda` into
+//! `cli/templates/new/ptx/`); with `--check`, builds them into a scratch folder instead and fails
+//! unless each equals the committed file byte for byte.
 //!
 //! - `nvptx`: `kernels/nvptx` through rustc's own NVPTX backend (the pinned nightly's
 //!   `nvptx64-nvidia-cuda` target), `-C target-cpu=sm_75`.
@@ -12,7 +13,11 @@
 //!   else the CUDA 11.8 nvcc (11.8.89) that `scripts/setup-nvcc-11.8` unpacks from Debian
 //!   bookworm non-free `nvidia-cuda-toolkit` into `.cuda-nvcc/` (its `bin/nvcc` passes the
 //!   unpacked g++-11 as `-ccbin`), else the first on `PATH`. CUDA 11.8 writes PTX ISA 7.8,
-//!   which R520 and newer drivers load.
+//!   which R520 and newer drivers load. Also `ptx_stamp::NEW_NVCC_MODULES`, the CUDA C++ twin
+//!   that `block-size new --cuda` writes (`cli/templates/new/cuda/stencil3.cu` to
+//!   `cli/templates/new/ptx/stencil3-nvcc.ptx`, its stamp's inputs relative to the template
+//!   as to a project's root), and then the template's `scripts/build-cuda-twin` in a scratch
+//!   project, which must write the same PTX and stamp byte for byte.
 //!
 //! The cuda_builder PTX needs LLVM 7: `scripts/regenerate-ptx`.
 //!
@@ -22,7 +27,10 @@
 mod public_items;
 
 use anyhow::{Context as _, Result, bail, ensure};
-use ptx_stamp::{NVCC_MODULES, NVPTX_INPUTS, Stamp, inputs_sha256, sha256_hex};
+use ptx_stamp::{
+    NEW_NVCC_MODULES, NEW_NVCC_REGENERATE, NEW_TEMPLATE_DIR, NVCC_MODULES, NVPTX_INPUTS, Stamp,
+    inputs_sha256, sha256_hex,
+};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -47,37 +55,55 @@ fn run() -> Result<()> {
     };
     let scratch = repo.join("target/xtask");
     std::fs::create_dir_all(&scratch)?;
-    let builds: Vec<(String, PathBuf, Stamp)> = match which {
+    // Each build: the folder of its committed PTX (relative to the repository), its name there,
+    // the fresh PTX and its stamp.
+    let builds: Vec<(String, String, PathBuf, Stamp)> = match which {
         "nvptx" => vec![(
+            "kernels/ptx".into(),
             "grayscale-nvptx".into(),
             scratch.join("grayscale-nvptx.ptx"),
             build_nvptx(repo, &scratch, None)?,
         )],
         "nvptx-fma" => vec![(
+            "kernels/ptx".into(),
             "grayscale-nvptx-fma".into(),
             scratch.join("grayscale-nvptx-fma.ptx"),
             build_nvptx(repo, &scratch, Some(FMA_FLAG))?,
         )],
-        "nvcc" => NVCC_MODULES
-            .iter()
-            .map(|&(name, inputs)| {
-                let out = scratch.join(format!("{name}.ptx"));
-                Ok((name.to_string(), out.clone(), build_nvcc(repo, inputs, &out)?))
-            })
-            .collect::<Result<_>>()?,
+        "nvcc" => {
+            // Ours, relative to the repository; the template's, relative to it as to a project.
+            let template = repo.join(NEW_TEMPLATE_DIR);
+            let ours = NVCC_MODULES
+                .iter()
+                .map(|&(name, inputs)| ("kernels/ptx".into(), repo, name, inputs, "cargo xtask ptx nvcc"));
+            let new = NEW_NVCC_MODULES.iter().map(|&(name, inputs)| {
+                (format!("{NEW_TEMPLATE_DIR}/ptx"), template.as_path(), name, inputs, NEW_NVCC_REGENERATE)
+            });
+            ours.chain(new)
+                .map(|(folder, root, name, inputs, regenerate)| {
+                    let out = scratch.join(format!("{name}.ptx"));
+                    let stamp = build_nvcc(repo, root, inputs, &out, regenerate)?;
+                    Ok((folder, name.to_string(), out, stamp))
+                })
+                .collect::<Result<_>>()?
+        }
         other => bail!("unknown PTX `{other}`: nvptx, nvptx-fma or nvcc"),
     };
-    for (name, ptx_path, stamp) in builds {
-        write_or_check(repo, which, &name, &ptx_path, stamp, check)?;
+    for (folder, name, ptx_path, stamp) in builds {
+        write_or_check(repo, which, &folder, &name, &ptx_path, stamp, check)?;
+    }
+    if which == "nvcc" {
+        check_new_twin_script(repo, &scratch)?;
     }
     Ok(())
 }
 
-/// Stamps the fresh build of `kernels/ptx/<name>.ptx` at `ptx_path` and writes both, or with
+/// Stamps the fresh build of `<folder>/<name>.ptx` at `ptx_path` and writes both, or with
 /// `check` compares them with the committed files.
 fn write_or_check(
     repo: &Path,
     which: &str,
+    folder: &str,
     name: &str,
     ptx_path: &Path,
     stamp: Stamp,
@@ -86,21 +112,21 @@ fn write_or_check(
     let ptx = std::fs::read_to_string(ptx_path).with_context(|| ptx_path.display().to_string())?;
     let kernels = ptx_stamp::entry_names(&ptx);
     let stamp = Stamp { ptx_sha256: sha256_hex(ptx.as_bytes()), kernels, ..stamp };
-    let committed_ptx = repo.join(format!("kernels/ptx/{name}.ptx"));
-    let committed_stamp = repo.join(format!("kernels/ptx/{name}.stamp.toml"));
+    let committed_ptx = repo.join(format!("{folder}/{name}.ptx"));
+    let committed_stamp = repo.join(format!("{folder}/{name}.stamp.toml"));
     if check {
         let same_ptx = std::fs::read_to_string(&committed_ptx).ok().as_deref() == Some(ptx.as_str());
         let same_stamp = std::fs::read_to_string(&committed_stamp).ok() == Some(stamp.render());
         ensure!(
             same_ptx && same_stamp,
-            "kernels/ptx/{name}.{} differs from a fresh build: run `cargo xtask ptx {which}` and commit",
+            "{folder}/{name}.{} differs from a fresh build: run `cargo xtask ptx {which}` and commit",
             if same_ptx { "stamp.toml" } else { "ptx" }
         );
-        println!("kernels/ptx/{name}.ptx and its stamp match a fresh build");
+        println!("{folder}/{name}.ptx and its stamp match a fresh build");
     } else {
         std::fs::write(&committed_ptx, &ptx)?;
         std::fs::write(&committed_stamp, stamp.render())?;
-        println!("wrote kernels/ptx/{name}.ptx (sha256 {})", stamp.ptx_sha256);
+        println!("wrote {folder}/{name}.ptx (sha256 {})", stamp.ptx_sha256);
     }
     Ok(())
 }
@@ -175,27 +201,22 @@ fn nvcc(repo: &Path) -> PathBuf {
     if unpacked.is_file() { unpacked } else { PathBuf::from("nvcc") }
 }
 
-/// `nvcc -O3 -arch=sm_75 -ptx <inputs[0]> -o <out>`; the stamp records `inputs` and
+/// `nvcc -O3 -arch=sm_75 -ptx <inputs[0]> -o <out>` in `root`, the folder the inputs are
+/// relative to (the repository's, or the template's for a project's); the stamp records `inputs`,
 /// `nvcc --version`'s release line (`Cuda compilation tools, release 11.8, V11.8.89`), the
-/// release that sets the PTX ISA `.version` the file says.
-fn build_nvcc(repo: &Path, inputs: &[&str], out: &Path) -> Result<Stamp> {
+/// release that sets the PTX ISA `.version` the file says, and `regenerate`.
+fn build_nvcc(repo: &Path, root: &Path, inputs: &[&str], out: &Path, regenerate: &str) -> Result<Stamp> {
     let nvcc = nvcc(repo);
-    let version = output(Command::new(&nvcc).arg("--version"))?;
-    let release = version
-        .lines()
-        .find(|line| line.contains("release"))
-        .context("nvcc --version printed no release line")?
-        .trim()
-        .to_string();
+    let release = nvcc_release(&nvcc)?;
     output(
-        Command::new(&nvcc).current_dir(repo).args(["-O3", "-arch=sm_75", "-ptx", inputs[0], "-o"]).arg(out),
+        Command::new(&nvcc).current_dir(root).args(["-O3", "-arch=sm_75", "-ptx", inputs[0], "-o"]).arg(out),
     )?;
     Ok(Stamp {
         kernels: Vec::new(),
         arch: "compute_75".into(),
         compiler: "nvcc".into(),
         inputs: inputs.iter().map(|input| input.to_string()).collect(),
-        inputs_sha256: inputs_sha256(repo, inputs)?,
+        inputs_sha256: inputs_sha256(root, inputs)?,
         ptx_sha256: String::new(),
         toolchain: None,
         rustc: None,
@@ -205,6 +226,54 @@ fn build_nvcc(repo: &Path, inputs: &[&str], out: &Path) -> Result<Stamp> {
         libnvvm_release: None,
         nvcc: Some(release),
         flags: None,
-        regenerate: "cargo xtask ptx nvcc".into(),
+        regenerate: regenerate.into(),
     })
+}
+
+/// `nvcc --version`'s release line.
+fn nvcc_release(nvcc: &Path) -> Result<String> {
+    let version = output(Command::new(nvcc).arg("--version"))?;
+    Ok(version
+        .lines()
+        .find(|line| line.contains("release"))
+        .context("nvcc --version printed no release line")?
+        .trim()
+        .to_string())
+}
+
+/// Runs the template's `scripts/build-cuda-twin` with this nvcc in a scratch project holding
+/// the template's `cuda/` and `scripts/`, and fails unless it writes the committed twin PTX and
+/// stamps byte for byte: the script is how a project rebuilds them, and must agree with the
+/// stamp code.
+fn check_new_twin_script(repo: &Path, scratch: &Path) -> Result<()> {
+    let template = repo.join(NEW_TEMPLATE_DIR);
+    let project = scratch.join("new-cuda-twin");
+    if project.exists() {
+        std::fs::remove_dir_all(&project)?;
+    }
+    for folder in ["cuda", "scripts"] {
+        std::fs::create_dir_all(project.join(folder))?;
+        for entry in std::fs::read_dir(template.join(folder))? {
+            let entry = entry?;
+            std::fs::copy(entry.path(), project.join(folder).join(entry.file_name()))?;
+        }
+    }
+    let nvcc = nvcc(repo);
+    // Resolved: a relative $NVCC means nothing in the scratch project.
+    let nvcc = if nvcc.components().count() > 1 { std::fs::canonicalize(&nvcc)? } else { nvcc };
+    output(Command::new("bash").arg(NEW_NVCC_REGENERATE).current_dir(&project).env("NVCC", &nvcc))?;
+    for (name, _) in NEW_NVCC_MODULES {
+        for file in [format!("{name}.ptx"), format!("{name}.stamp.toml")] {
+            let written = std::fs::read(project.join("ptx").join(&file))?;
+            let committed = std::fs::read(template.join("ptx").join(&file))?;
+            ensure!(
+                written == committed,
+                "{NEW_TEMPLATE_DIR}/{NEW_NVCC_REGENERATE} writes another ptx/{file} than `cargo xtask ptx nvcc` (see {})",
+                project.display()
+            );
+        }
+    }
+    println!("{NEW_TEMPLATE_DIR}/{NEW_NVCC_REGENERATE} writes the same PTX and stamp");
+    std::fs::remove_dir_all(&project)?;
+    Ok(())
 }

@@ -1,12 +1,14 @@
 /*!
-`block-size new PATH [--name NAME]`: writes a project of your own at PATH, no GPU needed.
+`block-size new PATH [--name NAME] [--cuda]`: writes a project of your own at PATH, no GPU needed.
 
 The project sweeps the block size of its kernel with this repository's library: a cuda_builder
 crate with one example kernel (`kernels/`, a 1-D stencil through dynamic shared memory, with
 the unaligned barrier), its committed PTX and stamp (`ptx/`, so the host crate builds without
 LLVM), and the host crate (`src/`, `tests/`) depending on this repository's `runner/` and `cli/`
-by absolute path. The files are the templates under `cli/templates/new/`, embedded here, with
-the crate's name and those paths filled in.
+by absolute path. With `--cuda`, also the example kernel's CUDA C++ twin (`cuda/stencil3.cu`),
+its committed nvcc PTX and stamp, and `scripts/build-cuda-twin`, which rebuilds them, so that the
+project can compare Rust against CUDA C++. The files are the templates under
+`cli/templates/new/`, embedded here, with the crate's name and those paths filled in.
 */
 
 use block_size_runner::{Error, exit};
@@ -33,6 +35,11 @@ pub struct New {
     /// one this program was built from]
     #[arg(long, value_name = "DIR")]
     pub runner_path: Option<PathBuf>,
+
+    /// Also write the example kernel's CUDA C++ twin (cuda/stencil3.cu), its nvcc PTX and stamp
+    /// (ptx/stencil3-nvcc.*) and scripts/build-cuda-twin, to compare Rust against CUDA C++
+    #[arg(long)]
+    pub cuda: bool,
 }
 
 /// A validated `block-size new`: where, what name, and which repository.
@@ -44,6 +51,8 @@ pub struct NewRequest {
     pub name: String,
     /// The block-size repository's root, holding `runner/` and `cli/`.
     pub repository: PathBuf,
+    /// Whether to write the example kernel's CUDA C++ twin, its PTX and its script too.
+    pub cuda: bool,
 }
 
 /// The repository this program was built from: the CLI crate's parent folder.
@@ -63,7 +72,7 @@ impl New {
             None => default_name(&self.path)?,
         };
         let repository = self.runner_path.clone().unwrap_or_else(this_repository);
-        Ok(NewRequest { path: self.path.clone(), name, repository })
+        Ok(NewRequest { path: self.path.clone(), name, repository, cuda: self.cuda })
     }
 }
 
@@ -151,9 +160,13 @@ pub fn check_crate_name(name: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// A file of the project: its path in the project, its template's text, and whether the name
-/// and paths are filled in (the kernels and their PTX depend on no name).
+/// A file of the project: its template's file under `cli/templates/new/`, its path in the
+/// project, its template's text, and whether the name and paths are filled in (the kernels and
+/// their PTX depend on no name).
 struct Template {
+    // Read by the test that every file of the templates is written.
+    #[cfg_attr(not(test), allow(dead_code))]
+    template: &'static str,
     path: &'static str,
     text: &'static str,
     filled: bool,
@@ -162,6 +175,7 @@ struct Template {
 macro_rules! templates {
     ($($template:literal => $path:literal, $filled:literal;)*) => {
         &[$(Template {
+            template: $template,
             path: $path,
             text: include_str!(concat!("../../templates/new/", $template)),
             filled: $filled,
@@ -191,6 +205,23 @@ const TEMPLATES: &[Template] = templates! {
     "kernels/builder/build.rs" => "kernels/builder/build.rs", false;
     "kernels/builder/src/main.rs" => "kernels/builder/src/main.rs", false;
 };
+
+/// The files `--cuda` adds: the example kernel's CUDA C++ twin, its nvcc PTX and stamp (built by
+/// `cargo xtask ptx nvcc` here, which also checks that the script writes the same bytes), and
+/// the script that rebuilds them in the project (filled: it looks for this repository's nvcc
+/// 11.8).
+const CUDA_TEMPLATES: &[Template] = templates! {
+    "cuda/stencil3.cu" => "cuda/stencil3.cu", false;
+    "ptx/stencil3-nvcc.ptx" => "ptx/stencil3-nvcc.ptx", false;
+    "ptx/stencil3-nvcc.stamp.toml" => "ptx/stencil3-nvcc.stamp.toml", false;
+    "scripts/build-cuda-twin" => "scripts/build-cuda-twin", true;
+};
+
+/// The section `--cuda` appends to `README.md`: the twin and how to rebuild its PTX.
+const README_CUDA: &str = include_str!("../../templates/new/README-cuda.md");
+
+/// The files written executable (`rwxr-xr-x`).
+const EXECUTABLE: &[&str] = &["scripts/build-cuda-twin"];
 
 /// The placeholders of the templates: the package name, the same as a Rust identifier, the
 /// repository's root (in `Cargo.toml`) and the folder of a link-time libcuda
@@ -298,33 +329,45 @@ pub fn exec(request: &NewRequest) -> Result<Created, Error> {
     };
 
     let ident = request.name.replace('-', "_");
-    for template in TEMPLATES {
+    let fill = |text: &str| {
+        text.replace(NAME, &request.name)
+            .replace(IDENT, &ident)
+            .replace(REPOSITORY, &toml_escaped(&repository))
+            .replace(LIBCUDA, &toml_escaped(&libcuda))
+    };
+    let cuda: &[Template] = if request.cuda { CUDA_TEMPLATES } else { &[] };
+    for template in TEMPLATES.iter().chain(cuda) {
         let file = root.join(template.path);
-        let text = if template.filled {
-            template
-                .text
-                .replace(NAME, &request.name)
-                .replace(IDENT, &ident)
-                .replace(REPOSITORY, &toml_escaped(&repository))
-                .replace(LIBCUDA, &toml_escaped(&libcuda))
-        } else {
-            template.text.to_string()
-        };
+        let mut text = if template.filled { fill(template.text) } else { template.text.to_string() };
+        if request.cuda && template.path == "README.md" {
+            text.push('\n');
+            text.push_str(&fill(README_CUDA));
+        }
         let folder = file.parent().expect("every file is in the project");
         std::fs::create_dir_all(folder).map_err(|error| failed(folder, error))?;
         std::fs::write(&file, text).map_err(|error| failed(&file, error))?;
+        if EXECUTABLE.contains(&template.path) {
+            use std::os::unix::fs::PermissionsExt as _;
+            std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o755))
+                .map_err(|error| failed(&file, error))?;
+        }
     }
 
-    let stdout = format!(
+    let mut stdout = format!(
         "Created {name} in {root} ({files} files), on block-size at {repository}.\n\
          Test it (no GPU): cd {root} && cargo test\n\
          Sweep it on a GPU: cargo run --release -- --block-sizes 64,128,256\n\
          Its kernel is kernels/src/lib.rs; README.md says how to rebuild its PTX.\n",
         name = request.name,
         root = root.display(),
-        files = TEMPLATES.len(),
+        files = TEMPLATES.len() + cuda.len(),
         repository = repository.display(),
     );
+    if request.cuda {
+        stdout.push_str(
+            "Its CUDA C++ twin is cuda/stencil3.cu, its nvcc PTX ptx/stencil3-nvcc.ptx; scripts/build-cuda-twin rebuilds it.\n",
+        );
+    }
     Ok(Created { stdout, stderr: note })
 }
 
@@ -366,9 +409,44 @@ mod tests {
     fn every_placeholder_is_in_a_filled_template_and_no_other() {
         for placeholder in [NAME, IDENT, REPOSITORY, LIBCUDA] {
             assert!(TEMPLATES.iter().any(|template| template.filled && template.text.contains(placeholder)));
-            for template in TEMPLATES.iter().filter(|template| !template.filled) {
+            for template in TEMPLATES.iter().chain(CUDA_TEMPLATES).filter(|template| !template.filled) {
                 assert!(!template.text.contains(placeholder), "{} holds {placeholder}", template.path);
             }
+        }
+        assert!(CUDA_TEMPLATES.iter().any(|template| template.filled && template.text.contains(REPOSITORY)));
+    }
+
+    #[test]
+    fn every_file_of_the_templates_is_written() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("templates/new");
+        let mut files = Vec::new();
+        let mut folders = vec![root.clone()];
+        while let Some(folder) = folders.pop() {
+            for entry in std::fs::read_dir(&folder).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    folders.push(path);
+                } else {
+                    files.push(path.strip_prefix(&root).unwrap().to_string_lossy().into_owned());
+                }
+            }
+        }
+        files.sort();
+        let mut embedded: Vec<String> = TEMPLATES
+            .iter()
+            .chain(CUDA_TEMPLATES)
+            .map(|template| template.template.to_string())
+            .chain(["README-cuda.md".to_string()])
+            .collect();
+        embedded.sort();
+        assert_eq!(files, embedded, "every file under cli/templates/new/ is a template `new` writes");
+        for template in TEMPLATES.iter().chain(CUDA_TEMPLATES) {
+            assert_eq!(
+                EXECUTABLE.contains(&template.path),
+                template.path.starts_with("scripts/"),
+                "{}",
+                template.path
+            );
         }
     }
 }
