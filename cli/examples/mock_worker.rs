@@ -8,7 +8,7 @@
 //! finishes), `MOCK_DELAY_MS=N` (every schedule takes N ms more, so a signal can arrive).
 
 use block_size_cli::app;
-use block_size_runner::mock::{MockDriver, MockFault, MockGpu};
+use block_size_runner::mock::{MockDriver, MockFault};
 use block_size_runner::with_stdio;
 
 fn threads(name: &str) -> Option<u32> {
@@ -16,7 +16,7 @@ fn threads(name: &str) -> Option<u32> {
 }
 
 fn main() {
-    let mut gpu = MockGpu::h200_like();
+    let mut gpu = block_size_builtin::mock::h200_like();
     if let Some(at) = threads("MOCK_FAULT_AT") {
         gpu.fault_at = Some((at, MockFault { context_lost: false }));
     }

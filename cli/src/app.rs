@@ -46,9 +46,9 @@ pub fn run_with<D: Driver>(driver: &D, args: &[OsString], console: &mut Console)
             commands::report(&request)?;
             Ok(exit::SUCCESS)
         }
-        Request::Compare(request) => commands::compare(driver, &request, console),
-        Request::Tail(request) => commands::tail(driver, &request, console),
-        Request::Variants(request) => commands::variants(driver, &request, console),
-        Request::Sweep(request) => commands::sweep(driver, &request, console),
+        Request::Compare(request) => request.exec(driver, console),
+        Request::Tail(request) => request.exec(driver, console),
+        Request::Variants(request) => request.exec(driver, console),
+        Request::Sweep(request) => request.exec(driver, console),
     }
 }

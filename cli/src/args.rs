@@ -5,10 +5,8 @@ is refused with the same line whether it came from this command line or from a p
 your own ([`SweepArgs`]).
 */
 
-use block_size_runner::commands::{
-    self, DEFAULT_BATCH_LAUNCHES, DEFAULT_HEIGHT, DEFAULT_MIN_RUNS, DEFAULT_WARMUPS, DEFAULT_WIDTH,
-    KernelChoice,
-};
+use block_size_builtin::{DEFAULT_HEIGHT, DEFAULT_WIDTH, KERNELS, KernelChoice};
+use block_size_runner::commands::{DEFAULT_BATCH_LAUNCHES, DEFAULT_MIN_RUNS, DEFAULT_WARMUPS};
 use block_size_runner::{
     DEFAULT_BLOCK_SIZES, DeviceChoice, Format, GridPolicy, Search, Settings, TimingMode, TimingSettings,
 };
@@ -29,8 +27,8 @@ pub struct KernelArgs {
     #[arg(
         long,
         value_name = "NAME",
-        value_parser = PossibleValuesParser::new(commands::kernels().map(|(name, _)| name)),
-        default_value = commands::kernels().next().map(|(name, _)| name),
+        value_parser = PossibleValuesParser::new(KERNELS.map(|(name, _)| name)),
+        default_value = KERNELS[0].0,
         help = kernel_help(),
     )]
     #[cfg_attr(doc, doc = "The kernel measured.")]
@@ -49,12 +47,12 @@ pub struct KernelArgs {
 
 /// `--kernel`'s help: every kernel with its line.
 fn kernel_help() -> String {
-    let about: Vec<String> = commands::kernels().map(|(name, about)| format!("{name}: {about}")).collect();
+    let about: Vec<String> = KERNELS.iter().map(|(name, about)| format!("{name}: {about}")).collect();
     format!("The kernel measured; {}", about.join("; "))
 }
 
 impl KernelArgs {
-    /// The library's kernel choice.
+    /// The kernel choice.
     pub fn choice(&self) -> KernelChoice {
         KernelChoice {
             kernel: self.kernel.clone(),

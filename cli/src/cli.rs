@@ -10,9 +10,8 @@ memory) come later, in the library, when it opens the device.
 
 use crate::cmd::new::NewRequest;
 use crate::cmd::{compare, diff, new, occupancy, report, sweep, tail, variants};
-use block_size_runner::commands::{
-    CompareRequest, DiffRequest, OccupancyRequest, ReportRequest, SweepRequest, TailRequest, VariantsRequest,
-};
+use block_size_builtin::{CompareRequest, SweepRequest, TailRequest, VariantsRequest};
+use block_size_runner::commands::{DiffRequest, OccupancyRequest, ReportRequest};
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use std::ffi::OsString;
 

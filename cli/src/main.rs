@@ -66,14 +66,6 @@ fn worker() -> Result<std::path::PathBuf, Error> {
     if let Some(program) = std::env::var_os(TEST_WORKER) {
         return Ok(program.into());
     }
-    // SAFETY: loading the driver library runs its initialisers, as starting the worker would.
-    if let Err(error) = unsafe { libloading::Library::new("libcuda.so.1") } {
-        return Err(Error::new(
-            exit::NO_DEVICE,
-            format!("no NVIDIA driver: {error}; this program needs an NVIDIA GPU and its driver"),
-        ));
-    }
-    std::env::current_exe()
-        .map(|exe| exe.with_file_name(WORKER))
-        .map_err(|error| Error::new(exit::FAILED, format!("cannot locate {WORKER}: {error}")))
+    commands::driver_loads()?;
+    commands::worker_beside(WORKER)
 }

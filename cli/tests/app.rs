@@ -2,12 +2,12 @@
 //! this driver can load, what is left out, every device of `--device all`, and frames too
 //! large for the device or the host; exit status, standard output and standard error.
 
+use block_size_builtin::ptx;
+use block_size_builtin::{KERNELS, grayscale, histogram};
 use block_size_cli::app;
 use block_size_runner::Console;
-use block_size_runner::mock::{MockDriver, MockGpu};
-use block_size_runner::testing as ptx;
+use block_size_runner::mock::MockDriver;
 use block_size_runner::testing::{ISA_RELEASES, Refusal, Unloadable, compat_check};
-use block_size_runner::workload::{grayscale, histogram};
 
 /// What one run printed and how it ended.
 struct Ran {
@@ -62,7 +62,7 @@ const CUDA_9_2: i32 = 9020;
 
 #[test]
 fn a_clean_sweep_on_the_mock_is_the_seeds_table_and_exit_0() {
-    let ran = run(&MockDriver::h200(), &QUICK);
+    let ran = run(&block_size_builtin::mock::h200(), &QUICK);
     assert_eq!(ran.code, 0, "{}", ran.stderr);
     assert_eq!(ran.stderr, "");
     assert!(ran.stdout.starts_with("GPU: Mock H200 (compute capability 9.0)\n"), "{}", ran.stdout);
@@ -71,7 +71,7 @@ fn a_clean_sweep_on_the_mock_is_the_seeds_table_and_exit_0() {
 
 #[test]
 fn a_sweep_on_a_driver_too_old_for_its_ptx_is_exit_3_with_one_line_and_no_table() {
-    let driver = MockDriver { cuda_version: CUDA_9_2, ..MockDriver::h200() };
+    let driver = MockDriver { cuda_version: CUDA_9_2, ..block_size_builtin::mock::h200() };
     for args in [QUICK.to_vec(), vec!["tail", "--width", "64", "--height", "64", "--runs", "1"]] {
         let ran = run(&driver, &args);
         assert_eq!(ran.code, 3, "{args:?}: {}", ran.stderr);
@@ -90,7 +90,7 @@ fn a_sweep_on_a_driver_too_old_for_its_ptx_is_exit_3_with_one_line_and_no_table(
 
 #[test]
 fn a_module_the_driver_refuses_stops_a_one_module_run_with_one_line() {
-    let mut driver = MockDriver::h200();
+    let mut driver = block_size_builtin::mock::h200();
     driver.devices[0].refuses = vec![(ptx::RUST_CUDA.file, Refusal::UnsupportedPtxVersion)];
     let ran = run(&driver, &QUICK);
     assert_eq!((ran.code, ran.stdout.as_str()), (3, ""));
@@ -108,7 +108,7 @@ fn a_module_the_driver_refuses_stops_a_one_module_run_with_one_line() {
 
 #[test]
 fn compare_leaves_out_a_module_the_driver_refuses_and_runs_the_others() {
-    let mut driver = MockDriver::h200();
+    let mut driver = block_size_builtin::mock::h200();
     driver.devices[0].refuses = vec![(ptx::RUSTC_NVPTX.file, Refusal::InvalidPtx)];
     let ran = run(&driver, &compare_args());
     assert_eq!(ran.code, 0, "{}", ran.stderr);
@@ -136,9 +136,9 @@ fn driver_just_too_old(modules: &[block_size_runner::EmbeddedPtx]) -> i32 {
 
 #[test]
 fn compare_leaves_out_the_modules_too_new_for_this_driver() {
-    let modules = grayscale::KERNEL.modules;
-    let version = driver_just_too_old(modules);
-    let driver = MockDriver { cuda_version: version, ..MockDriver::h200() };
+    let modules = [ptx::RUST_CUDA, ptx::NVCC, ptx::RUSTC_NVPTX, ptx::RUSTC_NVPTX_FMA];
+    let version = driver_just_too_old(&modules);
+    let driver = MockDriver { cuda_version: version, ..block_size_builtin::mock::h200() };
     let ran = run(&driver, &compare_args());
     let (too_new, loadable): (Vec<_>, Vec<_>) =
         modules.iter().partition(|&&module| compat_check(module, version).is_err());
@@ -171,7 +171,7 @@ fn compare_leaves_out_the_modules_too_new_for_this_driver() {
 
 #[test]
 fn compare_and_variants_with_no_loadable_module_are_exit_3() {
-    let driver = MockDriver { cuda_version: CUDA_9_2, ..MockDriver::h200() };
+    let driver = MockDriver { cuda_version: CUDA_9_2, ..block_size_builtin::mock::h200() };
     for args in [compare_args(), variants_args()] {
         let ran = run(&driver, &args);
         assert_eq!(ran.code, 3, "{args:?}");
@@ -189,7 +189,7 @@ fn compare_and_variants_with_no_loadable_module_are_exit_3() {
 
 #[test]
 fn variants_without_the_cpp_module_runs_the_rust_kernels() {
-    let mut driver = MockDriver::h200();
+    let mut driver = block_size_builtin::mock::h200();
     driver.devices[0].refuses = vec![(ptx::NVCC.file, Refusal::NoBinaryForGpu)];
     let ran = run(&driver, &variants_args());
     assert_eq!(ran.code, 0, "{}", ran.stderr);
@@ -203,11 +203,11 @@ fn variants_without_the_cpp_module_runs_the_rust_kernels() {
 
 #[test]
 fn every_device_of_device_all_gets_its_table_or_its_line_and_the_worst_status() {
-    let clean = MockGpu::h200_like();
-    let mut small_blocks = MockGpu::h200_like();
+    let clean = block_size_builtin::mock::h200_like();
+    let mut small_blocks = block_size_builtin::mock::h200_like();
     small_blocks.limits.max_threads_per_block = 512;
-    let mut wrong = MockGpu::h200_like();
-    wrong.wrong_kernel = Some(grayscale::KERNEL.rust_kernel());
+    let mut wrong = block_size_builtin::mock::h200_like();
+    wrong.wrong_kernel = Some(ptx::RUST_CUDA.kernel(grayscale::NAME));
     let mut driver = MockDriver { cuda_version: 13000, devices: vec![clean, small_blocks, wrong] };
 
     let ran = run(&driver, &quick(&["--device", "all", "--block-sizes", "256,1024"]));
@@ -233,7 +233,7 @@ fn every_device_of_device_all_gets_its_table_or_its_line_and_the_worst_status() 
     assert!(summaries[2].ends_with("; 2 check(s) failed."), "{}", summaries[2]);
 
     // A fourth device that cannot load the kernel: 3 outranks them all.
-    let mut refusing = MockGpu::h200_like();
+    let mut refusing = block_size_builtin::mock::h200_like();
     refusing.refuses = vec![(ptx::RUST_CUDA.file, Refusal::NoBinaryForGpu)];
     driver.devices.push(refusing);
     let ran = run(&driver, &quick(&["--device", "all", "--block-sizes", "256,1024"]));
@@ -248,7 +248,7 @@ fn every_device_of_device_all_gets_its_table_or_its_line_and_the_worst_status() 
     // Only failed checks: 1.
     driver.devices.truncate(1);
     driver.devices.push(driver.devices[0].clone());
-    driver.devices[1].wrong_kernel = Some(grayscale::KERNEL.rust_kernel());
+    driver.devices[1].wrong_kernel = Some(ptx::RUST_CUDA.kernel(grayscale::NAME));
     assert_eq!(run(&driver, &quick(&["--device", "all"])).code, 1);
 }
 
@@ -256,7 +256,7 @@ fn every_device_of_device_all_gets_its_table_or_its_line_and_the_worst_status() 
 fn a_frame_whose_byte_count_overflows_is_bad_input() {
     // 2^30 x 2^30 pixels x 16 bytes wrapped to 0 bytes: it passed the device check and then
     // failed allocating host memory (exit 1), or panicked in a debug build.
-    let mut driver = MockDriver::h200();
+    let mut driver = block_size_builtin::mock::h200();
     driver.devices[0].free_memory = u64::MAX;
     let huge = ["--width", "1073741824", "--height", "1073741824"];
     for command in [&[][..], &["compare"], &["variants"], &["tail"]] {
@@ -266,7 +266,8 @@ fn a_frame_whose_byte_count_overflows_is_bad_input() {
         assert_eq!(ran.stdout, "");
         assert_eq!(
             ran.stderr,
-            "Error: a 1073741824 x 1073741824 frame needs more than 16 EiB of device memory for its four planes; \
+            "Error: a 1073741824 x 1073741824 frame needs more than 16 EiB of device memory for its buffers red, green, \
+             blue and out; \
              no device has that\n"
         );
     }
@@ -274,15 +275,16 @@ fn a_frame_whose_byte_count_overflows_is_bad_input() {
 
 #[test]
 fn a_frame_that_fits_the_device_but_not_the_host_is_bad_input() {
-    // 2^40 pixels: 16 TiB on the device (this one has all of it), 20 TiB on the host.
-    let mut driver = MockDriver::h200();
+    // 2^40 pixels: 16 TiB on the device (this one has all of it), 16 TiB on the host (the
+    // three input planes and the output read back; the reference is computed, not kept).
+    let mut driver = block_size_builtin::mock::h200();
     driver.devices[0].free_memory = u64::MAX;
     let ran = run(&driver, &["--width", "1048576", "--height", "1048576"]);
     assert_eq!(ran.code, 2, "{}", ran.stderr);
     assert_eq!(ran.stdout, "");
     assert_eq!(ran.stderr.lines().count(), 1, "{}", ran.stderr);
     assert!(
-        ran.stderr.starts_with("Error: a 1048576 x 1048576 frame needs 20971520.0 MiB of host memory")
+        ran.stderr.starts_with("Error: a 1048576 x 1048576 frame needs 16777216.0 MiB of host memory")
             || ran.stderr.contains("cannot allocate"),
         "{}",
         ran.stderr
@@ -292,7 +294,7 @@ fn a_frame_that_fits_the_device_but_not_the_host_is_bad_input() {
 #[test]
 fn a_gpu_the_occupancy_model_does_not_know_is_measured_not_failed() {
     // A B200 (10.0) whose residency the model, had it guessed, would have disputed.
-    let mut driver = MockDriver::h200();
+    let mut driver = block_size_builtin::mock::h200();
     driver.devices[0].limits.compute_capability = (10, 0);
     driver.devices[0].limits.name = "Mock B200".into();
     driver.devices[0].blocks_per_sm = vec![(96, 20)];
@@ -314,7 +316,7 @@ fn histogram_args(extra: &[&'static str]) -> Vec<&'static str> {
 /// An H200 whose driver answers the histogram's 16 KiB per block as the real one does: 13
 /// blocks/SM wherever warps would allow more.
 fn shared_memory_driver() -> MockDriver {
-    let mut driver = MockDriver::h200();
+    let mut driver = block_size_builtin::mock::h200();
     driver.devices[0].answer_16_kib_as_the_h200();
     driver
 }
@@ -345,7 +347,7 @@ fn a_histogram_sweep_on_the_mock_is_verified_and_names_its_limits() {
 fn a_driver_that_loses_the_shared_memory_fails_the_histogram_sweep() {
     // The plain H200 mock answers the grayscale column whatever the shared memory: the model,
     // which counts the 16 KiB, disagrees wherever shared memory binds, and the run fails.
-    let ran = run(&MockDriver::h200(), &histogram_args(&["--block-sizes", "64,256"]));
+    let ran = run(&block_size_builtin::mock::h200(), &histogram_args(&["--block-sizes", "64,256"]));
     assert_eq!(ran.code, 1, "{}", ran.stderr);
     assert_eq!(
         ran.stderr,
@@ -372,7 +374,7 @@ fn a_corrupted_bin_fails_every_histogram_row_with_exit_1() {
 #[test]
 fn a_miscounting_histogram_kernel_fails_with_its_bin_and_total() {
     let mut driver = shared_memory_driver();
-    driver.devices[0].wrong_kernel = Some(histogram::KERNEL.rust_kernel());
+    driver.devices[0].wrong_kernel = Some(ptx::RUST_CUDA.kernel(histogram::SHAPES[0].entry));
     driver.devices[0].wrong_element = 12;
     let ran = run(&driver, &histogram_args(&["--block-sizes", "256"]));
     assert_eq!(ran.code, 1);
@@ -449,7 +451,7 @@ fn histogram_options_out_of_range_are_exit_2_before_any_gpu_work() {
         &["variants", "--bins", "8"],
         &["--kernel", "histogram", "--width", "65536", "--height", "65537"],
     ] {
-        let ran = run(&MockDriver::h200(), args);
+        let ran = run(&block_size_builtin::mock::h200(), args);
         assert_eq!(ran.code, 2, "{args:?}: {}", ran.stderr);
         assert_eq!(ran.stdout, "", "{args:?}");
         assert_eq!(ran.stderr.lines().count(), 1, "{args:?}: {}", ran.stderr);
@@ -458,13 +460,13 @@ fn histogram_options_out_of_range_are_exit_2_before_any_gpu_work() {
 
 #[test]
 fn a_histogram_too_large_for_the_device_names_its_buffers() {
-    let mut driver = MockDriver::h200();
+    let mut driver = block_size_builtin::mock::h200();
     driver.devices[0].free_memory = 1 << 20;
     let ran = run(&driver, &["--kernel", "histogram", "--width", "1024", "--height", "1024"]);
     assert_eq!(ran.code, 2, "{}", ran.stderr);
     assert_eq!(
         ran.stderr,
-        "Error: a 1024 x 1024 frame needs 2.0 MiB of device memory for its luma plane and bins (and any L2 flush buffer), but only 1.0 MiB is free\n"
+        "Error: a 1024 x 1024 frame needs 2.0 MiB of device memory for its buffers luma and bins (and any L2 flush buffer), but only 1.0 MiB is free\n"
     );
 }
 
@@ -472,17 +474,17 @@ fn a_histogram_too_large_for_the_device_names_its_buffers() {
 fn every_registered_kernel_runs_through_the_mock_with_its_compare() {
     // The spread histograms ask 32 KiB a block at 256 bins: 6 blocks of 256 threads fit on an
     // H200's SM, as the occupancy model says, where warps alone would allow 8.
-    let mut driver = MockDriver::h200();
+    let mut driver = block_size_builtin::mock::h200();
     driver.devices[0].shared_memory_residency = vec![(256, 32768, 6)];
-    for spec in block_size_runner::workload::KERNELS {
-        let ran = run(&driver, &quick(&["--kernel", spec.name, "--block-sizes", "256"]));
-        assert_eq!(ran.code, 0, "{}: {}", spec.name, ran.stderr);
+    for (name, _) in KERNELS {
+        let ran = run(&driver, &quick(&["--kernel", name, "--block-sizes", "256"]));
+        assert_eq!(ran.code, 0, "{name}: {}", ran.stderr);
         let mut args = compare_args();
-        args.extend(["--kernel", spec.name]);
+        args.extend(["--kernel", name]);
         let ran = run(&driver, &args);
-        assert_eq!(ran.code, 0, "{}: {}", spec.name, ran.stderr);
+        assert_eq!(ran.code, 0, "{name}: {}", ran.stderr);
+        assert!(ran.stdout.contains("cuda_builder blk/SM"), "{name}: {}", ran.stdout);
     }
-    assert_eq!(histogram::KERNEL.modules.len(), 2);
 }
 
 /// [`quick`] with arguments of any lifetime (file names made at run time).
@@ -523,7 +525,8 @@ impl Drop for Scratch {
 
 #[test]
 fn json_to_standard_output_is_one_json_document_and_nothing_else() {
-    let ran = run(&MockDriver::h200(), &quick_with(&["--format", "json", "--block-sizes", "64,256"]));
+    let ran =
+        run(&block_size_builtin::mock::h200(), &quick_with(&["--format", "json", "--block-sizes", "64,256"]));
     assert_eq!((ran.code, ran.stderr.as_str()), (0, ""));
     let document: serde_json::Value = serde_json::from_str(&ran.stdout).expect("stdout is one JSON document");
     assert_eq!(document["rows"].as_array().unwrap().len(), 2);
@@ -536,7 +539,8 @@ fn an_output_file_gets_the_output_and_standard_output_gets_nothing() {
     let scratch = Scratch::new("output");
     for (format, file) in [("table", "sweep.txt"), ("json", "sweep.json"), ("csv", "sweep.csv")] {
         let path = scratch.file(file);
-        let ran = run(&MockDriver::h200(), &quick_with(&["--format", format, "--output", &path]));
+        let ran =
+            run(&block_size_builtin::mock::h200(), &quick_with(&["--format", format, "--output", &path]));
         assert_eq!(ran.code, 0, "{format}: {}", ran.stderr);
         assert_eq!((ran.stdout.as_str(), ran.stderr.as_str()), ("", ""), "{format}");
         let written = std::fs::read_to_string(&path).unwrap();
@@ -551,7 +555,7 @@ fn an_output_file_gets_the_output_and_standard_output_gets_nothing() {
     // Failed checks still reach standard error, and the file is written all the same.
     let path = scratch.file("corrupted.json");
     let ran = run(
-        &MockDriver::h200(),
+        &block_size_builtin::mock::h200(),
         &quick_with(&["--format", "json", "--output", &path, "--corrupt-pixel", "9"]),
     );
     assert_eq!((ran.code, ran.stdout.as_str()), (1, ""));
@@ -562,8 +566,8 @@ fn an_output_file_gets_the_output_and_standard_output_gets_nothing() {
 #[test]
 fn device_all_names_every_export_and_plot_for_its_gpu() {
     let scratch = Scratch::new("device-all");
-    let mut driver = MockDriver::h200();
-    let mut second = MockGpu::h200_like();
+    let mut driver = block_size_builtin::mock::h200();
+    let mut second = block_size_builtin::mock::h200_like();
     second.limits.name = "Mock Second".into();
     driver.devices.push(second);
     let (json, svg) = (scratch.file("sweep.json"), scratch.file("sweep.svg"));
@@ -587,7 +591,10 @@ fn device_all_names_every_export_and_plot_for_its_gpu() {
     assert!(summaries[1].starts_with("GPU 1 (Mock Second): fastest "), "{}", summaries[1]);
 
     // One device: the names as given.
-    let ran = run(&MockDriver::h200(), &quick_with(&["--format", "json", "--output", &json, "--plot", &svg]));
+    let ran = run(
+        &block_size_builtin::mock::h200(),
+        &quick_with(&["--format", "json", "--output", &json, "--plot", &svg]),
+    );
     assert_eq!(ran.code, 0, "{}", ran.stderr);
     assert!(
         scratch.names().contains(&"sweep.json".to_string())
@@ -601,7 +608,7 @@ fn the_table_and_every_export_in_one_run() {
     let (json, csv, markdown) =
         (scratch.file("sweep.json"), scratch.file("sweep.csv"), scratch.file("sweep.md"));
     let ran = run(
-        &MockDriver::h200(),
+        &block_size_builtin::mock::h200(),
         &quick_with(&["--block-sizes", "64,256", "--json", &json, "--csv", &csv, "--markdown", &markdown]),
     );
     assert_eq!((ran.code, ran.stderr.as_str()), (0, ""));
@@ -614,13 +621,15 @@ fn the_table_and_every_export_in_one_run() {
 
     // --format and --output keep working beside them.
     let table = scratch.file("table.txt");
-    let ran =
-        run(&MockDriver::h200(), &quick_with(&["--format", "csv", "--output", &table, "--json", &json]));
+    let ran = run(
+        &block_size_builtin::mock::h200(),
+        &quick_with(&["--format", "csv", "--output", &table, "--json", &json]),
+    );
     assert_eq!((ran.code, ran.stdout.as_str()), (0, ""), "{}", ran.stderr);
     assert!(std::fs::read_to_string(&table).unwrap().starts_with("threads_per_block,"));
 
     // A missing folder, or one file named twice, is refused before the device is opened.
-    let mut driver = MockDriver::h200();
+    let mut driver = block_size_builtin::mock::h200();
     driver.devices.clear();
     for (args, message) in [
         (
@@ -644,7 +653,7 @@ fn the_table_and_every_export_in_one_run() {
 #[test]
 fn the_grayscale_shapes_and_the_histogram_bins_are_axes_of_the_sweep() {
     let ran = run(
-        &MockDriver::h200(),
+        &block_size_builtin::mock::h200(),
         &quick(&["--vector-width", "1,4", "--pixels-per-thread", "1,4,8", "--block-sizes", "64,256"]),
     );
     assert_eq!(ran.code, 0, "{}", ran.stderr);
@@ -753,7 +762,7 @@ fn axes_of_this_repositorys_kernels_that_do_not_hold_are_exit_2_in_one_line() {
         (&["--kernel", "histogram", "--bins", "16,5000"], "--bins must be 1 to 4096, not 5000"),
         (&["--bins", "16,32"], "--bins does not apply to --kernel grayscale"),
     ] {
-        let ran = run(&MockDriver::h200(), &quick(args));
+        let ran = run(&block_size_builtin::mock::h200(), &quick(args));
         assert_eq!((ran.code, ran.stdout.as_str()), (2, ""), "{args:?}: {}", ran.stderr);
         assert!(ran.stderr.starts_with(&format!("Error: {why}")), "{args:?}: {}", ran.stderr);
         assert_eq!(ran.stderr.lines().count(), 1, "{args:?}: {}", ran.stderr);
@@ -763,8 +772,8 @@ fn axes_of_this_repositorys_kernels_that_do_not_hold_are_exit_2_in_one_line() {
 #[test]
 fn device_all_emits_one_rust_file_with_every_gpus_winner() {
     let scratch = Scratch::new("emit-all");
-    let mut driver = MockDriver::h200();
-    let mut second = MockGpu::h200_like();
+    let mut driver = block_size_builtin::mock::h200();
+    let mut second = block_size_builtin::mock::h200_like();
     second.limits.name = "Mock Second".into();
     second.limits.compute_capability = (8, 0);
     driver.devices.push(second);
@@ -788,7 +797,10 @@ fn device_all_emits_one_rust_file_with_every_gpus_winner() {
     assert_eq!(json["axes"], serde_json::json!(["pixels/thr"]));
     assert_eq!(json["winners"].as_array().unwrap().len(), 2);
     // A later run on one of them replaces its winner and keeps the other's.
-    let ran = run(&MockDriver::h200(), &quick_with(&["--pixels-per-thread", "1,2", "--emit-rust", &rust]));
+    let ran = run(
+        &block_size_builtin::mock::h200(),
+        &quick_with(&["--pixels-per-thread", "1,2", "--emit-rust", &rust]),
+    );
     assert_eq!(ran.code, 0, "{}", ran.stderr);
     let json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(scratch.file("winner.rs.json")).unwrap()).unwrap();

@@ -11,7 +11,6 @@
 use block_size_cli::app;
 use block_size_runner::Console;
 use block_size_runner::commands::{self, OccupancyRequest};
-use block_size_runner::mock::MockDriver;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -125,7 +124,11 @@ fn report(folder: &Path) -> PathBuf {
     .map(Into::into)
     .collect();
     let (mut out, mut err) = (Vec::new(), Vec::new());
-    let code = app::main_with(&MockDriver::h200(), &args, &mut Console { out: &mut out, err: &mut err });
+    let code = app::main_with(
+        &block_size_builtin::mock::h200(),
+        &args,
+        &mut Console { out: &mut out, err: &mut err },
+    );
     assert_eq!(code, 0, "{}", String::from_utf8_lossy(&err));
     html
 }

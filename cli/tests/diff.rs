@@ -59,14 +59,14 @@ fn sweep_json(driver: &MockDriver, path: &Path, extra: &[&str]) {
 
 /// An H200 mock whose samples are 1 ms at every size, spread by 1 percent, but `scripted`.
 fn driver(scripted: &[(u32, f32)]) -> MockDriver {
-    let mut driver = MockDriver::h200();
+    let mut driver = block_size_builtin::mock::h200();
     driver.devices[0].run_spread = 0.01;
     driver.devices[0].milliseconds = scripted.to_vec();
     driver
 }
 
 fn diff(args: &[&str]) -> Ran {
-    run(&MockDriver::h200(), &[&["diff"][..], args].concat())
+    run(&block_size_builtin::mock::h200(), &[&["diff"][..], args].concat())
 }
 
 /// The verdict column, by block size.

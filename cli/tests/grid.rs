@@ -2,14 +2,17 @@
 //! of every row, the header line, the JSON field, and bad values refused as bad input.
 
 use block_size_cli::app;
-use block_size_runner::mock::MockDriver;
 use block_size_runner::{Console, exit};
 
 fn run(args: &[&str]) -> (i32, String, String) {
     let args: Vec<std::ffi::OsString> =
         std::iter::once("block-size").chain(args.iter().copied()).map(Into::into).collect();
     let (mut out, mut err) = (Vec::new(), Vec::new());
-    let code = app::main_with(&MockDriver::h200(), &args, &mut Console { out: &mut out, err: &mut err });
+    let code = app::main_with(
+        &block_size_builtin::mock::h200(),
+        &args,
+        &mut Console { out: &mut out, err: &mut err },
+    );
     (code, String::from_utf8(out).unwrap(), String::from_utf8(err).unwrap())
 }
 

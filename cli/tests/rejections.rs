@@ -4,12 +4,12 @@
 //! CLI side parses the command line and sweeps grayscale. Then `--device all` through both.
 
 use anyhow::Result;
+use block_size_builtin::{KernelChoice, SweepRequest};
 use block_size_cli::app;
-use block_size_runner::commands::{KernelChoice, SweepRequest};
-use block_size_runner::mock::{EmulatedMemory, Launch, MockDriver, MockGpu, read_values, write_values};
+use block_size_runner::mock::{EmulatedMemory, Launch, MockDriver, read_values, write_values};
 use block_size_runner::{
-    Arg, Check, Console, DeviceChoice, EmbeddedPtx, Format, GridPolicy, Settings, TimingMode, TimingSettings,
-    UserKernel, exit,
+    Arg, Check, Console, DeviceChoice, EmbeddedPtx, Format, GridPolicy, Kernel, Settings, TimingMode,
+    TimingSettings, exit,
 };
 use std::time::Duration;
 
@@ -26,10 +26,10 @@ fn emulate(launch: &Launch, memory: &mut dyn EmulatedMemory, _fault: Option<usiz
     write_values(memory.at_mut(out)?, &values)
 }
 
-fn kernel() -> UserKernel {
-    UserKernel::new(MODULE, "scale")
+fn kernel() -> Kernel {
+    Kernel::new(MODULE, "scale")
         .items(N as u64, "values")
-        .bytes_per_pass(8 * N as u64)
+        .bytes_per_pass(8 * N as u64, "moved per pass")
         .input("x", vec![1.0f32; N])
         .output::<f32>("out", N)
         .args(|_| vec![Arg::buffer("x"), Arg::Usize(N), Arg::buffer("out")])
@@ -40,7 +40,7 @@ fn kernel() -> UserKernel {
 }
 
 fn driver(devices: usize) -> MockDriver {
-    let mut gpu = MockGpu::h200_like();
+    let mut gpu = block_size_builtin::mock::h200_like();
     gpu.emulate(MODULE.kernel("scale"), emulate);
     MockDriver { cuda_version: 13000, devices: vec![gpu; devices] }
 }
@@ -64,7 +64,7 @@ fn through_library(settings: Settings) -> Ran {
     let settings = Settings { timing: TimingSettings { warmups: 0, ..settings.timing }, ..settings };
     let code = block_size_runner::sweep_and_print(
         &driver(1),
-        &mut kernel(),
+        &kernel(),
         &settings,
         &mut Console { out: &mut out, err: &mut err },
     );
@@ -192,10 +192,16 @@ fn every_rejection_of_the_sweep_s_settings_is_the_same_line_through_both() {
 
 #[test]
 fn corrupt_output_outside_the_output_is_refused_by_both_naming_what_it_is_outside_of() {
+    // The grayscale kernel of a 91-pixel frame (the CLI's) and the library's 91-value kernel
+    // are described alike: each line names the output buffer and its length.
     let cli = through_cli(&["--corrupt-output", "91"]);
     assert_eq!(
         cli,
-        (exit::USAGE, String::new(), "Error: --corrupt-output 91 is outside the 91-pixel frame\n".into())
+        (
+            exit::USAGE,
+            String::new(),
+            "Error: --corrupt-output 91 is outside the 91-element output `out`\n".into()
+        )
     );
     let library = through_library(Settings { corrupt_output: Some(91), ..Settings::default() });
     assert_eq!(
@@ -269,7 +275,7 @@ fn every_device_is_swept_through_both() {
     };
     let code = block_size_runner::sweep_and_print(
         &driver(2),
-        &mut kernel(),
+        &kernel(),
         &settings,
         &mut Console { out: &mut out, err: &mut err },
     );
@@ -279,10 +285,10 @@ fn every_device_is_swept_through_both() {
         out.contains("GPU 0 (Mock H200): fastest") && out.contains("GPU 1 (Mock H200): fastest"),
         "{out}"
     );
-    let each = block_size_runner::sweep_each_device(&driver(2), &mut kernel(), &settings).unwrap();
+    let each = block_size_runner::sweep_each_device(&driver(2), &kernel(), &settings).unwrap();
     assert_eq!(each.len(), 2);
     assert!(each.iter().all(|measured| measured.as_ref().is_ok_and(|measured| measured.exit_status() == 0)));
-    let one = block_size_runner::sweep(&driver(2), &mut kernel(), &settings).unwrap_err();
+    let one = block_size_runner::sweep(&driver(2), &kernel(), &settings).unwrap_err();
     assert_eq!(one.exit_status(), exit::USAGE);
 
     let args: Vec<std::ffi::OsString> = [
@@ -303,7 +309,7 @@ fn every_device_is_swept_through_both() {
     .collect();
     let (mut out, mut err) = (Vec::new(), Vec::new());
     let code = app::main_with(
-        &MockDriver { cuda_version: 13000, devices: vec![MockGpu::h200_like(); 2] },
+        &MockDriver { cuda_version: 13000, devices: vec![block_size_builtin::mock::h200_like(); 2] },
         &args,
         &mut Console { out: &mut out, err: &mut err },
     );

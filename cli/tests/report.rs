@@ -33,7 +33,7 @@ fn block_size() -> Command {
 /// JSON and HTML.
 fn sweep(folder: &std::path::Path) -> (String, String) {
     let (json, html) = (folder.join("sweep.json"), folder.join("sweep.html"));
-    let mut driver = MockDriver::h200();
+    let mut driver = block_size_builtin::mock::h200();
     driver.devices[0].answer_16_kib_as_the_h200();
     driver.devices[0].run_spread = 0.02;
     driver.devices[0].milliseconds = vec![(64, 0.6), (256, 0.5), (1024, 0.55)];
@@ -123,7 +123,7 @@ fn the_page_is_self_contained_and_has_every_part() {
 #[test]
 fn html_on_standard_output_is_the_page() {
     let (code, stdout, stderr) = run(
-        &MockDriver::h200(),
+        &block_size_builtin::mock::h200(),
         &["--width", "64", "--height", "64", "--runs", "2", "--block-sizes", "64,128", "--format", "html"],
     );
     assert_eq!((code, stderr.as_str()), (0, ""));

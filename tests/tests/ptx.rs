@@ -3,15 +3,12 @@
 //! runner launches with the parameters its workloads pass, and using the weights of the
 //! host's CPU reference.
 
-use block_size_runner::mock::MockGpu;
-use block_size_runner::testing::BLOCKING_KERNEL;
-use block_size_runner::testing::check_args;
-use block_size_runner::testing::luma::{BLUE_WEIGHT, GREEN_WEIGHT, RED_WEIGHT};
-use block_size_runner::testing::{
-    ALL, HISTOGRAM_NVCC, NVCC, RUST_CUDA, RUSTC_NVPTX, RUSTC_NVPTX_FMA, entry_params,
-};
+use block_size_builtin::grayscale::frame::luma::{BLUE_WEIGHT, GREEN_WEIGHT, RED_WEIGHT};
+use block_size_builtin::ptx::{ALL, HISTOGRAM_NVCC, NVCC, RUST_CUDA, RUSTC_NVPTX, RUSTC_NVPTX_FMA};
+use block_size_builtin::{CompareRequest, KERNELS, KernelChoice, VariantsRequest, grayscale, histogram};
+use block_size_runner::testing::{BLOCKING_KERNEL, entry_params};
 use block_size_runner::testing::{ISA_FLOOR, Isa, parse_isa};
-use block_size_runner::workload::{self, KERNELS, Params, grayscale, histogram};
+use block_size_runner::{CompareSettings, Console, VariantsSettings};
 use block_size_tests::{PTXAS_RELEASES, assemble, barriers, quoted_value, read_repo_file, repo_root};
 use ptx_stamp::{
     CUDA_BUILDER_INPUTS, HISTOGRAM_NVCC_INPUTS, NVCC_INPUTS, NVCC_MODULES, NVPTX_INPUTS, entry_names,
@@ -183,34 +180,25 @@ fn every_ptx_defines_the_kernels_the_runner_launches() {
             // the blocking kernel of cold timing.
             let name = if module == BLOCKING_KERNEL.module && entry == BLOCKING_KERNEL.entry {
                 BLOCKING_KERNEL.entry
+            } else if grayscale::SHAPES.iter().any(|shape| shape.entry == entry) {
+                // Every shape of the grayscale kernel takes the grayscale kernel's arguments,
+                grayscale::NAME
+            } else if histogram::shape_of_entry(entry).is_some() {
+                // and every shape of the histogram the histogram's.
+                "histogram"
             } else {
-                workload::spec_of_entry(entry)
-                    .unwrap_or_else(|| panic!("{} {entry}: no workload launches this entry", module.file))
-                    .name
+                panic!("{} {entry}: no kernel of this repository launches this entry", module.file)
             };
-            // Every shape of the histogram takes the histogram's arguments.
-            let name = if histogram::shape_of_entry(name).is_some() { "histogram" } else { name };
             let (_, signature) = SIGNATURES.iter().find(|(known, _)| *known == name).unwrap();
             assert_eq!(entry_params(module.ptx, entry).unwrap(), *signature, "{} {entry}", module.file);
         }
         assert!(module.ptx.contains(".target sm_75"), "{}: built for sm_75", module.file);
     }
-    // Every kernel's modules define its entry.
-    for spec in KERNELS {
-        for module in spec.modules {
-            assert!(
-                entry_names(module.ptx).iter().any(|entry| entry == spec.entry),
-                "{} lacks {}",
-                module.file,
-                spec.entry
-            );
-        }
-    }
     let shapes: Vec<&str> = histogram::SHAPES.iter().map(|shape| shape.entry).collect();
     assert_eq!(entry_names(HISTOGRAM_NVCC.ptx), shapes);
     assert!(entry_names(BLOCKING_KERNEL.module.ptx).iter().any(|entry| entry == BLOCKING_KERNEL.entry));
     // The variants run in Rust and in C++: both modules define every one.
-    for variant in block_size_runner::testing::VARIANTS {
+    for variant in grayscale::SHAPES {
         for module in [RUST_CUDA, NVCC] {
             assert!(
                 entry_names(module.ptx).iter().any(|entry| entry == variant.entry),
@@ -223,23 +211,44 @@ fn every_ptx_defines_the_kernels_the_runner_launches() {
 }
 
 #[test]
-fn every_workloads_arguments_fit_every_ptx_of_its_kernel() {
-    // What the runner really passes (the workload's launch) against what each PTX declares:
-    // the check both backends make before every launch, here for every committed module.
-    for spec in KERNELS {
-        let params = Params { bins: 64, ..Params::frame(5, 3) };
-        let mut workload = (spec.create)(&params).unwrap();
-        workload.upload(&mut MockGpu::h200_like()).unwrap();
-        let launch = workload.launch(1, 32).unwrap();
-        assert_eq!(launch.dynamic_shared_memory, (spec.dynamic_shared_memory)(&params, 32), "{}", spec.name);
-        for module in ALL {
-            for &entry in spec.entries {
-                let Some(params) = entry_params(module.ptx, entry) else { continue };
-                check_args(&module.kernel(entry), &params, &launch.args)
-                    .unwrap_or_else(|error| panic!("{} {entry}: {error:#}", module.file));
-            }
-        }
+fn every_kernels_arguments_fit_every_ptx_it_is_launched_from() {
+    // What the runner really passes (the kernel's launch) against what each PTX declares: the
+    // mock checks every launch's arguments against its entry's parameters, as the driver's
+    // backend does. `compare` launches every kernel from every module that builds it, and
+    // `variants` every shape from both compilers.
+    let quick = |kernel: &str| KernelChoice {
+        kernel: kernel.to_string(),
+        width: 5,
+        height: 3,
+        bins: if kernel == grayscale::NAME { Vec::new() } else { vec![64] },
+    };
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let mut console = Console { out: &mut out, err: &mut err };
+    let driver = block_size_builtin::mock::h200();
+    for (name, _) in KERNELS {
+        let settings =
+            CompareSettings { block_sizes: vec![32], warmups: 0, rounds: 1, ..CompareSettings::default() };
+        let request = CompareRequest { kernel: quick(name), settings };
+        assert_eq!(request.exec(&driver, &mut console).unwrap(), 0, "{name}");
     }
+    for family in [grayscale::NAME, "histogram"] {
+        let settings =
+            VariantsSettings { block_sizes: vec![32], warmups: 0, runs: 1, ..VariantsSettings::default() };
+        let request = VariantsRequest {
+            kernel: family.into(),
+            width: 5,
+            height: 3,
+            settings,
+            ..VariantsRequest::default()
+        };
+        assert_eq!(request.exec(&driver, &mut console).unwrap(), 0, "{family}");
+    }
+    let printed = String::from_utf8(out).unwrap();
+    assert_eq!(
+        printed.matches("Registers/thread after the driver's JIT").count(),
+        KERNELS.len(),
+        "{printed}"
+    );
 }
 
 /// The body of entry `entry` in `ptx`, from its `.entry` line to its closing brace.
@@ -297,9 +306,6 @@ fn the_histogram_keeps_its_bins_in_dynamic_shared_memory() {
         let declaration = module.ptx.lines().find(|line| line.starts_with(".extern .shared")).unwrap();
         assert!(declaration.trim_end().ends_with("[];"), "{}: {declaration}", module.file);
     }
-    for spec in histogram::KERNELS {
-        assert_eq!(spec.modules, [RUST_CUDA, HISTOGRAM_NVCC], "{}", spec.name);
-    }
 }
 
 #[test]
@@ -337,7 +343,7 @@ fn contraction_is_what_the_stamps_say() {
 
 #[test]
 fn every_grayscale_ptx_uses_the_weights_of_the_cpu_reference() {
-    for &module in grayscale::KERNEL.modules {
+    for module in [RUST_CUDA, NVCC, RUSTC_NVPTX, RUSTC_NVPTX_FMA] {
         for weight in [RED_WEIGHT, GREEN_WEIGHT, BLUE_WEIGHT] {
             let immediate = format!("0f{:08X}", weight.to_bits());
             assert!(

@@ -1,7 +1,9 @@
 //! `block-size compare`: the kernel from every compiler that builds it, side by side.
 
 use crate::args::{BlockSizesArgs, DeviceArgs, KernelArgs, ProvenanceArgs, WarmupsArgs};
-use block_size_runner::commands::{CompareRequest, DEFAULT_ROUNDS};
+use block_size_builtin::CompareRequest;
+use block_size_runner::CompareSettings;
+use block_size_runner::commands::DEFAULT_ROUNDS;
 use clap::Args;
 
 // The options of `block-size compare`.
@@ -41,13 +43,16 @@ impl Compare {
     /// The library's request, recording `command` as the command line.
     pub fn request(&self, command: Vec<String>) -> CompareRequest {
         CompareRequest {
-            device: self.device.device,
             kernel: self.kernel.choice(),
-            block_sizes: self.block_sizes.block_sizes.clone(),
-            warmups: self.warmups.warmups,
-            rounds: self.rounds,
-            provenance: self.provenance.provenance,
-            command,
+            settings: CompareSettings {
+                device: self.device.device,
+                block_sizes: self.block_sizes.block_sizes.clone(),
+                warmups: self.warmups.warmups,
+                rounds: self.rounds,
+                against: Vec::new(),
+                provenance: self.provenance.provenance,
+                command,
+            },
         }
     }
 }

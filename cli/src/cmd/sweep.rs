@@ -1,7 +1,7 @@
 //! The sweep, `block-size`'s default command: its options are the top level's own.
 
 use crate::args::{KernelArgs, SweepArgs};
-use block_size_runner::commands::{KernelAxes, SweepRequest};
+use block_size_builtin::{KernelAxes, SweepRequest};
 use clap::Args;
 
 // The sweep's options: `block-size`'s own, with no subcommand. Defaults are `block_size.cu`'s

@@ -1,7 +1,9 @@
 //! `block-size tail`: what a partial last wave costs.
 
 use crate::args::{DeviceArgs, KernelArgs, ProvenanceArgs, TimingArgs};
-use block_size_runner::commands::{DEFAULT_WAVES, TailRequest};
+use block_size_builtin::TailRequest;
+use block_size_runner::TailSettings;
+use block_size_runner::commands::DEFAULT_WAVES;
 use clap::{ArgAction, Args};
 
 // The options of `block-size tail`.
@@ -41,13 +43,15 @@ impl Tail {
     /// The library's request, recording `command` as the command line.
     pub fn request(&self, command: Vec<String>) -> TailRequest {
         TailRequest {
-            device: self.device.device,
             kernel: self.kernel.choice(),
-            threads_per_block: self.block_size,
-            waves: self.waves.clone(),
-            timing: self.timing.settings(),
-            provenance: self.provenance.provenance,
-            command,
+            settings: TailSettings {
+                device: self.device.device,
+                threads_per_block: self.block_size,
+                waves: self.waves.clone(),
+                timing: self.timing.settings(),
+                provenance: self.provenance.provenance,
+                command,
+            },
         }
     }
 }

@@ -1,7 +1,9 @@
 //! `block-size variants`: vector loads and several pixels per thread against a copy.
 
 use crate::args::{DeviceArgs, FrameArgs, ProvenanceArgs, TimingArg, WarmupsArgs};
-use block_size_runner::commands::{DEFAULT_RUNS, VARIANT_BLOCK_SIZES, VariantsRequest};
+use block_size_builtin::VariantsRequest;
+use block_size_runner::VariantsSettings;
+use block_size_runner::commands::{DEFAULT_RUNS, VARIANT_BLOCK_SIZES};
 use clap::{ArgAction, Args};
 
 // The options of `block-size variants`.
@@ -62,18 +64,20 @@ impl Variants {
     /// The library's request, recording `command` as the command line.
     pub fn request(&self, command: Vec<String>) -> VariantsRequest {
         VariantsRequest {
-            device: self.device.device,
             kernel: self.kernel.clone(),
             bins: self.bins,
             width: self.frame.width,
             height: self.frame.height,
-            block_sizes: self.block_sizes.clone(),
-            warmups: self.warmups.warmups,
-            runs: self.runs,
-            timing_mode: self.timing.mode(),
             offset: self.offset,
-            provenance: self.provenance.provenance,
-            command,
+            settings: VariantsSettings {
+                device: self.device.device,
+                block_sizes: self.block_sizes.clone(),
+                warmups: self.warmups.warmups,
+                runs: self.runs,
+                timing_mode: self.timing.mode(),
+                provenance: self.provenance.provenance,
+                command,
+            },
         }
     }
 }

@@ -5,7 +5,7 @@ pub mod reference;
 pub mod stencil;
 
 use block_size_cli::SweepArgs;
-use block_size_runner::{Agreement, Arg, Axis, Check, Console, Driver, EmbeddedPtx, GridPolicy, UserKernel};
+use block_size_runner::{Agreement, Arg, Axis, Check, Console, Driver, EmbeddedPtx, GridPolicy, Kernel};
 use clap::{Parser, ValueEnum};
 
 /// The kernels' PTX as cuda_builder wrote it, and its provenance stamp.
@@ -58,17 +58,17 @@ pub fn values(n: usize) -> Vec<f32> {
 /// `threads * shared_bytes_per_thread` bytes of dynamic shared memory (the kernels use 4 a
 /// thread); a row's result is its partials' sum. With `grids`, a third axis, "grid policy":
 /// both kernels loop over whatever grid they get.
-pub fn kernel(x: Vec<f32>, check: Check, grids: &[GridPolicy], shared_bytes_per_thread: u32) -> UserKernel {
+pub fn kernel(x: Vec<f32>, check: Check, grids: &[GridPolicy], shared_bytes_per_thread: u32) -> Kernel {
     let n = x.len();
-    let kernel = UserKernel::new(PTX, "sum_of_squares")
+    let kernel = Kernel::new(PTX, "sum_of_squares")
         .axis(Axis::entries("items/thr", [("1", "sum_of_squares"), ("4", "sum_of_squares_x4")]))
         .items(n as u64, "values")
-        .bytes_per_pass(4 * n as u64)
+        .bytes_per_pass(4 * n as u64, "moved per pass")
         .input("x", x)
         .output_per_block::<f32>("partials")
         .dynamic_shared_memory(move |threads, _| threads * shared_bytes_per_thread)
         .args(move |_| vec![Arg::buffer("x"), Arg::Usize(n), Arg::buffer("partials")])
-        .result(|out, _| Ok(out.f32("partials")?.iter().map(|&p| f64::from(p)).sum::<f64>().into()))
+        .result(|out, _| Ok(out.of::<f32>("partials")?.iter().map(|&p| f64::from(p)).sum::<f64>().into()))
         .check(check);
     if grids.is_empty() { kernel } else { kernel.axis(Axis::grid("grid policy", grids.iter().copied())) }
 }
@@ -96,6 +96,6 @@ pub fn run(driver: &impl Driver, cli: &Cli, console: &mut Console) -> i32 {
         CheckArg::SameAsFirst if cli.tolerance == 0.0 => Check::same_as_first(Agreement::BitForBit),
         CheckArg::SameAsFirst => Check::same_as_first(Agreement::Within(cli.tolerance)),
     };
-    let mut kernel = kernel(x, check, &cli.grids, cli.shared_bytes_per_thread);
-    block_size_runner::sweep_and_print(driver, &mut kernel, &cli.sweep.settings(), console)
+    let kernel = kernel(x, check, &cli.grids, cli.shared_bytes_per_thread);
+    block_size_runner::sweep_and_print(driver, &kernel, &cli.sweep.settings(), console)
 }

@@ -5,7 +5,7 @@
 //! on the GPU (docs/barriers.md). The twin is launched only to show that hang, under a timeout.
 
 use crate::PTX;
-use block_size_runner::{Arg, Check, UserKernel};
+use block_size_runner::{Arg, Check, Kernel};
 
 /// The entry with this repository's unaligned barrier: safe at every block size.
 pub const SAFE_ENTRY: &str = "stencil3";
@@ -26,12 +26,12 @@ pub fn reference(x: &[f32]) -> Vec<f32> {
 
 /// `entry` over `x`: one output per input, `threads + 2` f32s of dynamic shared memory a block
 /// (the tile and its two halo values), every row checked exactly against [`reference`].
-pub fn kernel(entry: &'static str, x: Vec<f32>) -> UserKernel {
+pub fn kernel(entry: &'static str, x: Vec<f32>) -> Kernel {
     let n = x.len();
     let want = reference(&x);
-    UserKernel::new(PTX, entry)
+    Kernel::new(PTX, entry)
         .items(n as u64, "values")
-        .bytes_per_pass(8 * n as u64)
+        .bytes_per_pass(8 * n as u64, "moved per pass")
         .input("x", x)
         .output::<f32>("y", n)
         .dynamic_shared_memory(|threads, _| (threads + 2) * 4)
@@ -59,14 +59,14 @@ pub const HANGING_ENTRY: &str = "copy_hanging_at_512";
 /// One of the test kernels of `examples/reduce/kernels/src/faults.rs` over `x`: `y` must equal
 /// `x` at every block size it finishes at. The input has one more value than the copy, 0: the
 /// flag the hanging kernel waits on.
-pub fn copy_kernel(entry: &'static str, x: Vec<f32>) -> UserKernel {
+pub fn copy_kernel(entry: &'static str, x: Vec<f32>) -> Kernel {
     let n = x.len();
     let want = x.clone();
     let mut input = x;
     input.push(0.0);
-    UserKernel::new(PTX, entry)
+    Kernel::new(PTX, entry)
         .items(n as u64, "values")
-        .bytes_per_pass(8 * n as u64)
+        .bytes_per_pass(8 * n as u64, "moved per pass")
         .input("x", input)
         .output::<f32>("y", n)
         .args(move |_| vec![Arg::buffer("x"), Arg::Usize(n), Arg::buffer("y")])

@@ -1,190 +1,37 @@
 /*!
 The sweep, `block-size`'s default command and the run of a kernel of your own: for each block
 size, the driver's occupancy answer, one full wave (or the grid policy's), timed and checked
-([`crate::search::sweep`]), then the table of `block_size.cu` with its summary, or an export
-([`crate::results::export`]), and a plot ([`crate::results::plot`]); on one GPU or, with
-[`DeviceChoice::All`], on each in turn.
+(`search::sweep`), then the table of `block_size.cu` with its summary, or an export, and a plot;
+on one GPU or, with [`DeviceChoice::All`], on each in turn.
 
-What is swept is a [`Target`]: one of this repository's kernels ([`SweepRequest`]) or a
-[`crate::UserKernel`]. A device's run is the same for both: open and load its kernels, check the
-request against the device, gather the provenance, measure, then decide what goes where
-([`Plan`], from the settings alone) and write it ([`Delivery`]).
+A device's run is the same for every [`Kernel`]: open and load its kernels, check the request
+against the device, build its host data, gather the provenance, measure, then decide what goes
+where (`Outputs`, from the settings alone) and write it (`Delivery`).
 */
 
-use super::{Chosen, KernelChoice};
 use crate::commands::settings::{DeviceChoice, Settings};
 use crate::error::{Console, Error, exit, failed};
+use crate::kernel::Kernel;
+use crate::kernel::run::Run;
 use crate::measure::backend::{Device, Driver, Gpu};
 use crate::measure::device::{self, Facts};
 use crate::measure::journal::{Journal, Key};
-use crate::measure::progress::{Phase, WithProgress};
 use crate::measure::provenance::Provenance;
 use crate::measure::ptx::KernelRef;
 use crate::measure::supervise::Supervision;
 use crate::measure::timing::Timing;
-use crate::measure::workload::Workload;
-use crate::model::axis_values::AxisValues;
 use crate::model::limits::DeviceLimits;
 use crate::model::pass::Pass;
 use crate::results::export::{self, Format};
 use crate::results::plot;
 use crate::results::table;
+use crate::search::configurations;
 use crate::search::race;
 use crate::search::strategy::Search;
 use crate::search::sweep::EndedEarly;
-use crate::search::sweep::{self, Session, Sweep};
+use crate::search::sweep::{self, Sweep};
 use anyhow::anyhow;
 use std::path::{Path, PathBuf};
-
-/// `block-size`'s sweep: one of this repository's kernels over a frame, with the sweep's
-/// settings, and its axes where there are any.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct SweepRequest {
-    /// The kernel and its frame; several `bins` are an axis.
-    pub kernel: KernelChoice,
-    /// The grayscale kernel's axes (`--pixels-per-thread`, `--vector-width`).
-    pub axes: KernelAxes,
-    /// Devices, block sizes, timing, grid, outputs.
-    pub settings: Settings,
-}
-
-/// Axes of this repository's grayscale kernel: its shapes (`block-size variants`) as axes of a
-/// sweep. Each given is an axis (a column), even with one value; `--bins` with several values
-/// is the histogram's ([`KernelChoice::bins`]).
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct KernelAxes {
-    /// `--pixels-per-thread`: pixels one thread converts a loop trip, 1, 2, 4 or 8 (the entries
-    /// `grayscale`, `grayscale_k2`, `grayscale_k4`, `grayscale_k8`); empty: each vector width's
-    /// own (1, and 4 for a vector width of 4).
-    pub pixels_per_thread: Vec<u32>,
-    /// `--vector-width`: floats one load reads, 1 or 4 (16-byte vectors: `grayscale_vec4`, at 4
-    /// pixels a thread alone); empty: 1.
-    pub vector_width: Vec<u32>,
-}
-
-/// The grayscale kernel's shapes by (vector width, pixels per thread): their entry points.
-const GRAYSCALE_SHAPES: [(u32, u32, &str); 5] = [
-    (1, 1, "grayscale"),
-    (1, 2, "grayscale_k2"),
-    (1, 4, "grayscale_k4"),
-    (1, 8, "grayscale_k8"),
-    (4, 4, "grayscale_vec4"),
-];
-
-/// One configuration of a sweep over this repository's kernel: its values on the axes, its
-/// kernel and parameters, the entry point it launches.
-#[derive(Debug, Clone, PartialEq)]
-struct Part {
-    axes: AxisValues,
-    chosen: Chosen,
-    kernel: KernelRef,
-}
-
-impl SweepRequest {
-    /// Every check that needs no device, the first failing one as one line (exit 2).
-    pub fn validate(&self) -> Result<(), Error> {
-        self.checked().map(|_| ())
-    }
-
-    fn checked(&self) -> Result<(Builtin, Timing), Error> {
-        let target = self.parts()?;
-        let timing = self.settings.checked()?;
-        for part in &target.parts {
-            let (outputs, whole) = (part.chosen.spec.outputs)(&part.chosen.params);
-            check_corrupt_output(self.settings.corrupt_output, outputs, &whole)?;
-        }
-        Ok((target, timing))
-    }
-
-    /// The configurations of the kernel's axes: its bins, and the grayscale kernel's shapes.
-    fn parts(&self) -> Result<Builtin, Error> {
-        let usage = |message: String| Error::new(exit::USAGE, message);
-        let bins = self.kernel.chosen_at_each_bins()?;
-        let spec = bins[0].spec;
-        let mut names = Vec::new();
-        if bins.len() > 1 {
-            names.push("bins".to_string());
-        }
-        let KernelAxes { pixels_per_thread, vector_width } = &self.axes;
-        let shaped = !pixels_per_thread.is_empty() || !vector_width.is_empty();
-        let mut skipped = Vec::new();
-        // (vector width, pixels per thread) of each shape swept, and its entry.
-        let mut shapes = vec![(None, None, spec.entry)];
-        if shaped {
-            if spec.name != crate::kernel::workload::grayscale::KERNEL.name {
-                let option =
-                    if pixels_per_thread.is_empty() { "--vector-width" } else { "--pixels-per-thread" };
-                return Err(usage(format!(
-                    "{option} applies to --kernel grayscale alone, not --kernel {}",
-                    spec.name
-                )));
-            }
-            for (option, values, allowed) in [
-                ("--pixels-per-thread", pixels_per_thread, &[1, 2, 4, 8][..]),
-                ("--vector-width", vector_width, &[1, 4][..]),
-            ] {
-                if let Some(bad) = values.iter().find(|value| !allowed.contains(value)) {
-                    let allowed: Vec<String> = allowed.iter().map(u32::to_string).collect();
-                    return Err(usage(format!("{option} takes {}, not {bad}", allowed.join(", "))));
-                }
-                if let Some(twice) = crate::commands::settings::first_repeat(values) {
-                    return Err(usage(format!("{option} lists {twice} twice")));
-                }
-            }
-            if !vector_width.is_empty() {
-                names.push("vector width".to_string());
-            }
-            if !pixels_per_thread.is_empty() {
-                names.push("pixels/thr".to_string());
-            }
-            let widths = if vector_width.is_empty() { vec![1] } else { vector_width.clone() };
-            shapes.clear();
-            for &width in &widths {
-                let pixels =
-                    if pixels_per_thread.is_empty() { vec![width] } else { pixels_per_thread.clone() };
-                for pixels in pixels {
-                    match GRAYSCALE_SHAPES.iter().find(|&&(w, p, _)| (w, p) == (width, pixels)) {
-                        Some(&(_, _, entry)) => shapes.push((
-                            (!vector_width.is_empty()).then_some(width),
-                            (!pixels_per_thread.is_empty()).then_some(pixels),
-                            entry,
-                        )),
-                        None => skipped.push(format!("{pixels}")),
-                    }
-                }
-            }
-            if shapes.is_empty() {
-                return Err(usage(format!(
-                    "no grayscale kernel has a vector width of 4 at {} pixel(s) per thread: grayscale_vec4 converts 4",
-                    skipped.join(", ")
-                )));
-            }
-        }
-        let mut parts = Vec::new();
-        for chosen in &bins {
-            for &(width, pixels, entry) in &shapes {
-                let mut axes = AxisValues::none();
-                if bins.len() > 1 {
-                    axes.0.push(("bins".into(), chosen.params.bins.to_string()));
-                }
-                if let Some(width) = width {
-                    axes.0.push(("vector width".into(), width.to_string()));
-                }
-                if let Some(pixels) = pixels {
-                    axes.0.push(("pixels/thr".into(), pixels.to_string()));
-                }
-                parts.push(Part { axes, chosen: *chosen, kernel: chosen.spec.modules[0].kernel(entry) });
-            }
-        }
-        let note = (!skipped.is_empty()).then(|| {
-            format!(
-                "Not swept: vector width 4 at {} pixel(s) per thread, which no kernel has (grayscale_vec4 converts 4)",
-                skipped.join(", ")
-            )
-        });
-        Ok(Builtin { names, parts, note, workloads: Vec::new() })
-    }
-}
 
 /// `--corrupt-output INDEX` must name an output element.
 pub(crate) fn check_corrupt_output(index: Option<usize>, outputs: u64, whole: &str) -> Result<(), Error> {
@@ -196,162 +43,55 @@ pub(crate) fn check_corrupt_output(index: Option<usize>, outputs: u64, whole: &s
     }
 }
 
-/// The sweep of `request` on one device, or on every device with [`DeviceChoice::All`];
-/// `Ok` carries the exit status of a run that reached its tables.
-pub fn exec<D: Driver>(driver: &D, request: &SweepRequest, console: &mut Console) -> Result<i32, Error> {
-    let (mut target, timing) = request.checked()?;
-    on_devices(driver, &mut target, &request.settings, timing, console)
+/// Sweeps `kernel` on `driver`'s device [`Settings::device`] and returns what it measured;
+/// failed checks are in its sweep's failures ([`Measured::exit_status`] 1). An [`Error`] is a
+/// run that did not reach its table: bad settings or a kernel description that does not hold
+/// (exit 2, before the device is touched), no device (3), the driver failing mid-run (1).
+/// With [`DeviceChoice::All`], use [`sweep_each_device`] or [`sweep_and_print`].
+pub fn sweep<D: Driver>(driver: &D, kernel: &Kernel, settings: &Settings) -> Result<Measured, Error> {
+    let DeviceChoice::One(ordinal) = settings.device else {
+        return Err(Error::new(
+            exit::USAGE,
+            "sweep() measures one device; for every device use sweep_each_device() or sweep_and_print()",
+        ));
+    };
+    let (mut run, timing) = prepare::prepare(kernel, settings)?;
+    measure(driver, ordinal, &mut run, settings, timing, &mut |_| {})
 }
 
-/// What a sweep measures on a device: this repository's kernel, or one of yours.
-pub(crate) trait Target {
-    /// The kernels to load: one, or one per entry point its configurations launch.
-    fn kernels(&self) -> Vec<KernelRef>;
-    /// What one pass covers and moves.
-    fn pass(&self) -> Pass;
-    /// The request against the open device: every block size launchable with the kernel's
-    /// dynamic shared memory, the buffers (and `scratch` bytes) within free device memory and
-    /// the host's available memory.
-    fn check(&mut self, gpu: &dyn Device, block_sizes: &[u32], scratch: u64) -> Result<(), Error>;
-    /// Builds what the host holds (inputs, reference) where it is not built yet.
-    fn build(&mut self) -> Result<(), Error>;
-    /// Configurations a sweep of `block_sizes` measures: one per block size, times the
-    /// configurations of the axes.
-    fn configurations(&self, block_sizes: &[u32]) -> usize {
-        block_sizes.len()
-    }
-    /// Uploads, then sweeps every kernel of [`Target::kernels`]; their sweeps combined.
-    fn measure(
-        &mut self,
-        gpu: &mut dyn Gpu,
-        settings: &sweep::Settings,
-        journal: Option<&mut Journal>,
-    ) -> Result<Sweep, Error>;
+/// [`sweep`] on every visible device in turn (whatever [`Settings::device`] says), one result
+/// per device ordinal, the kernel's host data built once for all; `Err` where the settings do
+/// not hold or no device can be counted.
+pub fn sweep_each_device<D: Driver>(
+    driver: &D,
+    kernel: &Kernel,
+    settings: &Settings,
+) -> Result<Vec<Result<Measured, Error>>, Error> {
+    let (mut run, timing) = prepare::prepare(kernel, settings)?;
+    let count = driver.device_count().map_err(|error| Error::new(exit::NO_DEVICE, format!("{error:#}")))?;
+    Ok((0..count).map(|ordinal| measure(driver, ordinal, &mut run, settings, timing, &mut |_| {})).collect())
 }
 
-/// One of this repository's kernels: its configurations (one, without axes), and their
-/// workloads once built, one per kernel and parameters (the grayscale shapes share one).
-struct Builtin {
-    names: Vec<String>,
-    parts: Vec<Part>,
-    /// A line for the head: the shapes asked for that no kernel has.
-    note: Option<String>,
-    /// Each distinct (kernel, parameters) with its workload.
-    workloads: Vec<(Chosen, Box<dyn Workload>)>,
-}
-
-impl Builtin {
-    /// The index in `workloads` of `chosen`'s.
-    fn workload_of(&self, chosen: &Chosen) -> Option<usize> {
-        self.workloads.iter().position(|(known, _)| known == chosen)
-    }
-}
-
-impl Target for Builtin {
-    fn kernels(&self) -> Vec<KernelRef> {
-        let mut kernels: Vec<KernelRef> = Vec::new();
-        for part in &self.parts {
-            if !kernels.contains(&part.kernel) {
-                kernels.push(part.kernel);
-            }
-        }
-        kernels
-    }
-
-    fn pass(&self) -> Pass {
-        let first = &self.parts[0].chosen;
-        let mut pass = (first.spec.pass)(&first.params);
-        if self.names.iter().any(|name| name == "bins") {
-            pass.detail = Some(format!(
-                "Kernel: {}, histogram of each row's bins (the bins column), zeroed before each launch, outside the timed interval",
-                first.spec.name
-            ));
-        }
-        if let Some(note) = &self.note {
-            let detail = pass.detail.take().map_or_else(String::new, |detail| format!("{detail}\n"));
-            pass.detail = Some(format!("{detail}{note}"));
-        }
-        pass
-    }
-
-    fn check(&mut self, gpu: &dyn Device, block_sizes: &[u32], scratch: u64) -> Result<(), Error> {
-        let mut checked: Vec<Chosen> = Vec::new();
-        for part in &self.parts {
-            if checked.contains(&part.chosen) {
-                continue;
-            }
-            let Chosen { spec, params } = part.chosen;
-            crate::commands::job::check_job(
-                gpu,
-                crate::commands::job::Job { spec, params, block_sizes },
-                |_| scratch,
-            )?;
-            checked.push(part.chosen);
-        }
-        Ok(())
-    }
-
-    fn build(&mut self) -> Result<(), Error> {
-        for part in self.parts.clone() {
-            if self.workload_of(&part.chosen).is_some() {
-                continue;
-            }
-            let building = Phase::start("building the frame and its CPU reference on every core");
-            let workload = crate::commands::job::create_workload(part.chosen.spec, &part.chosen.params);
-            building.finish();
-            self.workloads.push((part.chosen, workload?));
-        }
-        Ok(())
-    }
-
-    fn configurations(&self, block_sizes: &[u32]) -> usize {
-        block_sizes.len() * self.parts.len()
-    }
-
-    fn measure(
-        &mut self,
-        gpu: &mut dyn Gpu,
-        settings: &sweep::Settings,
-        mut journal: Option<&mut Journal>,
-    ) -> Result<Sweep, Error> {
-        // Each measure is on a device of its own (or a round of its own): every workload is
-        // uploaded to it once, the grayscale shapes sharing theirs.
-        let uploading = Phase::start("uploading the inputs");
-        let uploaded = self.workloads.iter_mut().try_for_each(|(_, workload)| workload.upload(gpu));
-        uploading.finish();
-        uploaded.map_err(failed)?;
-        let mut results = Vec::with_capacity(self.parts.len());
-        for part in self.parts.clone() {
-            let index = self.workload_of(&part.chosen).expect("built before it is measured");
-            let workload = &mut self.workloads[index].1;
-            gpu.select_kernel(part.kernel).map_err(failed)?;
-            let mut session = Session { journal: journal.as_deref_mut(), axes: part.axes.clone() };
-            let result = sweep_uploaded(gpu, workload.as_mut(), settings, &mut session)?;
-            let ended_early = result.ended_early.is_some();
-            results.push((part.axes, result));
-            if ended_early {
-                break;
-            }
-        }
-        let mut sweep = crate::search::assemble::assemble(self.names.clone(), results)
-            .expect("a sweep has at least one configuration");
-        // The pass as the head says it: with the bins axis and the shapes left out.
-        sweep.pass = self.pass();
-        Ok(sweep)
-    }
-}
-
-/// Sweeps an uploaded `workload`, with a progress bar on a long sweep.
-pub(crate) fn sweep_uploaded(
-    gpu: &mut dyn Gpu,
-    workload: &mut dyn Workload,
-    settings: &sweep::Settings,
-    session: &mut Session,
-) -> Result<Sweep, Error> {
-    let mut with_progress = WithProgress::new(gpu, settings.block_sizes.len());
-    let result = sweep::measure_in(&mut with_progress, workload, settings, session);
-    with_progress.finish();
-    result.map_err(failed)
+/// [`sweep`], printed as `block-size` prints a sweep: the head while the sweep runs, then the
+/// table and summary (or the export of [`Settings::format`], to [`Settings::output`] where
+/// given), the plot where asked, failed checks on standard error; with [`DeviceChoice::All`],
+/// every device and a summary line each. Returns the exit status ([`crate::exit`]); an error is
+/// printed as one `Error: ` line on standard error.
+///
+/// It measures in this process. To run it in a supervised worker process instead, so that a
+/// kernel that poisons the GPU context or hangs costs a worker and not the sweep, start the
+/// program that calls it through [`crate::launch`].
+pub fn sweep_and_print<D: Driver>(
+    driver: &D,
+    kernel: &Kernel,
+    settings: &Settings,
+    console: &mut Console,
+) -> i32 {
+    let run = |console: &mut Console| {
+        let (mut run, timing) = prepare::prepare(kernel, settings)?;
+        on_devices(driver, &mut run, settings, timing, console)
+    };
+    run(console).unwrap_or_else(|error| console.report(&error))
 }
 
 /// A finished sweep on one device, with what rendering it needs.
@@ -403,14 +143,14 @@ impl Measured {
 /// written as the settings say; `Ok` carries the worst exit status of the devices.
 pub(crate) fn on_devices<D: Driver>(
     driver: &D,
-    target: &mut dyn Target,
+    run: &mut Run,
     settings: &Settings,
     timing: Timing,
     console: &mut Console,
 ) -> Result<i32, Error> {
     let count = match settings.device {
         DeviceChoice::One(ordinal) => {
-            let measured = on_device(driver, ordinal, target, settings, timing, None, console)?;
+            let measured = on_device(driver, ordinal, run, settings, timing, None, console)?;
             return Ok(measured.exit_status());
         }
         DeviceChoice::All => {
@@ -425,7 +165,7 @@ pub(crate) fn on_devices<D: Driver>(
         if ordinal > 0 {
             console.out("\n");
         }
-        match on_device(driver, ordinal, target, settings, timing, several.then_some(ordinal), console) {
+        match on_device(driver, ordinal, run, settings, timing, several.then_some(ordinal), console) {
             Ok(measured) => {
                 code = code.max(measured.exit_status());
                 summaries += &table::device_summary(&measured.sweep);
@@ -447,14 +187,14 @@ pub(crate) fn on_devices<D: Driver>(
 fn on_device<D: Driver>(
     driver: &D,
     ordinal: u32,
-    target: &mut dyn Target,
+    run: &mut Run,
     settings: &Settings,
     timing: Timing,
     name_for: Option<u32>,
     console: &mut Console,
 ) -> Result<Measured, Error> {
-    let plan = Plan::new(settings, name_for);
-    let measured = measure(driver, ordinal, target, settings, timing, &mut |head| {
+    let plan = Outputs::new(settings, name_for);
+    let measured = measure(driver, ordinal, run, settings, timing, &mut |head| {
         if plan.streams {
             console.out(head);
         }
@@ -465,31 +205,32 @@ fn on_device<D: Driver>(
     Ok(measured)
 }
 
-/// Opens device `ordinal`, loads the target's kernels (a driver that cannot load one is exit 3
-/// with its line), checks the request against the device, builds the host data, hands the
-/// head to `on_head` and measures.
+/// Opens device `ordinal`, loads the kernel's entry points (a driver that cannot load one is
+/// exit 3 with its line), checks the request against the device, builds the host data, hands
+/// the head to `on_head` and measures.
 pub(crate) fn measure<D: Driver>(
     driver: &D,
     ordinal: u32,
-    target: &mut dyn Target,
+    run: &mut Run,
     settings: &Settings,
     timing: Timing,
     on_head: &mut dyn FnMut(&str),
 ) -> Result<Measured, Error> {
-    let kernels = target.kernels();
+    let kernel = run.kernel();
+    let kernels = kernel.kernels();
     let device::Opened { mut gpu, left_out, .. } = device::open_loading(driver, ordinal, &kernels)?;
     if let Some(unloadable) = left_out.first() {
         return Err(Error::new(exit::NO_DEVICE, unloadable.to_string()));
     }
     let scratch = if timing.flushes() { 2 * u64::from(gpu.limits().l2_cache_bytes) } else { 0 };
-    target.check(&gpu, &settings.block_sizes, scratch)?;
+    check_device(run, &gpu, &settings.block_sizes, scratch)?;
     let facts =
         Facts::gather(&mut gpu, driver.cuda_version(), &kernels, &settings.command_line()).map_err(failed)?;
     // The host data before the header: a host that cannot hold it is bad input, with nothing
     // on standard output.
-    target.build()?;
+    run.build().map_err(|error| Error::new(exit::USAGE, format!("{error:#}")))?;
     let supervision = Supervision::from_env();
-    let key = journal_key(&gpu, &facts, &kernels, &target.pass(), timing, settings);
+    let key = journal_key(&gpu, &facts, &kernels, &kernel.pass, timing, settings);
     let journal_path = settings.journal.clone().or_else(|| supervision.journal.clone());
     let mut resumes: Vec<&Path> = settings.resume.iter().map(PathBuf::as_path).collect();
     if supervision.restarted() {
@@ -503,20 +244,20 @@ pub(crate) fn measure<D: Driver>(
     };
     crate::measure::watchdog::set_timeout(settings.launch_timeout);
     crate::measure::interrupt::install();
-    let mut head = head(gpu.limits(), &target.pass(), timing, settings, &facts);
+    let mut head = head(gpu.limits(), &kernel.pass, timing, settings, &facts);
     head += note.as_deref().unwrap_or_default();
     if !supervision.restarted() {
         on_head(&head);
     }
-    let sweep_settings = sweep::Settings {
+    let plan = sweep::Plan {
         block_sizes: settings.block_sizes.clone(),
         timing,
         grid: settings.grid,
         corrupt: settings.corrupt_output,
         round: sweep::Round::All,
     };
-    let search = settings.search_for(target.configurations(&settings.block_sizes), &timing);
-    let mut sweep = measure_by(target, &mut gpu, &sweep_settings, search, journal.as_mut())?;
+    let search = settings.search_for(kernel.configurations(&settings.block_sizes), &timing);
+    let mut sweep = measure_by(run, &mut gpu, &plan, search, journal.as_mut())?;
     if let Some(EndedEarly::ContextLost { configurations_left }) = sweep.ended_early {
         let last = sweep.rows.last().map_or(0, |row| row.threads_per_block);
         if supervision.active() && configurations_left > 0 {
@@ -529,35 +270,75 @@ pub(crate) fn measure<D: Driver>(
             ));
         }
         if configurations_left > 0 {
-            sweep.failures.push(crate::search::sweep::CheckFailure::NotMeasured {
-                configurations: configurations_left,
-            });
+            sweep.failures.push(sweep::CheckFailure::NotMeasured { configurations: configurations_left });
         }
     }
     let provenance = facts.provenance(&sweep.limits);
     Ok(Measured { sweep, provenance, head })
 }
 
-/// Measures `target` as `search` says: every configuration to the end, or a race
-/// ([`crate::search::race`]): a first round of every configuration at the minimum count, then the
+/// Checks the sweep of `run` against the open device: every block size it launches within the
+/// device's limits with its configuration's dynamic shared memory, its buffers (and `scratch`
+/// bytes) within free device memory, its host data within available host memory. Only the
+/// configurations the restriction keeps are launched, so only they are checked; one whose
+/// shared memory no block may have is pruned (a row with its reason), unless that leaves
+/// nothing to launch.
+pub(crate) fn check_device(
+    run: &mut Run,
+    gpu: &dyn Device,
+    block_sizes: &[u32],
+    scratch: u64,
+) -> Result<(), Error> {
+    let kernel = run.kernel();
+    let footprint = run.footprint();
+    let mut refusal = None;
+    let mut launchable = 0;
+    for variant in kernel.variants() {
+        let kept = kernel.kept(variant.index, block_sizes);
+        let shared = |threads| (kernel.shared)(threads, variant);
+        // One check a block size: those that fit, and the first refusal.
+        let mut fits = Vec::with_capacity(kept.len());
+        for threads in kept {
+            match device::check_dynamic_shared_memory(&[threads], &shared) {
+                Ok(()) => fits.push(threads),
+                Err(why) => refusal = refusal.or(Some(why)),
+            }
+        }
+        if fits.is_empty() {
+            continue;
+        }
+        launchable += fits.len();
+        device::check_request(gpu, &fits, &shared, &footprint, scratch)?;
+    }
+    match refusal {
+        Some(why) if launchable == 0 => Err(Error::new(exit::USAGE, why)),
+        _ => Ok(()),
+    }
+}
+
+/// Measures `run` as `search` says: every configuration to the end, or a race
+/// (`search::race`): a first round of every configuration at the minimum count, then the
 /// survivors again under the noise-driven stop. A first round that ends early (a signal, a lost
 /// context) is the sweep; its rows are journaled as the first round's, so a resume takes them.
 fn measure_by(
-    target: &mut dyn Target,
+    run: &mut Run,
     gpu: &mut dyn Gpu,
-    settings: &sweep::Settings,
+    plan: &sweep::Plan,
     search: Search,
     mut journal: Option<&mut Journal>,
 ) -> Result<Sweep, Error> {
-    if search == Search::Exhaustive || settings.timing.stop.is_none() {
-        return target.measure(gpu, settings, journal);
+    if search == Search::Exhaustive || plan.timing.stop.is_none() {
+        return configurations::measure(run, gpu, plan, journal).map_err(failed);
     }
-    let first_round = sweep::Settings {
-        timing: Timing { stop: None, ..settings.timing },
+    let first_round = sweep::Plan {
+        timing: Timing { stop: None, ..plan.timing },
         round: sweep::Round::First,
-        ..settings.clone()
+        ..plan.clone()
     };
-    let first = Sweep { search: Search::Race, ..target.measure(gpu, &first_round, journal.as_deref_mut())? };
+    let first = Sweep {
+        search: Search::Race,
+        ..configurations::measure(run, gpu, &first_round, journal.as_deref_mut()).map_err(failed)?
+    };
     if first.ended_early.is_some() {
         return Ok(first);
     }
@@ -569,12 +350,12 @@ fn measure_by(
         .filter(|&(_, &alive)| alive)
         .map(|(row, _)| (row.axes.clone(), row.threads_per_block))
         .collect();
-    let second_round = sweep::Settings { round: sweep::Round::Survivors(survivors), ..settings.clone() };
-    let second = target.measure(gpu, &second_round, journal)?;
+    let second_round = sweep::Plan { round: sweep::Round::Survivors(survivors), ..plan.clone() };
+    let second = configurations::measure(run, gpu, &second_round, journal).map_err(failed)?;
     Ok(race::merge(first, second, &alive))
 }
 
-/// What a measurement of `target` on `gpu` depends on, for the journal.
+/// What a measurement of a kernel on `gpu` depends on, for the journal.
 fn journal_key(
     gpu: &dyn crate::measure::backend::Device,
     facts: &Facts,
@@ -613,7 +394,7 @@ fn head(limits: &DeviceLimits, pass: &Pass, timing: Timing, settings: &Settings,
 
 /// Where one device's sweep goes, from the options alone.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Plan {
+pub(crate) struct Outputs {
     /// The table streams to standard output: its header is on the terminal while the sweep runs.
     pub streams: bool,
     /// The export, or `None` for the table.
@@ -632,7 +413,7 @@ pub(crate) struct Plan {
     pub emit_rust: Option<PathBuf>,
 }
 
-impl Plan {
+impl Outputs {
     /// The plan for `settings`; with `name_for`, every file named for that device.
     pub fn new(settings: &Settings, name_for: Option<u32>) -> Self {
         let name = |path: &PathBuf| match name_for {
@@ -781,6 +562,6 @@ pub(crate) fn per_device(path: &Path, ordinal: u32) -> PathBuf {
     path.with_file_name(name)
 }
 
+pub(crate) mod prepare;
 #[cfg(test)]
 mod tests;
-pub(crate) mod user;

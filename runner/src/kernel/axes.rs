@@ -1,5 +1,5 @@
 /*!
-Tuning axes beyond the block size: what a [`crate::UserKernel`] is swept over ([`Axis`]), and the
+Tuning axes beyond the block size: what a [`crate::Kernel`] is swept over ([`Axis`]), and the
 values one configuration has on them ([`AxisValues`]), which every row, export, journal line
 and emitted file carries.
 
@@ -12,7 +12,7 @@ An axis is named and has a list of values. Each value feeds one thing:
 - [`Axis::grid`]: the grid policy of the configurations ([`crate::GridPolicy`]).
 
 A sweep runs the cross product of the block sizes and every axis, first axis outermost, less
-what a restriction ([`crate::UserKernel::restrict`]) leaves out and what cannot launch on the
+what a restriction ([`crate::Kernel::restrict`]) leaves out and what cannot launch on the
 device (pruned, each with its reason: [`crate::search::sweep::Row::pruned`]).
 */
 

@@ -1,8 +1,9 @@
-//! The checks of a kernel of your own: against a CPU reference ([`Check::reference`]), or "the
-//! result at every block size equals the first row's" ([`Check::same_as_first`]), bit for bit
-//! or within a relative tolerance ([`Agreement`]).
+//! The checks of a kernel: against a CPU reference ([`Check::reference`]), or "the result at
+//! every block size equals the first row's" ([`Check::same_as_first`]), bit for bit or within a
+//! relative tolerance ([`Agreement`]); and [`Values`], the result they compare.
 
 use super::shape::Shape;
+use crate::measure::memory::{as_bytes, as_bytes_mut, host_vec};
 use std::fmt;
 
 /// A row's result: the values a check compares, of one number type.
@@ -102,6 +103,30 @@ impl Values {
             Self::I32(values) => values.get(index).map(ToString::to_string),
         }
         .unwrap_or_else(|| "nothing".to_string())
+    }
+
+    /// The values' bytes, as the device holds them.
+    pub(crate) fn bytes(&self) -> &[u8] {
+        match self {
+            Self::F32(values) => as_bytes(values),
+            Self::F64(values) => as_bytes(values),
+            Self::U16(values) => as_bytes(values),
+            Self::U32(values) => as_bytes(values),
+            Self::U64(values) => as_bytes(values),
+            Self::I32(values) => as_bytes(values),
+        }
+    }
+
+    /// The values' bytes, to copy the device's into.
+    pub(crate) fn bytes_mut(&mut self) -> &mut [u8] {
+        match self {
+            Self::F32(values) => as_bytes_mut(values),
+            Self::F64(values) => as_bytes_mut(values),
+            Self::U16(values) => as_bytes_mut(values),
+            Self::U32(values) => as_bytes_mut(values),
+            Self::U64(values) => as_bytes_mut(values),
+            Self::I32(values) => as_bytes_mut(values),
+        }
     }
 
     /// Whether the values are floating-point.
@@ -227,39 +252,53 @@ impl fmt::Display for Agreement {
     }
 }
 
+/// `count` zeros of `T`, or an error instead of an abort where the host cannot hold them: the
+/// values an output is read back into.
+pub(crate) fn zeros<T: super::Element>(count: usize) -> anyhow::Result<Values> {
+    let mut values = host_vec::<T>(count, "an output read back")?;
+    values.resize(count, T::default());
+    Ok(T::wrap(values))
+}
+
 /// A CPU reference's verdict on a row's result: `Err` with what is wrong, in one line.
-pub type ReferenceFn = Box<dyn Fn(&Values, &Shape) -> Result<(), String>>;
+type ReferenceFn = Box<dyn Fn(&Values, &Shape) -> Result<(), String>>;
 
 /// A check every row of a sweep must pass; a row that fails one is a failed check of the run
 /// (exit status 1), its table not a measurement.
-pub enum Check {
-    /// The row's result against a CPU reference: the function says what is wrong, if anything.
+pub struct Check(pub(crate) CheckKind);
+
+/// What a [`Check`] compares a row's result with.
+pub(crate) enum CheckKind {
+    /// A CPU reference ([`Check::reference`]).
     Reference(ReferenceFn),
-    /// The row's result against the first row's (the first block size of the first value of
-    /// the tunable), as closely as the [`Agreement`] says.
+    /// The first row's result (the first block size of the first configuration of the axes), as
+    /// closely as the [`Agreement`] says.
     SameAsFirst(Agreement),
 }
 
 impl Check {
     /// A check against a CPU reference: `verdict(result, shape)` is `Ok(())` for a right
-    /// result, or `Err` with what is wrong ("the sum is 3.2, the CPU reference says 3.1").
+    /// result, or `Err` with what is wrong, in one line that names where ("value 7 is 3.2, the
+    /// CPU reference says 3.1").
     pub fn reference(verdict: impl Fn(&Values, &Shape) -> Result<(), String> + 'static) -> Self {
-        Self::Reference(Box::new(verdict))
+        Self(CheckKind::Reference(Box::new(verdict)))
     }
 
     /// Every row's result must equal the first row's, as closely as `agreement` says: a check
     /// for a kernel with no CPU reference, that the block size must not change what it
     /// computes.
     pub fn same_as_first(agreement: Agreement) -> Self {
-        Self::SameAsFirst(agreement)
+        Self(CheckKind::SameAsFirst(agreement))
     }
 }
 
 impl fmt::Debug for Check {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::Reference(_) => f.write_str("Reference(..)"),
-            Self::SameAsFirst(agreement) => f.debug_tuple("SameAsFirst").field(agreement).finish(),
+        match &self.0 {
+            CheckKind::Reference(_) => f.write_str("Check::reference(..)"),
+            CheckKind::SameAsFirst(agreement) => {
+                f.debug_tuple("Check::same_as_first").field(agreement).finish()
+            }
         }
     }
 }

@@ -1,19 +1,22 @@
-//! [`UserKernel`]: a kernel of your own, described by a builder, as a
-//! [`Workload`](crate::measure::workload::Workload) the sweep engine measures.
+/*!
+[`Kernel`]: the one description of a kernel the runner measures, built with the methods below.
+This repository's kernels (the `block-size-builtin` crate) are described with it as a kernel
+of your own is: its PTX and entry points, the twins compiled from other sources, its axes
+beyond the block size, its buffers, the arguments of a launch, its dynamic shared memory, what
+one pass covers and moves, and the checks every row must pass.
 
-use super::check::{Check, Values};
+A description holds no device state: a sweep (or `compare`, `tail`, `variants`) makes a run of
+it ([`crate::kernel::run`]) that builds its host data once and uploads it to each device.
+*/
+
+use super::axes::{self, Axis};
+use super::check::{Check, Values, zeros};
 use super::shape::{Shape, Variant};
-use crate::kernel::axes::{self, Axis};
-use crate::measure::backend::{BufferId, Gpu, KernelArg, Launch};
-use crate::measure::memory::{Plain, as_bytes, read_values};
+use crate::measure::memory::Plain;
 use crate::measure::ptx::{EmbeddedPtx, KernelRef};
-use crate::measure::workload::Workload;
 use crate::model::frame_size::FrameSize;
-use crate::model::grid::GridPolicy;
-use crate::model::mismatch::Mismatch;
 use crate::model::pass::{Items, Pass};
-use anyhow::{Context as _, Result, bail, ensure};
-use std::cell::RefCell;
+use anyhow::{Context as _, Result};
 
 /// A number type a buffer of your kernel holds: `f32`, `f64`, `u16`, `u32`, `u64` or `i32`.
 pub trait Element: Plain {
@@ -50,8 +53,8 @@ element!(f32 => F32, f32::NAN; f64 => F64, f64::NAN; u16 => U16, u16::MAX; u32 =
 /// One argument of your kernel, in its parameter order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Arg {
-    /// The device address of the buffer of this name ([`UserKernel::input`],
-    /// [`UserKernel::output`]): a pointer parameter.
+    /// The device address of the buffer of this name ([`Kernel::input`], [`Kernel::output`]),
+    /// past its offset ([`Kernel::offset`]): a pointer parameter.
     Buffer(&'static str),
     /// A `u32` parameter.
     U32(u32),
@@ -75,12 +78,13 @@ impl Arg {
 /// What a row's outputs are after its launches: each output buffer's values, by name.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Readback {
-    buffers: Vec<(&'static str, Values)>,
+    pub(crate) buffers: Vec<(&'static str, Values)>,
 }
 
 impl Readback {
     /// The values of the output buffer `name`: all of them, or for a buffer of one element
-    /// per block ([`UserKernel::output_per_block`]) the row's grid's.
+    /// per block ([`Kernel::output_per_block`]) the row's grid's, or for one of a length per
+    /// configuration ([`Kernel::output_with`]) the row's configuration's.
     pub fn values(&self, name: &str) -> Result<&Values> {
         self.buffers
             .iter()
@@ -100,83 +104,114 @@ impl Readback {
             )
         })
     }
-
-    /// The output buffer `name` as `f32`s.
-    pub fn f32(&self, name: &str) -> Result<&[f32]> {
-        self.of(name)
-    }
-
-    /// The output buffer `name` as `u32`s.
-    pub fn u32(&self, name: &str) -> Result<&[u32]> {
-        self.of(name)
-    }
 }
 
-/// How many elements an output buffer has.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Length {
+/// How many elements a buffer has.
+pub(crate) enum Length {
+    /// This many.
     Elements(usize),
     /// One per block of the largest grid the sweep can launch; a row reads its grid's.
     PerBlock,
+    /// As many as each configuration of the axes says; allocated at the most of them.
+    PerVariant(Box<dyn Fn(&Variant) -> usize>),
+}
+
+/// Where an input's values come from.
+pub(crate) enum Source {
+    /// Given when the kernel was described.
+    Given(Values),
+    /// Built on the host the first time a run needs them, once.
+    Once(Box<dyn Fn() -> Result<Values>>),
+    /// Built for each value of the integer axis `axis` a configuration has, when a
+    /// configuration of another value than the one on the device comes.
+    PerValue { axis: &'static str, make: Box<dyn Fn(u64) -> Result<Values>> },
+}
+
+/// An input's or an output's part of a buffer.
+pub(crate) enum Role {
+    /// An input: `len` values from `source`, uploaded before the first row.
+    Input { len: usize, source: Source },
+    /// An output: zeroed before every row, read back after its launches.
+    Output,
 }
 
 /// One buffer of the kernel.
-struct BufferSpec {
-    name: &'static str,
-    /// An input's bytes, uploaded once; `None` for an output.
-    input: Option<Vec<u8>>,
-    length: Length,
-    element_size: usize,
-    decode: fn(&[u8], usize) -> Result<Values>,
-    zero_before_each: bool,
+pub(crate) struct BufferSpec {
+    pub name: &'static str,
+    pub role: Role,
+    pub length: Length,
+    /// Elements the buffer's values start past its allocation's start (which the driver aligns
+    /// to 256 bytes): an unaligned kernel's case ([`Kernel::offset`]).
+    pub offset: usize,
+    pub element_size: usize,
+    /// `count` zeroed values of the buffer's type, to read it back into.
+    pub zeros: fn(usize) -> Result<Values>,
+    pub zero_before_each: bool,
     /// The bytes of [`Element::corrupt`].
-    corrupt: Vec<u8>,
+    pub corrupt: Vec<u8>,
 }
 
-fn decode<T: Element>(bytes: &[u8], count: usize) -> Result<Values> {
-    Ok(T::wrap(read_values::<T>(bytes, count)?))
+impl BufferSpec {
+    /// Whether it is an output.
+    pub fn is_output(&self) -> bool {
+        matches!(self.role, Role::Output)
+    }
+
+    /// Its values for `variant` (a configuration of the axes), at `max_grid` blocks: its length
+    /// there.
+    pub fn len(&self, variant: &Variant, grid_blocks: u32) -> usize {
+        match (&self.role, &self.length) {
+            (Role::Input { len, .. }, _) => *len,
+            (_, Length::Elements(count)) => *count,
+            (_, Length::PerBlock) => grid_blocks as usize,
+            (_, Length::PerVariant(length)) => length(variant),
+        }
+    }
 }
 
-/// The closures of a kernel: what its launch passes, its dynamic shared memory, what a row's
-/// result is.
+/// The closures of a kernel: what its launch passes, its dynamic shared memory, which
+/// configurations it keeps, which entry a configuration launches, how many items a thread
+/// covers, what a row's result is.
 type ArgsFn = Box<dyn Fn(&Shape) -> Vec<Arg>>;
 type SharedFn = Box<dyn Fn(u32, &Variant) -> u32>;
 type RestrictFn = Box<dyn Fn(u32, &Variant) -> bool>;
+type EntryFn = Box<dyn Fn(&Variant) -> &'static str>;
+type ItemsFn = Box<dyn Fn(&Variant) -> u32>;
 type ResultFn = Box<dyn Fn(&Readback, &Shape) -> Result<Values>>;
 
-/// A kernel of your own, ready to sweep: its module and entry points, its axes beyond the block
-/// size ([`Axis`]), its buffers, the arguments of a launch at a grid and block size, the dynamic
-/// shared memory a block size needs, what one pass covers and moves, and the checks every row
-/// must pass. Built with the methods below, swept by [`crate::sweep`].
+/// A kernel, described for the runner: its module and entry points ([`Kernel::new`]), the
+/// same entry points compiled from other sources ([`Kernel::twin`]: its CUDA C++ twin, rustc's
+/// NVPTX build), its axes beyond the block size ([`Axis`]), its buffers, the arguments of a
+/// launch at a grid and block size, the dynamic shared memory a block size needs, what one pass
+/// covers and moves, and the checks every row must pass.
 ///
-/// It is a workload like this repository's own kernels: the same engine that sweeps this project's kernels sweeps it, and the
-/// same table, exports and plot render the result.
-pub struct UserKernel {
-    module: EmbeddedPtx,
+/// The sweep ([`crate::sweep`]), `compare` ([`crate::compare`]), `tail` ([`crate::tail`]) and
+/// `variants` ([`crate::variants`]) measure any kernel so described; this repository's own
+/// kernels are described the same way (the `block-size-builtin` crate).
+pub struct Kernel {
+    pub(crate) module: EmbeddedPtx,
     /// The entry point of a configuration whose axes select none.
     entry: &'static str,
+    pub(crate) twins: Vec<EmbeddedPtx>,
     axes: Vec<Axis>,
+    entry_for: Option<EntryFn>,
     /// The cross product of the axes, or why there is none.
     variants: Result<Vec<Variant>, String>,
-    buffers: Vec<BufferSpec>,
-    args: ArgsFn,
-    shared: SharedFn,
-    restrict: RestrictFn,
-    result: Option<ResultFn>,
-    checks: Vec<Check>,
-    pass: Pass,
-    // The run's state.
-    max_grid: u32,
-    uploaded: Vec<BufferId>,
-    active: usize,
-    last: RefCell<Option<Shape>>,
-    first: Option<(Values, String)>,
+    pub(crate) buffers: Vec<BufferSpec>,
+    pub(crate) args: ArgsFn,
+    pub(crate) shared: SharedFn,
+    pub(crate) restrict: RestrictFn,
+    pub(crate) items_per_thread: Option<ItemsFn>,
+    pub(crate) result: Option<ResultFn>,
+    pub(crate) checks: Vec<Check>,
+    pub(crate) pass: Pass,
 }
 
-impl std::fmt::Debug for UserKernel {
+impl std::fmt::Debug for Kernel {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("UserKernel")
+        f.debug_struct("Kernel")
             .field("module", &self.module.label)
+            .field("twins", &self.twins.iter().map(|twin| twin.label).collect::<Vec<_>>())
             .field("axes", &self.axes)
             .field("variants", &self.variants)
             .field("buffers", &self.buffers.iter().map(|buffer| buffer.name).collect::<Vec<_>>())
@@ -186,14 +221,16 @@ impl std::fmt::Debug for UserKernel {
     }
 }
 
-impl UserKernel {
+impl Kernel {
     /// The kernel `entry` of `module`, with no buffers, no arguments, no dynamic shared memory
     /// and no check yet.
     pub fn new(module: EmbeddedPtx, entry: &'static str) -> Self {
         Self {
             module,
             entry,
+            twins: Vec::new(),
             axes: Vec::new(),
+            entry_for: None,
             variants: Ok(vec![Variant {
                 axes: crate::model::axis_values::AxisValues::none(),
                 entry,
@@ -205,6 +242,7 @@ impl UserKernel {
             args: Box::new(|_| Vec::new()),
             shared: Box::new(|_, _| 0),
             restrict: Box::new(|_, _| true),
+            items_per_thread: None,
             result: None,
             checks: Vec::new(),
             pass: Pass {
@@ -215,36 +253,31 @@ impl UserKernel {
                 detail: None,
                 items: Some(Items { count: 0, noun: "items" }),
             },
-            max_grid: 0,
-            uploaded: Vec::new(),
-            active: 0,
-            last: RefCell::new(None),
-            first: None,
         }
     }
 
-    /// One axis of variants beyond the block size, named `name` ("items/thr"): each value
-    /// with the entry point it launches, in the order the table shows them. The same as
-    /// `.axis(Axis::entries(name, values))`.
-    pub fn tunable<V: Into<String>>(
-        self,
-        name: &'static str,
-        values: impl IntoIterator<Item = (V, &'static str)>,
-    ) -> Self {
-        self.axis(Axis::entries(name, values))
+    /// A module holding the same entry points with the same parameters, compiled from another
+    /// source: the kernel's CUDA C++ twin built by nvcc, or rustc's NVPTX build of the same
+    /// Rust. `compare` times each configuration's entry in the kernel's module and in every
+    /// twin side by side on the same buffers, dividing by the first twin; `variants` measures
+    /// every configuration in the kernel's module and in the first twin. A sweep measures the
+    /// kernel's own module alone.
+    pub fn twin(mut self, module: EmbeddedPtx) -> Self {
+        self.twins.push(module);
+        self
     }
 
     /// One more axis ([`Axis`]): the sweep runs every block size with every configuration of
     /// the axes (their cross product, the first axis outermost), less what a restriction
-    /// leaves out ([`UserKernel::restrict`]) and what cannot launch on the device (a row with
+    /// leaves out ([`Kernel::restrict`]) and what cannot launch on the device (a row with
     /// its reason). Each configuration is in every [`Shape`] the closures get
     /// ([`Variant::value`], [`Variant::integer`]); the table, the exports, the plot and
     /// `--emit-rust` have a column, a field or a constant per axis.
     ///
     /// ```
-    /// use block_size_runner::{Arg, Axis, EmbeddedPtx, GridPolicy, UserKernel};
+    /// use block_size_runner::{Arg, Axis, EmbeddedPtx, GridPolicy, Kernel};
     /// # const PTX: EmbeddedPtx = EmbeddedPtx::user("k", "");
-    /// let kernel = UserKernel::new(PTX, "tiled")
+    /// let kernel = Kernel::new(PTX, "tiled")
     ///     .axis(Axis::entries("items/thr", [("1", "tiled"), ("4", "tiled_x4")]))
     ///     .axis(Axis::powers_of_two("tile", 8, 64))
     ///     .axis(Axis::grid("grid", [GridPolicy::OneWave, GridPolicy::Waves(2)]))
@@ -255,8 +288,26 @@ impl UserKernel {
     /// ```
     pub fn axis(mut self, axis: Axis) -> Self {
         self.axes.push(axis);
+        self.configure();
+        self
+    }
+
+    /// Which entry point a configuration of the axes launches, where no single axis says
+    /// ([`Axis::entries`]) but the values of several do: two integer axes "vector width" and
+    /// "pixels/thr" that together name one of several shapes of a kernel. A configuration
+    /// that names no entry of the module is refused before the device (restrict it away,
+    /// [`Kernel::restrict`]).
+    pub fn entry_for(mut self, entry: impl Fn(&Variant) -> &'static str + 'static) -> Self {
+        self.entry_for = Some(Box::new(entry));
+        self.configure();
+        self
+    }
+
+    /// The configurations of the axes again, after an axis or the entry rule changed.
+    fn configure(&mut self) {
         let entry = self.entry;
-        self.variants = axes::cross(&self.axes).map(|points| {
+        let points = axes::cross(&self.axes);
+        self.variants = points.map(|points| {
             points
                 .into_iter()
                 .enumerate()
@@ -269,10 +320,14 @@ impl UserKernel {
                 })
                 .collect()
         });
+        if let (Some(entry_for), Ok(variants)) = (&self.entry_for, &mut self.variants) {
+            for variant in variants.iter_mut() {
+                variant.entry = entry_for(variant);
+            }
+        }
         if let Some(first) = self.variants().first() {
             self.pass.kernel = first.entry;
         }
-        self
     }
 
     /// What one pass covers: `count` items called `noun` ("values"). The grid policies size
@@ -282,9 +337,22 @@ impl UserKernel {
         self
     }
 
-    /// Bytes one pass moves, which the GB/s column counts.
-    pub fn bytes_per_pass(mut self, bytes: u64) -> Self {
+    /// What one pass covers: a frame of `width` x `height` pixels, as an image kernel's pass
+    /// does. The grid policies size every grid by its pixels; the header says `Image: 3840 x
+    /// 2160, 8294400 pixels`, the exports its width and height, and the memory checks name
+    /// the frame.
+    pub fn frame(mut self, width: u32, height: u32) -> Self {
+        self.pass.frame = FrameSize::new(width, height);
+        self.pass.items = None;
+        self
+    }
+
+    /// Bytes one pass moves, which the GB/s column counts, and what they are in words:
+    /// `"moved per pass"` (the default), or `"of 16-bit luma read per pass"` for a kernel
+    /// whose bandwidth is its input's alone.
+    pub fn bytes_per_pass(mut self, bytes: u64, counted: &'static str) -> Self {
         self.pass.bytes_per_pass = bytes as f64;
+        self.pass.bytes_counted = counted;
         self
     }
 
@@ -295,14 +363,49 @@ impl UserKernel {
     }
 
     /// An input buffer named `name` holding `values`: uploaded once, before the first row.
-    pub fn input<T: Element>(mut self, name: &'static str, values: impl Into<Vec<T>>) -> Self {
+    pub fn input<T: Element>(self, name: &'static str, values: impl Into<Vec<T>>) -> Self {
         let values: Vec<T> = values.into();
+        let len = values.len();
+        self.with_input::<T>(name, len, Source::Given(T::wrap(values)))
+    }
+
+    /// An input buffer named `name` of `len` values of `T` that `make` builds on the host the
+    /// first time a run needs them: after the checks against the device (so that a problem too
+    /// large for it is refused before any host memory is taken), once however many devices the
+    /// run measures, and never in a process that only supervises the sweep. `make` returning
+    /// other than `len` values is an error of the run.
+    pub fn input_with<T: Element>(
+        self,
+        name: &'static str,
+        len: usize,
+        make: impl Fn() -> Result<Vec<T>> + 'static,
+    ) -> Self {
+        self.with_input::<T>(name, len, Source::Once(Box::new(move || make().map(T::wrap))))
+    }
+
+    /// An input buffer named `name` of `len` values of `T` that depend on the configuration's
+    /// value on the integer axis `axis` (a histogram's input quantised to each row's bins):
+    /// `make(value)` builds them on the host, and a configuration of another value than the
+    /// one on the device uploads its own before its rows.
+    pub fn input_per<T: Element>(
+        self,
+        name: &'static str,
+        axis: &'static str,
+        len: usize,
+        make: impl Fn(u64) -> Result<Vec<T>> + 'static,
+    ) -> Self {
+        let make = Box::new(move |value| make(value).map(T::wrap));
+        self.with_input::<T>(name, len, Source::PerValue { axis, make })
+    }
+
+    fn with_input<T: Element>(mut self, name: &'static str, len: usize, source: Source) -> Self {
         self.buffers.push(BufferSpec {
             name,
-            length: Length::Elements(values.len()),
-            input: Some(as_bytes(&values).to_vec()),
+            role: Role::Input { len, source },
+            length: Length::Elements(len),
+            offset: 0,
             element_size: T::SIZE,
-            decode: decode::<T>,
+            zeros: zeros::<T>,
             zero_before_each: false,
             corrupt: T::corrupt().to_ne(),
         });
@@ -311,26 +414,48 @@ impl UserKernel {
 
     /// An output buffer named `name` of `len` values of `T`: zeroed before every row, read back
     /// after its launches.
-    pub fn output<T: Element>(mut self, name: &'static str, len: usize) -> Self {
+    pub fn output<T: Element>(self, name: &'static str, len: usize) -> Self {
+        self.with_output::<T>(name, Length::Elements(len))
+    }
+
+    /// An output buffer named `name` of one value of `T` per block (a reduction's partials):
+    /// as many as the largest grid the sweep can launch, of which each row reads back its own
+    /// grid's.
+    pub fn output_per_block<T: Element>(self, name: &'static str) -> Self {
+        self.with_output::<T>(name, Length::PerBlock)
+    }
+
+    /// An output buffer named `name` of `len(variant)` values of `T` for each configuration of
+    /// the axes (a histogram's bins, an axis of them): allocated at the most of them, each row
+    /// reading back its configuration's.
+    pub fn output_with<T: Element>(
+        self,
+        name: &'static str,
+        len: impl Fn(&Variant) -> usize + 'static,
+    ) -> Self {
+        self.with_output::<T>(name, Length::PerVariant(Box::new(len)))
+    }
+
+    fn with_output<T: Element>(mut self, name: &'static str, length: Length) -> Self {
         self.buffers.push(BufferSpec {
             name,
-            input: None,
-            length: Length::Elements(len),
+            role: Role::Output,
+            length,
+            offset: 0,
             element_size: T::SIZE,
-            decode: decode::<T>,
+            zeros: zeros::<T>,
             zero_before_each: false,
             corrupt: T::corrupt().to_ne(),
         });
         self
     }
 
-    /// An output buffer named `name` of one value of `T` per block (a reduction's partials):
-    /// as many as the largest grid the sweep can launch, of which each row reads back its own
-    /// grid's.
-    pub fn output_per_block<T: Element>(mut self, name: &'static str) -> Self {
-        self = self.output::<T>(name, 0);
-        if let Some(buffer) = self.buffers.last_mut() {
-            buffer.length = Length::PerBlock;
+    /// The buffer `name` starts `elements` elements past its allocation's start, which the
+    /// driver aligns to 256 bytes: [`Arg::Buffer`] passes that address, so the kernel's
+    /// accesses are as unaligned as the offset makes them (`variants --offset`).
+    pub fn offset(mut self, name: &'static str, elements: usize) -> Self {
+        for buffer in self.buffers.iter_mut().filter(|buffer| buffer.name == name) {
+            buffer.offset = elements;
         }
         self
     }
@@ -352,7 +477,7 @@ impl UserKernel {
         self
     }
 
-    /// The dynamic shared memory a block of the given threads needs, for the given value of the
+    /// The dynamic shared memory a block of the given threads needs, for the given
     /// configuration of the axes, in bytes (`sharedMemBytes`); the occupancy queries get it
     /// too. None without it. A configuration that needs more than the device gives a block is
     /// not launched: its row says so.
@@ -368,11 +493,11 @@ impl UserKernel {
     /// touched.
     ///
     /// ```
-    /// use block_size_runner::{EmbeddedPtx, UserKernel};
+    /// use block_size_runner::{Axis, EmbeddedPtx, Kernel};
     /// # const PTX: EmbeddedPtx = EmbeddedPtx::user("k", "");
     /// // Four items per thread only at 128 threads and more.
-    /// let kernel = UserKernel::new(PTX, "sum")
-    ///     .tunable("items/thr", [("1", "sum"), ("4", "sum_x4")])
+    /// let kernel = Kernel::new(PTX, "sum")
+    ///     .axis(Axis::entries("items/thr", [("1", "sum"), ("4", "sum_x4")]))
     ///     .restrict(|threads, variant| variant.value("items/thr") != Some("4") || threads >= 128);
     /// # let _ = kernel;
     /// ```
@@ -381,11 +506,12 @@ impl UserKernel {
         self
     }
 
-    /// The block sizes of `block_sizes` that configuration `index` of the axes keeps
-    /// ([`UserKernel::restrict`]), in order.
-    pub(crate) fn kept(&self, index: usize, block_sizes: &[u32]) -> Vec<u32> {
-        let variant = &self.variants()[index];
-        block_sizes.iter().copied().filter(|&threads| (self.restrict)(threads, variant)).collect()
+    /// Items one thread covers in a trip of its loop, for each configuration of the axes (4
+    /// for a kernel that loads four values at a time): `variants` sizes its one-wave grids by
+    /// the items over this, so that no block of a grid is left without work. 1 without it.
+    pub fn items_per_thread(mut self, items: impl Fn(&Variant) -> u32 + 'static) -> Self {
+        self.items_per_thread = Some(Box::new(items));
+        self
     }
 
     /// What a row's result is, from its outputs: a sum of partials, a histogram. The checks
@@ -407,51 +533,59 @@ impl UserKernel {
         self.module
     }
 
-    /// The axes' names, in order (empty where it has none).
-    pub fn axis_names(&self) -> Vec<String> {
-        self.axes.iter().map(|axis| axis.name().to_string()).collect()
-    }
-
     /// The configurations of the axes with their kernels, in the sweep's order (one, with no
     /// value, where there is no axis; none where the axes are refused).
     pub fn variants(&self) -> &[Variant] {
         self.variants.as_deref().unwrap_or(&[])
     }
 
-    /// The kernels the configurations launch, each once, in order of first use.
-    pub fn kernels(&self) -> Vec<KernelRef> {
+    /// The axes' names, in order (empty where it has none).
+    pub(crate) fn axis_names(&self) -> Vec<String> {
+        self.axes.iter().map(|axis| axis.name().to_string()).collect()
+    }
+
+    /// The kernels the configurations launch in `module`, each once, in order of first use.
+    pub(crate) fn kernels_in(&self, module: EmbeddedPtx) -> Vec<KernelRef> {
         let mut entries: Vec<&'static str> = Vec::new();
         for variant in self.variants() {
             if !entries.contains(&variant.entry) {
                 entries.push(variant.entry);
             }
         }
-        entries.into_iter().map(|entry| self.module.kernel(entry)).collect()
+        entries.into_iter().map(|entry| module.kernel(entry)).collect()
     }
 
-    /// Device bytes of every buffer, outputs of one element per block at `max_grid` blocks.
-    pub(crate) fn device_bytes(&self, max_grid: u32) -> u64 {
-        self.buffers.iter().map(|buffer| (self.length(buffer, max_grid) * buffer.element_size) as u64).sum()
+    /// The kernels the configurations launch in the kernel's own module.
+    pub(crate) fn kernels(&self) -> Vec<KernelRef> {
+        self.kernels_in(self.module)
+    }
+
+    /// The block sizes of `block_sizes` that configuration `index` of the axes keeps
+    /// ([`Kernel::restrict`]), in order.
+    pub(crate) fn kept(&self, index: usize, block_sizes: &[u32]) -> Vec<u32> {
+        let variant = &self.variants()[index];
+        block_sizes.iter().copied().filter(|&threads| (self.restrict)(threads, variant)).collect()
     }
 
     /// How many configurations a sweep over `block_sizes` has: one per block size and
-    /// configuration of the axes that the restriction keeps ([`UserKernel::restrict`]).
+    /// configuration of the axes that the restriction keeps ([`Kernel::restrict`]).
     pub(crate) fn configurations(&self, block_sizes: &[u32]) -> usize {
         (0..self.variants().len()).map(|index| self.kept(index, block_sizes).len()).sum()
     }
 
-    /// Host bytes the checks read back: every output at the largest grid.
-    pub(crate) fn host_bytes(&self) -> u64 {
-        let outputs = self.buffers.iter().filter(|buffer| buffer.input.is_none());
-        outputs.map(|buffer| (self.length(buffer, self.max_grid) * buffer.element_size) as u64).sum()
+    /// The items a thread of configuration `variant` covers a trip (1 without
+    /// [`Kernel::items_per_thread`]).
+    pub(crate) fn items_per_thread_of(&self, variant: &Variant) -> u32 {
+        self.items_per_thread.as_ref().map_or(1, |items| items(variant).max(1))
     }
 
-    /// The first output's elements that `--corrupt-output` may name, and how to say so: all of
-    /// a fixed-length output; of one per block, element 0, the one every row's grid has.
+    /// The first output, its elements that `--corrupt-output` may name, and how to say so: all
+    /// of a fixed-length output; of one per block, element 0, the one every row's grid has; of
+    /// one per configuration, the fewest any configuration has.
     pub(crate) fn first_output(&self) -> Option<(u64, String)> {
-        let buffer = self.buffers.iter().find(|buffer| buffer.input.is_none())?;
-        Some(match buffer.length {
-            Length::Elements(count) => (count as u64, format!("{count}-element output `{}`", buffer.name)),
+        let buffer = self.buffers.iter().find(|buffer| buffer.is_output())?;
+        Some(match &buffer.length {
+            Length::Elements(count) => (*count as u64, format!("{count}-element output `{}`", buffer.name)),
             Length::PerBlock => (
                 1,
                 format!(
@@ -459,21 +593,22 @@ impl UserKernel {
                     buffer.name
                 ),
             ),
+            Length::PerVariant(length) => {
+                let fewest = self.variants().iter().map(length).min().unwrap_or(0);
+                (fewest as u64, format!("{fewest}-element output `{}`", buffer.name))
+            }
         })
     }
 
-    fn length(&self, buffer: &BufferSpec, max_grid: u32) -> usize {
-        match buffer.length {
-            Length::Elements(count) => count,
-            Length::PerBlock => max_grid as usize,
-        }
-    }
-
-    /// What a sweep over `block_sizes` needs checked before it starts: an item count, at least
-    /// one check, buffer names unique, a result to check. The message is one line.
+    /// What a sweep needs checked before it starts: an item count, at least one check, buffer
+    /// names unique, a result to check, every axis an input depends on an integer axis of the
+    /// kernel. The message is one line.
     pub(crate) fn validate(&self) -> Result<(), String> {
         if self.pass.item_count() == 0 {
-            return Err("the kernel covers no items: give their count with .items(count, noun)".into());
+            return Err(
+                "the kernel covers no items: give their count with .items(count, noun) or .frame(width, height)"
+                    .into(),
+            );
         }
         if self.checks.is_empty() {
             return Err("the kernel has no check: add .check(Check::reference(...)) or .check(Check::same_as_first(...))".into());
@@ -485,8 +620,16 @@ impl UserKernel {
             if self.buffers[..index].iter().any(|other| other.name == buffer.name) {
                 return Err(format!("two buffers are named `{}`", buffer.name));
             }
+            if let Role::Input { source: Source::PerValue { axis, .. }, .. } = &buffer.role
+                && self.variants().first().is_some_and(|variant| variant.integer(axis).is_none())
+            {
+                return Err(format!(
+                    "the input `{}` depends on the axis `{axis}`, which is not an integer axis of the kernel",
+                    buffer.name
+                ));
+            }
         }
-        let outputs = self.buffers.iter().filter(|buffer| buffer.input.is_none()).count();
+        let outputs = self.buffers.iter().filter(|buffer| buffer.is_output()).count();
         if self.result.is_none() && outputs != 1 {
             return Err(format!(
                 "the kernel has {outputs} output buffers: say what a row's result is with .result(...)"
@@ -494,162 +637,71 @@ impl UserKernel {
         }
         Ok(())
     }
-
-    /// Gets ready for a sweep over `block_sizes`: the largest grid it can launch (for outputs
-    /// of one element per block), and no first row yet.
-    pub(crate) fn prepare(&mut self, block_sizes: &[u32]) {
-        self.max_grid = GridPolicy::largest_grid(self.pass.item_count(), block_sizes);
-        self.first = None;
-        self.active = 0;
-        self.uploaded.clear();
-        self.last.replace(None);
-    }
-
-    /// Makes configuration `index` of the axes the one launched.
-    pub(crate) fn select(&mut self, index: usize) {
-        self.active = index;
-    }
-
-    fn buffer_id(&self, name: &str) -> Result<BufferId> {
-        let index = self.buffers.iter().position(|buffer| buffer.name == name).with_context(|| {
-            format!("the launch passes the buffer `{name}`, which the kernel does not have")
-        })?;
-        self.uploaded.get(index).copied().context("the kernel's buffers are not uploaded")
-    }
-
-    /// The result of the row just launched, and where it is wrong.
-    fn judge(&mut self, readback: &Readback, shape: &Shape) -> Result<Option<Mismatch>> {
-        let result = match &self.result {
-            Some(result) => result(readback, shape).context("computing the row's result")?,
-            None => readback.buffers.first().map(|(_, values)| values.clone()).context("no output buffer")?,
-        };
-        let row = shape.describe();
-        let mut wrong = Vec::new();
-        let mut index = None;
-        for check in &self.checks {
-            match check {
-                Check::Reference(reference) => {
-                    if let Err(description) = reference(&result, shape) {
-                        wrong.push(description);
-                    }
-                }
-                Check::SameAsFirst(agreement) => match &self.first {
-                    None => {}
-                    Some((first, first_row)) => {
-                        if let Some((at, description)) = agreement.difference(first, &result, first_row) {
-                            index = index.or(at);
-                            wrong.push(description);
-                        }
-                    }
-                },
-            }
-        }
-        if self.first.is_none() {
-            self.first = Some((result, row));
-        }
-        Ok((!wrong.is_empty()).then(|| Mismatch { index, description: wrong.join("; ") }))
-    }
 }
 
-impl Workload for UserKernel {
-    fn pass(&self) -> &Pass {
-        &self.pass
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernel::check::Agreement;
+
+    const PTX: EmbeddedPtx = EmbeddedPtx::user("k", "");
+
+    #[test]
+    fn an_entry_rule_names_each_configurations_entry() {
+        let kernel = Kernel::new(PTX, "shape")
+            .axis(Axis::integers("width", [1, 4]))
+            .axis(Axis::integers("pixels", [1, 4]))
+            .entry_for(|variant| match (variant.integer("width"), variant.integer("pixels")) {
+                (Some(4), _) => "shape_vec4",
+                (_, Some(4)) => "shape_k4",
+                _ => "shape",
+            });
+        let entries: Vec<&str> = kernel.variants().iter().map(|variant| variant.entry).collect();
+        assert_eq!(entries, ["shape", "shape_k4", "shape_vec4", "shape_vec4"]);
+        let loaded: Vec<&str> = kernel.kernels().iter().map(|kernel| kernel.entry).collect();
+        assert_eq!(loaded, ["shape", "shape_k4", "shape_vec4"]);
+        assert_eq!(kernel.pass.kernel, "shape");
     }
 
-    fn dynamic_shared_memory(&self, threads_per_block: u32) -> u32 {
-        (self.shared)(threads_per_block, &self.variants()[self.active])
+    #[test]
+    fn what_a_sweep_needs_is_checked_in_one_line() {
+        let check = || Check::same_as_first(Agreement::BitForBit);
+        let base = || Kernel::new(PTX, "k").items(8, "values").output::<f32>("y", 8);
+        assert_eq!(
+            base().validate().unwrap_err(),
+            "the kernel has no check: add .check(Check::reference(...)) or .check(Check::same_as_first(...))"
+        );
+        assert_eq!(base().check(check()).validate(), Ok(()));
+        assert_eq!(
+            base().check(check()).output::<f32>("y", 2).validate().unwrap_err(),
+            "two buffers are named `y`"
+        );
+        assert_eq!(
+            base()
+                .check(check())
+                .input_per::<u16>("x", "bins", 8, |_| Ok(vec![0; 8]))
+                .validate()
+                .unwrap_err(),
+            "the input `x` depends on the axis `bins`, which is not an integer axis of the kernel"
+        );
+        assert!(
+            Kernel::new(PTX, "k")
+                .check(check())
+                .validate()
+                .unwrap_err()
+                .starts_with("the kernel covers no items")
+        );
+        let frame = Kernel::new(PTX, "k").frame(4, 2).output::<f32>("y", 8).check(check());
+        assert_eq!((frame.validate(), frame.pass.item_count()), (Ok(()), 8));
     }
 
-    fn upload(&mut self, gpu: &mut dyn Gpu) -> Result<()> {
-        ensure!(self.max_grid > 0, "the kernel was not prepared for a sweep (user::run prepares it)");
-        let mut uploaded = Vec::with_capacity(self.buffers.len());
-        for buffer in &self.buffers {
-            let id = match &buffer.input {
-                Some(bytes) => gpu.alloc_and_upload(bytes),
-                None => gpu.alloc_zeroed(self.length(buffer, self.max_grid) * buffer.element_size),
-            }
-            .with_context(|| format!("allocating the buffer `{}`", buffer.name))?;
-            uploaded.push(id);
-        }
-        self.uploaded = uploaded;
-        Ok(())
-    }
-
-    fn launch(&self, grid_blocks: u32, threads_per_block: u32) -> Result<Launch> {
-        let shape = Shape { grid_blocks, threads_per_block, variant: self.variants()[self.active].clone() };
-        let args = (self.args)(&shape)
-            .into_iter()
-            .map(|arg| {
-                Ok(match arg {
-                    Arg::Buffer(name) => KernelArg::Buffer(self.buffer_id(name)?, 0),
-                    Arg::U32(value) => KernelArg::U32(value),
-                    Arg::U64(value) => KernelArg::U64(value),
-                    Arg::Usize(value) => KernelArg::Usize(value),
-                    Arg::Axis(name) => {
-                        let value = shape.variant.integer(name).with_context(|| {
-                            format!("the launch passes the axis `{name}`, which is not an integer axis of the kernel")
-                        })?;
-                        KernelArg::U32(u32::try_from(value).with_context(|| {
-                            format!("the axis `{name}` is {value} here, which does not fit in a u32 argument")
-                        })?)
-                    }
-                })
-            })
-            .collect::<Result<Vec<_>>>()?;
-        let zero_before_each = self
-            .buffers
-            .iter()
-            .zip(&self.uploaded)
-            .filter(|(buffer, _)| buffer.zero_before_each)
-            .map(|(_, id)| *id)
-            .collect();
-        let launch = Launch {
-            grid_blocks,
-            threads_per_block,
-            dynamic_shared_memory: Workload::dynamic_shared_memory(self, threads_per_block),
-            args,
-            zero_before_each,
-        };
-        self.last.replace(Some(shape));
-        Ok(launch)
-    }
-
-    fn clear_outputs(&mut self, gpu: &mut dyn Gpu) -> Result<()> {
-        ensure!(self.uploaded.len() == self.buffers.len(), "the kernel's buffers are not uploaded");
-        for (buffer, id) in self.buffers.iter().zip(&self.uploaded) {
-            if buffer.input.is_none() {
-                gpu.zero(*id)?;
-            }
-        }
-        Ok(())
-    }
-
-    fn corrupt(&mut self, gpu: &mut dyn Gpu, index: usize) -> Result<()> {
-        let (buffer, id) = self
-            .buffers
-            .iter()
-            .zip(&self.uploaded)
-            .find(|(buffer, _)| buffer.input.is_none())
-            .context("the kernel has no output buffer to corrupt")?;
-        gpu.upload(*id, index * buffer.element_size, &buffer.corrupt)
-            .with_context(|| format!("overwriting element {index} of `{}`", buffer.name))
-    }
-
-    fn check(&mut self, gpu: &mut dyn Gpu) -> Result<Option<Mismatch>> {
-        let Some(shape) = self.last.borrow().clone() else { bail!("a row was checked before any launch") };
-        let mut buffers = Vec::new();
-        for (buffer, id) in self.buffers.iter().zip(&self.uploaded) {
-            if buffer.input.is_some() {
-                continue;
-            }
-            let count = match buffer.length {
-                Length::Elements(count) => count,
-                Length::PerBlock => shape.grid_blocks as usize,
-            };
-            let mut bytes = vec![0u8; count * buffer.element_size];
-            gpu.download(*id, 0, &mut bytes).with_context(|| format!("reading back `{}`", buffer.name))?;
-            buffers.push((buffer.name, (buffer.decode)(&bytes, count)?));
-        }
-        self.judge(&Readback { buffers }, &shape)
+    #[test]
+    fn the_first_output_bounds_the_self_test() {
+        let kernel = Kernel::new(PTX, "k").input::<f32>("x", vec![0.0; 4]).output_per_block::<f32>("p");
+        assert_eq!(kernel.first_output().unwrap().0, 1);
+        let bins = Kernel::new(PTX, "k")
+            .axis(Axis::integers("bins", [16, 4]))
+            .output_with::<u32>("bins", |variant| variant.integer("bins").unwrap_or(0) as usize);
+        assert_eq!(bins.first_output().unwrap(), (4, "4-element output `bins`".to_string()));
     }
 }

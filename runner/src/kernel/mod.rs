@@ -1,16 +1,17 @@
 /*!
-The kernel layer: the one description of a kernel the engine measures. [`UserKernel`] describes
-a kernel (its PTX and entry points, buffers, launch arguments, dynamic shared memory, what a pass
-covers and moves, its checks, its [`Axis`]es beyond the block size); `workload` is what the
-sweep, `compare`, `tail` and `variants` measure.
+The kernel layer: the one description of a kernel the runner measures ([`Kernel`]), its axes
+beyond the block size ([`Axis`]), its checks ([`Check`]), what its closures are given
+([`Shape`], [`Variant`]), and [`run`], a description being measured: its host data and buffers
+behind the measuring layer's `Workload`.
 */
 
 pub mod axes;
 mod check;
 mod description;
+pub(crate) mod run;
 mod shape;
-pub mod workload;
 
-pub use self::check::{Agreement, Check, ReferenceFn, Values};
-pub use self::description::{Arg, Element, Readback, UserKernel};
+pub use self::axes::Axis;
+pub use self::check::{Agreement, Check, Values};
+pub use self::description::{Arg, Element, Kernel, Readback};
 pub use self::shape::{Shape, Variant};

@@ -9,7 +9,7 @@ and checks what it downloads.
 [`crate::measure::cuda::CudaGpu`] implements it with cust and the real driver; in tests, `mock::MockGpu`
 (the `mock` feature, never in a release build) implements it on the CPU with scripted answers,
 running each launch through the workload's CPU emulation
-([`crate::kernel::workload::KernelSpec::emulate`]) over an [`EmulatedMemory`], so the whole pipeline
+(registered with `mock::MockGpu::emulate`) over an [`EmulatedMemory`], so the whole pipeline
 (sweep, checks, table, exit status) runs in tests on a machine with no GPU, for every kernel.
 */
 
@@ -56,13 +56,6 @@ pub trait Driver {
 
     /// Opens device `ordinal`, with no module loaded yet.
     fn open(&self, ordinal: u32) -> Result<Self::Device, OpenError>;
-
-    /// Whether a sweep that prints ([`crate::sweep_and_print`]) runs in a worker process of its
-    /// own, so that a kernel that poisons the context or hangs costs a worker, not the sweep:
-    /// the CUDA driver's devices do; a CPU stand-in has nothing to isolate.
-    fn isolates(&self) -> bool {
-        false
-    }
 }
 
 /// An open device: a [`Gpu`] whose kernels are loaded one by one.

@@ -38,10 +38,6 @@ pub struct CudaDriver;
 impl Driver for CudaDriver {
     type Device = CudaGpu;
 
-    fn isolates(&self) -> bool {
-        true
-    }
-
     fn cuda_version(&self) -> i32 {
         // cuDriverGetVersion needs no cuInit.
         cust::CudaApiVersion::get().map_or(0, |v| v.major() * 1000 + v.minor() * 10)

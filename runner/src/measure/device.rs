@@ -17,16 +17,18 @@ use std::ffi::OsString;
 
 /// Memory a run needs before anything is allocated: checked against the device's free memory
 /// and the host's available memory, so a run too large for either is bad input (exit 2).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Footprint {
+    /// What needs the memory, in the messages: "a 3840 x 2160 frame", "the kernel".
+    pub subject: String,
     /// Device bytes of the workload's buffers; `None` where the count overflows 64 bits.
     pub device_bytes: Option<u64>,
-    /// What they are, for the message: "its four planes".
-    pub device_what: &'static str,
-    /// Host bytes of its inputs, reference and read-back; `None` where the count overflows.
+    /// What they are, for the message: "its buffers (x, y)".
+    pub device_what: String,
+    /// Host bytes of its inputs and read-back; `None` where the count overflows.
     pub host_bytes: Option<u64>,
     /// What they are, for the message.
-    pub host_what: &'static str,
+    pub host_what: String,
 }
 
 /// A device with the kernels this driver could load.
@@ -69,15 +71,26 @@ pub(crate) fn open_loading<D: Driver>(
     Ok(Opened { gpu, loaded, left_out })
 }
 
+/// The error of a command none of whose modules this driver can load (each was named on
+/// standard error before): exit 3.
+pub(crate) fn none_loadable(cuda_version: i32) -> Error {
+    Error::new(
+        exit::NO_DEVICE,
+        format!(
+            "this driver (CUDA {}) can load none of the modules this command measures: each is named above",
+            compat::driver_version_text(cuda_version)
+        ),
+    )
+}
+
 /// Checks the request against the open device: every block size launchable with the
 /// kernel's dynamic shared memory (`shared`), its buffers (`footprint`) and `scratch` more
-/// within free device memory, its host data within available host memory. `subject` names
+/// within free device memory, its host data within available host memory. The footprint names
 /// what needs the memory in the messages ("a 3840 x 2160 frame", "the kernel").
 pub(crate) fn check_request(
     gpu: &dyn Device,
     block_sizes: &[u32],
     shared: &dyn Fn(u32) -> u32,
-    subject: &str,
     footprint: &Footprint,
     scratch: u64,
 ) -> Result<(), Error> {
@@ -85,19 +98,14 @@ pub(crate) fn check_request(
     check_block_size_limits(block_sizes, gpu.limits()).map_err(usage)?;
     check_dynamic_shared_memory(block_sizes, shared).map_err(usage)?;
     let free = gpu.free_memory().map_err(failed)?;
-    check_frame_fits(subject, footprint, scratch, free).map_err(usage)?;
-    check_host_memory(subject, footprint, host_memory_available()).map_err(usage)?;
+    check_frame_fits(footprint, scratch, free).map_err(usage)?;
+    check_host_memory(footprint, host_memory_available()).map_err(usage)?;
     Ok(())
 }
 
 /// The command line a run's provenance records: `command`, or this process's where empty.
 pub(crate) fn command_line(command: &[String]) -> Vec<OsString> {
     if command.is_empty() { std::env::args_os().collect() } else { command.iter().map(Into::into).collect() }
-}
-
-/// Device memory an L2 flush needs beside the frame: twice the L2, where asked.
-pub(crate) fn flush_scratch(flush_l2: bool) -> impl FnOnce(&DeviceLimits) -> u64 {
-    move |limits| if flush_l2 { 2 * u64::from(limits.l2_cache_bytes) } else { 0 }
 }
 
 /// What a run's provenance is made of: the driver, the modules of the loaded kernels (one per
@@ -221,12 +229,11 @@ pub(crate) fn check_dynamic_shared_memory(
 /// the device memory that is free now. Byte counts are checked: a frame whose count overflows
 /// 64 bits (1073741824 x 1073741824 pixels and up, for grayscale) is too large, not 0 bytes.
 pub(crate) fn check_frame_fits(
-    subject: &str,
     footprint: &Footprint,
     scratch_bytes: u64,
     free_bytes: u64,
 ) -> Result<(), String> {
-    let what = footprint.device_what;
+    let (subject, what) = (&footprint.subject, &footprint.device_what);
     let Some(needed) = footprint.device_bytes.and_then(|bytes| bytes.checked_add(scratch_bytes)) else {
         return Err(format!(
             "{subject} needs more than 16 EiB of device memory for {what}; no device has that"
@@ -245,11 +252,8 @@ pub(crate) fn check_frame_fits(
 /// The workload's host data (for grayscale: the frame's three planes, its CPU reference and
 /// the output read back) must fit in the host memory available now (`MemAvailable`; `None`
 /// where the system does not say, and then only the allocations themselves can tell).
-pub(crate) fn check_host_memory(
-    subject: &str,
-    footprint: &Footprint,
-    available_bytes: Option<u64>,
-) -> Result<(), String> {
+pub(crate) fn check_host_memory(footprint: &Footprint, available_bytes: Option<u64>) -> Result<(), String> {
+    let subject = &footprint.subject;
     let Some(needed) = footprint.host_bytes else {
         return Err(format!("{subject} needs more than 16 EiB of host memory; no machine has that"));
     };
@@ -267,12 +271,20 @@ pub(crate) fn check_host_memory(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kernel::workload::{Params, grayscale};
     use crate::measure::mock::MockGpu;
     use crate::model::frame_size::FrameSize;
 
+    /// A frame of four float planes on the device and five on the host, as the grayscale
+    /// kernel's was counted.
     fn grayscale_footprint(width: u32, height: u32) -> Footprint {
-        (grayscale::KERNEL.footprint)(&Params::frame(width, height))
+        let frame = FrameSize::new(width, height);
+        Footprint {
+            subject: format!("a {frame} frame"),
+            device_bytes: frame.bytes(16),
+            device_what: "its four planes".into(),
+            host_bytes: frame.bytes(20),
+            host_what: "three input planes, the CPU reference and the output read back".into(),
+        }
     }
 
     #[test]
@@ -295,14 +307,13 @@ mod tests {
     #[test]
     fn frame_must_fit_in_free_memory() {
         let footprint = grayscale_footprint(3840, 2160);
-        let frame = format!("a {}", FrameSize::new(3840, 2160)) + " frame";
-        assert_eq!(check_frame_fits(&frame, &footprint, 0, 132_710_400), Ok(()));
+        assert_eq!(check_frame_fits(&footprint, 0, 132_710_400), Ok(()));
         assert_eq!(
-            check_frame_fits(&frame, &footprint, 0, 132_710_399).unwrap_err(),
+            check_frame_fits(&footprint, 0, 132_710_399).unwrap_err(),
             "a 3840 x 2160 frame needs 126.6 MiB of device memory for its four planes (and any L2 flush buffer), \
              but only 126.6 MiB is free"
         );
-        assert!(check_frame_fits(&frame, &footprint, 1, 132_710_400).is_err(), "the flush buffer counts");
+        assert!(check_frame_fits(&footprint, 1, 132_710_400).is_err(), "the flush buffer counts");
     }
 
     #[test]
@@ -310,35 +321,24 @@ mod tests {
         // 2^30 x 2^30 pixels x 16 bytes = 2^64 bytes, which wrapped to 0 and fitted anywhere.
         let message = "a 1073741824 x 1073741824 frame needs more than 16 EiB of device memory for its four planes; \
                        no device has that";
-        let fits = |width, height, scratch| {
-            check_frame_fits(
-                &format!("a {} frame", FrameSize::new(width, height)),
-                &grayscale_footprint(width, height),
-                scratch,
-                u64::MAX,
-            )
-        };
+        let fits =
+            |width, height, scratch| check_frame_fits(&grayscale_footprint(width, height), scratch, u64::MAX);
         assert_eq!(fits(1 << 30, 1 << 30, 0).unwrap_err(), message);
         assert!(fits(u32::MAX, u32::MAX, 0).unwrap_err().contains("more than 16 EiB"));
         // Just below the overflow, the flush buffer's bytes are added with a check too.
         assert!(fits(1 << 30, (1 << 30) - 1, u64::MAX).is_err());
         let footprint = grayscale_footprint(u32::MAX, u32::MAX);
-        assert!(
-            check_host_memory(&format!("a {} frame", FrameSize::new(u32::MAX, u32::MAX)), &footprint, None)
-                .unwrap_err()
-                .contains("16 EiB of host memory")
-        );
+        assert!(check_host_memory(&footprint, None).unwrap_err().contains("16 EiB of host memory"));
     }
 
     #[test]
     fn the_frame_must_fit_in_available_host_memory() {
         // 4K: 20 bytes a pixel, 158.2 MiB.
         let footprint = grayscale_footprint(3840, 2160);
-        let frame = format!("a {}", FrameSize::new(3840, 2160)) + " frame";
-        assert_eq!(check_host_memory(&frame, &footprint, Some(165_888_000)), Ok(()));
-        assert_eq!(check_host_memory(&frame, &footprint, None), Ok(()), "unknown: the allocations decide");
+        assert_eq!(check_host_memory(&footprint, Some(165_888_000)), Ok(()));
+        assert_eq!(check_host_memory(&footprint, None), Ok(()), "unknown: the allocations decide");
         assert_eq!(
-            check_host_memory(&frame, &footprint, Some(100 << 20)).unwrap_err(),
+            check_host_memory(&footprint, Some(100 << 20)).unwrap_err(),
             "a 3840 x 2160 frame needs 158.2 MiB of host memory (three input planes, the CPU reference and the \
              output read back), but only 100.0 MiB is available"
         );

@@ -4,7 +4,7 @@ The mock backend: a CPU stand-in for the driver and its devices, for tests only 
 repository's `tests/` crate turn on; a release build has none of it).
 
 [`MockGpu`] answers occupancy and times from scripts, runs every launch through the workload's
-CPU emulation ([`crate::kernel::workload::KernelSpec::emulate`]) on [`MockMemory`], and injects faults
+CPU emulation each kernel registers ([`MockGpu::emulate`]) on [`MockMemory`], and injects faults
 (a failing launch, a kernel that computes one element wrong); [`MockDriver`] hands out its
 devices by ordinal and says which CUDA version it supports. Kernels are named by their
 [`KernelRef`], never by the order they were loaded in.
@@ -17,7 +17,7 @@ use crate::measure::backend::{
     Device, Driver, Gpu, LoadError, OpenError, SharedMemoryFn, Timing, check_args, kernel_params,
 };
 use crate::measure::compat::Refusal;
-pub use crate::measure::memory::{read_values, write_values};
+pub use crate::measure::memory::{read_values, view_values, write_values};
 use crate::measure::ptx::KernelRef;
 use crate::measure::timing::Op;
 use crate::model::limits::{DeviceLimits, KernelResources, Suggestion};
@@ -189,8 +189,8 @@ pub struct MockGpu {
     pub refuses: Vec<(&'static str, Refusal)>,
     /// Kernels loaded through `Device::load`, in order, with their PTX parameter types.
     pub loaded: Vec<(KernelRef, Vec<String>)>,
-    /// CPU emulations of kernels of your own ([`MockGpu::emulate`]), consulted before the
-    /// registered kernels' ([`crate::kernel::workload::KERNELS`]).
+    /// The CPU emulation of each kernel ([`MockGpu::emulate`]); a launch of a kernel without
+    /// one fails with its name.
     pub emulations: Vec<(KernelRef, Emulation)>,
 }
 
@@ -274,7 +274,7 @@ impl MockGpu {
 
     /// Runs every launch of `kernel` (a kernel of your own, `crate::kernel`) through
     /// `emulation` on the mock's memory, as a registered kernel's launches run through its
-    /// [`crate::kernel::workload::KernelSpec::emulate`]: the CPU stand-in that lets a sweep of that
+    /// emulation: the CPU stand-in that lets a sweep of that
     /// kernel run in tests. Its `fault` argument is [`MockGpu::wrong_element`] when
     /// [`MockGpu::wrong_kernel`] is `kernel`.
     pub fn emulate(&mut self, kernel: KernelRef, emulation: Emulation) -> &mut Self {
@@ -332,15 +332,17 @@ impl MockGpu {
         if !emulate {
             return Ok(());
         }
-        let own = self.emulations.iter().find(|(known, _)| *known == kernel).map(|(_, emulation)| *emulation);
-        let emulation = match own {
-            Some(emulation) => emulation,
-            None => {
-                crate::kernel::workload::spec_of_entry(kernel.entry)
-                    .with_context(|| format!("no workload emulates the kernel `{}`", kernel.entry))?
-                    .emulate
-            }
-        };
+        let emulation = self
+            .emulations
+            .iter()
+            .find(|(known, _)| *known == kernel)
+            .map(|(_, emulation)| *emulation)
+            .with_context(|| {
+                format!(
+                    "no CPU emulation of the {} kernel `{}` (MockGpu::emulate registers one)",
+                    kernel.module.label, kernel.entry
+                )
+            })?;
         let fault = (self.wrong_kernel == Some(kernel)).then_some(self.wrong_element);
         emulation(launch, &mut self.memory, fault)
     }

@@ -207,21 +207,22 @@ impl Gpu for WithProgress<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::measure::mock::MockGpu;
+    use crate::tests::fixture;
 
     #[test]
     fn a_quick_sweep_never_shows_a_bar_and_every_row_is_counted() {
-        use crate::kernel::workload::{KERNELS, Params};
-        for spec in KERNELS {
-            let mut gpu = MockGpu::h200_with(&[spec.rust_kernel()]);
-            let mut workload = (spec.create)(&Params::frame(8, 8)).unwrap();
+        for accumulates in [false, true] {
+            let mut gpu = fixture::gpu();
+            let kernel = fixture::kernel(64);
+            let kernel = if accumulates { kernel.zeroed_before_each_launch("out") } else { kernel };
+            let mut workload = fixture::workload(&mut gpu, kernel);
             workload.upload(&mut gpu).unwrap();
             let mut wrapped = WithProgress::new(&mut gpu, 3);
             let timing = Timing::launch(0, 1);
             let result =
                 crate::search::sweep::run(&mut wrapped, workload.as_mut(), &[32, 64, 128], timing, None)
                     .unwrap();
-            assert_eq!(wrapped.bar.position(), 3, "{}", spec.name);
+            assert_eq!(wrapped.bar.position(), 3, "accumulating {accumulates}");
             assert!(!wrapped.shown());
             wrapped.finish();
             assert_eq!(result.rows.len(), 3, "the wrapper changes nothing the sweep sees");
@@ -230,11 +231,8 @@ mod tests {
 
     #[test]
     fn the_bar_says_which_phase_the_row_is_in() {
-        let mut gpu = MockGpu::h200_with(&[crate::kernel::workload::grayscale::KERNEL.rust_kernel()]);
-        let mut workload = (crate::kernel::workload::grayscale::KERNEL.create)(
-            &crate::kernel::workload::Params::frame(8, 8),
-        )
-        .unwrap();
+        let mut gpu = fixture::gpu();
+        let mut workload = fixture::workload(&mut gpu, fixture::kernel(64));
         workload.upload(&mut gpu).unwrap();
         let launch = workload.launch(1, 64).unwrap();
         let mut wrapped = WithProgress::new(&mut gpu, 1);
@@ -264,7 +262,7 @@ mod tests {
 
     #[test]
     fn a_sweep_past_two_seconds_switches_the_bar_on() {
-        let mut gpu = MockGpu::h200_like();
+        let mut gpu = fixture::gpu();
         let mut wrapped = WithProgress::new(&mut gpu, 2);
         wrapped.started -= SHOW_AFTER;
         wrapped.row_done();

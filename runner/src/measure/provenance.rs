@@ -63,7 +63,7 @@ impl Provenance {
     /// The provenance of a run on `limits`' device, of `environment`'s first module.
     pub fn new(limits: &DeviceLimits, environment: &Environment, command: &str, date: &str) -> Self {
         let (module, registers) =
-            environment.modules.first().copied().unwrap_or((crate::measure::ptx::RUST_CUDA, None));
+            environment.modules.first().copied().unwrap_or((crate::measure::ptx::BLOCKING_MODULE, None));
         let stamp = module.stamp();
         let api = environment.driver_api_version;
         let isa = compat::parse_isa(module.ptx);
@@ -166,7 +166,10 @@ mod tests {
         let environment = Environment {
             driver_release: Some("580.95.05".into()),
             driver_api_version: 13000,
-            modules: vec![(crate::measure::ptx::RUST_CUDA, Some(16)), (crate::measure::ptx::NVCC, None)],
+            modules: vec![
+                (crate::measure::ptx::BLOCKING_MODULE, Some(16)),
+                (crate::measure::ptx::fixtures::NVCC, None),
+            ],
         };
         let text = lines(&limits, &environment, "block-size --provenance", "2026-11-30T10:00:00Z");
         let lines: Vec<&str> = text.lines().collect();
@@ -178,7 +181,7 @@ mod tests {
         );
         assert!(lines[3].starts_with(&format!(
             "# kernel cuda_builder: PTX sha256 {} (",
-            crate::measure::ptx::RUST_CUDA.sha256()
+            crate::measure::ptx::BLOCKING_MODULE.sha256()
         )));
         assert!(lines[3].contains("16 registers/thread on this GPU; built by rust-cuda cuda_builder "));
         assert!(lines[4].contains("unknown registers/thread") && lines[4].contains("built by nvcc, "));

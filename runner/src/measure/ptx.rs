@@ -1,20 +1,9 @@
 /*!
-The committed PTX files and their provenance stamps, embedded at compile time.
-
-Five modules, all for `compute_75`/`sm_75` (the driver JIT-compiles them for newer GPUs):
-
-- [`RUST_CUDA`]: `kernels/` through rust-cuda's `cuda_builder` (rustc_codegen_nvvm + libNVVM),
-  the kernels the sweep measures: `grayscale` and its variants, and `histogram`; and
-  `block_until_released`, the blocking kernel of cold timing ([`crate::measure::timing::BLOCKING_KERNEL`]);
-- [`NVCC`]: `kernels/cuda/grayscale.cu` through nvcc, the CUDA C++ baseline of the grayscale
-  kernels;
-- [`HISTOGRAM_NVCC`]: `kernels/cuda/histogram.cu` through nvcc, the CUDA C++ baseline of the
-  histogram;
-- [`RUSTC_NVPTX`]: `kernels/nvptx` through rustc's own NVPTX backend;
-- [`RUSTC_NVPTX_FMA`]: the same with LLVM's FMA contraction switched on
-  (`-C llvm-args=--fp-contract=fast`), which rustc leaves off and nvcc and libNVVM apply.
-
-The tests in `tests/` prove each still matches its sources and assembles with `ptxas`.
+PTX modules embedded in a program ([`EmbeddedPtx`], with their provenance stamps), their entry
+points ([`KernelRef`]) and parameter lists, and the one module the runner embeds itself: that of
+the blocking kernel of cold timing ([`BLOCKING_MODULE`]). A kernel's own module and its twins
+come with its description ([`crate::Kernel`]); this repository's are embedded by the
+`block-size-builtin` crate.
 */
 
 use crate::measure::stamp::Stamp;
@@ -124,20 +113,22 @@ macro_rules! embedded {
     };
 }
 
-/// `kernels/` through rust-cuda's `cuda_builder`: the kernels the sweep measures.
-pub const RUST_CUDA: EmbeddedPtx = embedded!("cuda_builder", "grayscale");
-/// `kernels/cuda/grayscale.cu` through nvcc: the grayscale kernels' CUDA C++ baseline.
-pub const NVCC: EmbeddedPtx = embedded!("nvcc", "grayscale-nvcc");
-/// `kernels/nvptx` through rustc's own NVPTX backend.
-pub const RUSTC_NVPTX: EmbeddedPtx = embedded!("rustc-nvptx", "grayscale-nvptx");
-/// The same with LLVM's FMA contraction switched on.
-pub const RUSTC_NVPTX_FMA: EmbeddedPtx = embedded!("rustc-nvptx-fma", "grayscale-nvptx-fma");
-/// `kernels/cuda/histogram.cu` through nvcc: the histogram's CUDA C++ baseline.
-pub const HISTOGRAM_NVCC: EmbeddedPtx = embedded!("nvcc", "histogram-nvcc");
+/// The module holding `block_until_released`, the blocking kernel of cold timing
+/// ([`crate::measure::timing::BLOCKING_KERNEL`], `kernels/src/spin.rs`): cuda_builder builds it
+/// with this repository's kernels into `kernels/ptx/grayscale.ptx`, the one module the runner
+/// embeds itself. The kernels it measures come from their descriptions, never from here.
+pub const BLOCKING_MODULE: EmbeddedPtx = embedded!("cuda_builder", "grayscale");
 
-#[cfg_attr(not(any(test, feature = "mock")), allow(dead_code))]
-/// Every embedded module, the sweep's own first.
-pub const ALL: [EmbeddedPtx; 5] = [RUST_CUDA, NVCC, RUSTC_NVPTX, RUSTC_NVPTX_FMA, HISTOGRAM_NVCC];
+/// Modules of this repository that the runner's own tests read (entries, stamps), beside
+/// [`BLOCKING_MODULE`].
+#[cfg(test)]
+pub(crate) mod fixtures {
+    use super::EmbeddedPtx;
+    /// `kernels/cuda/grayscale.cu` through nvcc.
+    pub const NVCC: EmbeddedPtx = embedded!("nvcc", "grayscale-nvcc");
+    /// `kernels/cuda/histogram.cu` through nvcc.
+    pub const HISTOGRAM_NVCC: EmbeddedPtx = embedded!("nvcc", "histogram-nvcc");
+}
 
 /// The parameter types of entry point `entry` in `ptx`, in order, without their dot: `u64`
 /// for a pointer or a `usize`, `u32` for a `u32`. `None` where `ptx` has no such entry.
@@ -162,15 +153,15 @@ mod tests {
         assert_eq!(super::entry_params(ptx, "histogram"), Some(vec!["u64".to_string(), "u32".to_string()]));
         assert_eq!(super::entry_params(ptx, "histo"), None);
         assert_eq!(super::entry_params(".entry empty()\n", "empty"), Some(Vec::new()));
-        let grayscale = super::entry_params(super::RUST_CUDA.ptx, "grayscale").unwrap();
+        let grayscale = super::entry_params(super::BLOCKING_MODULE.ptx, "grayscale").unwrap();
         assert_eq!(grayscale, ["u64"; 5]);
-        let histogram = super::entry_params(super::HISTOGRAM_NVCC.ptx, "histogram").unwrap();
+        let histogram = super::entry_params(super::fixtures::HISTOGRAM_NVCC.ptx, "histogram").unwrap();
         assert_eq!(histogram, ["u64", "u64", "u64", "u32"]);
     }
 
     #[test]
     fn every_embedded_ptx_is_the_one_its_stamp_describes() {
-        for module in super::ALL {
+        for module in [super::BLOCKING_MODULE, super::fixtures::NVCC, super::fixtures::HISTOGRAM_NVCC] {
             assert!(module.is_stamped(), "{}", module.file);
             assert_eq!(module.stamp().ptx_sha256, module.sha256(), "{}", module.file);
         }
@@ -190,7 +181,7 @@ mod tests {
         // Read at run time: the same module.
         assert_eq!(super::EmbeddedPtx::from_string("mine", ptx.to_string()), module);
         // With a stamp, the stamp's.
-        let stamped = module.with_stamp(super::RUST_CUDA.stamp_text);
+        let stamped = module.with_stamp(super::BLOCKING_MODULE.stamp_text);
         assert!(stamped.is_stamped());
         assert_eq!(stamped.stamp().compiler, "cuda_builder");
         assert_eq!(super::entry_params(module.ptx, "mine"), Some(vec!["u64".to_string()]));

@@ -16,7 +16,7 @@ time budget is spent.
   its own events, the host waiting for each before it enqueues the next.
 */
 
-use crate::measure::ptx::{KernelRef, RUST_CUDA};
+use crate::measure::ptx::{BLOCKING_MODULE, KernelRef};
 use crate::model::stats::RunStats;
 use anyhow::Result;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -24,7 +24,7 @@ use std::time::Duration;
 
 /// The kernel cold timing enqueues ahead of its samples: `block_until_released(flag, timeout_ns)`
 /// in the cuda_builder module (`kernels/src/spin.rs`).
-pub const BLOCKING_KERNEL: KernelRef = RUST_CUDA.kernel("block_until_released");
+pub const BLOCKING_KERNEL: KernelRef = BLOCKING_MODULE.kernel("block_until_released");
 
 /// How long the blocking kernel waits for the host's release before it gives up, so that a
 /// host that stalls or dies never holds the GPU for long. Enqueuing a window of cold samples
@@ -37,6 +37,10 @@ pub const COLD_WINDOW: u32 = 32;
 
 /// Launches per batch sample unless asked otherwise: block_size.cu's ten.
 pub const DEFAULT_BATCH_LAUNCHES: u32 = 10;
+
+/// Timed samples per row where a command takes a fixed count (`variants --runs`):
+/// `block_size.cu`'s ten.
+pub const DEFAULT_RUNS: u32 = 10;
 
 /// How the launches of one sample sit between CUDA events.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -418,11 +422,10 @@ pub fn next_chunk(taken: u32, min_runs: u32, stop: &NoiseStop, elapsed: Duration
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kernel::workload::{KernelSpec, Params, grayscale, histogram};
-    use crate::measure::backend::Device as _;
     use crate::measure::backend::Gpu as _;
     use crate::measure::checked::sample;
     use crate::measure::mock::MockGpu;
+    use crate::tests::fixture;
     use Op::*;
 
     const STOP: NoiseStop =
@@ -599,16 +602,17 @@ mod tests {
         assert_eq!(next_chunk(998, 10, &STOP, Duration::from_millis(1), 64), 2);
     }
 
-    /// Through the mock, end to end: a sweep of one row of `spec`'s workload timed as
-    /// `timing` says, on a fresh H200-like mock; the row and the mock, with what it was asked
-    /// to enqueue.
-    fn one_row(spec: &KernelSpec, timing: Timing) -> (crate::search::sweep::Row, MockGpu) {
-        let mut gpu = MockGpu::h200_like();
-        gpu.load(&spec.rust_kernel()).unwrap();
-        let mut workload = (spec.create)(&Params { bins: 256, ..Params::frame(33, 17) }).unwrap();
-        workload.upload(&mut gpu).unwrap();
+    /// Through the mock, end to end: a sweep of one row of the fixture's kernel over 561
+    /// values (its output zeroed before each launch, as a kernel that adds to it, where
+    /// `accumulates`) timed as `timing` says, on a fresh H200-like mock; the row and the mock,
+    /// with what it was asked to enqueue.
+    fn one_row(accumulates: bool, timing: Timing) -> (crate::search::sweep::Row, MockGpu) {
+        let mut gpu = fixture::gpu();
+        let kernel = fixture::kernel(33 * 17);
+        let kernel = if accumulates { kernel.zeroed_before_each_launch("out") } else { kernel };
+        let mut workload = fixture::workload(&mut gpu, kernel);
         let sweep = crate::search::sweep::run(&mut gpu, workload.as_mut(), &[128], timing, None).unwrap();
-        assert_eq!(sweep.failures, [], "{}: every mode leaves one checked pass", spec.name);
+        assert_eq!(sweep.failures, [], "accumulating {accumulates}: every mode leaves one checked pass");
         assert_eq!(sweep.timing, timing);
         (sweep.rows.into_iter().next().unwrap(), gpu)
     }
@@ -627,7 +631,7 @@ mod tests {
 
     #[test]
     fn the_mock_enqueues_launch_mode_as_before_one_event_pair_per_launch() {
-        let (row, gpu) = one_row(&grayscale::KERNEL, fixed(TimingMode::Launch));
+        let (row, gpu) = one_row(false, fixed(TimingMode::Launch));
         let sample = [Record(0), Launch, Record(1), Synchronize, Sample { start: 0, stop: 1, launches: 1 }];
         assert_eq!(gpu.enqueued, [&[Launch, Launch, Synchronize][..], &sample, &sample, &sample].concat());
         assert_eq!((row.run_ms.len(), row.stopped), (3, None));
@@ -636,7 +640,7 @@ mod tests {
 
     #[test]
     fn the_mock_enqueues_batch_mode_as_one_event_pair_around_n_launches_per_sample() {
-        let (row, gpu) = one_row(&grayscale::KERNEL, Timing { warmups: 2, runs: 3, ..batch(4) });
+        let (row, gpu) = one_row(false, Timing { warmups: 2, runs: 3, ..batch(4) });
         let sample = [
             Record(0),
             Launch,
@@ -655,7 +659,7 @@ mod tests {
 
     #[test]
     fn the_mock_enqueues_cold_mode_behind_the_blocking_kernel_released_after_the_last_sample() {
-        let (row, gpu) = one_row(&grayscale::KERNEL, fixed(TimingMode::Cold));
+        let (row, gpu) = one_row(false, fixed(TimingMode::Cold));
         assert_eq!(
             gpu.enqueued,
             [
@@ -688,8 +692,9 @@ mod tests {
 
     #[test]
     fn a_kernel_that_adds_to_its_outputs_is_zeroed_outside_every_sample_and_checked_on_one_pass() {
-        // The histogram zeroes its bins before each launch; the check (in one_row) sees one pass.
-        let (_, gpu) = one_row(&histogram::KERNEL, Timing { warmups: 1, runs: 3, ..batch(3) });
+        // A kernel that adds to its outputs has them zeroed before each launch; the check (in
+        // one_row) sees one pass.
+        let (_, gpu) = one_row(true, Timing { warmups: 1, runs: 3, ..batch(3) });
         let sample = [
             Zero,
             Record(0),
@@ -704,16 +709,16 @@ mod tests {
             [&[Zero, Launch, Synchronize][..], &sample, &sample, &sample, &[Zero, Launch, Synchronize]]
                 .concat();
         assert_eq!(gpu.enqueued, expected);
-        let (_, gpu) = one_row(&histogram::KERNEL, Timing { runs: 3, ..COLD });
+        let (_, gpu) = one_row(true, Timing { runs: 3, ..COLD });
         assert_eq!(gpu.enqueued[..6], [Block, Zero, FlushL2, Record(0), Launch, Record(1)]);
-        let (_, gpu) = one_row(&histogram::KERNEL, Timing { flush_l2: true, ..Timing::launch(0, 3) });
+        let (_, gpu) = one_row(true, Timing { flush_l2: true, ..Timing::launch(0, 3) });
         assert_eq!(gpu.enqueued[..4], [Zero, FlushL2, Record(0), Launch]);
     }
 
     #[test]
     fn the_mock_refuses_schedules_a_stream_could_not_run() {
-        let mut gpu = MockGpu::h200_with(&[grayscale::KERNEL.rust_kernel()]);
-        let mut workload = (grayscale::KERNEL.create)(&Params::frame(4, 4)).unwrap();
+        let mut gpu = fixture::gpu();
+        let mut workload = fixture::workload(&mut gpu, fixture::kernel(16));
         workload.upload(&mut gpu).unwrap();
         let launch = workload.launch(1, 32).unwrap();
         let error = |gpu: &mut MockGpu, ops: &[Op]| gpu.run_schedule(&launch, ops).unwrap_err().to_string();
@@ -737,10 +742,10 @@ mod tests {
     fn the_noise_driven_stop_takes_samples_until_they_settle() {
         let stop = NoiseStop { max_noise: 0.005, max_time_per_row: Duration::from_secs(10), max_runs: 1000 };
         for mode in TimingMode::ALL {
-            let mut gpu = MockGpu::h200_with(&[grayscale::KERNEL.rust_kernel()]);
+            let mut gpu = fixture::gpu();
             // Four noisy samples, then steady ones.
             gpu.sample_script = [&[1.3, 0.7, 1.2, 0.8][..], &[1.0; 60]].concat();
-            let mut workload = (grayscale::KERNEL.create)(&Params::frame(8, 8)).unwrap();
+            let mut workload = fixture::workload(&mut gpu, fixture::kernel(64));
             workload.upload(&mut gpu).unwrap();
             let launch = workload.launch(1, 64).unwrap();
             let timing = Timing::fixed(mode, 1, 5).until(stop);
@@ -764,10 +769,10 @@ mod tests {
     fn the_noise_driven_stop_ends_a_row_that_never_settles_at_its_budget() {
         let stop =
             NoiseStop { max_noise: 0.005, max_time_per_row: Duration::from_millis(50), max_runs: 1000 };
-        let mut gpu = MockGpu::h200_with(&[grayscale::KERNEL.rust_kernel()]);
+        let mut gpu = fixture::gpu();
         // Samples of 0.9, 1.0 and 1.1 ms: a relative spread of 10 percent, for ever.
         gpu.run_spread = 0.1;
-        let mut workload = (grayscale::KERNEL.create)(&Params::frame(8, 8)).unwrap();
+        let mut workload = fixture::workload(&mut gpu, fixture::kernel(64));
         workload.upload(&mut gpu).unwrap();
         let launch = workload.launch(1, 64).unwrap();
         let samples = sample(&mut gpu, &launch, &Timing::launch(3, 10).until(stop)).unwrap();
@@ -791,8 +796,8 @@ mod tests {
 
     #[test]
     fn compare_s_single_launches_are_launch_mode() {
-        let mut gpu = MockGpu::h200_with(&[grayscale::KERNEL.rust_kernel()]);
-        let mut workload = (grayscale::KERNEL.create)(&Params::frame(8, 8)).unwrap();
+        let mut gpu = fixture::gpu();
+        let mut workload = fixture::workload(&mut gpu, fixture::kernel(64));
         workload.upload(&mut gpu).unwrap();
         assert_eq!(gpu.time_one_launch(&workload.launch(1, 64).unwrap()).unwrap(), 1.0);
         assert_eq!(

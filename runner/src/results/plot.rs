@@ -231,17 +231,15 @@ fn draw(chart_data: &Chart, root: &Area<'_>) -> Result<(), Box<dyn std::error::E
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kernel::workload::{Params, grayscale};
     use crate::measure::backend::Timing;
-    use crate::measure::mock::MockGpu;
+    use crate::tests::fixture;
 
     #[test]
     fn svg_has_axes_labels_and_the_fastest_row() {
-        let mut gpu = MockGpu::h200_with(&[grayscale::KERNEL.rust_kernel()]);
+        let mut gpu = fixture::gpu();
         gpu.milliseconds = vec![(32, 0.08), (128, 0.04), (1024, 0.05)];
         gpu.run_spread = 0.05;
-        let mut workload = (grayscale::KERNEL.create)(&Params::frame(64, 64)).unwrap();
-        workload.upload(&mut gpu).unwrap();
+        let mut workload = fixture::workload(&mut gpu, fixture::kernel(4096));
         let timing = Timing::launch(1, 5);
         let result =
             crate::search::sweep::run(&mut gpu, workload.as_mut(), &[32, 128, 1024], timing, None).unwrap();
@@ -252,7 +250,7 @@ mod tests {
             "occupancy, %",
             "fastest: 128 threads, 0.040 ms",
             "\n1024\n",
-            ": grayscale, 64 x 64",
+            ": scale, 4096 values",
         ] {
             assert!(svg.contains(label), "missing {label:?}");
         }

@@ -612,14 +612,12 @@ pub fn device_summary(sweep: &Sweep) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kernel::workload::{Params, grayscale};
     use crate::measure::mock::MockGpu;
+    use crate::tests::fixture;
 
     fn sweep(gpu: &mut MockGpu, sizes: &[u32]) -> Sweep {
-        let mut workload = (grayscale::KERNEL.create)(&Params::frame(16, 16)).unwrap();
         gpu.loaded.clear();
-        crate::measure::backend::Device::load(gpu, &grayscale::KERNEL.rust_kernel()).unwrap();
-        workload.upload(gpu).unwrap();
+        let mut workload = fixture::workload(gpu, fixture::kernel(256));
         let timing = Timing::launch(0, 3);
         crate::search::sweep::run(gpu, workload.as_mut(), sizes, timing, None).unwrap()
     }
@@ -675,14 +673,12 @@ mod tests {
 
     #[test]
     fn the_summary_says_how_the_noise_driven_stop_ended_the_rows() {
-        let mut gpu = MockGpu::h200_like();
+        let mut gpu = fixture::gpu();
         gpu.milliseconds = vec![(64, 0.5), (128, 0.25)];
         // Steady at 64 threads, ten percent apart at 128, for ever.
         gpu.sample_script =
             vec![1.0; 5].into_iter().chain([0.9, 1.0, 1.1].into_iter().cycle().take(3000)).collect();
-        let mut workload = (grayscale::KERNEL.create)(&Params::frame(16, 16)).unwrap();
-        crate::measure::backend::Device::load(&mut gpu, &grayscale::KERNEL.rust_kernel()).unwrap();
-        workload.upload(&mut gpu).unwrap();
+        let mut workload = fixture::workload(&mut gpu, fixture::kernel(256));
         let stop = NoiseStop {
             max_noise: 0.01,
             max_time_per_row: std::time::Duration::from_millis(10),
@@ -710,7 +706,7 @@ mod tests {
 
     #[test]
     fn the_summary_says_each_sentence_once_for_every_format() {
-        let mut gpu = MockGpu::h200_like();
+        let mut gpu = fixture::gpu();
         gpu.milliseconds = vec![(64, 0.5), (128, 0.25)];
         let summary = Summary::of(&sweep(&mut gpu, &[64, 128]));
         assert_eq!(
@@ -730,7 +726,7 @@ mod tests {
     #[test]
     fn an_architecture_the_model_does_not_know_is_said_to_be_unchecked() {
         // A B200 (10.0): whatever its residency, the model does not judge it.
-        let mut gpu = MockGpu::h200_like();
+        let mut gpu = fixture::gpu();
         gpu.limits.compute_capability = (10, 0);
         let summary = Summary::of(&sweep(&mut gpu, &[64, 96]));
         assert!(

@@ -119,28 +119,26 @@ impl ModelCheck {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kernel::workload::{Params, grayscale};
     use crate::measure::backend::Timing;
     use crate::measure::mock::MockGpu;
+    use crate::tests::fixture;
 
     fn items(value: u64) -> AxisValues {
         AxisValues(vec![("items/thr".into(), value.to_string())])
     }
 
     fn sweep(gpu: &mut MockGpu, sizes: &[u32]) -> Sweep {
-        let mut workload = (grayscale::KERNEL.create)(&Params::frame(32, 32)).unwrap();
-        crate::measure::backend::Device::load(gpu, &grayscale::KERNEL.rust_kernel()).unwrap();
-        workload.upload(gpu).unwrap();
+        let mut workload = fixture::workload(gpu, fixture::kernel(1024));
         crate::search::sweep::run(gpu, workload.as_mut(), sizes, Timing::launch(0, 2), None).unwrap()
     }
 
     #[test]
     fn the_parts_become_one_sweep_with_the_axes_on_every_row() {
-        let mut gpu = MockGpu::h200_like();
+        let mut gpu = fixture::gpu();
         gpu.milliseconds = vec![(64, 0.5), (128, 0.25)];
         let one = sweep(&mut gpu, &[64, 128]);
         gpu.milliseconds = vec![(64, 0.2), (128, 0.3)];
-        gpu.wrong_kernel = Some(grayscale::KERNEL.rust_kernel());
+        gpu.wrong_kernel = Some(fixture::MODULE.kernel("scale"));
         let four = sweep(&mut gpu, &[64, 128]);
         assert_eq!(four.failures.len(), 2);
         let combined = combine(vec!["items/thr".into()], vec![(items(1), one), (items(4), four)]).unwrap();
@@ -167,7 +165,7 @@ mod tests {
 
     #[test]
     fn kernels_of_different_resources_keep_their_own_model_checks() {
-        let mut gpu = MockGpu::h200_like();
+        let mut gpu = fixture::gpu();
         let one = sweep(&mut gpu, &[64]);
         gpu.resources.registers_per_thread = 32;
         gpu.blocks_per_sm = vec![(64, 32)];

@@ -5,6 +5,7 @@ block sizes of one configuration ([`sweep`]), the configurations of the axes put
 */
 
 pub mod assemble;
+pub mod configurations;
 pub mod race;
 pub mod strategy;
 pub mod sweep;

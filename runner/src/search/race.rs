@@ -141,11 +141,8 @@ mod tests {
 
     #[test]
     fn a_survivor_that_fails_in_the_second_round_is_failed_with_no_samples() {
-        use crate::measure::backend::Device as _;
-        let mut gpu = crate::measure::mock::MockGpu::h200_like();
-        let spec = &crate::kernel::workload::grayscale::KERNEL;
-        gpu.load(&spec.rust_kernel()).unwrap();
-        let mut workload = (spec.create)(&crate::kernel::workload::Params::frame(16, 16)).unwrap();
+        let mut gpu = crate::tests::fixture::gpu();
+        let mut workload = crate::tests::fixture::workload(&mut gpu, crate::tests::fixture::kernel(256));
         workload.upload(&mut gpu).unwrap();
         let timing = crate::measure::timing::Timing::launch(0, 10);
         let first = crate::search::sweep::run(&mut gpu, workload.as_mut(), &[64, 128], timing, None).unwrap();

@@ -310,7 +310,7 @@ impl Sweep {
     }
 }
 
-#[cfg_attr(not(any(test, feature = "mock")), allow(dead_code))]
+#[cfg(test)]
 /// Runs the sweep over `block_sizes` of the active kernel on `workload`, already uploaded.
 /// Every row's occupancy query, suggestion, launch and model check get the workload's
 /// dynamic shared memory at that block size. With `corrupt`, that output element is
@@ -333,7 +333,7 @@ pub fn run(
     measure(
         gpu,
         workload,
-        &Settings {
+        &Plan {
             block_sizes: block_sizes.to_vec(),
             timing,
             grid: GridPolicy::OneWave,
@@ -347,7 +347,7 @@ pub fn run(
 /// the CLI's sweep ([`crate::commands::sweep`]) and a sweep of your own kernel
 /// ([`crate::kernel::run`]) both give them to [`measure`].
 #[derive(Debug, Clone, PartialEq)]
-pub struct Settings {
+pub struct Plan {
     /// Threads per block of each row, in order.
     pub block_sizes: Vec<u32>,
     /// How each row is timed.
@@ -387,9 +387,10 @@ impl Round {
     }
 }
 
-/// The sweep engine: [`run`] with every option of [`Settings`], the grid policy included.
+#[cfg(test)]
+/// The sweep engine: [`run`] with every option of [`Plan`], the grid policy included.
 /// The CLI's sweep and [`crate::kernel::run`] both measure through it.
-pub fn measure(gpu: &mut dyn Gpu, workload: &mut dyn Workload, settings: &Settings) -> Result<Sweep> {
+pub fn measure(gpu: &mut dyn Gpu, workload: &mut dyn Workload, settings: &Plan) -> Result<Sweep> {
     measure_in(gpu, workload, settings, &mut Session::default())
 }
 
@@ -411,10 +412,10 @@ pub(crate) struct Session<'a> {
 pub(crate) fn measure_in(
     gpu: &mut dyn Gpu,
     workload: &mut dyn Workload,
-    settings: &Settings,
+    settings: &Plan,
     session: &mut Session,
 ) -> Result<Sweep> {
-    let Settings { ref block_sizes, timing, grid, corrupt, ref round } = *settings;
+    let Plan { ref block_sizes, timing, grid, corrupt, ref round } = *settings;
     let limits = gpu.limits().clone();
     let pixels = workload.pass().item_count();
     let mut rows = Vec::with_capacity(block_sizes.len());
@@ -618,24 +619,15 @@ pub(crate) fn measure_in(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kernel::workload::grayscale::CORRUPT_VALUE;
-    use crate::kernel::workload::{KernelSpec, Params, grayscale, histogram};
-    use crate::measure::backend::Device as _;
     use crate::measure::mock::{H200_BLOCKS_PER_SM_AT_16_KIB, MockGpu};
     use crate::model::occupancy::DEFAULT_BLOCK_SIZES;
+    use crate::tests::fixture;
 
     const TIMING: Timing = Timing::launch(3, 10);
 
-    /// `spec`'s workload of `params`, uploaded to `gpu` with its kernel loaded.
-    fn uploaded(gpu: &mut MockGpu, spec: &KernelSpec, params: &Params) -> Box<dyn Workload> {
-        gpu.load(&spec.rust_kernel()).unwrap();
-        let mut workload = (spec.create)(params).unwrap();
-        workload.upload(gpu).unwrap();
-        workload
-    }
-
+    /// The fixture's kernel over `width` x `height` values, uploaded to `gpu`.
     fn grayscale(gpu: &mut MockGpu, width: u32, height: u32) -> Box<dyn Workload> {
-        uploaded(gpu, &grayscale::KERNEL, &Params::frame(width, height))
+        fixture::workload(gpu, fixture::kernel((width * height) as usize))
     }
 
     fn sweep(gpu: &mut MockGpu, width: u32, height: u32, sizes: &[u32]) -> Sweep {
@@ -645,7 +637,7 @@ mod tests {
 
     #[test]
     fn clean_sweep_has_one_row_per_size_and_no_failures() {
-        let mut gpu = MockGpu::h200_like();
+        let mut gpu = fixture::gpu();
         let result = sweep(&mut gpu, 64, 64, &[32, 100, 256]);
         assert!(result.failures.is_empty(), "{:?}", result.failures);
         let threads: Vec<u32> = result.rows.iter().map(|r| r.threads_per_block).collect();
@@ -659,7 +651,7 @@ mod tests {
 
     #[test]
     fn every_row_launches_warmups_then_timed_runs_with_its_grid() {
-        let mut gpu = MockGpu::h200_like();
+        let mut gpu = fixture::gpu();
         // 4096 pixels at 256 threads need 16 blocks, fewer than one wave of 8 x 132.
         sweep(&mut gpu, 64, 64, &[256, 1024]);
         assert_eq!(gpu.launches.len(), 2 * 13);
@@ -668,21 +660,16 @@ mod tests {
     }
 
     #[test]
-    fn corrupted_output_is_reported_at_its_index() {
-        let mut gpu = MockGpu::h200_like();
+    fn corrupted_output_is_reported_at_every_row() {
+        let mut gpu = fixture::gpu();
         let mut workload = grayscale(&mut gpu, 256, 256);
         let result = run(&mut gpu, workload.as_mut(), &[128, 256], TIMING, Some(40_960)).unwrap();
-        let want = crate::kernel::workload::grayscale::frame::Frame::synthetic(
-            crate::model::frame_size::FrameSize::new(256, 256),
-        )
-        .unwrap()
-        .reference()
-        .unwrap()[40_960];
+        let want = 2.0 * fixture::input(40_960);
         let expected = |threads_per_block| CheckFailure::WrongOutput {
             threads_per_block,
             mismatch: Mismatch {
-                index: Some(40_960),
-                description: format!("pixel 40960 is {CORRUPT_VALUE}, the CPU reference says {want}"),
+                index: None,
+                description: format!("value 40960 is NaN, the CPU reference says {want}"),
             },
         };
         assert_eq!(result.failures, [expected(128), expected(256)]);
@@ -690,7 +677,7 @@ mod tests {
 
     #[test]
     fn residency_above_the_caps_is_a_failure() {
-        let mut gpu = MockGpu::h200_like();
+        let mut gpu = fixture::gpu();
         gpu.blocks_per_sm = vec![(64, 33), (512, 5)];
         let result = sweep(&mut gpu, 32, 32, &[64, 512]);
         assert_eq!(
@@ -707,7 +694,7 @@ mod tests {
 
     #[test]
     fn a_configuration_the_model_cannot_launch_is_pruned_with_its_reason() {
-        let mut gpu = MockGpu::h200_like();
+        let mut gpu = fixture::gpu();
         gpu.blocks_per_sm = vec![(1024, 0)];
         // 128 registers per thread: no 1024-thread block fits; 512 threads do.
         gpu.resources.registers_per_thread = 128;
@@ -736,7 +723,7 @@ mod tests {
 
     #[test]
     fn zero_residency_the_model_does_not_predict_fails_but_still_launches_one_block() {
-        let mut gpu = MockGpu::h200_like();
+        let mut gpu = fixture::gpu();
         gpu.blocks_per_sm = vec![(1024, 0)];
         let result = sweep(&mut gpu, 32, 32, &[1024]);
         assert_eq!(result.rows[0].grid_blocks, 1);
@@ -751,7 +738,7 @@ mod tests {
 
     #[test]
     fn model_and_driver_agree_on_every_row_of_an_h200() {
-        let mut gpu = MockGpu::h200_like();
+        let mut gpu = fixture::gpu();
         let result = sweep(&mut gpu, 16, 16, &DEFAULT_BLOCK_SIZES);
         assert_eq!(result.failures, []);
         assert_eq!(
@@ -765,7 +752,7 @@ mod tests {
 
     #[test]
     fn a_disagreement_with_the_model_names_the_row() {
-        let mut gpu = MockGpu::h200_like();
+        let mut gpu = fixture::gpu();
         // Within every cap, but one block fewer than the model predicts.
         gpu.blocks_per_sm = vec![(64, 32), (96, 20)];
         let result = sweep(&mut gpu, 16, 16, &[64, 96]);
@@ -781,7 +768,7 @@ mod tests {
 
     #[test]
     fn no_model_before_volta_is_reported_not_failed() {
-        let mut gpu = MockGpu::h200_like();
+        let mut gpu = fixture::gpu();
         gpu.limits.compute_capability = (6, 1);
         let result = sweep(&mut gpu, 8, 8, &[64]);
         assert_eq!(result.failures, []);
@@ -791,7 +778,7 @@ mod tests {
     #[test]
     fn an_architecture_the_model_does_not_know_runs_unchecked() {
         // A B200 (10.0): whatever its residency, the model does not judge it.
-        let mut gpu = MockGpu::h200_like();
+        let mut gpu = fixture::gpu();
         gpu.limits.compute_capability = (10, 0);
         gpu.blocks_per_sm = vec![(64, 24), (96, 20)];
         let result = sweep(&mut gpu, 16, 16, &[64, 96]);
@@ -801,7 +788,7 @@ mod tests {
 
     #[test]
     fn a_warp_size_other_than_32_fails_the_run() {
-        let mut gpu = MockGpu::h200_like();
+        let mut gpu = fixture::gpu();
         gpu.limits.warp_size = 64;
         gpu.limits.max_threads_per_sm = 4096;
         let result = sweep(&mut gpu, 8, 8, &[64]);
@@ -810,7 +797,7 @@ mod tests {
 
     #[test]
     fn driver_errors_abort_the_sweep() {
-        let mut gpu = MockGpu::h200_like();
+        let mut gpu = fixture::gpu();
         gpu.fail_launch_at = Some(64);
         let mut workload = grayscale(&mut gpu, 8, 8);
         let error = run(&mut gpu, workload.as_mut(), &[32, 64], TIMING, None).unwrap_err();
@@ -822,7 +809,7 @@ mod tests {
 
     #[test]
     fn every_run_is_kept_and_summarised() {
-        let mut gpu = MockGpu::h200_like();
+        let mut gpu = fixture::gpu();
         gpu.milliseconds = vec![(128, 0.1)];
         gpu.run_spread = 0.1;
         let result = sweep(&mut gpu, 64, 64, &[128]);
@@ -839,7 +826,7 @@ mod tests {
 
     #[test]
     fn l2_is_flushed_before_every_timed_run_when_asked() {
-        let mut gpu = MockGpu::h200_like();
+        let mut gpu = fixture::gpu();
         let mut workload = grayscale(&mut gpu, 8, 8);
         run(&mut gpu, workload.as_mut(), &[32, 64], Timing { flush_l2: true, ..TIMING }, None).unwrap();
         assert_eq!(gpu.l2_flushes, 20);
@@ -847,7 +834,7 @@ mod tests {
 
     #[test]
     fn rows_within_the_noise_of_the_best_are_recognised() {
-        let mut gpu = MockGpu::h200_like();
+        let mut gpu = fixture::gpu();
         gpu.milliseconds = vec![(64, 0.100), (128, 0.101), (256, 0.110)];
         gpu.run_spread = 0.01;
         let result = sweep(&mut gpu, 64, 64, &[64, 128, 256]);
@@ -858,7 +845,7 @@ mod tests {
 
     #[test]
     fn best_fraction_and_near_best_count_use_median_times() {
-        let mut gpu = MockGpu::h200_like();
+        let mut gpu = fixture::gpu();
         gpu.milliseconds = vec![(32, 0.200), (64, 0.104), (128, 0.100), (256, 0.106)];
         let result = sweep(&mut gpu, 64, 64, &[32, 64, 128, 256]);
         assert_eq!(result.best().unwrap().threads_per_block, 128);
@@ -870,7 +857,7 @@ mod tests {
 
     #[test]
     fn bandwidth_is_bytes_moved_over_time() {
-        let mut gpu = MockGpu::h200_like();
+        let mut gpu = fixture::gpu();
         gpu.milliseconds = vec![(256, 0.5)];
         let mut result = sweep(&mut gpu, 8, 8, &[256]);
         // Bandwidth depends on the bytes a pass moves alone: a 4K frame moves 132,710,400.
@@ -878,21 +865,22 @@ mod tests {
         assert!((result.gigabytes_per_second(&result.rows[0]) - 265.4208).abs() < 1e-9);
     }
 
-    /// An H200 and the histogram of a 101 x 103 frame; at 4096 bins the driver answers
-    /// [`H200_BLOCKS_PER_SM_AT_16_KIB`], at fewer (1 KiB and less a block) the grayscale column,
-    /// which shared memory does not bind.
-    fn histogram_gpu(bins: u32) -> (MockGpu, Box<dyn Workload>) {
-        let mut gpu = MockGpu::h200_like();
-        if bins == 4096 {
+    /// An H200 and the fixture's kernel over 10403 values with `shared` bytes of dynamic shared
+    /// memory a block; at 16 KiB the driver answers [`H200_BLOCKS_PER_SM_AT_16_KIB`], at 1 KiB and
+    /// less the column of a kernel without any, which shared memory does not bind.
+    fn shared_gpu(shared: u32) -> (MockGpu, Box<dyn Workload>) {
+        let mut gpu = fixture::gpu();
+        if shared == 16384 {
             gpu.answer_16_kib_as_the_h200();
         }
-        let workload = uploaded(&mut gpu, &histogram::KERNEL, &Params { bins, ..Params::frame(101, 103) });
+        let kernel = fixture::kernel(101 * 103).dynamic_shared_memory(move |_, _| shared);
+        let workload = fixture::workload(&mut gpu, kernel);
         (gpu, workload)
     }
 
     #[test]
-    fn a_histogram_sweep_passes_its_shared_memory_everywhere_and_the_model_agrees() {
-        let (mut gpu, mut workload) = histogram_gpu(4096);
+    fn a_sweep_passes_its_shared_memory_everywhere_and_the_model_agrees() {
+        let (mut gpu, mut workload) = shared_gpu(16384);
         let sizes = DEFAULT_BLOCK_SIZES;
         let result = run(&mut gpu, workload.as_mut(), &sizes, TIMING, None).unwrap();
         assert_eq!(result.failures, []);
@@ -908,15 +896,16 @@ mod tests {
             result.rows.iter().map(|row| crate::model::sm::limiter_names(&row.limiters)).collect();
         assert_eq!(limiters[..6], ["shared memory"; 6]);
         assert_eq!(limiters[6..], ["warps"; 7]);
-        // 10403 pixels: at 128 threads, ceil(10403 / 128) = 82 blocks, below the wave of 13 x 132.
+        // 10403 values: at 128 threads, ceil(10403 / 128) = 82 blocks, below the wave of 13 x 132.
         assert_eq!(result.rows[5].grid_blocks, 82);
     }
 
     #[test]
     fn a_driver_that_ignores_the_shared_memory_disagrees_with_the_model() {
-        // The grayscale column: what the driver would say if the launch's 16 KiB were lost.
-        let (mut gpu, mut workload) = histogram_gpu(4096);
+        // What the driver would say if the launch's 16 KiB were lost.
+        let (mut gpu, mut workload) = shared_gpu(16384);
         gpu.shared_memory_residency.clear();
+        gpu.blocks_per_sm = vec![(64, 32), (256, 8)];
         let result = run(&mut gpu, workload.as_mut(), &[64, 256], TIMING, None).unwrap();
         assert_eq!(
             result.failures,
@@ -925,35 +914,14 @@ mod tests {
     }
 
     #[test]
-    fn a_corrupted_bin_fails_every_row_at_its_index() {
-        let (mut gpu, mut workload) = histogram_gpu(256);
-        let result = run(&mut gpu, workload.as_mut(), &[128, 1024], TIMING, Some(200)).unwrap();
-        assert_eq!(result.failures.len(), 2);
-        for (failure, threads) in result.failures.iter().zip([128, 1024]) {
-            let CheckFailure::WrongOutput { threads_per_block, mismatch } = failure else {
-                panic!("{failure:?}")
-            };
-            assert_eq!((*threads_per_block, mismatch.index), (threads, Some(200)));
-            assert!(
-                failure.to_string().starts_with(&format!(
-                    "wrong output at {threads} threads per block: bin 200 is 4294967295, the CPU reference says "
-                )),
-                "{failure}"
-            );
-            assert!(failure.to_string().contains(", not the 10403 pixels"), "{failure}");
-        }
-    }
-
-    #[test]
-    fn a_histogram_kernel_that_miscounts_fails_its_rows() {
-        let (mut gpu, mut workload) = histogram_gpu(64);
-        gpu.wrong_kernel = Some(histogram::KERNEL.rust_kernel());
+    fn a_kernel_that_computes_one_value_wrong_fails_its_rows() {
+        let (mut gpu, mut workload) = shared_gpu(1024);
+        gpu.wrong_kernel = Some(fixture::MODULE.kernel("scale"));
         gpu.wrong_element = 5;
         let result = run(&mut gpu, workload.as_mut(), &[256], TIMING, None).unwrap();
         let [CheckFailure::WrongOutput { mismatch, .. }] = result.failures.as_slice() else {
             panic!("{:?}", result.failures)
         };
-        assert_eq!(mismatch.index, Some(5));
-        assert!(mismatch.description.ends_with("the bins sum to 10404, not the 10403 pixels"), "{mismatch}");
+        assert_eq!(mismatch.description, "value 5 is -1, the CPU reference says 1.25");
     }
 }

@@ -1,27 +1,26 @@
 //! Every export format, pinned by a snapshot of the same mock sweep.
 
-use crate::kernel::workload::{KernelSpec, Params, grayscale, histogram};
+use crate::kernel::Kernel;
 use crate::measure::backend::Timing;
-use crate::measure::mock::MockGpu;
 use crate::measure::provenance::Provenance;
 use crate::measure::timing::{NoiseStop, TimingMode};
 use crate::model::occupancy::DEFAULT_BLOCK_SIZES;
 use crate::results::export::{Format, Record};
-use crate::{measure::ptx, search::sweep};
+use crate::search::sweep;
+use crate::tests::fixture;
 use std::time::Duration;
 
 fn record(corrupt_pixel: Option<usize>) -> Record {
-    record_of(&grayscale::KERNEL, &Params::frame(320, 200), corrupt_pixel)
+    record_of(fixture::frame_kernel(320, 200), corrupt_pixel)
 }
 
-fn record_of(spec: &KernelSpec, params: &Params, corrupt_pixel: Option<usize>) -> Record {
-    let mut gpu = MockGpu::h200_with(&[spec.rust_kernel()]);
+fn record_of(kernel: Kernel, corrupt_pixel: Option<usize>) -> Record {
+    let mut gpu = fixture::gpu();
     let times =
         [0.155, 0.080, 0.041, 0.0405, 0.046, 0.0402, 0.0407, 0.0404, 0.0401, 0.0409, 0.0403, 0.0431, 0.0412];
     gpu.milliseconds = DEFAULT_BLOCK_SIZES.into_iter().zip(times).collect();
     gpu.run_spread = 0.02;
-    let mut workload = (spec.create)(params).unwrap();
-    workload.upload(&mut gpu).unwrap();
+    let mut workload = fixture::workload(&mut gpu, kernel);
     let timing = Timing::fixed(TimingMode::Batch, 3, 4);
     let result =
         sweep::run(&mut gpu, workload.as_mut(), &[32, 100, 256, 1024], timing, corrupt_pixel).unwrap();
@@ -38,7 +37,7 @@ fn provenance() -> Provenance {
         driver_release: Some("580.159.04".into()),
         cuda_driver_api: "13.0".into(),
         kernel: "cuda_builder".into(),
-        ptx_sha256: ptx::RUST_CUDA.sha256(),
+        ptx_sha256: crate::measure::ptx::BLOCKING_MODULE.sha256(),
         registers_per_thread: Some(16),
         compiler: "cuda_builder".into(),
         rust_cuda_rev: Some("946c91f080770f30d42d7c706ac8185969274073".into()),
@@ -54,7 +53,11 @@ fn provenance() -> Provenance {
 
 /// The rendered text, with the PTX hash (which changes with every kernel edit) masked.
 fn rendered(format: Format, record: &Record) -> String {
-    format.exporter().render(record).unwrap().replace(&ptx::RUST_CUDA.sha256(), "<ptx sha256>")
+    format
+        .exporter()
+        .render(record)
+        .unwrap()
+        .replace(&crate::measure::ptx::BLOCKING_MODULE.sha256(), "<ptx sha256>")
 }
 
 #[test]
@@ -91,29 +94,12 @@ fn failed_checks_travel_with_the_export() {
 }
 
 #[test]
-fn a_histogram_export_names_its_kernel_bins_and_bytes() {
-    let record = record_of(&histogram::KERNEL, &Params { bins: 1000, ..Params::frame(320, 200) }, None);
-    let json: serde_json::Value = serde_json::from_str(&rendered(Format::Json, &record)).unwrap();
-    assert_eq!(json["workload"]["kernel"], "histogram");
-    assert_eq!(json["workload"]["bytes_per_pass"], 128_000.0);
-    assert!(
-        json["workload"]["detail"].as_str().unwrap().contains("1000 bins, 4000 B of dynamic shared memory")
-    );
-    assert!(json["model_check"].as_str().unwrap().contains("0 B static + 4000 B dynamic shared memory"));
-    assert_eq!(json["rows"][0]["limiter"], "blocks");
-    let markdown = rendered(Format::Markdown, &record);
-    assert!(markdown.contains("Kernel: histogram of 1000 bins"), "{markdown}");
-    assert!(markdown.contains("| limiter |"), "{markdown}");
-}
-
-#[test]
 fn every_format_says_how_the_noise_driven_stop_ended_each_row() {
-    let mut gpu = MockGpu::h200_with(&[grayscale::KERNEL.rust_kernel()]);
+    let mut gpu = fixture::gpu();
     gpu.milliseconds = vec![(64, 0.5), (256, 0.25)];
     // Steady at 64 threads; three percent apart at 256 threads, until the budget.
     gpu.sample_script = [&[1.0; 5][..], &[0.97, 1.0, 1.03].repeat(1000)].concat();
-    let mut workload = (grayscale::KERNEL.create)(&Params::frame(32, 32)).unwrap();
-    workload.upload(&mut gpu).unwrap();
+    let mut workload = fixture::workload(&mut gpu, fixture::frame_kernel(32, 32));
     let stop = NoiseStop { max_noise: 0.005, max_time_per_row: Duration::from_millis(25), max_runs: 1000 };
     let timing = Timing::fixed(TimingMode::Cold, 0, 5).until(stop);
     let result = sweep::run(&mut gpu, workload.as_mut(), &[64, 256], timing, None).unwrap();

@@ -2,4 +2,4 @@
 //! snapshots.
 
 mod export;
-mod report;
+pub(crate) mod fixture;

@@ -6,7 +6,7 @@
 //! by `tests/stencil3.rs`.
 
 use block_size_cli::SweepArgs;
-use block_size_runner::{Arg, Check, Console, Driver, EmbeddedPtx, UserKernel};
+use block_size_runner::{Arg, Check, Console, Driver, EmbeddedPtx, Kernel};
 use clap::Parser;
 
 /// The kernels' PTX as cuda_builder wrote it, and its provenance stamp.
@@ -40,12 +40,12 @@ pub fn stencil3(x: &[f32]) -> Vec<f32> {
 
 /// `stencil3` over `x`: its output `y`, `(threads + 2) * 4` bytes of dynamic shared memory a
 /// block (the tile and its halo), every row's `y` checked against [`stencil3`] on the CPU.
-pub fn kernel(x: Vec<f32>) -> UserKernel {
+pub fn kernel(x: Vec<f32>) -> Kernel {
     let n = x.len();
     let want = stencil3(&x);
-    UserKernel::new(PTX, "stencil3")
+    Kernel::new(PTX, "stencil3")
         .items(n as u64, "values")
-        .bytes_per_pass(8 * n as u64)
+        .bytes_per_pass(8 * n as u64, "moved per pass")
         .input("x", x)
         .output::<f32>("y", n)
         .dynamic_shared_memory(|threads, _| (threads + 2) * 4)
@@ -63,6 +63,6 @@ pub fn kernel(x: Vec<f32>) -> UserKernel {
 /// The program on `driver`; returns its exit status (0 every row's check held, 1 one failed, 2
 /// bad input, 3 no GPU).
 pub fn run(driver: &impl Driver, cli: &Cli, console: &mut Console) -> i32 {
-    let mut kernel = kernel(values(cli.n as usize));
-    block_size_runner::sweep_and_print(driver, &mut kernel, &cli.sweep.settings(), console)
+    let kernel = kernel(values(cli.n as usize));
+    block_size_runner::sweep_and_print(driver, &kernel, &cli.sweep.settings(), console)
 }

@@ -23,9 +23,9 @@ fn main() {
     let cli = Cli::parse();
     let entry =
         if cli.entry == stencil::HANGING_ENTRY { stencil::HANGING_ENTRY } else { stencil::FAULTING_ENTRY };
-    let mut kernel = stencil::copy_kernel(entry, stencil::values(cli.n));
+    let kernel = stencil::copy_kernel(entry, stencil::values(cli.n));
     let driver = block_size_runner::CudaDriver;
     std::process::exit(block_size_runner::with_stdio(|console| {
-        block_size_runner::sweep_and_print(&driver, &mut kernel, &cli.sweep.settings(), console)
+        block_size_runner::sweep_and_print(&driver, &kernel, &cli.sweep.settings(), console)
     }));
 }

@@ -22,9 +22,9 @@ struct Cli {
 fn main() {
     let cli = Cli::parse();
     let entry = if cli.entry == stencil::HAZARD_ENTRY { stencil::HAZARD_ENTRY } else { stencil::SAFE_ENTRY };
-    let mut kernel = stencil::kernel(entry, stencil::values(cli.n));
+    let kernel = stencil::kernel(entry, stencil::values(cli.n));
     let driver = block_size_runner::CudaDriver;
     std::process::exit(block_size_runner::with_stdio(|console| {
-        block_size_runner::sweep_and_print(&driver, &mut kernel, &cli.sweep.settings(), console)
+        block_size_runner::sweep_and_print(&driver, &kernel, &cli.sweep.settings(), console)
     }));
 }

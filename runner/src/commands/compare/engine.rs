@@ -46,14 +46,14 @@ impl Cell {
 
 /// One block size: a cell per kernel, in the order the kernels were given.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Row {
+pub struct CompareRow {
     /// Threads per block of this row.
     pub threads_per_block: u32,
     /// One cell per kernel, in the order compared.
     pub cells: Vec<Cell>,
 }
 
-impl Row {
+impl CompareRow {
     /// The cell of `kernel`, one of the kernels compared.
     pub fn cell(&self, kernel: KernelRef) -> &Cell {
         self.cells
@@ -109,14 +109,14 @@ pub struct Comparison {
     /// The kernel the ratios divide by, one of `kernels`.
     pub baseline: KernelRef,
     /// One row per block size.
-    pub rows: Vec<Row>,
+    pub rows: Vec<CompareRow>,
     /// Kernels that failed their reference check; non-empty means no measurement.
     pub failures: Vec<WrongOutput>,
 }
 
 /// Per-round time ratios of `kernel` to `baseline`, at one row: the same round's launches, so
 /// drift between rounds cancels.
-pub fn round_ratios(row: &Row, kernel: KernelRef, baseline: KernelRef) -> Vec<f64> {
+pub fn round_ratios(row: &CompareRow, kernel: KernelRef, baseline: KernelRef) -> Vec<f64> {
     row.cell(kernel)
         .round_ms
         .iter()
@@ -154,7 +154,7 @@ pub fn run(
         baseline.module.label
     );
     let limits = gpu.limits().clone();
-    let pixels = workload.pass().frame.pixels();
+    let items = workload.pass().item_count();
     let mut compared = Vec::new();
     for &kernel in kernels {
         gpu.select_kernel(kernel)?;
@@ -171,7 +171,7 @@ pub fn run(
             let label = kernel.module.label;
             gpu.select_kernel(kernel)?;
             let blocks_per_sm = gpu.blocks_per_sm(threads_per_block, dynamic_shared_memory)?;
-            let grid_blocks = one_wave_grid(blocks_per_sm, limits.multiprocessors, pixels, threads_per_block);
+            let grid_blocks = one_wave_grid(blocks_per_sm, limits.multiprocessors, items, threads_per_block);
             // One checked launch per kernel and block size; the timed rounds come after.
             let check = Timing::launch(0, 1);
             let Checked { mismatch, .. } =
@@ -200,7 +200,7 @@ pub fn run(
                 cells[index].round_ms.push(ms);
             }
         }
-        rows.push(Row { threads_per_block, cells });
+        rows.push(CompareRow { threads_per_block, cells });
     }
 
     Ok(Comparison {
@@ -218,23 +218,23 @@ pub fn run(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kernel::workload::{Params, grayscale, histogram};
     use crate::measure::mock::MockGpu;
-    use crate::measure::ptx::{NVCC, RUST_CUDA, RUSTC_NVPTX};
+    use crate::tests::fixture::{self, MODULE, THIRD, TWIN};
 
-    const KERNELS: [KernelRef; 3] =
-        [RUST_CUDA.kernel("grayscale"), NVCC.kernel("grayscale"), RUSTC_NVPTX.kernel("grayscale")];
+    const KERNELS: [KernelRef; 3] = [MODULE.kernel("scale"), TWIN.kernel("scale"), THIRD.kernel("scale")];
 
     fn three_kernel_gpu() -> MockGpu {
-        let mut gpu = MockGpu::h200_with(&KERNELS);
+        let mut gpu = fixture::gpu();
+        for kernel in &KERNELS {
+            crate::measure::backend::Device::load(&mut gpu, kernel).unwrap();
+        }
         gpu.kernel_time_factors = KERNELS.into_iter().zip([1.0, 0.5, 2.0]).collect();
         gpu.milliseconds = vec![(128, 0.1), (256, 0.2)];
         gpu
     }
 
     fn compare(gpu: &mut MockGpu, rounds: u32) -> Comparison {
-        let mut workload = (grayscale::KERNEL.create)(&Params::frame(16, 16)).unwrap();
-        workload.upload(gpu).unwrap();
+        let mut workload = fixture::workload(gpu, fixture::kernel(256));
         run(gpu, workload.as_mut(), &KERNELS, KERNELS[1], &[128, 256], 2, rounds).unwrap()
     }
 
@@ -261,7 +261,7 @@ mod tests {
         assert_eq!(row.threads_per_block, 256);
         assert_eq!(row.cell(KERNELS[0]).round_ms.len(), 4);
         assert_eq!(row.cell(KERNELS[1]).median_ms(), f64::from(0.2f32 * 0.5));
-        assert_eq!(row.cell(KERNELS[0]).grid_blocks, 1, "256 pixels need one block of 256");
+        assert_eq!(row.cell(KERNELS[0]).grid_blocks, 1, "256 values need one block of 256");
         assert_eq!(round_ratios(row, KERNELS[2], KERNELS[1]), [4.0; 4]);
         assert_eq!(result.kernels.len(), 3);
         assert_eq!(result.baseline, KERNELS[1]);
@@ -273,41 +273,37 @@ mod tests {
         let mut gpu = three_kernel_gpu();
         gpu.wrong_kernel = Some(KERNELS[2]);
         let result = compare(&mut gpu, 2);
-        let named: Vec<(KernelRef, u32, Option<usize>)> =
-            result.failures.iter().map(|f| (f.kernel, f.threads_per_block, f.mismatch.index)).collect();
-        assert_eq!(named, [(KERNELS[2], 128, Some(0)), (KERNELS[2], 256, Some(0))]);
-        assert!(
-            result.failures[0].to_string().starts_with(
-                "wrong output from the rustc-nvptx kernel at 128 threads per block: pixel 0 is 2,"
-            )
+        let named: Vec<(KernelRef, u32)> =
+            result.failures.iter().map(|f| (f.kernel, f.threads_per_block)).collect();
+        assert_eq!(named, [(KERNELS[2], 128), (KERNELS[2], 256)]);
+        assert_eq!(
+            result.failures[0].to_string(),
+            "wrong output from the scale-third kernel at 128 threads per block: value 0 is -1, the CPU reference says 0"
         );
     }
 
     #[test]
-    fn the_histogram_compares_rust_and_cpp_with_its_shared_memory() {
-        let kernels: Vec<KernelRef> =
-            histogram::KERNEL.modules.iter().map(|&module| histogram::KERNEL.kernel_in(module)).collect();
-        let mut gpu = MockGpu::h200_with(&kernels);
+    fn every_kernel_compared_gets_the_shared_memory() {
+        let kernels = [MODULE.kernel("scale"), TWIN.kernel("scale")];
+        let mut gpu = fixture::gpu();
         gpu.shared_memory_residency = vec![(64, 8192, 25), (1024, 8192, 2)];
-        gpu.wrong_kernel = Some(histogram::KERNEL.kernel_in(histogram::KERNEL.baseline));
+        gpu.wrong_kernel = Some(kernels[1]);
         gpu.wrong_element = 2047;
         let mut workload =
-            (histogram::KERNEL.create)(&Params { bins: 2048, ..Params::frame(64, 64) }).unwrap();
-        workload.upload(&mut gpu).unwrap();
-        let baseline = histogram::KERNEL.kernel_in(histogram::KERNEL.baseline);
-        let result = run(&mut gpu, workload.as_mut(), &kernels, baseline, &[64, 1024], 1, 3).unwrap();
+            fixture::workload(&mut gpu, fixture::kernel(4096).dynamic_shared_memory(|_, _| 8192));
+        crate::measure::backend::Device::load(&mut gpu, &kernels[1]).unwrap();
+        let result = run(&mut gpu, workload.as_mut(), &kernels, kernels[1], &[64, 1024], 1, 3).unwrap();
         let labels: Vec<&str> = result.kernels.iter().map(|compared| compared.kernel.module.label).collect();
-        assert_eq!(labels, ["cuda_builder", "nvcc"]);
-        assert_eq!(result.baseline, baseline);
-        assert_eq!(
-            result.rows[0].cell(kernels[0]).blocks_per_sm,
-            25,
-            "the 8 KiB of 2048 bins reached the query"
-        );
+        assert_eq!(labels, ["scale", "scale-twin"]);
+        assert_eq!(result.baseline, kernels[1]);
+        assert_eq!(result.rows[0].cell(kernels[0]).blocks_per_sm, 25, "the 8 KiB reached the query");
         assert!(gpu.occupancy_queries.borrow().iter().all(|&(_, smem)| smem == 8192));
-        // The nvcc kernel miscounts here: it is named, at its bin, and cuda_builder is not.
-        let named: Vec<(&str, Option<usize>)> =
-            result.failures.iter().map(|f| (f.kernel.module.label, f.mismatch.index)).collect();
-        assert_eq!(named, [("nvcc", Some(2047)), ("nvcc", Some(2047))]);
+        // The twin computes a value wrong here: it is named, at its value, and the other is not.
+        let named: Vec<(&str, bool)> = result
+            .failures
+            .iter()
+            .map(|f| (f.kernel.module.label, f.mismatch.description.starts_with("value 2047 is -1")))
+            .collect();
+        assert_eq!(named, [("scale-twin", true), ("scale-twin", true)]);
     }
 }

@@ -1,20 +1,23 @@
 /*!
-`block-size compare`: the same kernel from every compiler that builds it (for the grayscale
-kernel cuda_builder, nvcc and rustc's NVPTX backend; for the histogram cuda_builder and nvcc),
-on the same device buffers, timed side by side in interleaved rounds ([`crate::commands::compare::engine`]),
-each against its CUDA C++ twin.
+`compare`: a kernel's Rust PTX against other builds of the same entry point with the same
+parameters (its CUDA C++ twin built by nvcc, rustc's NVPTX build, another variant), on the same
+device buffers, timed side by side in interleaved rounds ([`engine`]), every row checked, each
+against the baseline (the first of them).
 */
 
 pub mod engine;
 
 use self::engine::{Comparison, round_ratios};
-use super::{Chosen, KernelChoice};
-use crate::commands::job::Job;
-use crate::commands::settings::{DEFAULT_WARMUPS, check_block_sizes};
+use crate::commands::settings::TimingSettings;
+use crate::commands::sweep::prepare::check_kernel;
 use crate::error::{Console, Error, exit, failed};
+use crate::kernel::Kernel;
+use crate::kernel::run::Run;
 use crate::measure::backend::Driver;
 use crate::measure::device::{self, command_line};
-use crate::measure::ptx::KernelRef;
+use crate::measure::ptx::{KernelRef, entry_params};
+use crate::measure::workload::Workload as _;
+use crate::model::grid::GridPolicy;
 use crate::model::occupancy::DEFAULT_BLOCK_SIZES;
 use crate::model::stats::{median, quantile};
 use crate::results::table;
@@ -22,88 +25,149 @@ use crate::results::table;
 /// Interleaved rounds `compare` times per block size unless told otherwise.
 pub const DEFAULT_ROUNDS: u32 = 30;
 
-/// What `block-size compare` is asked.
+/// How `compare` measures: the device, the block sizes, the warm-ups and rounds, and against
+/// what.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CompareRequest {
+pub struct CompareSettings {
     /// `--device`: the CUDA device ordinal.
     pub device: u32,
-    /// The kernel compared and its frame.
-    pub kernel: KernelChoice,
     /// `--block-sizes`: threads per block of each row.
     pub block_sizes: Vec<u32>,
     /// `--warmups`: untimed launches of each kernel before the rounds.
     pub warmups: u32,
     /// `--rounds`: interleaved rounds, one timed launch of every kernel at every block size each.
     pub rounds: u32,
+    /// The entry points the kernel's is compared with, the first the baseline the ratios divide
+    /// by; each must take the same parameters as the kernel's. Empty: the kernel's entry in each
+    /// of its twins ([`Kernel::twin`]).
+    pub against: Vec<KernelRef>,
     /// `--provenance`: print the provenance lines first.
     pub provenance: bool,
     /// The command line the provenance records: this process's where empty.
     pub command: Vec<String>,
 }
 
-impl Default for CompareRequest {
+impl Default for CompareSettings {
     fn default() -> Self {
         Self {
             device: 0,
-            kernel: KernelChoice::default(),
             block_sizes: DEFAULT_BLOCK_SIZES.to_vec(),
-            warmups: DEFAULT_WARMUPS,
+            warmups: TimingSettings::default().warmups,
             rounds: DEFAULT_ROUNDS,
+            against: Vec::new(),
             provenance: false,
             command: Vec::new(),
         }
     }
 }
 
-impl CompareRequest {
-    /// Every check that needs no device, the first failing one as one line (exit 2).
+impl CompareSettings {
+    /// Every check of these settings that needs no kernel and no device, the first failing
+    /// one as one line (exit 2).
     pub fn validate(&self) -> Result<(), Error> {
-        self.checked().map(|_| ())
-    }
-
-    fn checked(&self) -> Result<Chosen, Error> {
-        let chosen = self.kernel.chosen()?;
-        check_block_sizes(&self.block_sizes).map_err(|message| Error::new(exit::USAGE, message))?;
+        crate::commands::settings::check_block_sizes(&self.block_sizes)
+            .map_err(|message| Error::new(exit::USAGE, message))?;
         if self.rounds == 0 {
             return Err(Error::new(exit::USAGE, "--rounds must be at least 1, not 0"));
         }
-        Ok(chosen)
+        Ok(())
+    }
+
+    /// Every check of a comparison of `kernel` that needs no device: these settings, the
+    /// kernel's description, and every entry compared in its PTX with the kernel's parameters.
+    /// The first that fails as one line (exit 2).
+    pub fn validate_for(&self, kernel: &Kernel) -> Result<(), Error> {
+        self.validate()?;
+        check_kernel(kernel, &[kernel.module()])?;
+        self.kernels(kernel).map(|_| ())
+    }
+
+    /// The kernel's entry (its first configuration's) in its own module, then each entry it is
+    /// compared with; each checked to be in its PTX with the kernel's parameters.
+    fn kernels(&self, kernel: &Kernel) -> Result<Vec<KernelRef>, Error> {
+        let usage = |message: String| Error::new(exit::USAGE, message);
+        let entry = kernel.variants().first().map(|variant| variant.entry).unwrap_or_default();
+        let own = kernel.module().kernel(entry);
+        let against: Vec<KernelRef> = if self.against.is_empty() {
+            kernel.twins.iter().map(|twin| twin.kernel(entry)).collect()
+        } else {
+            self.against.clone()
+        };
+        if against.is_empty() {
+            return Err(usage(format!(
+                "compare needs a second build of `{entry}` to time against: give the kernel a twin \
+                 (Kernel::twin, its CUDA C++ built by nvcc) or entries to compare with"
+            )));
+        }
+        let params = entry_params(own.module.ptx, own.entry).unwrap_or_default();
+        for other in &against {
+            let Some(theirs) = entry_params(other.module.ptx, other.entry) else {
+                let entries = other.module.stamp().kernels.join(", ");
+                return Err(usage(format!(
+                    "the {} PTX has no kernel `{}`; its kernels: {entries}",
+                    other.module.label, other.entry
+                )));
+            };
+            if theirs != params {
+                return Err(usage(format!(
+                    "the {} kernel `{}` takes ({}), the {} kernel `{}` ({}): compare needs the same parameters",
+                    other.module.label,
+                    other.entry,
+                    theirs.join(", "),
+                    own.module.label,
+                    own.entry,
+                    params.join(", ")
+                )));
+            }
+        }
+        Ok(std::iter::once(own).chain(against).collect())
     }
 }
 
-/// The kernel's modules on the same buffers, its CUDA C++ twin as the baseline (or, where this
-/// driver cannot load that, the first module loaded).
-pub(crate) fn exec<D: Driver>(
+/// Compares `kernel` with the builds `settings` names on one device and prints the table:
+/// every build is loaded where this driver can (one `Left out:` line for each it cannot), all
+/// run on the same buffers, each checked at every block size; the baseline is the first of
+/// them this driver loads, else the kernel's own. `Ok` carries the exit status: 0, or 1 where
+/// a check failed.
+pub fn compare<D: Driver>(
     driver: &D,
-    request: &CompareRequest,
+    kernel: &Kernel,
+    settings: &CompareSettings,
     console: &mut Console,
 ) -> Result<i32, Error> {
-    let Chosen { spec, params } = request.checked()?;
-    let options = request;
-    let kernels: Vec<KernelRef> = spec.modules.iter().map(|&module| spec.kernel_in(module)).collect();
-    let job = Job { spec, params, block_sizes: &options.block_sizes };
-    let device::Opened { mut gpu, loaded, .. } =
-        crate::commands::job::open_several(driver, options.device, &kernels, job, |_| 0, console)?;
-    if options.provenance {
+    settings.validate()?;
+    check_kernel(kernel, &[kernel.module()])?;
+    let kernels = settings.kernels(kernel)?;
+    let opened = device::open_loading(driver, settings.device, &kernels)?;
+    for unloadable in &opened.left_out {
+        console.err(&format!("Left out: {unloadable}\n"));
+    }
+    let device::Opened { mut gpu, loaded, .. } = opened;
+    if loaded.is_empty() {
+        return Err(device::none_loadable(driver.cuda_version()));
+    }
+    let max_grid = GridPolicy::largest_grid(kernel.pass.item_count(), &settings.block_sizes);
+    let mut run = Run::new(kernel, max_grid);
+    crate::commands::sweep::check_device(&mut run, &gpu, &settings.block_sizes, 0)?;
+    if settings.provenance {
         console.out(&device::provenance_lines(
             &mut gpu,
             driver.cuda_version(),
             &loaded,
-            &command_line(&request.command),
+            &command_line(&settings.command),
         )?);
     }
-    let mut workload = crate::commands::job::create_workload(spec, &job.params)?;
-    workload.upload(&mut gpu).map_err(failed)?;
-    let twin = spec.kernel_in(spec.baseline);
-    let baseline = if loaded.contains(&twin) { twin } else { loaded[0] };
+    run.build().map_err(|error| Error::new(exit::USAGE, format!("{error:#}")))?;
+    run.upload(&mut gpu).map_err(failed)?;
+    let baseline = kernels[1..].iter().copied().find(|other| loaded.contains(other)).unwrap_or(loaded[0]);
     let result = engine::run(
         &mut gpu,
-        workload.as_mut(),
+        &mut run,
         &loaded,
         baseline,
-        &options.block_sizes,
-        options.warmups,
-        options.rounds,
+        &settings.block_sizes,
+        settings.warmups,
+        settings.rounds,
     )
     .map_err(failed)?;
     console.out(&render(&result));

@@ -121,13 +121,13 @@ pub fn run(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kernel::workload::{KernelSpec, Params, grayscale, histogram};
+    use crate::kernel::Kernel;
     use crate::measure::mock::MockGpu;
+    use crate::tests::fixture;
 
-    fn uploaded(spec: &KernelSpec, params: &Params) -> (MockGpu, Box<dyn Workload>) {
-        let mut gpu = MockGpu::h200_with(&[spec.rust_kernel()]);
-        let mut workload = (spec.create)(params).unwrap();
-        workload.upload(&mut gpu).unwrap();
+    fn uploaded(kernel: Kernel) -> (MockGpu, Box<dyn Workload>) {
+        let mut gpu = fixture::gpu();
+        let workload = fixture::workload(&mut gpu, kernel);
         (gpu, workload)
     }
 
@@ -141,7 +141,7 @@ mod tests {
 
     #[test]
     fn rows_describe_full_waves_and_the_last_waves_fill() {
-        let (mut gpu, mut workload) = uploaded(&grayscale::KERNEL, &Params::frame(64, 64));
+        let (mut gpu, mut workload) = uploaded(fixture::kernel(4096));
         let timing = Timing::launch(1, 3);
         let tail = run(&mut gpu, workload.as_mut(), 256, &[1.0, 1.1, 2.0], timing).unwrap();
         assert_eq!((tail.blocks_per_sm, tail.wave_blocks), (8, 1056));
@@ -155,15 +155,14 @@ mod tests {
     }
 
     #[test]
-    fn the_histograms_waves_are_those_its_shared_memory_leaves() {
-        // 4096 bins at 64 threads: 13 blocks/SM by shared memory, 1716 blocks a wave.
-        let (mut gpu, mut workload) =
-            uploaded(&histogram::KERNEL, &Params { bins: 4096, ..Params::frame(64, 64) });
+    fn the_waves_are_those_its_shared_memory_leaves() {
+        // 16 KiB a block at 64 threads: 13 blocks/SM by shared memory, 1716 blocks a wave.
+        let (mut gpu, mut workload) = uploaded(fixture::kernel(4096).dynamic_shared_memory(|_, _| 16384));
         gpu.shared_memory_residency = vec![(64, 16384, 13)];
         let timing = Timing::launch(0, 2);
         let tail = run(&mut gpu, workload.as_mut(), 64, &[0.5, 1.0], timing).unwrap();
         assert_eq!((tail.blocks_per_sm, tail.wave_blocks), (13, 1716));
         assert!(tail.failures.is_empty(), "{:?}", tail.failures);
-        assert_eq!(tail.pass.kernel, "histogram");
+        assert_eq!(tail.pass.kernel, "scale");
     }
 }

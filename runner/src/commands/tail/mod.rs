@@ -1,30 +1,30 @@
 /*!
-`block-size tail`: what a partial last wave costs. One block size, the same frame, grids of
-0.5 to 8 waves ([`crate::commands::tail::engine`]), each row against the one-wave grid.
+`tail`: what a partial last wave costs. One block size, the same work, grids of 0.5 to 8 waves
+([`engine`]), each row against the one-wave grid, for any kernel whose blocks loop over the work
+(a grid-stride loop).
 */
 
 pub mod engine;
 
 use self::engine::Tail;
-use super::{Chosen, KernelChoice};
-use crate::commands::job::Job;
 use crate::commands::settings::TimingSettings;
+use crate::commands::sweep::prepare::check_kernel;
 use crate::error::{Console, Error, exit, failed};
-use crate::measure::backend::Driver;
+use crate::kernel::Kernel;
+use crate::kernel::run::Run;
+use crate::measure::backend::{Driver, Gpu as _};
 use crate::measure::device::{self, command_line};
-use crate::measure::progress::Phase;
 use crate::measure::timing::Timing;
+use crate::measure::workload::Workload as _;
 use crate::results::table;
 
-pub use crate::commands::tail::engine::DEFAULT_WAVES;
+pub use self::engine::DEFAULT_WAVES;
 
-/// What `block-size tail` is asked.
+/// How `tail` measures: the device, the block size, the grids in waves, the timing.
 #[derive(Debug, Clone, PartialEq)]
-pub struct TailRequest {
+pub struct TailSettings {
     /// `--device`: the CUDA device ordinal.
     pub device: u32,
-    /// The kernel measured and its frame.
-    pub kernel: KernelChoice,
     /// `--block-size`: the one block size every grid is launched with (256).
     pub threads_per_block: u32,
     /// `--waves`: the grids, in waves (blocks/SM x SMs blocks each), each above 0 and at most
@@ -38,11 +38,10 @@ pub struct TailRequest {
     pub command: Vec<String>,
 }
 
-impl Default for TailRequest {
+impl Default for TailSettings {
     fn default() -> Self {
         Self {
             device: 0,
-            kernel: KernelChoice::default(),
             threads_per_block: 256,
             waves: DEFAULT_WAVES.to_vec(),
             timing: TimingSettings::default(),
@@ -52,13 +51,10 @@ impl Default for TailRequest {
     }
 }
 
-impl TailRequest {
-    /// Every check that needs no device, the first failing one as one line (exit 2).
-    pub fn validate(&self) -> Result<(), Error> {
-        self.checked().map(|_| ())
-    }
-
-    fn checked(&self) -> Result<(Chosen, Timing), Error> {
+impl TailSettings {
+    /// Every check that needs no device, the first failing one as one line (exit 2); the
+    /// timing they give.
+    pub fn validate(&self) -> Result<Timing, Error> {
         let usage = |message: String| Error::new(exit::USAGE, message);
         if self.waves.is_empty() {
             return Err(usage("--waves lists no grid size".to_string()));
@@ -73,46 +69,58 @@ impl TailRequest {
         if self.threads_per_block == 0 {
             return Err(usage("--block-size must be at least 1, not 0".to_string()));
         }
-        let chosen = self.kernel.chosen()?;
-        Ok((chosen, self.timing.validate()?))
+        self.timing.validate()
+    }
+
+    /// Every check of the tail of `kernel` that needs no device: these settings and the
+    /// kernel's description, its entry in its PTX. The first that fails as one line (exit 2).
+    pub fn validate_for(&self, kernel: &Kernel) -> Result<(), Error> {
+        self.validate()?;
+        check_kernel(kernel, &[kernel.module()])
     }
 }
 
-/// One block size, grids of several waves, the same frame.
-pub(crate) fn exec<D: Driver>(
+/// `kernel` at one block size with grids of several waves over the same work, and the table.
+/// Its own module alone is measured; a driver that cannot load it is exit 3 with its line.
+/// `Ok` carries the exit status: 0, or 1 where a check failed.
+pub fn tail<D: Driver>(
     driver: &D,
-    request: &TailRequest,
+    kernel: &Kernel,
+    settings: &TailSettings,
     console: &mut Console,
 ) -> Result<i32, Error> {
-    let (Chosen { spec, params }, timing) = request.checked()?;
-    let options = request;
-    let kernel = spec.rust_kernel();
-    let job = Job { spec, params, block_sizes: &[options.threads_per_block] };
-    let mut gpu = crate::commands::job::open_one(
-        driver,
-        options.device,
-        kernel,
-        job,
-        device::flush_scratch(timing.flushes()),
-    )?;
-    if options.provenance {
+    let timing = settings.validate()?;
+    settings.validate_for(kernel)?;
+    let entry = kernel.kernels()[0];
+    let device::Opened { mut gpu, left_out, .. } = device::open_loading(driver, settings.device, &[entry])?;
+    if let Some(unloadable) = left_out.first() {
+        return Err(Error::new(exit::NO_DEVICE, unloadable.to_string()));
+    }
+    let threads_per_block = settings.threads_per_block;
+    device::check_block_size_limits(&[threads_per_block], gpu.limits())
+        .map_err(|message| Error::new(exit::USAGE, message))?;
+    // The grids' sizes need the device's residency: outputs of one element per block are
+    // allocated for the largest.
+    let shared = (kernel.shared)(threads_per_block, &kernel.variants()[0]);
+    let blocks_per_sm = gpu.blocks_per_sm(threads_per_block, shared).map_err(failed)?;
+    let wave_blocks = (blocks_per_sm * gpu.limits().multiprocessors).max(1);
+    let max_grid =
+        settings.waves.iter().map(|&waves| engine::grid_for(waves, wave_blocks)).max().unwrap_or(1);
+    let mut run = Run::new(kernel, max_grid);
+    let scratch = if timing.flushes() { 2 * u64::from(gpu.limits().l2_cache_bytes) } else { 0 };
+    crate::commands::sweep::check_device(&mut run, &gpu, &[threads_per_block], scratch)?;
+    if settings.provenance {
         console.out(&device::provenance_lines(
             &mut gpu,
             driver.cuda_version(),
-            &[kernel],
-            &command_line(&request.command),
+            &[entry],
+            &command_line(&settings.command),
         )?);
     }
-    let building = Phase::start("building the frame and its CPU reference on every core");
-    let workload = crate::commands::job::create_workload(spec, &job.params);
-    building.finish();
-    let mut workload = workload?;
-    let uploading = Phase::start("uploading the frame");
-    let uploaded = workload.upload(&mut gpu);
-    uploading.finish();
-    uploaded.map_err(failed)?;
-    let result = engine::run(&mut gpu, workload.as_mut(), options.threads_per_block, &options.waves, timing)
-        .map_err(failed)?;
+    run.build().map_err(|error| Error::new(exit::USAGE, format!("{error:#}")))?;
+    run.upload(&mut gpu).map_err(failed)?;
+    let result =
+        engine::run(&mut gpu, &mut run, threads_per_block, &settings.waves, timing).map_err(failed)?;
     console.out(&render(&result));
     console.err(&render_stderr(&result));
     Ok(if result.failures.is_empty() { exit::SUCCESS } else { exit::FAILED })
@@ -124,8 +132,12 @@ pub fn render(result: &Tail) -> String {
     let mut text = table::device_and_image(&result.limits, &result.pass);
     text += &table::timing_line(result.timing);
     text += &format!(
-        "Block size: {} threads; {} blocks/SM x {} SMs = {} blocks per wave; the frame is the same in every row\n\n",
-        result.threads_per_block, result.blocks_per_sm, result.limits.multiprocessors, result.wave_blocks
+        "Block size: {} threads; {} blocks/SM x {} SMs = {} blocks per wave; the {} is the same in every row\n\n",
+        result.threads_per_block,
+        result.blocks_per_sm,
+        result.limits.multiprocessors,
+        result.wave_blocks,
+        if result.pass.items.is_none() { "frame" } else { "work" }
     );
     let one_wave = result.one_wave_ms();
     let mut records = vec![

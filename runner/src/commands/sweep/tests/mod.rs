@@ -1,7 +1,7 @@
 use super::*;
 use crate::commands::settings::TimingSettings;
-use crate::kernel::workload::grayscale;
 use crate::measure::mock::MockGpu;
+use crate::tests::fixture;
 
 #[test]
 fn per_device_names_keep_folder_and_extension() {
@@ -11,12 +11,10 @@ fn per_device_names_keep_folder_and_extension() {
 
 /// A small sweep on the mock, with one failed check where `corrupt`.
 fn measured(corrupt: Option<usize>) -> Sweep {
-    let mut gpu = MockGpu::h200_with(&[grayscale::KERNEL.rust_kernel()]);
+    let mut gpu = fixture::gpu();
     gpu.milliseconds = vec![(64, 0.5), (128, 0.25)];
-    let params = crate::kernel::workload::Params::frame(16, 16);
     let timing = TimingSettings { runs: Some(2), ..TimingSettings::default() }.validate().unwrap();
-    let mut workload = (grayscale::KERNEL.create)(&params).unwrap();
-    workload.upload(&mut gpu).unwrap();
+    let mut workload = fixture::workload(&mut gpu, fixture::kernel(256));
     sweep::run(&mut gpu, workload.as_mut(), &[64, 128], timing, corrupt).unwrap()
 }
 
@@ -32,7 +30,7 @@ fn provenance() -> crate::measure::provenance::Provenance {
 
 #[test]
 fn the_table_streams_its_header_first_and_its_body_after() {
-    let plan = Plan::new(&Settings { stats: true, ..Settings::default() }, None);
+    let plan = Outputs::new(&Settings { stats: true, ..Settings::default() }, None);
     assert!(plan.streams);
     let result = measured(None);
     let delivery = plan.deliver(&result, "HEAD\n", provenance).unwrap();
@@ -45,7 +43,7 @@ fn the_table_streams_its_header_first_and_its_body_after() {
 
 #[test]
 fn an_export_to_standard_output_is_the_document_alone() {
-    let plan = Plan::new(&Settings { format: Some(Format::Json), ..Settings::default() }, None);
+    let plan = Outputs::new(&Settings { format: Some(Format::Json), ..Settings::default() }, None);
     assert!(!plan.streams);
     let Delivery(effects) = plan.deliver(&measured(None), "HEAD\n", provenance).unwrap();
     let [Effect::Stdout(json)] = effects.as_slice() else { panic!("{effects:?}") };
@@ -55,7 +53,7 @@ fn an_export_to_standard_output_is_the_document_alone() {
 
 #[test]
 fn an_output_file_takes_the_whole_document_and_failures_stay_on_stderr() {
-    let plan = Plan::new(
+    let plan = Outputs::new(
         &Settings { output: Some("table.txt".into()), plot: Some("sweep.svg".into()), ..Settings::default() },
         None,
     );
@@ -82,10 +80,10 @@ fn with_several_devices_every_file_is_named_for_its_device() {
         plot: Some("sweep.svg".into()),
         ..Settings::default()
     };
-    let plan = Plan::new(&options, Some(1));
+    let plan = Outputs::new(&options, Some(1));
     assert_eq!(plan.output, Some(PathBuf::from("src/sweep-gpu1.csv")));
     assert_eq!(plan.plot, Some(PathBuf::from("sweep-gpu1.svg")));
-    assert_eq!(Plan::new(&options, None).output, Some(PathBuf::from("src/sweep.csv")));
+    assert_eq!(Outputs::new(&options, None).output, Some(PathBuf::from("src/sweep.csv")));
 }
 
 #[test]
@@ -114,7 +112,7 @@ fn exports_go_to_their_files_beside_the_table() {
         markdown: Some("sweep.md".into()),
         ..Settings::default()
     };
-    let plan = Plan::new(&settings, None);
+    let plan = Outputs::new(&settings, None);
     assert!(plan.streams, "the table still streams to standard output");
     let result = measured(None);
     let Delivery(effects) = plan.deliver(&result, "HEAD\n", provenance).unwrap();
@@ -136,18 +134,16 @@ fn exports_go_to_their_files_beside_the_table() {
         assert_eq!(*text, export::render(&result, provenance(), format).unwrap(), "{format:?}");
     }
     // With several devices, each file is named for its device.
-    let plan = Plan::new(&settings, Some(2));
+    let plan = Outputs::new(&settings, Some(2));
     assert_eq!(plan.exports[0], (Format::Json, PathBuf::from("out/sweep-gpu2.json")));
 }
 
 #[test]
 fn a_failed_row_is_in_every_export_and_the_report_read_back_says_so() {
-    let mut gpu = MockGpu::h200_with(&[grayscale::KERNEL.rust_kernel()]);
+    let mut gpu = fixture::gpu();
     gpu.fault_at = Some((128, crate::measure::mock::MockFault { context_lost: false }));
-    let params = crate::kernel::workload::Params::frame(16, 16);
     let timing = TimingSettings { runs: Some(2), ..TimingSettings::default() }.validate().unwrap();
-    let mut workload = (grayscale::KERNEL.create)(&params).unwrap();
-    workload.upload(&mut gpu).unwrap();
+    let mut workload = fixture::workload(&mut gpu, fixture::kernel(256));
     let result = sweep::run(&mut gpu, workload.as_mut(), &[64, 128, 256], timing, None).unwrap();
     assert_eq!(result.rows.iter().filter(|row| row.failed.is_some()).count(), 1);
     assert!(table::table(&result, false).lines().any(|line| line.contains("failed")));
@@ -161,8 +157,8 @@ fn a_failed_row_is_in_every_export_and_the_report_read_back_says_so() {
     assert!(plot::svg(&result).unwrap().starts_with("<svg"), "the plot leaves it out");
 }
 
-/// The race's tests: a grayscale frame on the mock, every block size of `milliseconds` scripted,
-/// each sample scaled by the next factor of `script`.
+/// The race's tests: the fixture's kernel on the mock, every block size of `milliseconds`
+/// scripted, each sample scaled by the next factor of `script`.
 mod race {
     use super::*;
     use crate::measure::journal::Key;
@@ -174,27 +170,23 @@ mod race {
     /// rule's assumption.
     const SPREAD: [f32; 10] = [1.0, 0.99, 1.01, 0.98, 1.02, 1.0, 0.995, 1.005, 0.99, 1.01];
 
-    fn target() -> Builtin {
-        let request = SweepRequest {
-            kernel: KernelChoice { width: 64, height: 64, ..KernelChoice::default() },
-            ..SweepRequest::default()
-        };
-        let mut target = request.parts().unwrap();
-        target.build().unwrap();
-        target
+    fn target() -> Run<'static> {
+        let kernel: &'static Kernel = Box::leak(Box::new(fixture::kernel(4096)));
+        Run::new(kernel, 1 << 16)
     }
 
     fn gpu(milliseconds: &[(u32, f32)], script: &[f32]) -> MockGpu {
-        let mut gpu = MockGpu::h200_with(&[grayscale::KERNEL.rust_kernel()]);
+        let mut gpu = fixture::gpu();
+        crate::measure::backend::Device::load(&mut gpu, &fixture::MODULE.kernel("scale")).unwrap();
         gpu.milliseconds = milliseconds.to_vec();
         gpu.sample_script = script.to_vec();
         gpu
     }
 
-    fn settings(block_sizes: &[u32]) -> sweep::Settings {
+    fn settings(block_sizes: &[u32]) -> sweep::Plan {
         // Ten samples a first round; the second converges at 5 percent, or stops at 40 ms.
         let stop = NoiseStop { max_noise: 0.05, max_time_per_row: Duration::from_millis(40), max_runs: 1000 };
-        sweep::Settings {
+        sweep::Plan {
             block_sizes: block_sizes.to_vec(),
             timing: Timing::launch(1, 10).until(stop),
             grid: crate::model::grid::GridPolicy::OneWave,
@@ -203,7 +195,7 @@ mod race {
         }
     }
 
-    fn race(gpu: &mut MockGpu, settings: &sweep::Settings, journal: Option<&mut Journal>) -> Sweep {
+    fn race(gpu: &mut MockGpu, settings: &sweep::Plan, journal: Option<&mut Journal>) -> Sweep {
         measure_by(&mut target(), gpu, settings, Search::Race, journal).unwrap()
     }
 
@@ -291,7 +283,7 @@ mod race {
     fn every_row_is_checked_raced_or_not_and_each_failure_counted_once() {
         let times = [(64, 2.0), (256, 1.0)];
         let mut gpu = gpu(&times, &SPREAD);
-        let result = race(&mut gpu, &sweep::Settings { corrupt: Some(7), ..settings(&[64, 256]) }, None);
+        let result = race(&mut gpu, &sweep::Plan { corrupt: Some(7), ..settings(&[64, 256]) }, None);
         let failing: Vec<u32> = result
             .failures
             .iter()
@@ -349,7 +341,8 @@ mod race {
 
 #[test]
 fn the_winner_is_written_as_rust_that_compiles_and_as_json_beside_it() {
-    let plan = Plan::new(&Settings { emit_rust: Some("out/winner.rs".into()), ..Settings::default() }, None);
+    let plan =
+        Outputs::new(&Settings { emit_rust: Some("out/winner.rs".into()), ..Settings::default() }, None);
     let mut result = measured(None);
     result.axes = vec!["items/thr".into()];
     for (row, value) in result.rows.iter_mut().zip(["1", "4"]) {
@@ -404,33 +397,13 @@ fn the_winner_is_written_as_rust_that_compiles_and_as_json_beside_it() {
 
 #[test]
 fn no_winner_is_written_from_a_sweep_whose_checks_failed() {
-    let plan = Plan::new(&Settings { emit_rust: Some("winner.rs".into()), ..Settings::default() }, None);
+    let plan = Outputs::new(&Settings { emit_rust: Some("winner.rs".into()), ..Settings::default() }, None);
     let Delivery(effects) = plan.deliver(&measured(Some(3)), "HEAD\n", provenance).unwrap();
     assert!(!effects.iter().any(|effect| matches!(effect, Effect::File(..))), "{effects:?}");
     assert!(
         effects.contains(&Effect::Stderr("--emit-rust: winner.rs not written: a check failed\n".into())),
         "{effects:?}"
     );
-}
-
-#[test]
-fn the_grayscale_axes_name_the_shapes_variants_measures() {
-    // Each (vector width, pixels per thread) is a shape of `block-size variants`, with its pixels
-    // per trip, and every shape is one of them.
-    let mut entries: Vec<&str> = GRAYSCALE_SHAPES.iter().map(|&(_, _, entry)| entry).collect();
-    for &(width, pixels, entry) in &GRAYSCALE_SHAPES {
-        let variant = crate::commands::variants::engine::VARIANTS
-            .iter()
-            .find(|variant| variant.entry == entry)
-            .unwrap();
-        assert_eq!(variant.pixels_per_trip, pixels, "{entry}");
-        assert_eq!(width == 4, variant.name == "vec4", "{entry}");
-    }
-    let mut known: Vec<&str> =
-        crate::commands::variants::engine::VARIANTS.iter().map(|variant| variant.entry).collect();
-    entries.sort_unstable();
-    known.sort_unstable();
-    assert_eq!(entries, known);
 }
 
 mod user;

@@ -52,16 +52,16 @@ fn driver() -> MockDriver {
 const N: usize = 1000;
 
 /// The kernel over `N` values `i / 8`, checked by `check`.
-fn kernel(check: Check) -> UserKernel {
+fn kernel(check: Check) -> Kernel {
     kernel_at("scale", check)
 }
 
 /// [`kernel`] with the entry point `entry`.
-fn kernel_at(entry: &'static str, check: Check) -> UserKernel {
+fn kernel_at(entry: &'static str, check: Check) -> Kernel {
     let x: Vec<f32> = (0..N).map(|i| i as f32 / 8.0).collect();
-    UserKernel::new(MODULE, entry)
+    Kernel::new(MODULE, entry)
         .items(N as u64, "values")
-        .bytes_per_pass(8 * N as u64)
+        .bytes_per_pass(8 * N as u64, "moved per pass")
         .input("x", x)
         .output::<f32>("out", N)
         .args(|_| vec![Arg::buffer("x"), Arg::Usize(N), Arg::buffer("out")])
@@ -95,16 +95,11 @@ fn options(block_sizes: &[u32]) -> Settings {
     }
 }
 
-fn run(driver: &MockDriver, kernel: &mut UserKernel, settings: &Settings) -> Result<Measured, Error> {
+fn run(driver: &MockDriver, kernel: &Kernel, settings: &Settings) -> Result<Measured, Error> {
     crate::sweep(driver, kernel, settings)
 }
 
-fn run_and_print(
-    driver: &MockDriver,
-    kernel: &mut UserKernel,
-    settings: &Settings,
-    console: &mut Console,
-) -> i32 {
+fn run_and_print(driver: &MockDriver, kernel: &Kernel, settings: &Settings, console: &mut Console) -> i32 {
     crate::sweep_and_print(driver, kernel, settings, console)
 }
 
@@ -114,8 +109,8 @@ fn failures(measured: &Measured) -> Vec<String> {
 
 #[test]
 fn a_kernel_of_ones_own_is_swept_and_checked_against_its_reference() {
-    let mut kernel = kernel(reference());
-    let measured = run(&driver(), &mut kernel, &options(&[32, 128, 1024])).unwrap();
+    let kernel = kernel(reference());
+    let measured = run(&driver(), &kernel, &options(&[32, 128, 1024])).unwrap();
     assert_eq!(failures(&measured), Vec::<String>::new());
     assert_eq!(measured.exit_status(), 0);
     let threads: Vec<u32> = measured.sweep.rows.iter().map(|row| row.threads_per_block).collect();
@@ -141,7 +136,7 @@ fn a_wrong_result_fails_the_reference_check() {
     let mut driver = driver();
     driver.devices[0].wrong_kernel = Some(MODULE.kernel("scale"));
     driver.devices[0].wrong_element = 7;
-    let measured = run(&driver, &mut kernel(reference()), &options(&[64, 128])).unwrap();
+    let measured = run(&driver, &kernel(reference()), &options(&[64, 128])).unwrap();
     assert_eq!(
         failures(&measured),
         [
@@ -155,8 +150,8 @@ fn a_wrong_result_fails_the_reference_check() {
 
 #[test]
 fn same_as_first_bit_for_bit_catches_the_one_block_size_that_differs() {
-    let mut kernel = kernel(Check::same_as_first(Agreement::BitForBit));
-    let measured = run(&driver(), &mut kernel, &options(&[64, ODD_BLOCK, 512])).unwrap();
+    let kernel = kernel(Check::same_as_first(Agreement::BitForBit));
+    let measured = run(&driver(), &kernel, &options(&[64, ODD_BLOCK, 512])).unwrap();
     assert_eq!(
         failures(&measured),
         ["wrong output at 256 threads per block: value 999 is 249.75002 (0x4379c001), \
@@ -174,13 +169,10 @@ fn same_as_first_bit_for_bit_catches_the_one_block_size_that_differs() {
 fn same_as_first_within_a_tolerance_takes_small_differences_but_not_large_ones() {
     // The last value is one ulp of 249.75 higher at 256: a relative difference of 6.1e-8,
     // within 1e-6 and not within 1e-9; the other values agree exactly.
-    let mut loose = kernel(Check::same_as_first(Agreement::Within(1e-6)));
-    assert_eq!(
-        failures(&run(&driver(), &mut loose, &options(&[64, ODD_BLOCK])).unwrap()),
-        Vec::<String>::new()
-    );
-    let mut tight = kernel(Check::same_as_first(Agreement::Within(1e-9)));
-    let measured = run(&driver(), &mut tight, &options(&[64, ODD_BLOCK, 512])).unwrap();
+    let loose = kernel(Check::same_as_first(Agreement::Within(1e-6)));
+    assert_eq!(failures(&run(&driver(), &loose, &options(&[64, ODD_BLOCK])).unwrap()), Vec::<String>::new());
+    let tight = kernel(Check::same_as_first(Agreement::Within(1e-9)));
+    let measured = run(&driver(), &tight, &options(&[64, ODD_BLOCK, 512])).unwrap();
     assert_eq!(
         failures(&measured),
         [
@@ -189,8 +181,8 @@ fn same_as_first_within_a_tolerance_takes_small_differences_but_not_large_ones()
         ]
     );
     // The CPU reference is exact: it catches what the loose tolerance lets through.
-    let mut both = kernel(reference()).check(Check::same_as_first(Agreement::Within(1e-6)));
-    let measured = run(&driver(), &mut both, &options(&[64, ODD_BLOCK])).unwrap();
+    let both = kernel(reference()).check(Check::same_as_first(Agreement::Within(1e-6)));
+    let measured = run(&driver(), &both, &options(&[64, ODD_BLOCK])).unwrap();
     assert_eq!(failures(&measured).len(), 1, "the reference catches it, the loose tolerance does not");
 }
 
@@ -199,26 +191,23 @@ fn same_as_first_on_a_larger_value_within_a_tolerance() {
     // A result of its own: the sum of the outputs, whose one-ulp change at value 0 is far
     // below a relative 1e-6 of the total.
     let sum = |readback: &Readback, _: &Shape| -> Result<Values> {
-        Ok(Values::from(readback.f32("out")?.iter().map(|&value| f64::from(value)).sum::<f64>()))
+        Ok(Values::from(readback.of::<f32>("out")?.iter().map(|&value| f64::from(value)).sum::<f64>()))
     };
-    let mut bits = kernel(Check::same_as_first(Agreement::BitForBit)).result(sum);
-    let measured = run(&driver(), &mut bits, &options(&[64, ODD_BLOCK])).unwrap();
+    let bits = kernel(Check::same_as_first(Agreement::BitForBit)).result(sum);
+    let measured = run(&driver(), &bits, &options(&[64, ODD_BLOCK])).unwrap();
     assert_eq!(measured.sweep.failures.len(), 1, "bit for bit, the sum differs");
-    let mut within = kernel(Check::same_as_first(Agreement::Within(1e-6))).result(sum);
-    assert_eq!(
-        failures(&run(&driver(), &mut within, &options(&[64, ODD_BLOCK])).unwrap()),
-        Vec::<String>::new()
-    );
+    let within = kernel(Check::same_as_first(Agreement::Within(1e-6))).result(sum);
+    assert_eq!(failures(&run(&driver(), &within, &options(&[64, ODD_BLOCK])).unwrap()), Vec::<String>::new());
 }
 
 #[test]
 fn a_tunable_runs_the_cross_product_and_shows_as_a_column() {
-    let mut kernel = kernel(reference())
-        .tunable("items/thr", [("1", "scale"), ("2", "scale_x2")])
+    let kernel = kernel(reference())
+        .axis(Axis::entries("items/thr", [("1", "scale"), ("2", "scale_x2")]))
         .dynamic_shared_memory(|threads, variant| threads * 4 * (variant.index as u32 + 1));
     let mut driver = driver();
     driver.devices[0].milliseconds = vec![(64, 0.5), (128, 0.25)];
-    let measured = run(&driver, &mut kernel, &options(&[64, 128])).unwrap();
+    let measured = run(&driver, &kernel, &options(&[64, 128])).unwrap();
     let rows: Vec<(Option<&str>, u32, u32)> = measured
         .sweep
         .rows
@@ -258,14 +247,14 @@ fn grid_policies_size_every_launch() {
         [(GridPolicy::OneWave, [8, 4]), (GridPolicy::PerItem, [8, 4]), (GridPolicy::Waves(2), [8, 4])]
     {
         let options = Settings { grid, ..options(&[128, 256]) };
-        let measured = run(&driver(), &mut kernel(reference()), &options).unwrap();
+        let measured = run(&driver(), &kernel(reference()), &options).unwrap();
         let grids: Vec<u32> = measured.sweep.rows.iter().map(|row| row.grid_blocks).collect();
         assert_eq!(grids, want, "{grid:?}: 1000 values are few enough for one block each 128 or 256");
     }
     // A million values: one wave is blk/SM x SMs, waves:2 twice that, per-item one per 128.
     let n = 1 << 20;
     let big = || {
-        UserKernel::new(MODULE, "scale")
+        Kernel::new(MODULE, "scale")
             .items(n as u64, "values")
             .input("x", vec![0.0f32; n])
             .output::<f32>("out", n)
@@ -275,7 +264,7 @@ fn grid_policies_size_every_launch() {
     for (grid, want) in
         [(GridPolicy::OneWave, 2112), (GridPolicy::Waves(2), 4224), (GridPolicy::PerItem, 8192)]
     {
-        let measured = run(&driver(), &mut big(), &Settings { grid, ..options(&[128]) }).unwrap();
+        let measured = run(&driver(), &big(), &Settings { grid, ..options(&[128]) }).unwrap();
         assert_eq!(measured.sweep.rows[0].grid_blocks, want, "{grid:?}");
         assert_eq!(measured.sweep.grid, grid);
         assert_eq!(measured.head.contains("Grid: "), grid != GridPolicy::OneWave, "{}", measured.head);
@@ -284,31 +273,29 @@ fn grid_policies_size_every_launch() {
 
 #[test]
 fn bad_input_no_device_and_an_unloadable_module_are_stops_with_their_exit_status() {
-    let stop = |kernel: &mut UserKernel, driver: &MockDriver, options: &Settings| {
-        run(driver, kernel, options).unwrap_err()
-    };
-    let unchecked = UserKernel::new(MODULE, "scale").items(10, "values").output::<f32>("out", 10);
+    let stop =
+        |kernel: &Kernel, driver: &MockDriver, options: &Settings| run(driver, kernel, options).unwrap_err();
+    let unchecked = Kernel::new(MODULE, "scale").items(10, "values").output::<f32>("out", 10);
     let no_check = stop(&mut { unchecked }, &driver(), &options(&[64]));
     assert_eq!(no_check.exit_status(), exit::USAGE);
     assert!(no_check.message().starts_with("the kernel has no check"), "{}", no_check.message());
-    let misnamed =
-        UserKernel::new(MODULE, "scal").items(1, "values").output::<f32>("out", 1).check(reference());
+    let misnamed = Kernel::new(MODULE, "scal").items(1, "values").output::<f32>("out", 1).check(reference());
     let missing = stop(&mut { misnamed }, &driver(), &options(&[64]));
     assert_eq!(
         (missing.exit_status(), missing.message()),
         (exit::USAGE, "the scale PTX has no kernel `scal`; its kernels: scale, scale_x2, scale_tiled")
     );
-    let too_large = stop(&mut kernel(reference()), &driver(), &options(&[64, 2048]));
+    let too_large = stop(&kernel(reference()), &driver(), &options(&[64, 2048]));
     assert_eq!(too_large.exit_status(), exit::USAGE);
-    let twice = stop(&mut kernel(reference()), &driver(), &options(&[64, 64]));
+    let twice = stop(&kernel(reference()), &driver(), &options(&[64, 64]));
     assert_eq!(twice.message(), "block size 64 is listed twice in --block-sizes");
     let shared = kernel(reference()).dynamic_shared_memory(|threads, _| threads * 64);
     assert!(stop(&mut { shared }, &driver(), &options(&[1024])).message().contains("dynamic shared memory"));
     let none = MockDriver { cuda_version: 13000, devices: Vec::new() };
-    assert_eq!(stop(&mut kernel(reference()), &none, &options(&[64])).exit_status(), exit::NO_DEVICE);
+    assert_eq!(stop(&kernel(reference()), &none, &options(&[64])).exit_status(), exit::NO_DEVICE);
     // A CUDA 11.7 driver cannot load PTX ISA 7.8.
     let old = MockDriver { cuda_version: 11070, ..driver() };
-    let refused = stop(&mut kernel(reference()), &old, &options(&[64]));
+    let refused = stop(&kernel(reference()), &old, &options(&[64]));
     assert_eq!(refused.exit_status(), exit::NO_DEVICE);
     assert!(refused.message().contains("the scale module"), "{}", refused.message());
 }
@@ -318,7 +305,7 @@ fn run_and_print_prints_as_block_size_does() {
     let (mut out, mut err) = (Vec::new(), Vec::new());
     let code = run_and_print(
         &driver(),
-        &mut kernel(reference()),
+        &kernel(reference()),
         &options(&[64, 128]),
         &mut Console { out: &mut out, err: &mut err },
     );
@@ -331,12 +318,8 @@ fn run_and_print_prints_as_block_size_does() {
     let mut wrong = driver();
     wrong.devices[0].wrong_kernel = Some(MODULE.kernel("scale"));
     let options = Settings { format: Some(Format::Json), ..options(&[64]) };
-    let code = run_and_print(
-        &wrong,
-        &mut kernel(reference()),
-        &options,
-        &mut Console { out: &mut out, err: &mut err },
-    );
+    let code =
+        run_and_print(&wrong, &kernel(reference()), &options, &mut Console { out: &mut out, err: &mut err });
     assert_eq!(code, exit::FAILED);
     let json: serde_json::Value = serde_json::from_slice(&out).unwrap();
     assert_eq!(json["failures"].as_array().unwrap().len(), 1);
@@ -346,12 +329,8 @@ fn run_and_print_prints_as_block_size_does() {
     // A stop: one line, its status.
     let (mut out, mut err) = (Vec::new(), Vec::new());
     let none = MockDriver { cuda_version: 13000, devices: Vec::new() };
-    let code = run_and_print(
-        &none,
-        &mut kernel(reference()),
-        &options,
-        &mut Console { out: &mut out, err: &mut err },
-    );
+    let code =
+        run_and_print(&none, &kernel(reference()), &options, &mut Console { out: &mut out, err: &mut err });
     assert_eq!((code, out.is_empty()), (exit::NO_DEVICE, true));
     assert!(String::from_utf8(err).unwrap().starts_with("Error: "));
 }
@@ -360,7 +339,7 @@ fn run_and_print_prints_as_block_size_does() {
 fn a_fault_that_loses_the_context_in_a_process_of_its_own_keeps_the_rows_before_it() {
     let mut driver = driver();
     driver.devices[0].fault_at = Some((128, crate::measure::mock::MockFault { context_lost: true }));
-    let measured = run(&driver, &mut kernel(reference()), &options(&[64, 128, 256, 512])).unwrap();
+    let measured = run(&driver, &kernel(reference()), &options(&[64, 128, 256, 512])).unwrap();
     let rows: Vec<(u32, bool)> =
         measured.sweep.rows.iter().map(|row| (row.threads_per_block, row.failed.is_some())).collect();
     assert_eq!(rows, [(64, false), (128, true)]);
@@ -386,7 +365,7 @@ fn a_fault_that_loses_the_context_in_a_process_of_its_own_keeps_the_rows_before_
 fn a_fault_that_keeps_the_context_fails_its_row_only() {
     let mut driver = driver();
     driver.devices[0].fault_at = Some((128, crate::measure::mock::MockFault { context_lost: false }));
-    let measured = run(&driver, &mut kernel(reference()), &options(&[64, 128, 256])).unwrap();
+    let measured = run(&driver, &kernel(reference()), &options(&[64, 128, 256])).unwrap();
     let rows: Vec<(u32, bool)> =
         measured.sweep.rows.iter().map(|row| (row.threads_per_block, row.failed.is_some())).collect();
     assert_eq!(rows, [(64, false), (128, true), (256, false)]);
@@ -400,12 +379,12 @@ fn a_journal_holds_each_configuration_and_a_resume_measures_only_the_others() {
     let path = std::env::temp_dir().join(format!("user-journal-{}.jsonl", std::process::id()));
     let _ = std::fs::remove_file(&path);
     let settings = Settings { journal: Some(path.clone()), ..options(&[64, 128]) };
-    run(&driver(), &mut kernel(reference()), &settings).unwrap();
+    run(&driver(), &kernel(reference()), &settings).unwrap();
     assert_eq!(std::fs::read_to_string(&path).unwrap().lines().count(), 2);
 
     let driver = driver();
     let resumed = Settings { resume: Some(path.clone()), ..options(&[64, 128, 256]) };
-    let measured = run(&driver, &mut kernel(reference()), &resumed).unwrap();
+    let measured = run(&driver, &kernel(reference()), &resumed).unwrap();
     assert_eq!(measured.sweep.rows.len(), 3);
     assert!(measured.head.contains("Resume: 2 configuration(s) from "), "{}", measured.head);
     // Another key (a longer timing) measures everything again and says so.
@@ -414,7 +393,7 @@ fn a_journal_holds_each_configuration_and_a_resume_measures_only_the_others() {
         timing: TimingSettings { runs: Some(4), ..options(&[64]).timing },
         ..options(&[64])
     };
-    let measured = run(&driver, &mut kernel(reference()), &other).unwrap();
+    let measured = run(&driver, &kernel(reference()), &other).unwrap();
     assert!(measured.head.contains("2 were measured under another key"), "{}", measured.head);
     let _ = std::fs::remove_file(path);
 }
@@ -424,21 +403,21 @@ fn a_restriction_leaves_configurations_out_of_the_sweep_and_none_kept_is_refused
     // items/thr 2 only at 128 threads and more: three configurations of four.
     let restricted = || {
         kernel(reference())
-            .tunable("items/thr", [("1", "scale"), ("2", "scale_x2")])
+            .axis(Axis::entries("items/thr", [("1", "scale"), ("2", "scale_x2")]))
             .restrict(|threads, variant| variant.value("items/thr") != Some("2") || threads >= 128)
     };
-    let measured = run(&driver(), &mut restricted(), &options(&[64, 128])).unwrap();
+    let measured = run(&driver(), &restricted(), &options(&[64, 128])).unwrap();
     let rows: Vec<(Option<&str>, u32)> =
         measured.sweep.rows.iter().map(|row| (row.axes.get("items/thr"), row.threads_per_block)).collect();
     assert_eq!(rows, [(Some("1"), 64), (Some("1"), 128), (Some("2"), 128)]);
     assert_eq!(restricted().configurations(&[64, 128]), 3);
     // A value whose every block size is left out is no part of the sweep at all.
-    let measured = run(&driver(), &mut restricted(), &options(&[64])).unwrap();
+    let measured = run(&driver(), &restricted(), &options(&[64])).unwrap();
     let rows: Vec<Option<&str>> = measured.sweep.rows.iter().map(|row| row.axes.get("items/thr")).collect();
     assert_eq!(rows, [Some("1")]);
     // Keeping nothing is bad input, before the device.
-    let mut none = kernel(reference()).restrict(|_, _| false);
-    let error = run(&driver(), &mut none, &options(&[64, 128])).unwrap_err();
+    let none = kernel(reference()).restrict(|_, _| false);
+    let error = run(&driver(), &none, &options(&[64, 128])).unwrap_err();
     assert_eq!(error.exit_status(), crate::exit::USAGE);
     assert_eq!(error.to_string(), "the kernel's restriction keeps none of the 2 configurations asked for");
 }
@@ -446,7 +425,7 @@ fn a_restriction_leaves_configurations_out_of_the_sweep_and_none_kept_is_refused
 #[test]
 fn three_axes_run_their_cross_product_with_a_column_each_and_what_cannot_launch_is_pruned() {
     // items/thr (an entry) x tile (a number: the shared memory) x grid (the policy): 2 x 3 x 2.
-    let mut swept = kernel(reference())
+    let swept = kernel(reference())
         .axis(crate::Axis::entries("items/thr", [("1", "scale"), ("2", "scale_x2")]))
         .axis(crate::Axis::powers_of_two("tile", 1, 4))
         .axis(crate::Axis::grid("grid policy", [GridPolicy::OneWave, GridPolicy::Waves(2)]))
@@ -457,7 +436,7 @@ fn three_axes_run_their_cross_product_with_a_column_each_and_what_cannot_launch_
     // One SM, so that one wave of 16-thread blocks (32, the block cap) is under the 63 blocks
     // that cover 1000 values, and two waves are not.
     driver.devices[0].limits.multiprocessors = 1;
-    let measured = run(&driver, &mut swept, &options(&[16, 1024])).unwrap();
+    let measured = run(&driver, &swept, &options(&[16, 1024])).unwrap();
     assert_eq!(failures(&measured), Vec::<String>::new());
     let sweep = &measured.sweep;
     assert_eq!(sweep.axes, ["items/thr", "tile", "grid policy"]);
@@ -520,12 +499,12 @@ fn three_axes_run_their_cross_product_with_a_column_each_and_what_cannot_launch_
         "the plot's x axis names every axis"
     );
     // A restriction on two axes at once.
-    let mut restricted = kernel(reference())
+    let restricted = kernel(reference())
         .axis(crate::Axis::entries("items/thr", [("1", "scale"), ("2", "scale_x2")]))
         .axis(crate::Axis::integers("tile", [1, 8]))
         .restrict(|_, variant| variant.value("items/thr") == Some("2") || variant.integer("tile") == Some(1));
     assert_eq!(restricted.configurations(&[16, 1024]), 6);
-    let measured = run(&driver, &mut restricted, &options(&[16, 1024])).unwrap();
+    let measured = run(&driver, &restricted, &options(&[16, 1024])).unwrap();
     assert_eq!(measured.sweep.rows.len(), 6);
 }
 
@@ -537,13 +516,13 @@ fn an_integer_axis_is_passed_as_an_argument_and_one_too_large_is_said() {
             .args(|_| vec![Arg::buffer("x"), Arg::Usize(N), Arg::buffer("out"), Arg::Axis("tile")])
     };
     let driver = driver();
-    let mut kernel = tiled(vec![4, 8]);
-    let measured = run(&driver, &mut kernel, &options(&[64])).unwrap();
+    let kernel = tiled(vec![4, 8]);
+    let measured = run(&driver, &kernel, &options(&[64])).unwrap();
     assert_eq!(failures(&measured), Vec::<String>::new());
     assert_eq!(measured.sweep.rows.len(), 2);
     // 2^32 fits no u32: the launch says so, and nothing is measured.
-    let mut kernel = tiled(vec![1 << 32]);
-    let error = run(&driver, &mut kernel, &options(&[64])).unwrap_err();
+    let kernel = tiled(vec![1 << 32]);
+    let error = run(&driver, &kernel, &options(&[64])).unwrap_err();
     assert!(
         error
             .to_string()
@@ -563,13 +542,13 @@ fn axes_that_cannot_be_swept_are_refused_before_the_device() {
             "two axes are named `tile`",
         ),
     ] {
-        let mut kernel = kernel;
-        let error = run(&driver(), &mut kernel, &options(&[64])).unwrap_err();
+        let kernel = kernel;
+        let error = run(&driver(), &kernel, &options(&[64])).unwrap_err();
         assert_eq!((error.exit_status(), error.to_string()), (crate::exit::USAGE, why.to_string()));
     }
     // Every configuration beyond the shared memory a block gets: nothing to launch, exit 2.
-    let mut too_much = kernel(reference()).dynamic_shared_memory(|_, _| 64 * 1024);
-    let error = run(&driver(), &mut too_much, &options(&[64, 128])).unwrap_err();
+    let too_much = kernel(reference()).dynamic_shared_memory(|_, _| 64 * 1024);
+    let error = run(&driver(), &too_much, &options(&[64, 128])).unwrap_err();
     assert_eq!(error.exit_status(), crate::exit::USAGE);
     assert!(error.to_string().contains("65536 B of dynamic shared memory per block"), "{error}");
 }

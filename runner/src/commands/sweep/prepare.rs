@@ -1,0 +1,58 @@
+/*!
+What a run of a [`Kernel`] needs checked before any device is opened: its description holds,
+every entry point it launches is in its PTX (and in each twin a command measures), and for a
+sweep the settings hold and `--corrupt-output` names an element of its first output.
+*/
+
+use crate::commands::settings::Settings;
+use crate::error::{Error, exit};
+use crate::kernel::Kernel;
+use crate::kernel::run::Run;
+use crate::measure::ptx::{EmbeddedPtx, entry_params};
+use crate::measure::timing::Timing;
+use crate::model::grid::GridPolicy;
+
+/// The kernel's description holds and every entry point its configurations launch is in
+/// `modules` (its own, and the twins the command measures); the message is one line (exit 2).
+pub(crate) fn check_kernel(kernel: &Kernel, modules: &[EmbeddedPtx]) -> Result<(), Error> {
+    let usage = |message: String| Error::new(exit::USAGE, message);
+    kernel.validate().map_err(usage)?;
+    for &module in modules {
+        for kernel_ref in kernel.kernels_in(module) {
+            if entry_params(module.ptx, kernel_ref.entry).is_none() {
+                let entries = module.stamp().kernels.join(", ");
+                return Err(usage(format!(
+                    "the {} PTX has no kernel `{}`; its kernels: {entries}",
+                    module.label, kernel_ref.entry
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Everything about a sweep of `kernel` with `settings` that needs no device: the settings
+/// hold ([`Settings::checked`], their timing returned), the kernel's description holds, every
+/// entry point is in its PTX, its restriction keeps a configuration, `--corrupt-output` names
+/// an element of its first output. Returns the run, its outputs of one element per block sized
+/// for the largest grid of the block sizes.
+pub(crate) fn prepare<'k>(kernel: &'k Kernel, settings: &Settings) -> Result<(Run<'k>, Timing), Error> {
+    let timing = settings.checked()?;
+    let block_sizes = &settings.block_sizes[..];
+    let usage = |message: String| Error::new(exit::USAGE, message);
+    check_kernel(kernel, &[kernel.module()])?;
+    let asked = block_sizes.len() * kernel.variants().len().max(1);
+    if kernel.configurations(block_sizes) == 0 {
+        return Err(usage(format!(
+            "the kernel's restriction keeps none of the {asked} configurations asked for"
+        )));
+    }
+    if let Some(index) = settings.corrupt_output {
+        let (outputs, whole) = kernel.first_output().ok_or_else(|| {
+            usage("--corrupt-output needs an output buffer to overwrite; this kernel has none".to_string())
+        })?;
+        super::check_corrupt_output(Some(index), outputs, &whole)?;
+    }
+    let max_grid = GridPolicy::largest_grid(kernel.pass.item_count(), block_sizes);
+    Ok((Run::new(kernel, max_grid), timing))
+}

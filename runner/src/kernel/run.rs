@@ -1,0 +1,362 @@
+/*!
+[`Run`]: a [`Kernel`] being measured, the [`Workload`] every measurement (the sweep, `compare`,
+`tail`, `variants`) launches and checks. It holds what the description does not: the host data
+its inputs are built into (once, whatever the number of devices), the buffers on the device of
+the moment, the configuration of the axes launched, and the first row's result for
+[`Check::same_as_first`](crate::Check::same_as_first).
+*/
+
+use super::check::{CheckKind, Values};
+use super::description::{Arg, BufferSpec, Kernel, Length, Readback, Role, Source};
+use super::shape::{Shape, Variant};
+use crate::measure::backend::{BufferId, Gpu, KernelArg, Launch};
+use crate::measure::device::Footprint;
+use crate::measure::progress::Phase;
+use crate::measure::workload::Workload;
+use crate::model::mismatch::Mismatch;
+use crate::model::pass::Pass;
+use anyhow::{Context as _, Result, bail, ensure};
+use std::cell::RefCell;
+
+/// An input's values on the host, and the axis value they were built for (`None`: for every
+/// configuration).
+struct Built {
+    key: Option<u64>,
+    values: Values,
+}
+
+/// A kernel being measured: its host data, its buffers on one device, its active configuration.
+pub(crate) struct Run<'k> {
+    kernel: &'k Kernel,
+    /// The largest grid a launch of this run may have: outputs of one element per block hold
+    /// this many.
+    max_grid: u32,
+    /// Each buffer's built values, inputs alone.
+    host: Vec<Option<Built>>,
+    /// Each buffer on the device of the moment, with the key its input was built for.
+    device: Vec<(BufferId, Option<u64>)>,
+    active: usize,
+    last: RefCell<Option<Shape>>,
+    first: Option<(Values, String)>,
+}
+
+impl<'k> Run<'k> {
+    /// A run of `kernel` whose grids have at most `max_grid` blocks.
+    pub fn new(kernel: &'k Kernel, max_grid: u32) -> Self {
+        Self {
+            kernel,
+            max_grid: max_grid.max(1),
+            host: kernel.buffers.iter().map(|_| None).collect(),
+            device: Vec::new(),
+            active: 0,
+            last: RefCell::new(None),
+            first: None,
+        }
+    }
+
+    /// The kernel measured.
+    pub fn kernel(&self) -> &'k Kernel {
+        self.kernel
+    }
+
+    /// The configuration of the axes launched now.
+    pub fn variant(&self) -> &'k Variant {
+        &self.kernel.variants()[self.active]
+    }
+
+    /// Elements the buffer holds on the device: its most over the configurations.
+    fn allocated(&self, buffer: &BufferSpec) -> usize {
+        match (&buffer.role, &buffer.length) {
+            (Role::Output, Length::PerVariant(length)) => {
+                self.kernel.variants().iter().map(length).max().unwrap_or(0)
+            }
+            _ => buffer.len(self.variant(), self.max_grid),
+        }
+    }
+
+    /// Device and host memory the run needs, before anything is allocated: every buffer with
+    /// its offset on the device; the inputs and the outputs read back on the host. `None` where
+    /// a count overflows 64 bits.
+    pub fn footprint(&self) -> Footprint {
+        let mut device = Some(0u64);
+        let mut host = Some(0u64);
+        for buffer in &self.kernel.buffers {
+            let elements = self.allocated(buffer) as u64;
+            let size = buffer.element_size as u64;
+            let on_device =
+                elements.checked_add(buffer.offset as u64).and_then(|count| count.checked_mul(size));
+            device = device.zip(on_device).and_then(|(sum, bytes)| sum.checked_add(bytes));
+            host = host.zip(elements.checked_mul(size)).and_then(|(sum, bytes)| sum.checked_add(bytes));
+        }
+        let names: Vec<&str> = self.kernel.buffers.iter().map(|buffer| buffer.name).collect();
+        let names = match names.split_last() {
+            Some((last, [])) => last.to_string(),
+            Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+            None => "nothing".to_string(),
+        };
+        let frame = self.kernel.pass.items.is_none().then_some(self.kernel.pass.frame);
+        Footprint {
+            subject: frame.map_or_else(|| "the kernel".to_string(), |frame| format!("a {frame} frame")),
+            device_bytes: device,
+            device_what: format!("its buffers {names}"),
+            host_bytes: host,
+            host_what: "its inputs and its outputs read back".to_string(),
+        }
+    }
+
+    /// Builds on the host every input the active configuration needs and does not have yet (an
+    /// input built for another value of its axis is dropped first). An error is one the host
+    /// cannot hold.
+    pub fn build(&mut self) -> Result<()> {
+        let variant = self.variant();
+        let mut phase = None;
+        for (index, buffer) in self.kernel.buffers.iter().enumerate() {
+            let Role::Input { len, source } = &buffer.role else { continue };
+            let key = key_of(source, variant);
+            if self.host[index].as_ref().is_some_and(|built| built.key == key) {
+                continue;
+            }
+            self.host[index] = None;
+            if matches!(source, Source::Given(_)) {
+                continue;
+            }
+            phase.get_or_insert_with(|| Phase::start("building the kernel's inputs on the host"));
+            let values = match source {
+                Source::Given(_) => unreachable!("given inputs are not built"),
+                Source::Once(make) => make(),
+                Source::PerValue { make, .. } => make(key.expect("a per-value input has its axis's value")),
+            }
+            .with_context(|| format!("building the input `{}`", buffer.name))?;
+            ensure!(
+                values.len() == *len,
+                "the input `{}` was built with {} values, not the {len} it was described with",
+                buffer.name,
+                values.len()
+            );
+            self.host[index] = Some(Built { key, values });
+        }
+        if let Some(phase) = phase {
+            phase.finish();
+        }
+        Ok(())
+    }
+
+    /// The values of input `index` for the active configuration: given, or built.
+    fn input_values(&self, index: usize) -> Result<&Values> {
+        let buffer = &self.kernel.buffers[index];
+        match &buffer.role {
+            Role::Input { source: Source::Given(values), .. } => Ok(values),
+            Role::Input { .. } => self.host[index]
+                .as_ref()
+                .map(|built| &built.values)
+                .with_context(|| format!("the input `{}` was not built", buffer.name)),
+            Role::Output => bail!("`{}` is an output", buffer.name),
+        }
+    }
+
+    /// Makes configuration `index` of the axes the one launched. Where its inputs differ from
+    /// those on `gpu` (an input of another value of its axis), they are built and uploaded.
+    pub fn select(&mut self, index: usize, gpu: &mut dyn Gpu) -> Result<()> {
+        self.active = index;
+        if self.device.is_empty() {
+            return Ok(());
+        }
+        let variant = self.variant();
+        let stale: Vec<usize> = (0..self.kernel.buffers.len())
+            .filter(|&buffer| match &self.kernel.buffers[buffer].role {
+                Role::Input { source, .. } => self.device[buffer].1 != key_of(source, variant),
+                Role::Output => false,
+            })
+            .collect();
+        if stale.is_empty() {
+            return Ok(());
+        }
+        self.build()?;
+        for index in stale {
+            let buffer = &self.kernel.buffers[index];
+            let Role::Input { source, .. } = &buffer.role else { continue };
+            let (id, _) = self.device[index];
+            let bytes = self.input_values(index)?.bytes();
+            gpu.upload(id, buffer.offset * buffer.element_size, bytes)
+                .with_context(|| format!("uploading the input `{}`", buffer.name))?;
+            self.device[index].1 = key_of(source, variant);
+        }
+        Ok(())
+    }
+
+    fn buffer_id(&self, name: &str) -> Result<(BufferId, usize)> {
+        let index = self.kernel.buffers.iter().position(|buffer| buffer.name == name).with_context(|| {
+            format!("the launch passes the buffer `{name}`, which the kernel does not have")
+        })?;
+        let (id, _) = self.device.get(index).copied().context("the kernel's buffers are not uploaded")?;
+        let buffer = &self.kernel.buffers[index];
+        Ok((id, buffer.offset * buffer.element_size))
+    }
+
+    /// The result of the row just launched, and where it is wrong.
+    fn judge(&mut self, readback: &Readback, shape: &Shape) -> Result<Option<Mismatch>> {
+        let result = match &self.kernel.result {
+            Some(result) => result(readback, shape).context("computing the row's result")?,
+            None => readback.buffers.first().map(|(_, values)| values.clone()).context("no output buffer")?,
+        };
+        let row = shape.describe();
+        let mut wrong = Vec::new();
+        let mut index = None;
+        for check in &self.kernel.checks {
+            let found = match &check.0 {
+                CheckKind::Reference(reference) => {
+                    reference(&result, shape).err().map(|description| Mismatch { index: None, description })
+                }
+                CheckKind::SameAsFirst(agreement) => self.first.as_ref().and_then(|(first, first_row)| {
+                    agreement
+                        .difference(first, &result, first_row)
+                        .map(|(at, description)| Mismatch { index: at, description })
+                }),
+            };
+            if let Some(mismatch) = found {
+                index = index.or(mismatch.index);
+                wrong.push(mismatch.description);
+            }
+        }
+        if self.first.is_none() {
+            self.first = Some((result, row));
+        }
+        Ok((!wrong.is_empty()).then(|| Mismatch { index, description: wrong.join("; ") }))
+    }
+}
+
+/// The axis value an input from `source` is built for at `variant`.
+fn key_of(source: &Source, variant: &Variant) -> Option<u64> {
+    match source {
+        Source::PerValue { axis, .. } => variant.integer(axis),
+        _ => None,
+    }
+}
+
+impl Workload for Run<'_> {
+    fn pass(&self) -> &Pass {
+        &self.kernel.pass
+    }
+
+    fn dynamic_shared_memory(&self, threads_per_block: u32) -> u32 {
+        (self.kernel.shared)(threads_per_block, self.variant())
+    }
+
+    fn upload(&mut self, gpu: &mut dyn Gpu) -> Result<()> {
+        self.build()?;
+        let variant = self.variant();
+        let uploading = Phase::start("uploading the inputs");
+        let mut device = Vec::with_capacity(self.kernel.buffers.len());
+        for (index, buffer) in self.kernel.buffers.iter().enumerate() {
+            let skip = buffer.offset * buffer.element_size;
+            let bytes =
+                (self.allocated(buffer) * buffer.element_size).checked_add(skip).with_context(|| {
+                    format!("the buffer `{}` is larger than this host can address", buffer.name)
+                })?;
+            let id = gpu
+                .alloc_zeroed(bytes)
+                .with_context(|| format!("allocating the buffer `{}`", buffer.name))?;
+            let key = match &buffer.role {
+                Role::Input { source, .. } => {
+                    gpu.upload(id, skip, self.input_values(index)?.bytes())
+                        .with_context(|| format!("uploading the input `{}`", buffer.name))?;
+                    key_of(source, variant)
+                }
+                Role::Output => None,
+            };
+            device.push((id, key));
+        }
+        uploading.finish();
+        self.device = device;
+        self.first = None;
+        self.last.replace(None);
+        Ok(())
+    }
+
+    fn launch(&self, grid_blocks: u32, threads_per_block: u32) -> Result<Launch> {
+        ensure!(
+            grid_blocks <= self.max_grid,
+            "a grid of {grid_blocks} blocks is larger than the {} this run was sized for",
+            self.max_grid
+        );
+        let shape = Shape { grid_blocks, threads_per_block, variant: self.variant().clone() };
+        let args = (self.kernel.args)(&shape)
+            .into_iter()
+            .map(|arg| {
+                Ok(match arg {
+                    Arg::Buffer(name) => {
+                        let (id, offset) = self.buffer_id(name)?;
+                        KernelArg::Buffer(id, offset)
+                    }
+                    Arg::U32(value) => KernelArg::U32(value),
+                    Arg::U64(value) => KernelArg::U64(value),
+                    Arg::Usize(value) => KernelArg::Usize(value),
+                    Arg::Axis(name) => {
+                        let value = shape.variant.integer(name).with_context(|| {
+                            format!("the launch passes the axis `{name}`, which is not an integer axis of the kernel")
+                        })?;
+                        KernelArg::U32(u32::try_from(value).with_context(|| {
+                            format!("the axis `{name}` is {value} here, which does not fit in a u32 argument")
+                        })?)
+                    }
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let zero_before_each = self
+            .kernel
+            .buffers
+            .iter()
+            .zip(&self.device)
+            .filter(|(buffer, _)| buffer.zero_before_each)
+            .map(|(_, (id, _))| *id)
+            .collect();
+        let launch = Launch {
+            grid_blocks,
+            threads_per_block,
+            dynamic_shared_memory: self.dynamic_shared_memory(threads_per_block),
+            args,
+            zero_before_each,
+        };
+        self.last.replace(Some(shape));
+        Ok(launch)
+    }
+
+    fn clear_outputs(&mut self, gpu: &mut dyn Gpu) -> Result<()> {
+        ensure!(self.device.len() == self.kernel.buffers.len(), "the kernel's buffers are not uploaded");
+        for (buffer, (id, _)) in self.kernel.buffers.iter().zip(&self.device) {
+            if buffer.is_output() {
+                gpu.zero(*id)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn corrupt(&mut self, gpu: &mut dyn Gpu, index: usize) -> Result<()> {
+        let (buffer, (id, _)) = self
+            .kernel
+            .buffers
+            .iter()
+            .zip(&self.device)
+            .find(|(buffer, _)| buffer.is_output())
+            .context("the kernel has no output buffer to corrupt")?;
+        let at = (buffer.offset + index) * buffer.element_size;
+        gpu.upload(*id, at, &buffer.corrupt)
+            .with_context(|| format!("overwriting element {index} of `{}`", buffer.name))
+    }
+
+    fn check(&mut self, gpu: &mut dyn Gpu) -> Result<Option<Mismatch>> {
+        let Some(shape) = self.last.borrow().clone() else { bail!("a row was checked before any launch") };
+        let mut buffers = Vec::new();
+        for (buffer, (id, _)) in self.kernel.buffers.iter().zip(&self.device) {
+            if !buffer.is_output() {
+                continue;
+            }
+            let count = buffer.len(&shape.variant, shape.grid_blocks);
+            let mut values = (buffer.zeros)(count)?;
+            gpu.download(*id, buffer.offset * buffer.element_size, values.bytes_mut())
+                .with_context(|| format!("reading back `{}`", buffer.name))?;
+            buffers.push((buffer.name, values));
+        }
+        self.judge(&Readback { buffers }, &shape)
+    }
+}

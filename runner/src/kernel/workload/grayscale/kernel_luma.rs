@@ -1,1 +1,0 @@
-../../../../../kernels/src/luma.rs

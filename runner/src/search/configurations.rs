@@ -1,0 +1,62 @@
+/*!
+A sweep of every configuration of a kernel's axes on one device: for each configuration the
+restriction keeps, its entry point selected, its inputs on the device, its block sizes swept
+([`crate::search::sweep`]) and journaled; then the parts put together
+([`crate::search::assemble`]). A part that ends early (a signal, a lost context) ends the
+sweep with the rows so far.
+*/
+
+use crate::kernel::run::Run;
+use crate::measure::backend::Gpu;
+use crate::measure::journal::Journal;
+use crate::measure::progress::WithProgress;
+use crate::measure::workload::Workload as _;
+use crate::search::assemble;
+use crate::search::sweep::{self, Plan, Session, Sweep};
+use anyhow::{Context as _, Result};
+
+/// Measures every configuration of `run`'s kernel that its restriction keeps, on `gpu`
+/// (uploaded to it first), as `plan` says; `journal` keeps each finished configuration.
+pub(crate) fn measure(
+    run: &mut Run,
+    gpu: &mut dyn Gpu,
+    plan: &Plan,
+    mut journal: Option<&mut Journal>,
+) -> Result<Sweep> {
+    let kernel = run.kernel();
+    run.select(0, gpu)?;
+    run.upload(gpu)?;
+    let mut parts = Vec::with_capacity(kernel.variants().len());
+    for variant in kernel.variants() {
+        let block_sizes = kernel.kept(variant.index, &plan.block_sizes);
+        if block_sizes.is_empty() {
+            // The restriction keeps no block size of this configuration: no rows, no part.
+            continue;
+        }
+        gpu.select_kernel(kernel.module().kernel(variant.entry))?;
+        run.select(variant.index, gpu).with_context(|| format!("the configuration {}", variant.axes))?;
+        let plan = Plan { block_sizes, grid: variant.grid.unwrap_or(plan.grid), ..plan.clone() };
+        let mut session = Session { journal: journal.as_deref_mut(), axes: variant.axes.clone() };
+        let part = with_progress(gpu, run, &plan, &mut session)?;
+        let ended_early = part.ended_early.is_some();
+        parts.push((variant.axes.clone(), part));
+        if ended_early {
+            break;
+        }
+    }
+    assemble::assemble(kernel.axis_names(), parts)
+        .context("the kernel has no configuration to sweep (the description was validated)")
+}
+
+/// Sweeps the uploaded `run` as `plan` says, with a progress bar on a long sweep.
+pub(crate) fn with_progress(
+    gpu: &mut dyn Gpu,
+    run: &mut Run,
+    plan: &Plan,
+    session: &mut Session,
+) -> Result<Sweep> {
+    let mut with_progress = WithProgress::new(gpu, plan.block_sizes.len());
+    let result = sweep::measure_in(&mut with_progress, run, plan, session);
+    with_progress.finish();
+    result
+}
