@@ -12,6 +12,7 @@ emulation of every kernel here, so that every command runs in tests without a GP
 
 #![warn(missing_docs)]
 
+pub mod frame;
 pub mod grayscale;
 pub mod histogram;
 #[cfg(feature = "mock")]
@@ -23,60 +24,10 @@ pub use crate::requests::{
     CompareRequest, KernelAxes, KernelChoice, SweepRequest, TailRequest, VariantsRequest,
 };
 
-/// A frame of `width` x `height` pixels, what every kernel here covers in one pass.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Frame {
-    /// Pixels in a row.
-    pub width: u32,
-    /// Rows.
-    pub height: u32,
-}
-
-impl Frame {
-    /// Its pixels (a `u32` times a `u32` always fits in 64 bits).
-    pub fn pixels(self) -> u64 {
-        u64::from(self.width) * u64::from(self.height)
-    }
-}
-
-/// `3840 x 2160`.
-impl std::fmt::Display for Frame {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} x {}", self.width, self.height)
-    }
-}
-
-/// One 4K frame, 8,294,400 pixels.
-pub const DEFAULT_WIDTH: u32 = 3840;
-/// The default frame's height (4K).
-pub const DEFAULT_HEIGHT: u32 = 2160;
-/// Histogram bins unless `--bins` says otherwise.
-pub const DEFAULT_BINS: u32 = histogram::DEFAULT_BINS;
-/// The most histogram bins (`--bins`): 16 KiB of shared memory a block.
-pub const MAX_BINS: u32 = histogram::reference::MAX_BINS;
-
-/// This repository's kernels by name, each with its one-line description: what `--kernel`
-/// takes, the default first.
-pub const KERNELS: [(&str, &str); 8] = [
-    (grayscale::NAME, "Rec. 601 luma of three float planes, one pixel per thread per trip (the default)"),
-    ("histogram", "luma histogram with per-block bins in dynamic shared memory (--bins x 4 bytes a block)"),
-    ("histogram_x4", "the histogram with 8-byte vector loads (4 pixels)"),
-    ("histogram_x8", "the histogram with 16-byte vector loads (8 pixels)"),
-    ("histogram_x8k2", "the histogram with two 16-byte vector loads a thread a trip"),
-    ("histogram_x8k4", "the histogram with four 16-byte vector loads a thread a trip"),
-    (
-        "histogram_x8k2c",
-        "histogram_x8k2 with one copy of the bins per lane, up to 32 KiB a block (fewer copies above 256 bins)",
-    ),
-    (
-        "histogram_x8k4c",
-        "histogram_x8k4 with one copy of the bins per lane, up to 32 KiB a block (fewer copies above 256 bins)",
-    ),
-];
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::frame::Frame;
 
     #[test]
     fn every_kernel_is_a_shape_of_its_family_and_in_every_module() {

@@ -6,12 +6,40 @@ device ([`SweepRequest::validate`], one line, exit 2), describes its kernel with
 kernel API, and runs the runner's command on it ([`SweepRequest::exec`]).
 */
 
+use crate::frame::Frame;
 use crate::grayscale::{self, SHAPES as GRAYSCALE_SHAPES};
 use crate::histogram::{self, Bins, MAX_OFFSET};
-use crate::{DEFAULT_BINS, DEFAULT_HEIGHT, DEFAULT_WIDTH, Frame, KERNELS, MAX_BINS};
 use block_size_runner::{
     Axis, CompareSettings, Console, Driver, Error, Kernel, Settings, TailSettings, VariantsSettings, exit,
 };
+
+/// One 4K frame, 8,294,400 pixels.
+pub const DEFAULT_WIDTH: u32 = 3840;
+/// The default frame's height (4K).
+pub const DEFAULT_HEIGHT: u32 = 2160;
+/// Histogram bins unless `--bins` says otherwise.
+pub const DEFAULT_BINS: u32 = histogram::DEFAULT_BINS;
+/// The most histogram bins (`--bins`): 16 KiB of shared memory a block.
+pub const MAX_BINS: u32 = histogram::reference::MAX_BINS;
+
+/// This repository's kernels by name, each with its one-line description: what `--kernel`
+/// takes, the default first.
+pub const KERNELS: [(&str, &str); 8] = [
+    (grayscale::NAME, "Rec. 601 luma of three float planes, one pixel per thread per trip (the default)"),
+    ("histogram", "luma histogram with per-block bins in dynamic shared memory (--bins x 4 bytes a block)"),
+    ("histogram_x4", "the histogram with 8-byte vector loads (4 pixels)"),
+    ("histogram_x8", "the histogram with 16-byte vector loads (8 pixels)"),
+    ("histogram_x8k2", "the histogram with two 16-byte vector loads a thread a trip"),
+    ("histogram_x8k4", "the histogram with four 16-byte vector loads a thread a trip"),
+    (
+        "histogram_x8k2c",
+        "histogram_x8k2 with one copy of the bins per lane, up to 32 KiB a block (fewer copies above 256 bins)",
+    ),
+    (
+        "histogram_x8k4c",
+        "histogram_x8k4 with one copy of the bins per lane, up to 32 KiB a block (fewer copies above 256 bins)",
+    ),
+];
 
 /// Which of this repository's kernels a run measures (`--kernel`, `--bins`) and over what
 /// frame (`--width`, `--height`).

@@ -165,6 +165,51 @@ fn configurations_in_one_file_only_are_listed_not_judged() {
     let _ = std::fs::remove_dir_all(folder);
 }
 
+/// A failed configuration is a failed check, so `diff` refuses its file; one whose failures were
+/// cleared by hand still has no samples at that row, which is listed, not judged.
+#[test]
+fn a_configuration_without_a_measurement_is_listed_not_judged() {
+    let folder = scratch("failed");
+    let (old, new) = (folder.join("old.json"), folder.join("new.json"));
+    sweep_json(&driver(&[]), &old, &[]);
+    let mut faulting = driver(&[]);
+    faulting.devices[0].fault_at = Some((128, block_size_runner::mock::MockFault { context_lost: false }));
+    let args = [
+        "--width",
+        "64",
+        "--height",
+        "64",
+        "--warmups",
+        "0",
+        "--runs",
+        "10",
+        "--block-sizes",
+        "64,128,256,512",
+    ];
+    let ran = run(&faulting, &[&args[..], &["--format", "json"]].concat());
+    assert_eq!(ran.code, 1, "the failed row is a failed check: {}", ran.stderr);
+    let mut json: serde_json::Value = serde_json::from_str(&ran.stdout).unwrap();
+    assert!(json["rows"][1]["failed"].is_string());
+    json["failures"] = serde_json::json!([]);
+    std::fs::write(&new, serde_json::to_string(&json).unwrap()).unwrap();
+    let (old, new) = (old.to_str().unwrap(), new.to_str().unwrap());
+    let ran = diff(&[old, new]);
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    let line = ran.stdout.lines().find(|line| line.trim_start().starts_with("128 ")).unwrap();
+    assert!(line.ends_with("failed in NEW"), "{}", ran.stdout);
+    assert!(
+        ran.stdout.ends_with(
+            "3 configurations compared: 3 SAME, 0 FASTER, 0 SLOWER, 0 UNCLEAR (threshold 2%); 1 failed in a file, with no measurement to judge.\n"
+        ),
+        "{}",
+        ran.stdout
+    );
+    let itself = diff(&[new, new]);
+    assert_eq!(itself.code, 0, "{}", itself.stderr);
+    assert!(itself.stdout.contains("failed in both"), "{}", itself.stdout);
+    let _ = std::fs::remove_dir_all(folder);
+}
+
 #[test]
 fn different_gpus_are_refused_in_one_line_unless_allowed() {
     let folder = scratch("different");
@@ -254,6 +299,24 @@ fn bad_files_are_one_line_and_exit_2() {
         std::fs::read_to_string(good).unwrap().replace("\"schema_version\": 3", "\"schema_version\": 99");
     let future = write("future.json", &future);
     refused(&[good, &future], "future.json: schema version 99, newer than the 3 this block-size reads");
+    let text = std::fs::read_to_string(good).unwrap();
+    let torn = write("torn.json", &text[..text.len() * 2 / 3]);
+    refused(
+        &[good, &torn],
+        "torn.json: not a JSON export of a block-size sweep (--json, --format json): EOF while parsing",
+    );
+    let wordy = write("wordy.json", &text.replace("\"schema_version\": 3", "\"schema_version\": \"3\""));
+    refused(
+        &[&wordy, good],
+        "wordy.json: not a JSON export of a block-size sweep (--json, --format json): schema_version \"3\" is not a version",
+    );
+    // A hash that is not ASCII, and a GPU name with a line break: still one line.
+    let hash = text.split("\"ptx_sha256\": \"").nth(1).unwrap().split('"').next().unwrap().to_string();
+    let odd = write(
+        "odd.json",
+        &text.replace(&hash, "ééééééééééééééééé").replace("\"Mock H200\"", "\"Mock\\nH200\""),
+    );
+    refused(&[good, &odd], "are not the same measurement (GPU: Mock H200 vs Mock\\nH200; PTX sha256: ");
     refused(&[good, good, "--threshold", "0"], "--threshold must be a fraction above 0 and below 1");
     refused(&[good, good, "--threshold", "many"], "invalid value 'many' for '--threshold");
     refused(&[good], "the following required arguments were not provided");
@@ -301,7 +364,8 @@ fn twin_files_through_the_binary_exit_0_without_a_driver() {
 }
 
 /// Two real sweeps of the H200 (evidence/2026-11-30-h200-final, schema version 1, launch
-/// timing of 10 runs a row): with and without an L2 flush before every run. A file against
+/// timing of 10 runs a row, before the file said its timing mode): with and without an L2 flush
+/// before every run. A file against
 /// itself is a ratio of exactly 1 everywhere; ten noisy single-launch samples give intervals of
 /// a few percent, so most rows are UNCLEAR at 2 percent, and the flush's 4 percent shows as
 /// SLOWER only where the samples are tight enough to say so.
@@ -318,7 +382,17 @@ fn real_h200_sweeps_of_schema_version_1_compare() {
 
     let ran = diff(&[warm, flushed]);
     assert_eq!(ran.code, 0, "{}", ran.stderr);
-    assert!(ran.stdout.contains("Note: timing: mode not recorded, L2 flush none, fixed count vs mode not recorded, L2 flush flushed, fixed count\n"), "{}", ran.stdout);
+    // Version 1 had no timing mode: each sample was one launch between its own events, and the
+    // flush (flush_l2) is read as what it did.
+    assert!(ran.stdout.contains("Note: timing: launch, 1 launch(es) a sample, L2 flush none, fixed count vs launch, 1 launch(es) a sample, L2 flush before_each_launch, fixed count\n"), "{}", ran.stdout);
+    // What version 1 did not record, said of each file.
+    for which in ["OLD", "NEW"] {
+        let said = format!(
+            "Note: {which} (schema version 1) did not record the shared memory per block, the lines above its table (head), \
+             the lines below its table (summary) and its rows' limiters; read as the tool worked then: timing: launch mode"
+        );
+        assert!(ran.stdout.contains(&said), "{which}: {}", ran.stdout);
+    }
     let verdicts = verdicts(&ran.stdout);
     assert_eq!(verdicts.len(), 13);
     assert!(verdicts.contains(&(32, "SLOWER".to_string())), "{}", ran.stdout);

@@ -153,8 +153,35 @@ fn bad_input_is_one_line_and_exit_2() {
     );
     refused(&[&json, "--html", &json], "would overwrite the JSON it reads");
     refused(&["/no/such.json", "--html", out], "/no/such.json: cannot read it: ");
-    let version_1 = concat!(env!("CARGO_MANIFEST_DIR"), "/../evidence/2026-11-30-h200-final/sweep-4k.json");
-    refused(&[version_1, "--html", out], "sweep-4k.json: schema version 1: the HTML report needs version 2");
+    let text = std::fs::read_to_string(&json).unwrap();
+    let write = |name: &str, text: &str| {
+        let path = folder.join(name);
+        std::fs::write(&path, text).unwrap();
+        path.to_str().unwrap().to_string()
+    };
+    // Torn: the first half of a real export.
+    let torn = write("torn.json", &text[..text.len() / 2]);
+    refused(
+        &[&torn, "--html", out],
+        "torn.json: not a JSON export of a block-size sweep (--json, --format json): EOF while parsing",
+    );
+    let future = write("future.json", &text.replace("\"schema_version\": 3", "\"schema_version\": 4"));
+    refused(
+        &[&future, "--html", out],
+        "future.json: schema version 4, newer than the 3 this block-size reads: update block-size",
+    );
+    // Hostile: a line break where a name is (serde quotes it in its message), and a hash that is
+    // not ASCII where the page shows its first characters.
+    let broken = write("broken.json", &text.replace("\"mode\": \"batch\"", "\"mode\": \"batch\\nrm -rf\""));
+    refused(
+        &[&broken, "--html", out],
+        "broken.json: not a JSON export of a block-size sweep (--json, --format json): unknown variant `batch\\nrm -rf`",
+    );
     assert!(!std::path::Path::new(out).exists());
+    let hash = text.split("\"ptx_sha256\": \"").nth(1).unwrap().split('"').next().unwrap().to_string();
+    let odd = write("odd.json", &text.replace(&hash, "ééééééééééééééééé"));
+    let output = block_size().args(["report", &odd, "--html", out]).output().unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(std::fs::read_to_string(out).unwrap().contains("PTX sha256 <code>éééééééééééééééé</code>"));
     let _ = std::fs::remove_dir_all(folder);
 }

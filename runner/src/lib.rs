@@ -107,6 +107,7 @@ pub use crate::measure::timing::TimingMode;
 pub use crate::model::axis_values::AxisValues;
 pub use crate::model::grid::GridPolicy;
 pub use crate::model::occupancy::DEFAULT_BLOCK_SIZES;
-pub use crate::results::export::{Format, SCHEMA_VERSION};
+pub use crate::results::export::Format;
+pub use crate::results::schema::SCHEMA_VERSION;
 pub use crate::search::strategy::Search;
 pub use crate::search::sweep::Sweep;

@@ -9,7 +9,7 @@ builds of the same Rust, with and without FMA contraction.
 
 pub mod frame;
 
-use crate::Frame;
+use crate::frame::Frame;
 use crate::ptx::{NVCC, RUST_CUDA, RUSTC_NVPTX, RUSTC_NVPTX_FMA};
 use block_size_runner::{Arg, Axis, Check, Kernel, Values};
 
@@ -115,7 +115,7 @@ fn check(values: &Values, pixels: usize) -> Result<(), String> {
 pub(crate) mod emulation {
     //! The kernels on the CPU, for the runner's mock driver.
 
-    use super::frame::luma;
+    use crate::grayscale::frame::luma;
     use anyhow::{Result, bail};
     use block_size_runner::mock::{EmulatedMemory, Launch, view_values, write_values};
 

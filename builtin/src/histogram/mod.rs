@@ -22,7 +22,7 @@ timed interval, and each check sees one pass. A pass reads 2 bytes a pixel; GB/s
 pub mod reference;
 
 use self::reference::{LUMA_LEVELS, luma12};
-use crate::Frame;
+use crate::frame::Frame;
 use crate::ptx::{HISTOGRAM_NVCC, RUST_CUDA};
 use block_size_runner::{Arg, Axis, Check, Kernel, Values};
 use rayon::prelude::*;
@@ -295,7 +295,7 @@ pub fn compare_bins(got: &[u32], want: &[u32], pixels: u64) -> Option<String> {
 pub(crate) mod emulation {
     //! The kernels on the CPU, thread by thread, for the runner's mock driver.
 
-    use super::{Shape, reference};
+    use crate::histogram::{SHAPES, Shape, reference};
     use anyhow::{Context as _, Result, bail, ensure};
     use block_size_runner::mock::{
         EmulatedMemory, KernelArg, Launch, read_values, view_values, write_values,
@@ -312,15 +312,15 @@ pub(crate) mod emulation {
     /// `v * copies + lane % copies`); the blocks' counts are then added to the bins, as the
     /// kernel's merge does (wrapping at 2^32). With `fault`, bin `fault` counts one pixel too many.
     /// The luma's alignment is its byte offset's: buffers start at [`BUFFER_ALIGNMENT`].
-    /// One emulation a shape, in [`super::SHAPES`]' order: each the kernel of that shape.
+    /// One emulation a shape, in [`SHAPES`]' order: each the kernel of that shape.
     pub const BY_SHAPE: [block_size_runner::mock::Emulation; 7] = [
-        |launch, memory, fault| emulate(&super::SHAPES[0], launch, memory, fault),
-        |launch, memory, fault| emulate(&super::SHAPES[1], launch, memory, fault),
-        |launch, memory, fault| emulate(&super::SHAPES[2], launch, memory, fault),
-        |launch, memory, fault| emulate(&super::SHAPES[3], launch, memory, fault),
-        |launch, memory, fault| emulate(&super::SHAPES[4], launch, memory, fault),
-        |launch, memory, fault| emulate(&super::SHAPES[5], launch, memory, fault),
-        |launch, memory, fault| emulate(&super::SHAPES[6], launch, memory, fault),
+        |launch, memory, fault| emulate(&SHAPES[0], launch, memory, fault),
+        |launch, memory, fault| emulate(&SHAPES[1], launch, memory, fault),
+        |launch, memory, fault| emulate(&SHAPES[2], launch, memory, fault),
+        |launch, memory, fault| emulate(&SHAPES[3], launch, memory, fault),
+        |launch, memory, fault| emulate(&SHAPES[4], launch, memory, fault),
+        |launch, memory, fault| emulate(&SHAPES[5], launch, memory, fault),
+        |launch, memory, fault| emulate(&SHAPES[6], launch, memory, fault),
     ];
 
     fn emulate(

@@ -6,14 +6,17 @@ interval; then one summary line. No GPU.
 
 Two files of different GPUs, kernels (or a kernel's parameters), PTX or work are refused with
 one line (exit 2) unless [`DiffRequest::allow_different`]; a driver, timing or grid that
-differs is said in a `Note:` line. A file that is not an export, or whose run failed a check,
-is one line, exit 2.
+differs is said in a `Note:` line, and so is what a file of an older schema version did not
+record ([`SweepRecord::lacking`]). A configuration that failed in either file has no
+measurement to judge and is listed as such. A file that is not an export, or whose run failed
+a check, is one line, exit 2.
 */
 
 use crate::error::{Console, Error, exit};
+use crate::measure::timing::Timing;
 use crate::model::axis_values::AxisValues;
 use crate::results::diff::{self, CONFIDENCE, DEFAULT_THRESHOLD, RESAMPLES, Verdict};
-use crate::results::document::{Document, Row};
+use crate::results::schema::{RowRecord, SweepRecord, one_line};
 use crate::results::table::render_columns;
 use std::path::PathBuf;
 
@@ -68,13 +71,35 @@ pub(crate) struct Line {
     pub axes: AxisValues,
     /// Threads per block.
     pub threads_per_block: u32,
-    /// The verdict with its numbers, where both files have the configuration.
+    /// The verdict with its numbers, where both files measured the configuration.
     pub judged: Option<diff::Judged>,
-    /// Which file alone has it, where only one does.
-    pub only_in: Option<&'static str>,
+    /// Why it is not judged, where it is not.
+    pub unjudged: Option<Unjudged>,
 }
 
-/// The comparison of two documents.
+/// Why a configuration is not judged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Unjudged {
+    /// Only OLD has it.
+    OnlyInOld,
+    /// Only NEW has it.
+    OnlyInNew,
+    /// It failed (a launch fault, a hang) in OLD, NEW or both: no measurement there.
+    Failed(&'static str),
+}
+
+impl Unjudged {
+    /// Why, in the verdict column's words: `only in OLD`, `failed in NEW`.
+    fn words(self) -> String {
+        match self {
+            Self::OnlyInOld => "only in OLD".to_string(),
+            Self::OnlyInNew => "only in NEW".to_string(),
+            Self::Failed(which) => format!("failed in {which}"),
+        }
+    }
+}
+
+/// The comparison of two records.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Comparison {
     /// What differs between the files that makes them different measurements.
@@ -93,17 +118,38 @@ impl Comparison {
 }
 
 /// A row's configuration: its values on the axes and the block size.
-fn axes(row: &Row) -> (&AxisValues, u32) {
+fn axes(row: &RowRecord) -> (&AxisValues, u32) {
     (&row.axes, row.threads_per_block)
 }
 
-/// The rows of `document` that were launched: a pruned configuration has nothing to compare.
-fn launched(document: &Document) -> Vec<&Row> {
-    document.rows.iter().filter(|row| row.pruned.is_none()).collect()
+/// The rows of `record` that were launched: a pruned configuration has nothing to compare.
+fn launched(record: &SweepRecord) -> Vec<&RowRecord> {
+    record.rows.iter().filter(|row| row.pruned.is_none()).collect()
+}
+
+/// The timing in a few words: `batch, 10 launch(es) a sample, L2 flush none, noise-driven stop`.
+fn timing_words(timing: &Timing) -> String {
+    let stop = if timing.stop.is_none() { "fixed count" } else { "noise-driven stop" };
+    format!(
+        "{}, {} launch(es) a sample, L2 flush {}, {stop}",
+        timing.mode,
+        timing.launches_per_sample,
+        timing.l2_flush().name()
+    )
+}
+
+/// The first `count` characters of a hash.
+fn short(sha: &str, count: usize) -> String {
+    sha.chars().take(count).collect()
+}
+
+/// One row's samples, as the statistics take them.
+fn samples(row: &RowRecord) -> Vec<f64> {
+    row.run_ms.iter().map(|&ms| f64::from(ms)).collect()
 }
 
 /// Compares NEW with OLD at `threshold`.
-pub(crate) fn compare(old: &Document, new: &Document, threshold: f64) -> Comparison {
+pub(crate) fn compare(old: &SweepRecord, new: &SweepRecord, threshold: f64) -> Comparison {
     let mut differences = Vec::new();
     let mut notes = Vec::new();
     let differ = |what: &str, old: String, new: String, into: &mut Vec<String>| {
@@ -112,59 +158,69 @@ pub(crate) fn compare(old: &Document, new: &Document, threshold: f64) -> Compari
         }
     };
     differ("GPU", old.device.name.clone(), new.device.name.clone(), &mut differences);
-    let kernel = |document: &Document| {
+    let kernel = |record: &SweepRecord| {
         let detail =
-            document.workload().detail.as_deref().map_or_else(String::new, |detail| format!(" ({detail})"));
-        format!("{} from {}{detail}", document.workload().kernel, document.kernel)
+            record.workload.detail.as_deref().map_or_else(String::new, |detail| format!(" ({detail})"));
+        format!("{} from {}{detail}", record.workload.kernel, record.kernel)
     };
     differ("kernel", kernel(old), kernel(new), &mut differences);
-    let short = |sha: &str| format!("{}...", &sha[..sha.len().min(12)]);
     if old.ptx_sha256 != new.ptx_sha256 {
-        differ("PTX sha256", short(&old.ptx_sha256), short(&new.ptx_sha256), &mut differences);
+        let (old_sha, new_sha) = (short(&old.ptx_sha256, 12), short(&new.ptx_sha256, 12));
+        differ("PTX sha256", format!("{old_sha}..."), format!("{new_sha}..."), &mut differences);
     }
-    let work = |document: &Document| {
-        format!("{}, {} B a pass", document.extent(), document.workload().bytes_per_pass)
-    };
+    let work =
+        |record: &SweepRecord| format!("{}, {} B a pass", record.extent(), record.workload.bytes_per_pass);
     differ("work", work(old), work(new), &mut differences);
-    let driver = |document: &Document| {
-        let release = document.provenance("driver_release").unwrap_or_else(|| "release unknown".to_string());
-        let api = document.provenance("cuda_driver_api").unwrap_or_else(|| "?".to_string());
+    let driver = |record: &SweepRecord| {
+        let provenance = record.provenance.as_ref();
+        let release = provenance
+            .and_then(|provenance| provenance.driver_release.clone())
+            .unwrap_or_else(|| "release unknown".to_string());
+        let api = provenance.map_or_else(|| "?".to_string(), |provenance| provenance.cuda_driver_api.clone());
         format!("{release} (CUDA {api})")
     };
     differ("driver", driver(old), driver(new), &mut notes);
-    differ("timing", old.timing_words(), new.timing_words(), &mut notes);
-    differ("grid", old.grid.clone(), new.grid.clone(), &mut notes);
+    differ("timing", timing_words(&old.timing), timing_words(&new.timing), &mut notes);
+    differ("grid", old.grid.name(), new.grid.name(), &mut notes);
     differ("axes", old.axes.join(", "), new.axes.join(", "), &mut differences);
 
-    // A pruned configuration was not launched in that file: nothing to compare.
+    // A pruned configuration was not launched in that file: nothing to compare. One that
+    // failed was launched but has no samples: listed, not judged.
     let (old_rows, new_rows) = (launched(old), launched(new));
+    let unjudged = |old: Option<&RowRecord>, new: Option<&RowRecord>| match (old, new) {
+        (Some(old), Some(new)) if !old.measured() && !new.measured() => Unjudged::Failed("both"),
+        (Some(old), _) if !old.measured() => Unjudged::Failed("OLD"),
+        (_, Some(new)) if !new.measured() => Unjudged::Failed("NEW"),
+        (_, None) => Unjudged::OnlyInOld,
+        _ => Unjudged::OnlyInNew,
+    };
     let mut lines = Vec::new();
     for &row in &old_rows {
-        let judged = new_rows
-            .iter()
-            .find(|other| axes(other) == axes(row))
-            .map(|other| diff::judge(&row.run_ms, &other.run_ms, threshold, &old.label(row)));
+        let other = new_rows.iter().copied().find(|other| axes(other) == axes(row));
+        let judged = other
+            .filter(|other| row.measured() && other.measured())
+            .map(|other| diff::judge(&samples(row), &samples(other), threshold, &row.label()));
         lines.push(Line {
             axes: row.axes.clone(),
             threads_per_block: row.threads_per_block,
-            only_in: judged.is_none().then_some("OLD"),
+            unjudged: judged.is_none().then(|| unjudged(Some(row), other)),
             judged,
         });
     }
-    for row in new_rows.iter().filter(|row| !old_rows.iter().any(|other| axes(other) == axes(row))) {
+    for &row in new_rows.iter().filter(|row| !old_rows.iter().any(|other| axes(other) == axes(row))) {
         lines.push(Line {
             axes: row.axes.clone(),
             threads_per_block: row.threads_per_block,
             judged: None,
-            only_in: Some("NEW"),
+            unjudged: Some(unjudged(None, Some(row))),
         });
     }
     Comparison { differences, notes, lines }
 }
 
 /// What the files' runs failed, as a refusal: their rows are not a measurement.
-fn failed_checks(document: &Document, path: &std::path::Path) -> Result<(), Error> {
-    match document.failures.len() {
+fn failed_checks(record: &SweepRecord, path: &std::path::Path) -> Result<(), Error> {
+    match record.failures.len() {
         0 => Ok(()),
         count => Err(Error::new(
             exit::USAGE,
@@ -180,19 +236,19 @@ fn failed_checks(document: &Document, path: &std::path::Path) -> Result<(), Erro
 /// [`DiffRequest::fail_if_slower`] where a configuration is SLOWER.
 pub(crate) fn exec(request: &DiffRequest, console: &mut Console) -> Result<i32, Error> {
     request.validate()?;
-    let (old, new) = (Document::read(&request.old)?, Document::read(&request.new)?);
+    let (old, new) = (SweepRecord::read(&request.old)?, SweepRecord::read(&request.new)?);
     failed_checks(&old, &request.old)?;
     failed_checks(&new, &request.new)?;
     let comparison = compare(&old, &new, request.threshold);
     if !comparison.differences.is_empty() && !request.allow_different {
         return Err(Error::new(
             exit::USAGE,
-            format!(
+            one_line(&format!(
                 "{} and {} are not the same measurement ({}); give --allow-different to compare them anyway",
                 request.old.display(),
                 request.new.display(),
                 comparison.differences.join("; ")
-            ),
+            )),
         ));
     }
     if comparison.lines.iter().all(|line| line.judged.is_none()) {
@@ -213,23 +269,26 @@ pub(crate) fn exec(request: &DiffRequest, console: &mut Console) -> Result<i32, 
 /// The comparison as `block-size diff` prints it.
 pub(crate) fn render(
     request: &DiffRequest,
-    old: &Document,
-    new: &Document,
+    old: &SweepRecord,
+    new: &SweepRecord,
     comparison: &Comparison,
 ) -> String {
-    let describe = |label: &str, path: &std::path::Path, document: &Document| {
+    let describe = |label: &str, path: &std::path::Path, record: &SweepRecord| {
         format!(
             "{label}: {} ({}, {} {}, PTX {}, {}; {})\n",
             path.display(),
-            document.device.name,
-            document.workload().kernel,
-            document.kernel,
-            &document.ptx_sha256[..document.ptx_sha256.len().min(12)],
-            document.extent(),
-            document.provenance("date").unwrap_or_else(|| "date unknown".to_string()),
+            record.device.name,
+            record.workload.kernel,
+            record.kernel,
+            short(&record.ptx_sha256, 12),
+            record.extent(),
+            record.provenance.as_ref().map_or("date unknown", |provenance| provenance.date.as_str()),
         )
     };
     let mut text = describe("OLD", &request.old, old) + &describe("NEW", &request.new, new);
+    for lacking in [old.lacking("OLD"), new.lacking("NEW")].into_iter().flatten() {
+        text += &format!("Note: {lacking}\n");
+    }
     for difference in &comparison.differences {
         text += &format!("Note: not the same measurement (--allow-different): {difference}\n");
     }
@@ -257,7 +316,7 @@ pub(crate) fn render(
             record.push(line.axes.get(name).unwrap_or_default().to_string());
         }
         record.push(line.threads_per_block.to_string());
-        match (&line.judged, line.only_in) {
+        match (&line.judged, line.unjudged) {
             (Some(judged), _) => record.extend([
                 format!("{:.4}", judged.old_median),
                 format!("{:.4}", judged.new_median),
@@ -265,10 +324,9 @@ pub(crate) fn render(
                 format!("{:.3}-{:.3}", judged.low, judged.high),
                 judged.verdict.to_string(),
             ]),
-            (None, only) => {
-                let only = only.unwrap_or("one file");
+            (None, why) => {
                 record.extend(["-", "-", "-", "-"].map(String::from));
-                record.push(format!("only in {only}"));
+                record.push(why.map_or_else(|| "not judged".to_string(), Unjudged::words));
             }
         }
         records.push(record);
@@ -277,12 +335,23 @@ pub(crate) fn render(
     let judged = comparison.lines.iter().filter(|line| line.judged.is_some()).count();
     let counts: Vec<String> =
         Verdict::ALL.iter().map(|&verdict| format!("{} {verdict}", comparison.count(verdict))).collect();
-    let unmatched = comparison.lines.len() - judged;
+    let only_in_one = comparison
+        .lines
+        .iter()
+        .filter(|line| matches!(line.unjudged, Some(Unjudged::OnlyInOld | Unjudged::OnlyInNew)))
+        .count();
+    let failed =
+        comparison.lines.iter().filter(|line| matches!(line.unjudged, Some(Unjudged::Failed(_)))).count();
     text += &format!(
-        "\n{judged} configurations compared: {} (threshold {}%){}.\n",
+        "\n{judged} configurations compared: {} (threshold {}%){}{}.\n",
         counts.join(", "),
         trim(t * 100.0),
-        if unmatched > 0 { format!("; {unmatched} in one file only") } else { String::new() }
+        if only_in_one > 0 { format!("; {only_in_one} in one file only") } else { String::new() },
+        if failed > 0 {
+            format!("; {failed} failed in a file, with no measurement to judge")
+        } else {
+            String::new()
+        },
     );
     text
 }

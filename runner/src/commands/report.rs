@@ -1,18 +1,20 @@
 /*!
 `block-size report RESULT.json --html FILE`: the HTML report of a sweep from its JSON export,
-no GPU needed; the same page `--html FILE` writes during the sweep.
+no GPU needed; the same page `--html FILE` writes during the sweep. A file of an older schema
+version is upgraded as it is read, and its page says what that file did not record.
 */
 
 use crate::commands::settings::check_files;
 use crate::error::{Error, exit};
-use crate::results::document::Document;
 use crate::results::export::html;
+use crate::results::schema::SweepRecord;
 use std::path::PathBuf;
 
 /// What `block-size report` is asked.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct ReportRequest {
-    /// A sweep's JSON export (schema version 2 or 3: `--json`, or `--format json`).
+    /// A sweep's JSON export, of any schema version this tool wrote (`--json`, or `--format
+    /// json`).
     pub input: PathBuf,
     /// `--html`: the page to write (its folder must exist).
     pub html: PathBuf,
@@ -32,12 +34,12 @@ impl ReportRequest {
     }
 }
 
-/// Reads the export, writes the page. A file that is not an export of version 2 or 3 is one line,
-/// exit 2; a page that cannot be written, exit 1.
+/// Reads the export, writes the page. A file that is not an export, or of a newer schema
+/// version, is one line, exit 2; a page that cannot be written, exit 1.
 pub(crate) fn exec(request: &ReportRequest) -> Result<(), Error> {
     request.validate()?;
-    let document = Document::read(&request.input)?;
-    let page = html::render(&document)
+    let record = SweepRecord::read(&request.input)?;
+    let page = html::render(&record)
         .map_err(|why| Error::new(exit::USAGE, format!("{}: {why}", request.input.display())))?;
     std::fs::write(&request.html, page)
         .map_err(|error| Error::new(exit::FAILED, format!("writing {}: {error}", request.html.display())))

@@ -303,14 +303,6 @@ impl Settings {
         Ok(timing)
     }
 
-    /// Every check of a sweep of `kernel` with these settings that needs no device: the
-    /// settings' own ([`Settings::validate`]), the kernel's description, every entry point in
-    /// its PTX, a configuration its restriction keeps, `--corrupt-output` within its first
-    /// output. The first that fails as one line, exit status 2.
-    pub fn validate_for(&self, kernel: &crate::kernel::Kernel) -> Result<(), Error> {
-        crate::commands::sweep::prepare::prepare(kernel, self).map(|_| ())
-    }
-
     /// The exports written to files besides the main output (`--json`, `--csv`,
     /// `--markdown`, `--html`), each with its file.
     pub fn exports(&self) -> Vec<(Format, &PathBuf)> {

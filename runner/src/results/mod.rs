@@ -1,18 +1,20 @@
 /*!
-The results layer: what a sweep measured, rendered and read back, with no GPU. The text tables
-(`table`), the exports (`export`: JSON, CSV, Markdown, HTML), a JSON export read back
-(`document`) and two compared (`diff`), the SVG plot (`plot`), and the winners as Rust source
-(`emit`).
+The results layer: what a sweep measured, rendered and read back, with no GPU. The schema of
+a sweep's JSON export, the one type every output renders from, written, read back and upgraded
+from every version (`schema`, at the bottom; `from_sweep` makes it of a sweep), the text tables
+(`table`), the exports (`export`: JSON, CSV, Markdown, HTML), two exports compared (`diff`),
+the SVG plot (`plot`), and the winners as Rust source (`emit`).
 
 Below, the types a [`Sweep`](crate::Sweep) is made of: its rows, their statistics, the device,
 the checks.
 */
 
 pub(crate) mod diff;
-pub(crate) mod document;
 pub(crate) mod emit;
 pub(crate) mod export;
+pub(crate) mod from_sweep;
 pub(crate) mod plot;
+pub(crate) mod schema;
 pub(crate) mod table;
 
 pub use crate::model::mismatch::Mismatch;

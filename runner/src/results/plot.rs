@@ -6,8 +6,8 @@ whisker, occupancy on a second axis, and the fastest row marked.
 use crate::measure::timing::Timing;
 use crate::model::axis_values::AxisValues;
 use crate::model::frame_size;
-use crate::results::document::Document;
-use crate::results::table::{self, Summary};
+use crate::results::schema::{PassRecord, RowRecord, SweepRecord};
+use crate::results::table;
 use crate::search::sweep::Sweep;
 use anyhow::{Result, anyhow};
 use plotters::prelude::*;
@@ -15,19 +15,29 @@ use plotters::prelude::*;
 const WIDTH: u32 = 960;
 const HEIGHT: u32 = 560;
 
-/// Renders the sweep as an SVG document.
+/// Renders the sweep as an SVG document: the chart of its rows' records, as the HTML page
+/// draws a record read back.
 pub fn svg(sweep: &Sweep) -> Result<String> {
-    render(&Chart::of_sweep(sweep))
+    let rows: Vec<RowRecord> = sweep.rows.iter().map(|row| RowRecord::of(sweep, row)).collect();
+    let fastest = sweep.best().and_then(|best| {
+        rows.iter().find(|row| {
+            row.measured() && (row.threads_per_block, &row.axes) == (best.threads_per_block, &best.axes)
+        })
+    });
+    let frame = sweep.pass.items.is_none().then_some((sweep.pass.frame.width, sweep.pass.frame.height));
+    let workload = PassRecord::of(&sweep.pass);
+    let title = title(&sweep.limits.name, &workload, frame, sweep.pixels(), sweep.timing);
+    render(&Chart::new(title, &sweep.axes, &rows, fastest, workload.bytes_per_pass))
 }
 
-/// What the plot draws, from a sweep or from its JSON export read back.
+/// What the plot draws.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Chart {
     /// The caption: GPU, kernel, work, timing.
     pub title: String,
     /// The x axis' description.
     pub x_desc: String,
-    /// One point per row, in the sweep's order.
+    /// One point per measured row, in the sweep's order.
     pub rows: Vec<Point>,
     /// The fastest row's index and its legend label.
     pub best: Option<(usize, String)>,
@@ -36,9 +46,9 @@ pub(crate) struct Chart {
 /// One row of the plot.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Point {
-    /// Its x label: the block size, or "block size:value" with a tunable.
+    /// Its x label: the block size, or "block size:value" with an axis.
     pub label: String,
-    /// GB/s at the median, the slowest and the fastest sample.
+    /// GB/s at the median.
     pub median_gbps: f64,
     /// GB/s at the slowest sample (the bottom whisker).
     pub slowest_gbps: f64,
@@ -48,79 +58,69 @@ pub(crate) struct Point {
     pub occupancy_percent: f64,
 }
 
+/// The caption: "NVIDIA H200: grayscale, 3840 x 2160, batch, median of 10 samples".
+fn title(
+    device: &str,
+    workload: &PassRecord,
+    frame: Option<(u32, u32)>,
+    pixels: u64,
+    timing: Timing,
+) -> String {
+    let work = match (&workload.items, frame) {
+        (Some(items), _) => format!("{} {}", items.count, items.noun),
+        (None, Some((width, height))) => format!("{width} x {height}"),
+        (None, None) => format!("{pixels} pixels"),
+    };
+    format!("{device}: {}, {work}, {}", workload.kernel, table::timing_title(timing))
+}
+
 impl Chart {
-    /// The chart of a sweep.
-    pub fn of_sweep(sweep: &Sweep) -> Self {
-        let gbps = |ms: f64| sweep.gigabytes_per_second_at(ms);
-        let title = format!(
-            "{}: {}, {}, {}",
-            sweep.limits.name,
-            sweep.pass.kernel,
-            if sweep.pass.items.is_some() { sweep.pass.extent() } else { sweep.pass.frame.to_string() },
-            table::timing_title(sweep.timing)
-        );
-        // A configuration that failed has no time to plot.
-        let measured: Vec<&crate::search::sweep::Row> = sweep.measured_rows().collect();
-        let rows = measured
-            .iter()
-            .map(|row| Point {
-                label: label(row.threads_per_block, &row.axes),
-                median_gbps: gbps(row.stats.median),
-                slowest_gbps: gbps(row.stats.max),
-                fastest_gbps: gbps(row.stats.min),
-                occupancy_percent: sweep.occupancy_percent(row),
-            })
-            .collect();
-        let best = sweep.best().zip(Summary::of(sweep).fastest_label()).map(|(best, label)| {
-            let index = measured
-                .iter()
-                .position(|row| (row.threads_per_block, &row.axes) == (best.threads_per_block, &best.axes))
-                .expect("best is a row");
-            (index, label)
-        });
-        Self { title, x_desc: x_desc(&sweep.axes), rows, best }
+    /// The chart of a sweep's record, as written or read back from its JSON.
+    pub fn of(record: &SweepRecord) -> Self {
+        let frame = record.width.zip(record.height);
+        let title = title(&record.device.name, &record.workload, frame, record.pixels, record.timing);
+        Self::new(title, &record.axes, &record.rows, record.fastest(), record.workload.bytes_per_pass)
     }
 
-    /// The chart of a sweep's JSON export read back (schema version 2 or 3: its timing).
-    pub fn of_document(document: &Document, timing: Timing) -> Self {
-        let bytes = document.workload().bytes_per_pass;
-        let gbps = |ms: f64| frame_size::gigabytes_per_second(bytes, ms);
-        let work = match (&document.workload().items, document.width, document.height) {
-            (None, Some(width), Some(height)) => format!("{width} x {height}"),
-            _ => document.extent(),
-        };
-        let title = format!(
-            "{}: {}, {work}, {}",
-            document.device.name,
-            document.workload().kernel,
-            table::timing_title(timing)
-        );
-        // A configuration that failed or was pruned has no time to plot.
-        let measured: Vec<&crate::results::document::Row> =
-            document.rows.iter().filter(|row| row.failed.is_none() && row.pruned.is_none()).collect();
-        let rows = measured
+    /// The chart of `rows`, the measured ones drawn (a configuration that failed or was
+    /// pruned has no time to plot, nor has one whose figures are not finite numbers), with
+    /// `fastest`, one of `rows`, marked.
+    fn new(
+        title: String,
+        axes: &[String],
+        rows: &[RowRecord],
+        fastest: Option<&RowRecord>,
+        bytes_per_pass: f64,
+    ) -> Self {
+        let gbps = |ms: f64| frame_size::gigabytes_per_second(bytes_per_pass, ms);
+        let drawn: Vec<(&RowRecord, Point)> = rows
             .iter()
-            .map(|row| Point {
-                label: label(row.threads_per_block, &row.axes),
-                median_gbps: gbps(row.median_ms),
-                slowest_gbps: gbps(row.max_ms),
-                fastest_gbps: gbps(row.min_ms),
-                occupancy_percent: row.occupancy_percent,
+            .filter(|row| row.measured())
+            .map(|row| {
+                let point = Point {
+                    label: label(row.threads_per_block, &row.axes),
+                    median_gbps: gbps(row.median_ms),
+                    slowest_gbps: gbps(row.max_ms),
+                    fastest_gbps: gbps(row.min_ms),
+                    occupancy_percent: row.occupancy_percent,
+                };
+                (row, point)
+            })
+            .filter(|(_, point)| {
+                [point.median_gbps, point.slowest_gbps, point.fastest_gbps, point.occupancy_percent]
+                    .iter()
+                    .all(|value| value.is_finite())
             })
             .collect();
-        // The first of the lowest medians, as the sweep chooses it.
-        let best = measured
-            .iter()
-            .enumerate()
-            .reduce(|best, row| if row.1.median_ms < best.1.median_ms { row } else { best })
-            .map(|(index, row)| {
-                let tunable = if row.axes.is_empty() { String::new() } else { format!(", {}", row.axes) };
-                (
-                    index,
-                    format!("fastest: {} threads{tunable}, {:.3} ms", row.threads_per_block, row.median_ms),
-                )
-            });
-        Self { title, x_desc: x_desc(&document.axes), rows, best }
+        let best = fastest.and_then(|fastest| {
+            // `fastest` is one of `rows`: found by identity, not by its (possibly repeated) values.
+            let index = drawn.iter().position(|(row, _)| std::ptr::eq(*row, fastest))?;
+            let axes = if fastest.axes.is_empty() { String::new() } else { format!(", {}", fastest.axes) };
+            let label =
+                format!("fastest: {} threads{axes}, {:.3} ms", fastest.threads_per_block, fastest.median_ms);
+            Some((index, label))
+        });
+        Self { title, x_desc: x_desc(axes), rows: drawn.into_iter().map(|(_, point)| point).collect(), best }
     }
 }
 

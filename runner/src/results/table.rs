@@ -303,14 +303,6 @@ impl Summary {
         })
     }
 
-    /// The plot's legend for the fastest row: "fastest: 64 threads, 0.038 ms" (", items/thr 4"
-    /// after the threads where the sweep has axes).
-    pub fn fastest_label(&self) -> Option<String> {
-        let tunable = self.axes_phrase();
-        let tunable = tunable.trim_end_matches(',');
-        self.fastest.map(|(threads, ms)| format!("fastest: {threads} threads{tunable}, {ms:.3} ms"))
-    }
-
     /// ", items/thr 4," for the fastest row of a sweep with axes; empty without.
     fn axes_phrase(&self) -> String {
         if self.fastest_axes.is_empty() { String::new() } else { format!(", {},", self.fastest_axes) }
@@ -716,7 +708,6 @@ mod tests {
              1 of 2 configurations reach at least 95 percent of that row.\n\
              Occupancy model (16 registers/thread, 0 B static shared memory) agrees with the driver's blk/SM at 2 of 2 block sizes.\n"
         );
-        assert_eq!(summary.fastest_label().as_deref(), Some("fastest: 128 threads, 0.250 ms"));
         assert_eq!(
             summary.model_clause(),
             "model with 16 registers/thread and 0 B static shared memory agrees at 2 of 2 rows"

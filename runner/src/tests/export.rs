@@ -1,20 +1,27 @@
-//! Every export format, pinned by a snapshot of the same mock sweep.
+//! Every export format, pinned by a snapshot of the same mock sweep; the record read back from
+//! its JSON is the record written, and renders as it did.
 
 use crate::kernel::Kernel;
 use crate::measure::backend::Timing;
 use crate::measure::provenance::Provenance;
 use crate::measure::timing::{NoiseStop, TimingMode};
 use crate::model::occupancy::DEFAULT_BLOCK_SIZES;
-use crate::results::export::{Format, Record};
+use crate::results::export::Format;
+use crate::results::schema::SweepRecord;
 use crate::search::sweep;
 use crate::tests::fixture;
 use std::time::Duration;
 
-fn record(corrupt_pixel: Option<usize>) -> Record {
+fn record(corrupt_pixel: Option<usize>) -> SweepRecord {
     record_of(fixture::frame_kernel(320, 200), corrupt_pixel)
 }
 
-fn record_of(kernel: Kernel, corrupt_pixel: Option<usize>) -> Record {
+fn record_of(kernel: Kernel, corrupt_pixel: Option<usize>) -> SweepRecord {
+    SweepRecord::of(&sweep_of(kernel, corrupt_pixel), provenance())
+}
+
+/// A mock sweep of `kernel` over four block sizes, batch timing, four samples a row.
+fn sweep_of(kernel: Kernel, corrupt_pixel: Option<usize>) -> sweep::Sweep {
     let mut gpu = fixture::gpu();
     let times =
         [0.155, 0.080, 0.041, 0.0405, 0.046, 0.0402, 0.0407, 0.0404, 0.0401, 0.0409, 0.0403, 0.0431, 0.0412];
@@ -22,9 +29,7 @@ fn record_of(kernel: Kernel, corrupt_pixel: Option<usize>) -> Record {
     gpu.run_spread = 0.02;
     let mut workload = fixture::workload(&mut gpu, kernel);
     let timing = Timing::fixed(TimingMode::Batch, 3, 4);
-    let result =
-        sweep::run(&mut gpu, workload.as_mut(), &[32, 100, 256, 1024], timing, corrupt_pixel).unwrap();
-    Record::of(&result, provenance())
+    sweep::run(&mut gpu, workload.as_mut(), &[32, 100, 256, 1024], timing, corrupt_pixel).unwrap()
 }
 
 /// Fixed provenance, as a real run would fill it in.
@@ -52,7 +57,7 @@ fn provenance() -> Provenance {
 }
 
 /// The rendered text, with the PTX hash (which changes with every kernel edit) masked.
-fn rendered(format: Format, record: &Record) -> String {
+fn rendered(format: Format, record: &SweepRecord) -> String {
     format
         .exporter()
         .render(record)
@@ -103,13 +108,13 @@ fn every_format_says_how_the_noise_driven_stop_ended_each_row() {
     let stop = NoiseStop { max_noise: 0.005, max_time_per_row: Duration::from_millis(25), max_runs: 1000 };
     let timing = Timing::fixed(TimingMode::Cold, 0, 5).until(stop);
     let result = sweep::run(&mut gpu, workload.as_mut(), &[64, 256], timing, None).unwrap();
-    let record = Record::of(&result, provenance());
+    let record = SweepRecord::of(&result, provenance());
 
     let json: serde_json::Value = serde_json::from_str(&rendered(Format::Json, &record)).unwrap();
     assert_eq!(json["timing"]["mode"], "cold");
     // Cold timing flushes L2 before every launch, --flush-l2 or not: the export says so.
     assert_eq!(json["timing"]["l2_flush"], "before_each_launch");
-    assert_eq!(json["schema_version"], crate::results::export::SCHEMA_VERSION);
+    assert_eq!(json["schema_version"], crate::results::schema::SCHEMA_VERSION);
     assert_eq!(json["timing"]["stop"]["max_noise"], 0.005);
     assert_eq!(json["timing"]["stop"]["max_time_per_row_s"], 0.025);
     let rows = json["rows"].as_array().unwrap();
@@ -212,4 +217,120 @@ fn the_documented_fields_are_the_exports_fields() {
         .map(|(field, _)| field.as_str())
         .collect();
     assert_eq!(csv.lines().next().unwrap().split(',').collect::<Vec<_>>(), documented_rows);
+}
+
+/// The sweep of `sweep_of`, dressed as one with an axis, a pruned configuration, a raced row and
+/// the noise-driven stop: every sentence after the table has something to say.
+fn dressed_sweep() -> sweep::Sweep {
+    let mut sweep = sweep_of(fixture::frame_kernel(320, 200), None);
+    sweep.axes = vec!["tile".to_string()];
+    for (index, row) in sweep.rows.iter_mut().enumerate() {
+        row.axes = crate::model::axis_values::AxisValues(vec![("tile".into(), (1 << index).to_string())]);
+    }
+    sweep.timing = sweep.timing.until(NoiseStop::DEFAULT);
+    sweep.rows[0].stopped = Some(crate::measure::timing::Stopped::Raced);
+    sweep.rows[1].stopped = Some(crate::measure::timing::Stopped::Converged);
+    sweep.rows[1].run_ms.push(0.046);
+    let pruned = &mut sweep.rows[3];
+    pruned.pruned = Some("1024 threads x 80 registers, above the 65536 a block may hold".into());
+    pruned.run_ms.clear();
+    pruned.stats = crate::model::stats::RunStats::of(&[]);
+    pruned.stopped = None;
+    sweep
+}
+
+#[test]
+fn the_record_reads_back_as_it_was_written() {
+    let sweeps = [
+        sweep_of(fixture::frame_kernel(320, 200), None),
+        sweep_of(
+            fixture::frame_kernel(320, 200)
+                .dynamic_shared_memory(|_, _| 4000)
+                .detail("Kernel: histogram of 1000 bins, 4000 B of dynamic shared memory per block"),
+            None,
+        ),
+        dressed_sweep(),
+    ];
+    for sweep in &sweeps {
+        let record = SweepRecord::of(sweep, provenance());
+        let text = Format::Json.exporter().render(&record).unwrap();
+        let read = SweepRecord::parse(&text).unwrap();
+        // The pruned row's times are NaN, which equals nothing: compare the JSON of both too.
+        assert_eq!(Format::Json.exporter().render(&read).unwrap(), text);
+        if sweep.pruned_rows().count() == 0 {
+            assert_eq!(read, record);
+        }
+        assert_eq!(read.origin, crate::results::schema::Origin::default());
+        assert_eq!(read.lacking("This file"), None);
+        // Every format renders the record read back as it rendered the record written.
+        for format in [Format::Csv, Format::Markdown, Format::Html] {
+            let exporter = format.exporter();
+            assert_eq!(exporter.render(&read).unwrap(), exporter.render(&record).unwrap(), "{format:?}");
+        }
+    }
+    // A failed row's times are null in the JSON and NaN again once read.
+    let corrupted = record(Some(7));
+    let read = SweepRecord::parse(&rendered(Format::Json, &corrupted)).unwrap();
+    assert_eq!(read.failures.len(), 4);
+}
+
+#[test]
+fn markdown_says_the_summary_in_the_tables_words() {
+    let sweep = dressed_sweep();
+    let summary = crate::results::table::Summary::of(&sweep);
+    let markdown = rendered(Format::Markdown, &SweepRecord::of(&sweep, provenance()));
+    let sentences = [
+        Some(summary.suggestion()),
+        summary.fastest(),
+        Some(summary.near_best()),
+        summary.stop_sentence(),
+        summary.pruned_sentence(),
+        Some(format!("Occupancy: {}.", summary.model_clause())),
+    ];
+    for sentence in sentences {
+        let sentence = sentence.expect("the dressed sweep says every sentence");
+        assert!(markdown.contains(&sentence), "missing {sentence:?} in\n{markdown}");
+    }
+    assert!(markdown.contains("1 raced out after the first round"), "{markdown}");
+    assert!(markdown.contains("at 0.040 ms") && markdown.contains("tile 4,"), "{markdown}");
+}
+
+#[test]
+fn the_plot_of_a_sweep_is_the_plot_of_its_record() {
+    for sweep in [sweep_of(fixture::frame_kernel(320, 200), None), dressed_sweep()] {
+        let record = SweepRecord::of(&sweep, provenance());
+        let chart = crate::results::plot::Chart::of(&record);
+        assert_eq!(crate::results::plot::svg(&sweep).unwrap(), crate::results::plot::render(&chart).unwrap());
+        let best = chart.best.as_ref().map(|(_, label)| label.as_str());
+        let axes = if sweep.axes.is_empty() { "" } else { ", tile 4" };
+        assert_eq!(best, Some(format!("fastest: 256 threads{axes}, 0.040 ms").as_str()));
+    }
+}
+
+#[test]
+fn a_record_no_sweep_would_make_still_renders() {
+    // Every row without a measurement, a device beyond any GPU's limits (the explorer leaves it
+    // out rather than evaluate the model at four billion bytes), a hash that is not ASCII, and a
+    // row whose times make no bandwidth: every format renders, none panics.
+    let mut record = record(None);
+    for row in &mut record.rows[..3] {
+        row.failed = Some("hung: no answer in 5 s".into());
+        row.run_ms.clear();
+        (row.median_ms, row.min_ms, row.max_ms, row.mad_ms) = (f64::NAN, f64::NAN, f64::NAN, f64::NAN);
+    }
+    (record.rows[3].median_ms, record.rows[3].min_ms) = (0.0, 0.0);
+    record.device.shared_memory_per_sm = u32::MAX;
+    record.device.max_shared_memory_per_block = u32::MAX;
+    record.device.reserved_shared_memory_per_block = u32::MAX;
+    record.ptx_sha256 = "é".repeat(20);
+    record.fastest_threads_per_block = Some(77);
+    for format in [Format::Json, Format::Csv, Format::Markdown, Format::Html] {
+        format.exporter().render(&record).unwrap_or_else(|error| panic!("{format:?}: {error:#}"));
+    }
+    let page = Format::Html.exporter().render(&record).unwrap();
+    assert!(page.contains("<td>hung</td>") && !page.contains("(measured: this run's device)"));
+    for row in &mut record.rows {
+        row.failed = Some("the launch failed".into());
+    }
+    Format::Html.exporter().render(&record).unwrap();
 }

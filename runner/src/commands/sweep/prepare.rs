@@ -56,3 +56,13 @@ pub(crate) fn prepare<'k>(kernel: &'k Kernel, settings: &Settings) -> Result<(Ru
     let max_grid = GridPolicy::largest_grid(kernel.pass.item_count(), block_sizes);
     Ok((Run::new(kernel, max_grid), timing))
 }
+
+impl Settings {
+    /// Every check of a sweep of `kernel` with these settings that needs no device: the
+    /// settings' own ([`Settings::validate`]), the kernel's description, every entry point in
+    /// its PTX, a configuration its restriction keeps, `--corrupt-output` within its first
+    /// output. The first that fails as one line, exit status 2.
+    pub fn validate_for(&self, kernel: &Kernel) -> Result<(), Error> {
+        prepare(kernel, self).map(|_| ())
+    }
+}

@@ -1,14 +1,15 @@
 //! CSV: one line per configuration with every per-row figure, a column per axis first, for
 //! spreadsheets.
 
-use super::{Exporter, Record, RowRecord};
+use super::Exporter;
+use crate::results::schema::{RowRecord, SweepRecord};
 use anyhow::Result;
 
 /// CSV: one line per row, every per-row figure.
 pub struct CsvExporter;
 
 impl Exporter for CsvExporter {
-    fn render(&self, record: &Record) -> Result<String> {
+    fn render(&self, record: &SweepRecord) -> Result<String> {
         // The per-row figures, with no axis and no samples (the per-launch list does not fit a
         // flat row; JSON carries it).
         let mut flat = csv::Writer::from_writer(Vec::new());

@@ -3,8 +3,10 @@ HTML: one self-contained page of a sweep (nothing fetched from the network: its 
 and SVG are inline): the summary, the table, the plot, an occupancy explorer and the
 provenance.
 
-The page is rendered from the JSON export read back ([`Document`]), so `--html FILE` and
-`block-size report RESULT.json --html FILE` write the same page for the same sweep.
+The page is rendered from the sweep's record ([`SweepRecord`]), the one a sweep writes as JSON
+and [`SweepRecord::parse`] reads back, so `--html FILE` and `block-size report RESULT.json
+--html FILE` write the same page for the same sweep. A record of an older file says on the page
+what that file did not record ([`SweepRecord::lacking`]) and shows what can be said without it.
 
 The explorer is the lesson's one-SM widget: sliders for threads per block, registers per
 thread and shared memory per block, presets (T4, RTX 5090, H100, H200) and the GPU measured,
@@ -16,13 +18,13 @@ answer changes. The page's script looks answers up and takes their minimum; it c
 limit of its own, so it cannot drift from `block-size occupancy`.
 */
 
-use super::{Exporter, Record};
-use crate::measure::timing::Timing;
+use super::{Exporter, sentences};
 use crate::model::limits::DeviceLimits;
 use crate::model::occupancy::warps_per_block;
 use crate::model::sm::{Limiter, PRESETS, Preset, SmModel};
-use crate::results::document::Document;
 use crate::results::plot::{self, Chart};
+use crate::results::schema::SweepRecord;
+use crate::results::table;
 use anyhow::{Result, anyhow};
 use serde::Serialize;
 use std::fmt::Write as _;
@@ -31,10 +33,8 @@ use std::fmt::Write as _;
 pub struct HtmlExporter;
 
 impl Exporter for HtmlExporter {
-    fn render(&self, record: &Record) -> Result<String> {
-        let json = serde_json::to_string(record)?;
-        let document = Document::parse(&json).map_err(|why| anyhow!("reading the sweep back: {why}"))?;
-        render(&document).map_err(|why| anyhow!("{why}"))
+    fn render(&self, record: &SweepRecord) -> Result<String> {
+        render(record).map_err(|why| anyhow!("{why}"))
     }
 }
 
@@ -168,7 +168,7 @@ impl Explorer {
                 ExplorerGpu::of(preset.key, name, &preset.model())
             })
             .collect();
-        if let Some(model) = SmModel::from_device(device) {
+        if let Some(model) = explorable(device) {
             gpus.push(ExplorerGpu::of(
                 "measured",
                 format!("{} (measured: this run's device)", device.name),
@@ -184,6 +184,22 @@ impl Explorer {
             start,
         }
     }
+}
+
+/// The occupancy model of `device` where the model knows its architecture and its limits are
+/// ones a GPU could report: the explorer evaluates the model at every byte of shared memory a
+/// block may have, so a file's limits bound its work (and a hostile file's must not overflow
+/// the model's arithmetic).
+fn explorable(device: &DeviceLimits) -> Option<SmModel> {
+    let plausible = device.warp_size == 32
+        && (1..=1 << 16).contains(&device.max_threads_per_sm)
+        && (1..=1024).contains(&device.max_blocks_per_sm)
+        && device.registers_per_sm <= 1 << 20
+        && device.max_registers_per_block <= 1 << 20
+        && device.shared_memory_per_sm <= 1 << 22
+        && device.max_shared_memory_per_block <= device.shared_memory_per_sm
+        && device.reserved_shared_memory_per_block <= 1 << 16;
+    SmModel::from_device(device).filter(|_| plausible)
 }
 
 /// Escapes text for HTML.
@@ -205,39 +221,24 @@ fn escape(text: &str) -> String {
 const STYLE: &str = include_str!("report.css");
 const SCRIPT: &str = include_str!("report.js");
 
-/// The page of `document`; `Err` says why it cannot be drawn (a version 1 file).
-pub(crate) fn render(document: &Document) -> Result<String, String> {
-    if document.schema_version < 2 {
-        return Err(format!(
-            "schema version {}: the HTML report needs version 2 (its head, summary and l2_flush); run the sweep again with --json",
-            document.schema_version
-        ));
-    }
-    let timing: Timing =
-        serde_json::from_value(document.timing.clone()).map_err(|error| format!("timing: {error}"))?;
-    let svg = plot::render(&Chart::of_document(document, timing)).map_err(|error| format!("{error:#}"))?;
-    let fastest = document
-        .rows
-        .iter()
-        .filter(|row| row.failed.is_none())
-        .reduce(|best, row| if row.median_ms < best.median_ms { row } else { best })
-        .expect("a document has rows");
-    let registers = document
-        .provenance
-        .get("registers_per_thread")
-        .and_then(serde_json::Value::as_u64)
-        .map_or(crate::model::sm::DEFAULT_REGISTERS, |registers| registers.min(255) as u32);
+/// The page of `record`; `Err` says why it cannot be drawn (the plot could not be).
+pub(crate) fn render(record: &SweepRecord) -> Result<String, String> {
+    let svg = plot::render(&Chart::of(record)).map_err(|error| format!("{error:#}"))?;
+    let provenance = record.provenance.as_ref();
+    let registers = provenance
+        .and_then(|provenance| provenance.registers_per_thread)
+        .map_or(crate::model::sm::DEFAULT_REGISTERS, |registers| registers.min(255));
     let start = Start {
-        gpu: if SmModel::from_device(&document.device).is_some() { "measured" } else { "h200" }.to_string(),
-        threads: fastest.threads_per_block.min(MAX_THREADS),
+        gpu: if explorable(&record.device).is_some() { "measured" } else { "h200" }.to_string(),
+        threads: record.fastest().map_or(256, |fastest| fastest.threads_per_block.clamp(1, MAX_THREADS)),
         registers,
-        shared: document.shared_memory_per_block.unwrap_or(0),
+        shared: record.shared_memory_per_block.flatten().unwrap_or(0),
     };
-    let explorer = Explorer::new(&document.device, start);
+    let explorer = Explorer::new(&record.device, start);
     // `</` inside a script element would end it.
     let model = serde_json::to_string(&explorer).map_err(|error| error.to_string())?.replace("</", "<\\/");
 
-    let title = format!("block-size: {} on {}", document.workload().kernel, document.device.name);
+    let title = format!("block-size: {} on {}", record.workload.kernel, record.device.name);
     let mut page = String::new();
     let _ = write!(
         page,
@@ -247,41 +248,67 @@ pub(crate) fn render(document: &Document) -> Result<String, String> {
         escape(&title)
     );
     let _ = writeln!(page, "<header>\n<h1>{}</h1>", escape(&title));
-    let date = document.provenance("date").unwrap_or_default();
+    let date =
+        provenance.map_or_else(|| "date not recorded".to_string(), |provenance| provenance.date.clone());
     let _ = writeln!(
         page,
         "<p class=\"byline\">{} &middot; {} &middot; PTX sha256 <code>{}</code> &middot; block-size JSON schema {}</p>",
-        escape(&document.extent()),
+        escape(&record.extent()),
         escape(&date),
-        escape(&document.ptx_sha256[..document.ptx_sha256.len().min(16)]),
-        document.schema_version
+        escape(&record.ptx_sha256.chars().take(16).collect::<String>()),
+        record.origin.schema_version
     );
-    if document.failures.is_empty() {
+    if let Some(lacking) = record.lacking("This file") {
+        let _ = writeln!(page, "<p class=\"note schema\">{}</p>", escape(&lacking));
+    }
+    if record.failures.is_empty() {
         page +=
             "<p class=\"verdict ok\">Every check held: each row's output matched the CPU reference.</p>\n";
     } else {
         let _ = writeln!(
             page,
             "<p class=\"verdict failed\">{} check(s) failed: this table is not a measurement.</p>\n<ul class=\"failures\">",
-            document.failures.len()
+            record.failures.len()
         );
-        for failure in &document.failures {
+        for failure in &record.failures {
             let _ = writeln!(page, "<li>{}</li>", escape(failure));
         }
         page += "</ul>\n";
     }
     page += "</header>\n<main>\n";
 
-    page += "<section id=\"summary\">\n<h2>Summary</h2>\n<ul>\n";
-    for line in &document.summary {
+    page += "<section id=\"summary\">\n<h2>Summary</h2>\n";
+    let summary = match &record.summary {
+        Some(lines) => lines.clone(),
+        None => {
+            page += "<p class=\"note\">This file did not record the lines below its table; from its fields:</p>\n";
+            let mut lines = vec![sentences::suggestion(record)];
+            lines.extend(sentences::fastest(record));
+            lines.push(sentences::near_best(record));
+            lines.extend(sentences::stop(record));
+            lines.extend(sentences::pruned(record));
+            lines.push(format!("Occupancy: {}.", record.model_check));
+            lines
+        }
+    };
+    page += "<ul>\n";
+    for line in &summary {
         let _ = writeln!(page, "<li>{}</li>", escape(line));
     }
     page += "</ul>\n</section>\n";
 
-    page += "<section id=\"sweep\">\n<h2>The sweep</h2>\n<pre class=\"head\">";
-    page += &escape(&document.head.join("\n"));
+    page += "<section id=\"sweep\">\n<h2>The sweep</h2>\n";
+    let head = match &record.head {
+        Some(lines) => lines.join("\n"),
+        None => {
+            page += "<p class=\"note\">This file did not record the lines above its table; its timing:</p>\n";
+            table::timing_line(record.timing).trim_end().to_string()
+        }
+    };
+    page += "<pre class=\"head\">";
+    page += &escape(&head);
     page += "</pre>\n";
-    page += &table(document);
+    page += &rows_table(record);
     page += "<p class=\"note\">ms: the median sample; GB/s: the bytes one pass moves over it; of best: the fastest \
              row's median over this row's (* within the two rows' MADs of it); limiter: the limits that bind \
              blk/SM by the occupancy model.</p>\n</section>\n";
@@ -293,16 +320,24 @@ pub(crate) fn render(document: &Document) -> Result<String, String> {
 
     page += EXPLORER_HTML;
 
-    page += "<section id=\"provenance\">\n<h2>Provenance</h2>\n<table class=\"provenance\">\n";
-    for (key, value) in &document.provenance {
-        let value = match value {
-            serde_json::Value::String(text) => text.clone(),
-            serde_json::Value::Null => "-".to_string(),
-            other => other.to_string(),
-        };
-        let _ = writeln!(page, "<tr><th>{}</th><td>{}</td></tr>", escape(key), escape(&value));
+    page += "<section id=\"provenance\">\n<h2>Provenance</h2>\n";
+    if provenance.is_none() {
+        page += "<p class=\"note\">This file did not record its provenance (command, date, driver, compilers).</p>\n";
     }
-    let device = &document.device;
+    page += "<table class=\"provenance\">\n";
+    if let Some(provenance) = provenance {
+        // Its fields by name, as the JSON has them.
+        let fields = serde_json::to_value(provenance).map_err(|error| error.to_string())?;
+        for (key, value) in fields.as_object().into_iter().flatten() {
+            let value = match value {
+                serde_json::Value::String(text) => text.clone(),
+                serde_json::Value::Null => "-".to_string(),
+                other => other.to_string(),
+            };
+            let _ = writeln!(page, "<tr><th>{}</th><td>{}</td></tr>", escape(key), escape(&value));
+        }
+    }
+    let device = &record.device;
     let _ = writeln!(
         page,
         "<tr><th>device</th><td>{} SMs; per SM {} threads, {} blocks, {} registers, {} B shared memory ({} B reserved a block); L2 {} B</td></tr>",
@@ -323,10 +358,10 @@ pub(crate) fn render(document: &Document) -> Result<String, String> {
 }
 
 /// The sweep's table, every column of the Markdown export.
-fn table(document: &Document) -> String {
-    let runs = document.rows.windows(2).any(|pair| pair[0].run_ms.len() != pair[1].run_ms.len());
+fn rows_table(record: &SweepRecord) -> String {
+    let runs = record.rows.windows(2).any(|pair| pair[0].run_ms.len() != pair[1].run_ms.len());
     let mut text = String::from("<table class=\"rows\">\n<thead><tr>");
-    for name in &document.axes {
+    for name in &record.axes {
         let _ = write!(text, "<th>{}</th>", escape(name));
     }
     for heading in [
@@ -339,10 +374,10 @@ fn table(document: &Document) -> String {
         text += "<th>runs</th>";
     }
     text += "<th>limiter</th></tr></thead>\n<tbody>\n";
-    for row in &document.rows {
+    for row in &record.rows {
         let best = row.fraction_of_best >= 1.0;
         let _ = write!(text, "<tr{}>", if best { " class=\"best\"" } else { "" });
-        for name in &document.axes {
+        for name in &record.axes {
             let _ = write!(text, "<td>{}</td>", escape(row.axes.get(name).unwrap_or("")));
         }
         let cells =
@@ -375,14 +410,12 @@ fn table(document: &Document) -> String {
         if runs {
             let _ = write!(text, "<td>{}</td>", row.run_ms.len());
         }
-        let _ = writeln!(
-            text,
-            "<td class=\"limiter\">{}</td></tr>",
-            escape(&match &row.pruned {
-                Some(reason) => format!("cannot launch: {reason}"),
-                None => row.limiter.clone().unwrap_or_else(|| "-".to_string()),
-            })
-        );
+        let limiter = match (&row.pruned, &row.limiter) {
+            (Some(reason), _) => format!("cannot launch: {reason}"),
+            (None, Some(limiter)) => limiter.clone(),
+            (None, None) => "not recorded".to_string(),
+        };
+        let _ = writeln!(text, "<td class=\"limiter\">{}</td></tr>", escape(&limiter));
     }
     text += "</tbody>\n</table>\n";
     text

@@ -1,7 +1,8 @@
 //! Markdown: the table and the summary, ready to paste into a report.
 
-use super::{Exporter, Record};
+use super::{Exporter, sentences};
 use crate::model::grid::GridPolicy;
+use crate::results::schema::SweepRecord;
 use crate::results::table;
 use anyhow::Result;
 use std::fmt::Write as _;
@@ -10,7 +11,7 @@ use std::fmt::Write as _;
 pub struct MarkdownExporter;
 
 impl Exporter for MarkdownExporter {
-    fn render(&self, record: &Record) -> Result<String> {
+    fn render(&self, record: &SweepRecord) -> Result<String> {
         let device = &record.device;
         let mut text = format!(
             "**{}** (compute capability {}.{}, {} SMs), {}, {}{}; kernel `{}` (PTX sha256 `{}`)\n\n",
@@ -18,7 +19,7 @@ impl Exporter for MarkdownExporter {
             device.compute_capability.0,
             device.compute_capability.1,
             device.multiprocessors,
-            record.workload.extent(),
+            record.extent(),
             table::timing_clause(record.timing),
             match record.grid {
                 GridPolicy::OneWave => String::new(),
@@ -70,23 +71,22 @@ impl Exporter for MarkdownExporter {
                 row.min_ms,
                 row.max_ms,
                 row.mad_ms,
-                row.limiter,
+                row.limiter.as_deref().unwrap_or("not recorded"),
             )?;
         }
         text += "\n";
-        let summary = &record.sentences;
-        writeln!(text, "{}", summary.suggestion())?;
-        if let Some(fastest) = summary.fastest() {
+        writeln!(text, "{}", sentences::suggestion(record))?;
+        if let Some(fastest) = sentences::fastest(record) {
             writeln!(text, "{fastest}")?;
         }
-        writeln!(text, "{} \\* marks rows within the measured noise of it.", summary.near_best())?;
-        if let Some(stop) = summary.stop_sentence() {
+        writeln!(text, "{} \\* marks rows within the measured noise of it.", sentences::near_best(record))?;
+        if let Some(stop) = sentences::stop(record) {
             writeln!(text, "{stop}")?;
         }
-        if let Some(pruned) = summary.pruned_sentence() {
+        if let Some(pruned) = sentences::pruned(record) {
             writeln!(text, "{pruned}")?;
         }
-        writeln!(text, "Occupancy: {}.", summary.model_clause())?;
+        writeln!(text, "Occupancy: {}.", record.model_check)?;
         if !record.failures.is_empty() {
             writeln!(
                 text,

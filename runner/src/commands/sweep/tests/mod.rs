@@ -150,9 +150,9 @@ fn a_failed_row_is_in_every_export_and_the_report_read_back_says_so() {
     let csv = export::render(&result, provenance(), Format::Csv).unwrap();
     assert!(csv.lines().nth(2).unwrap().contains("too many resources requested for launch"), "{csv}");
     let json = export::render(&result, provenance(), Format::Json).unwrap();
-    let document = crate::results::document::Document::parse(&json).unwrap();
-    assert!(document.rows[1].median_ms.is_nan() && document.rows[1].failed.is_some());
-    let page = crate::results::export::html::render(&document).unwrap();
+    let record = crate::results::schema::SweepRecord::parse(&json).unwrap();
+    assert!(record.rows[1].median_ms.is_nan() && record.rows[1].failed.is_some());
+    let page = crate::results::export::html::render(&record).unwrap();
     assert!(page.contains("<td>failed</td>"), "the report shows the failed row");
     assert!(plot::svg(&result).unwrap().starts_with("<svg"), "the plot leaves it out");
 }

@@ -1,0 +1,110 @@
+/*!
+The sentences after a sweep's table, from its record: the Markdown export's, and the HTML
+page's where a file did not record its summary lines. They are the table's own words
+([`crate::results::table::Summary`], which needs the sweep itself); a test holds the two to
+the same text.
+*/
+
+use crate::measure::timing::Stopped;
+use crate::results::schema::SweepRecord;
+
+/// `value` with at most `decimals` decimals and no trailing zeros: 0.5, 2, 0.25.
+fn trimmed(value: f64, decimals: usize) -> String {
+    let text = format!("{value:.decimals$}");
+    if text.contains('.') { text.trim_end_matches('0').trim_end_matches('.').to_string() } else { text }
+}
+
+/// "cuOccupancyMaxPotentialBlockSize suggests 1024 threads per block and a grid of 264 blocks."
+pub(super) fn suggestion(record: &SweepRecord) -> String {
+    format!(
+        "cuOccupancyMaxPotentialBlockSize suggests {} threads per block and a grid of {} blocks.",
+        record.suggestion.threads_per_block, record.suggestion.grid_blocks
+    )
+}
+
+/// "Fastest measured: 64 threads per block at 0.038 ms.", or with axes "Fastest measured: 64
+/// threads per block, items/thr 4, at 0.038 ms."; `None` where no row was measured.
+pub(super) fn fastest(record: &SweepRecord) -> Option<String> {
+    let fastest = record.fastest()?;
+    let axes = if fastest.axes.is_empty() { String::new() } else { format!(", {},", fastest.axes) };
+    Some(format!(
+        "Fastest measured: {} threads per block{axes} at {:.3} ms.",
+        fastest.threads_per_block, fastest.median_ms
+    ))
+}
+
+/// Configurations that were launched: every row but the pruned.
+fn launched(record: &SweepRecord) -> usize {
+    record.rows.iter().filter(|row| row.pruned.is_none()).count()
+}
+
+/// "8 of 13 configurations reach at least 95 percent of that row."
+pub(super) fn near_best(record: &SweepRecord) -> String {
+    format!(
+        "{} of {} configurations reach at least 95 percent of that row.",
+        record.rows_near_best,
+        launched(record)
+    )
+}
+
+/// How the noise-driven stop ended the rows, where it ran: "Noise-driven stop: 9 of 13 rows
+/// reached MAD/median <= 0.5%, 4 stopped at 0.5 s; 10 to 52 samples a row (runs column)."
+pub(super) fn stop(record: &SweepRecord) -> Option<String> {
+    let stop = record.timing.stop?;
+    let count = |why: Stopped| record.rows.iter().filter(|row| row.stopped == Some(why)).count();
+    let samples: Vec<usize> = record.measured_rows().map(|row| row.samples).collect();
+    let (fewest, most) =
+        (samples.iter().copied().min().unwrap_or(0), samples.iter().copied().max().unwrap_or(0));
+    let mut text = format!(
+        "Noise-driven stop: {} of {} rows reached MAD/median <= {}%",
+        count(Stopped::Converged),
+        launched(record),
+        trimmed(stop.max_noise * 100.0, 3)
+    );
+    let time_budget = count(Stopped::TimeBudget);
+    if time_budget > 0 {
+        text += &format!(", {time_budget} stopped at {} s", trimmed(stop.max_time_per_row.as_secs_f64(), 3));
+    }
+    let max_runs = count(Stopped::MaxRuns);
+    if max_runs > 0 {
+        text += &format!(", {max_runs} at {} samples", stop.max_runs);
+    }
+    let raced = count(Stopped::Raced);
+    if raced > 0 {
+        text += &format!(
+            ", {raced} raced out after the first round, clearly slower than the best (runs marked r; docs/search.md)"
+        );
+    }
+    text += &if fewest == most {
+        format!("; {most} samples a row.")
+    } else {
+        format!("; {fewest} to {most} samples a row (runs column).")
+    };
+    Some(text)
+}
+
+/// "Not launched, 2 configuration(s) the occupancy model says the device cannot launch
+/// (docs/search.md): 1024 threads, items/thr 4: ...", a clause per reason; `None` where every
+/// configuration was launched.
+pub(super) fn pruned(record: &SweepRecord) -> Option<String> {
+    let mut reasons: Vec<(&str, Vec<String>)> = Vec::new();
+    for row in &record.rows {
+        let Some(reason) = row.pruned.as_deref() else { continue };
+        match reasons.iter_mut().find(|(known, _)| *known == reason) {
+            Some((_, configurations)) => configurations.push(row.label()),
+            None => reasons.push((reason, vec![row.label()])),
+        }
+    }
+    if reasons.is_empty() {
+        return None;
+    }
+    let count: usize = reasons.iter().map(|(_, configurations)| configurations.len()).sum();
+    let clauses: Vec<String> = reasons
+        .iter()
+        .map(|(reason, configurations)| format!("{}: {reason}", configurations.join("; ")))
+        .collect();
+    Some(format!(
+        "Not launched, {count} configuration(s) the occupancy model says the device cannot launch (docs/search.md): {}.",
+        clauses.join(". ")
+    ))
+}

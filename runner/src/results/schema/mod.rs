@@ -1,0 +1,641 @@
+/*!
+The schema of a sweep's JSON export: [`SweepRecord`] (the document) and [`RowRecord`] (one
+row), the one type every export, the plot, the HTML page, `block-size diff` and `block-size
+report` work from. It is written ([`serde::Serialize`]), read back ([`SweepRecord::parse`],
+[`SweepRecord::read`]) and upgraded from every version this tool has written.
+
+# Versions
+
+[`SCHEMA_VERSION`] is the layout written, its `schema_version` field:
+
+- **1** (2026-11-30, no `schema_version` field): `timing` had `flush_l2` (and, for a while,
+  `cold_keeps_l2`) where version 2 has `l2_flush` (a cold run said `flush_l2: false` although
+  it flushed); no `head`, `summary` or `shared_memory_per_block`. The first files had no
+  `provenance`, `workload`, `grid`, timing mode nor a row's `limiter`, `timing_mode`,
+  `launches_per_sample`, `samples` or `stopped`; later ones had one tunable, as version 2.
+- **2** (2026-12-01): one tunable axis, `tunable` (its name), `fastest_tunable` and a row's
+  `tunable` (its value); `search`, `ended_early` and a row's `failed` came during it.
+- **3** (2026-12-01): any number of axes, `axes`, `fastest_axes` and a row's `axes`; a row's
+  `pruned`.
+
+# The version rule
+
+- A new field that an older file of the same version lacks keeps the version, if its absence
+  has one meaning, said where the field is read: a value derived from what the file has (or
+  from what the tool did before the field existed), or an explicit "not recorded" state
+  (`None` here) that the HTML page and `block-size diff` say in words
+  ([`SweepRecord::lacking`]). A reader ignores fields it does not know, so an older program
+  still reads a newer file of its version.
+- A field whose meaning changes, or one removed or renamed, raises the version, and the reader
+  gets one more upgrade step ([`upgrade`]): each step turns a version into the next, so every
+  older version reaches the current one.
+- A file of a newer version than [`SCHEMA_VERSION`] is refused in one line (update
+  block-size), as is anything that is not an export of a sweep.
+
+The block shapes, timing and many-GPU work add to the row under this rule.
+
+[`serde::Deserialize`] reads the current layout alone; [`SweepRecord::parse`] reads every
+version: it upgrades the file's JSON step by step to the current layout, then reads it as this
+type. The JSON the exporter writes of a sweep is [`SweepRecord`] serialised as it is.
+*/
+
+mod upgrade;
+
+use crate::error::{Error, exit};
+use crate::measure::provenance::Provenance;
+use crate::measure::timing::{Stopped, Timing, TimingMode};
+use crate::model::axis_values::AxisValues;
+use crate::model::grid::GridPolicy;
+use crate::model::limits::{DeviceLimits, Suggestion};
+use crate::model::pass::Pass;
+use crate::search::strategy::Search;
+use serde::{Deserialize, Deserializer, Serialize};
+use std::path::Path;
+
+/// The version of the JSON export's layout, its `schema_version` field: 3 since 2026-12-01
+/// (any number of axes). The reader upgrades versions 1 and 2 and refuses a newer one; the
+/// rule for raising it is in docs/statistics-and-exports.md.
+pub const SCHEMA_VERSION: u32 = 3;
+
+/// A sweep's JSON export: the document, as written and as read back (upgraded to the current
+/// layout). Fields an older file did not have are derived where the file or the tool's history
+/// says what they were, and `None` ("not recorded") where nothing does.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SweepRecord {
+    /// The layout's version: [`SCHEMA_VERSION`], also after an upgrade ([`Origin`] keeps the
+    /// file's).
+    pub schema_version: u32,
+    /// Command, date, GPU, driver, CUDA version, PTX sha256, rust-cuda revision, toolchain;
+    /// `None`: not recorded (the first version 1 files).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provenance: Option<Provenance>,
+    /// What the driver reports about the device.
+    pub device: DeviceLimits,
+    /// The label of the module measured (the provenance's `kernel`).
+    pub kernel: String,
+    /// SHA-256 of its PTX.
+    pub ptx_sha256: String,
+    /// The kernel measured (`--kernel`) and what one pass of it moves.
+    pub workload: PassRecord,
+    /// The frame's width; absent where a pass covers items, not a frame.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub width: Option<u32>,
+    /// The frame's height; absent where a pass covers items, not a frame.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub height: Option<u32>,
+    /// Pixels, or items, one pass covers.
+    pub pixels: u64,
+    /// How each row was timed; the L2 flush as one field, `l2_flush`.
+    pub timing: Timing,
+    /// How many blocks each row launched (`--grid`): `one-wave`, `per-item` or `waves:K`.
+    #[serde(deserialize_with = "grid_by_name")]
+    pub grid: GridPolicy,
+    /// The names of the axes beyond the block size, in order (empty where there is none):
+    /// each row says its values.
+    pub axes: Vec<String>,
+    /// Shared memory each block asked for, static plus dynamic, in bytes: `Some(Some(bytes))`
+    /// where it was the same at every row and the occupancy model read it, `Some(None)` (null)
+    /// where not; `None`: not recorded (version 1).
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "present")]
+    pub shared_memory_per_block: Option<Option<u32>>,
+    /// The lines the table printed above itself: the device, the work, the timing, the grid;
+    /// `None`: not recorded (version 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub head: Option<Vec<String>>,
+    /// One record per row.
+    pub rows: Vec<RowRecord>,
+    /// The driver's suggested block size and grid.
+    pub suggestion: Suggestion,
+    /// The fastest row's block size.
+    pub fastest_threads_per_block: Option<u32>,
+    /// The fastest row's values on the axes (absent where the sweep has no axis).
+    #[serde(default, skip_serializing_if = "AxisValues::is_empty")]
+    pub fastest_axes: AxisValues,
+    /// Rows within 95 percent of the fastest.
+    pub rows_near_best: usize,
+    /// How the samples were spent (`--search`): `exhaustive`, or `race` (raced rows say
+    /// `stopped: raced`).
+    #[serde(deserialize_with = "search_by_name")]
+    pub search: Search,
+    /// The occupancy model's check, in words.
+    pub model_check: String,
+    /// The lines the table printed below itself: the suggestion, the fastest row, the rows
+    /// near it, the noise-driven stop, the occupancy model's check; `None`: not recorded
+    /// (version 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary: Option<Vec<String>>,
+    /// Failed checks; a non-empty list means the rows are not a measurement.
+    pub failures: Vec<String>,
+    /// Why the sweep ended before its last configuration ("interrupted by SIGINT", "the GPU
+    /// context was lost"), where it did (null where it did not): the rows are then those
+    /// finished before.
+    pub ended_early: Option<String>,
+    /// The file's own version and what the reader derived for it: not part of the JSON.
+    #[serde(skip)]
+    pub origin: Origin,
+}
+
+/// One row of the export: a configuration and its measurement.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RowRecord {
+    /// The row's value on each axis of the sweep ([`SweepRecord::axes`]), as an object in the
+    /// axes' order; absent where the sweep has no axis.
+    #[serde(default, skip_serializing_if = "AxisValues::is_empty")]
+    pub axes: AxisValues,
+    /// Threads per block.
+    pub threads_per_block: u32,
+    /// Warps per block, rounded up.
+    pub warps_per_block: u32,
+    /// Threads of the last warp with no work: a block size not a multiple of 32.
+    pub idle_lanes: u32,
+    /// The driver's resident blocks per SM.
+    pub blocks_per_sm: u32,
+    /// Resident warps per SM: blocks/SM x warps per block.
+    pub warps_per_sm: u32,
+    /// Resident warps over the SM's maximum, in percent.
+    #[serde(deserialize_with = "nan_if_null")]
+    pub occupancy_percent: f64,
+    /// Blocks launched.
+    pub grid_blocks: u32,
+    /// The median sample, in milliseconds (NaN, written null, where there is no measurement).
+    #[serde(deserialize_with = "nan_if_null")]
+    pub median_ms: f64,
+    /// The fastest sample, in milliseconds.
+    #[serde(deserialize_with = "nan_if_null")]
+    pub min_ms: f64,
+    /// The slowest sample, in milliseconds.
+    #[serde(deserialize_with = "nan_if_null")]
+    pub max_ms: f64,
+    /// The samples' median absolute deviation, in milliseconds.
+    #[serde(deserialize_with = "nan_if_null")]
+    pub mad_ms: f64,
+    /// The bytes one pass moves over the median, in GB/s.
+    #[serde(deserialize_with = "nan_if_null")]
+    pub gigabytes_per_second: f64,
+    /// The fastest row's median over this row's.
+    #[serde(deserialize_with = "nan_if_null")]
+    pub fraction_of_best: f64,
+    /// Whether this row is slower than the fastest by no more than their MADs added.
+    pub within_noise_of_best: bool,
+    /// The resources that bind blocks/SM at this size by the occupancy model (`warps+blocks`
+    /// where two meet; `-` where the model did not run); `None`: not recorded (the first
+    /// version 1 files).
+    pub limiter: Option<String>,
+    /// How the samples were taken (`--timing`): batch, cold or launch.
+    pub timing_mode: TimingMode,
+    /// Launches each sample holds: a batch's, or 1.
+    pub launches_per_sample: u32,
+    /// Samples this row took.
+    pub samples: usize,
+    /// Why the noise-driven stop ended the row (converged, time_budget, max_runs, raced);
+    /// empty for a fixed count.
+    pub stopped: Option<Stopped>,
+    /// Every sample's milliseconds, in order: one launch's, or a batch's mean (JSON only; CSV
+    /// and Markdown keep one line per row).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub run_ms: Vec<f32>,
+    /// Why this configuration has no measurement (a launch fault, a hang); empty where it has
+    /// one. Its times are then empty too.
+    pub failed: Option<String>,
+    /// Why this configuration was not launched: the device cannot launch it by the occupancy
+    /// model (threads, registers or shared memory beyond a block's); empty where it was. Its
+    /// times are then empty too.
+    pub pruned: Option<String>,
+}
+
+/// The kernel and what one pass of it moves, as the export writes [`Pass`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PassRecord {
+    /// The kernel's name (`--kernel`).
+    pub kernel: String,
+    /// Bytes one pass moves, as every GB/s column counts them.
+    pub bytes_per_pass: f64,
+    /// What those bytes are: "moved per pass".
+    pub bytes_counted: String,
+    /// A line on the kernel's parameters, where it has any (the histogram's bins).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+    /// What a pass covers where it is not a frame of pixels.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub items: Option<ItemsRecord>,
+}
+
+/// Items a pass covers, where it is not a frame: how many, and what they are called.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ItemsRecord {
+    /// How many.
+    pub count: u64,
+    /// Their name in the plural: "values".
+    pub noun: String,
+}
+
+/// Where a record came from: the version of the file it was read from, and what the reader
+/// derived for the fields that version did not have.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Origin {
+    /// The file's `schema_version` (1 where it had none); [`SCHEMA_VERSION`] for a record of
+    /// a sweep just measured.
+    pub schema_version: u32,
+    /// Each derived field in words, with why: "timing: launch mode, one launch a sample (...)".
+    pub derived: Vec<&'static str>,
+}
+
+impl Default for Origin {
+    /// A record in the current layout, nothing derived.
+    fn default() -> Self {
+        Self { schema_version: SCHEMA_VERSION, derived: Vec::new() }
+    }
+}
+
+impl PassRecord {
+    /// The record of `pass`.
+    pub fn of(pass: &Pass) -> Self {
+        Self {
+            kernel: pass.kernel.to_string(),
+            bytes_per_pass: pass.bytes_per_pass,
+            bytes_counted: pass.bytes_counted.to_string(),
+            detail: pass.detail.clone(),
+            items: pass.items.map(|items| ItemsRecord { count: items.count, noun: items.noun.to_string() }),
+        }
+    }
+}
+
+impl RowRecord {
+    /// Whether the row has a measurement: it neither failed nor was pruned.
+    pub fn measured(&self) -> bool {
+        self.failed.is_none() && self.pruned.is_none()
+    }
+
+    /// Its configuration in words: `256 threads`, or `256 threads, tile 4, grid waves:2`.
+    pub fn label(&self) -> String {
+        crate::model::axis_values::configuration_label(self.threads_per_block, &self.axes)
+    }
+}
+
+impl SweepRecord {
+    /// Reads `path`; a file that cannot be read, is not a sweep's JSON export, is of a newer
+    /// layout, has no rows or a measured row without samples is one line, exit 2.
+    pub fn read(path: &Path) -> Result<Self, Error> {
+        let bad = |why: String| Error::new(exit::USAGE, one_line(&format!("{}: {why}", path.display())));
+        let text = std::fs::read_to_string(path).map_err(|error| bad(format!("cannot read it: {error}")))?;
+        Self::parse(&text).map_err(bad)
+    }
+
+    /// Parses an export of any version this tool wrote, upgraded to the current layout; `Err`
+    /// says in one line why the text is not one.
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let not_an_export = |error: serde_json::Error| one_line(&format!("{NOT_AN_EXPORT}: {error}"));
+        let value: serde_json::Value = serde_json::from_str(text).map_err(not_an_export)?;
+        let upgraded = upgrade::upgrade(value).map_err(|why| one_line(&why))?;
+        let mut record: Self = serde_json::from_value(upgraded.value).map_err(not_an_export)?;
+        record.origin = Origin { schema_version: upgraded.from, derived: upgraded.derived };
+        if record.rows.is_empty() {
+            return Err("the sweep has no rows".to_string());
+        }
+        if let Some(row) = record.rows.iter().find(|row| row.measured() && row.run_ms.is_empty()) {
+            return Err(one_line(&format!("the row of {} has no samples (run_ms)", row.label())));
+        }
+        Ok(record)
+    }
+
+    /// The rows with a measurement (not failed, not pruned).
+    pub fn measured_rows(&self) -> impl Iterator<Item = &RowRecord> {
+        self.rows.iter().filter(|row| row.measured())
+    }
+
+    /// The fastest row as recorded ([`SweepRecord::fastest_threads_per_block`] and its axes),
+    /// where it is a measured row.
+    pub fn fastest(&self) -> Option<&RowRecord> {
+        let threads = self.fastest_threads_per_block?;
+        self.measured_rows().find(|row| row.threads_per_block == threads && row.axes == self.fastest_axes)
+    }
+
+    /// What a pass covers: `3840 x 2160 frame`, or `1048576 values`.
+    pub fn extent(&self) -> String {
+        match (&self.workload.items, self.width, self.height) {
+            (Some(items), _, _) => format!("{} {}", items.count, items.noun),
+            (None, Some(width), Some(height)) => format!("{width} x {height} frame"),
+            _ => format!("{} pixels", self.pixels),
+        }
+    }
+
+    /// What the file did not record, each in a few words, in the order of the fields.
+    pub fn not_recorded(&self) -> Vec<&'static str> {
+        let mut missing = Vec::new();
+        if self.provenance.is_none() {
+            missing.push("its provenance (command, date, driver, compilers)");
+        }
+        if self.shared_memory_per_block.is_none() {
+            missing.push("the shared memory per block");
+        }
+        if self.head.is_none() {
+            missing.push("the lines above its table (head)");
+        }
+        if self.summary.is_none() {
+            missing.push("the lines below its table (summary)");
+        }
+        if self.rows.iter().any(|row| row.limiter.is_none()) {
+            missing.push("its rows' limiters");
+        }
+        missing
+    }
+
+    /// What an older file lacks, as a sentence about `subject` ("This file", "OLD"): "This file
+    /// (schema version 1) did not record X and Y; read as the tool worked then: A; B." `None`
+    /// where it lacks nothing.
+    pub fn lacking(&self, subject: &str) -> Option<String> {
+        let missing = self.not_recorded();
+        let derived = &self.origin.derived;
+        if missing.is_empty() && derived.is_empty() {
+            return None;
+        }
+        let mut text = format!("{subject} (schema version {})", self.origin.schema_version);
+        if !missing.is_empty() {
+            text += &format!(" did not record {}", and_list(&missing));
+        }
+        if !derived.is_empty() {
+            text += if missing.is_empty() { " was " } else { "; " };
+            text += &format!("read as the tool worked then: {}", derived.join("; "));
+        }
+        text.push('.');
+        Some(text)
+    }
+}
+
+/// `a`, `a and b`, `a, b and c`.
+fn and_list(items: &[&str]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => (*one).to_string(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
+/// The start of every refusal of a file that is not an export.
+const NOT_AN_EXPORT: &str = "not a JSON export of a block-size sweep (--json, --format json)";
+
+/// `text` on one line: a control character (a newline in a string of a hostile file, which
+/// serde quotes in its message) is written escaped.
+pub(crate) fn one_line(text: &str) -> String {
+    text.chars()
+        .map(|character| {
+            if character.is_control() {
+                character.escape_default().to_string()
+            } else {
+                character.to_string()
+            }
+        })
+        .collect()
+}
+
+/// A time the export wrote as null (a configuration with no measurement) reads as NaN.
+fn nan_if_null<'de, D: Deserializer<'de>>(deserializer: D) -> Result<f64, D::Error> {
+    Ok(Option::<f64>::deserialize(deserializer)?.unwrap_or(f64::NAN))
+}
+
+/// A field that is there, null or not: `Some(None)` for null (absent is `None`, by `default`).
+fn present<'de, D: Deserializer<'de>, T: Deserialize<'de>>(deserializer: D) -> Result<Option<T>, D::Error> {
+    T::deserialize(deserializer).map(Some)
+}
+
+/// A grid policy by its name: `one-wave`, `per-item`, `waves:K`.
+fn grid_by_name<'de, D: Deserializer<'de>>(deserializer: D) -> Result<GridPolicy, D::Error> {
+    let name = String::deserialize(deserializer)?;
+    name.parse().map_err(serde::de::Error::custom)
+}
+
+/// A search by its name: `exhaustive`, `race`.
+fn search_by_name<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Search, D::Error> {
+    let name = String::deserialize(deserializer)?;
+    Search::from_name(&name)
+        .ok_or_else(|| serde::de::Error::custom(format!("search `{name}` is not exhaustive or race")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::measure::timing::{L2Flush, NoiseStop};
+    use serde_json::{Value, json};
+
+    /// A row as version 3 writes it, at `threads` threads, its two samples 0.4 and 0.6 ms.
+    fn row(threads: u32) -> Value {
+        json!({
+            "threads_per_block": threads, "warps_per_block": threads / 32, "idle_lanes": 0,
+            "blocks_per_sm": 8, "warps_per_sm": 64, "occupancy_percent": 100.0, "grid_blocks": 1056,
+            "median_ms": 0.5, "min_ms": 0.4, "max_ms": 0.6, "mad_ms": 0.1,
+            "gigabytes_per_second": 1.5, "fraction_of_best": 1.0, "within_noise_of_best": false,
+            "limiter": "warps", "timing_mode": "batch", "launches_per_sample": 10, "samples": 2,
+            "stopped": "converged", "run_ms": [0.4, 0.6], "failed": null, "pruned": null
+        })
+    }
+
+    /// A minimal document of version 3, of one row at 256 threads.
+    fn version_3() -> Value {
+        json!({
+            "schema_version": 3,
+            "provenance": {
+                "command": "block-size --json s.json", "date": "2026-12-01T12:00:00Z", "gpu": "NVIDIA H200",
+                "compute_capability": "9.0", "driver_release": "580.159.04", "cuda_driver_api": "13.0",
+                "kernel": "cuda_builder", "ptx_sha256": "ab12", "registers_per_thread": 16,
+                "compiler": "cuda_builder", "runner": "block-size 0.1.0"
+            },
+            "device": crate::measure::mock::MockGpu::h200_like().limits,
+            "kernel": "cuda_builder", "ptx_sha256": "ab12",
+            "workload": {"kernel": "grayscale", "bytes_per_pass": 1024.0, "bytes_counted": "moved per pass"},
+            "width": 16, "height": 4, "pixels": 64,
+            "timing": {
+                "mode": "batch", "warmups": 3, "runs": 2, "launches_per_sample": 10, "l2_flush": "none",
+                "stop": {"max_noise": 0.005, "max_time_per_row_s": 0.5, "max_runs": 10000}
+            },
+            "grid": "one-wave", "axes": [], "shared_memory_per_block": null,
+            "head": ["GPU: NVIDIA H200 (compute capability 9.0)"],
+            "rows": [row(256)],
+            "suggestion": {"threads_per_block": 1024, "grid_blocks": 264},
+            "fastest_threads_per_block": 256, "rows_near_best": 1, "search": "race",
+            "model_check": "model with 16 registers/thread and 0 B static shared memory agrees at 1 of 1 rows",
+            "summary": ["Fastest measured: 256 threads per block at 0.500 ms."],
+            "failures": [], "ended_early": null
+        })
+    }
+
+    /// Version 2 of the same: one tunable, no `axes`, no row's `pruned`; `search`, `ended_early`
+    /// and `failed` not yet written.
+    fn version_2() -> Value {
+        let mut document = version_3();
+        let object = document.as_object_mut().unwrap();
+        object.insert("schema_version".into(), json!(2));
+        object.insert("tunable".into(), json!("items/thr"));
+        object.insert("fastest_tunable".into(), json!("4"));
+        for key in ["axes", "search", "ended_early"] {
+            object.remove(key);
+        }
+        let row = object["rows"][0].as_object_mut().unwrap();
+        row.insert("tunable".into(), json!("4"));
+        row.remove("failed");
+        row.remove("pruned");
+        document
+    }
+
+    /// The first version 1 of the same, as evidence/2026-11-30-h200-stats has it: no
+    /// `schema_version`, `provenance`, `workload`, `grid`, `head`, `summary` or
+    /// `shared_memory_per_block`; launch timing with `flush_l2`; rows without a limiter, timing
+    /// or sample count.
+    fn version_1() -> Value {
+        let mut document = version_2();
+        let object = document.as_object_mut().unwrap();
+        for key in
+            ["schema_version", "provenance", "workload", "grid", "head", "summary", "shared_memory_per_block"]
+        {
+            object.remove(key);
+        }
+        for key in ["tunable", "fastest_tunable"] {
+            object.remove(key);
+        }
+        object.insert("timing".into(), json!({"warmups": 3, "runs": 2, "flush_l2": true}));
+        let row = object["rows"][0].as_object_mut().unwrap();
+        for key in ["tunable", "limiter", "timing_mode", "launches_per_sample", "samples", "stopped"] {
+            row.remove(key);
+        }
+        document
+    }
+
+    fn parse(document: &Value) -> SweepRecord {
+        SweepRecord::parse(&document.to_string()).unwrap_or_else(|why| panic!("{why}"))
+    }
+
+    #[test]
+    fn version_3_reads_as_written() {
+        let record = parse(&version_3());
+        assert_eq!(record.origin, Origin::default());
+        assert_eq!(record.search, Search::Race);
+        assert_eq!(record.timing.stop, Some(NoiseStop::DEFAULT));
+        assert_eq!(record.shared_memory_per_block, Some(None), "null: recorded, not one value");
+        assert_eq!(record.rows[0].stopped, Some(Stopped::Converged));
+        assert_eq!(record.not_recorded(), Vec::<&str>::new());
+        assert_eq!(record.lacking("This file"), None);
+        // Written again, it reads the same.
+        assert_eq!(parse(&serde_json::to_value(&record).unwrap()), record);
+    }
+
+    #[test]
+    fn version_2_upgrades_its_tunable_to_one_axis() {
+        let record = parse(&version_2());
+        assert_eq!(record.schema_version, SCHEMA_VERSION);
+        assert_eq!(record.origin.schema_version, 2);
+        assert_eq!(record.axes, ["items/thr"]);
+        let four = AxisValues(vec![("items/thr".into(), "4".into())]);
+        assert_eq!((&record.rows[0].axes, &record.fastest_axes), (&four, &four));
+        assert_eq!(record.fastest().map(RowRecord::label).as_deref(), Some("256 threads, items/thr 4"));
+        // Before --search every sweep was exhaustive; before failed rows and signals, a file
+        // was a whole sweep.
+        assert_eq!(record.search, Search::Exhaustive);
+        assert_eq!(
+            (&record.ended_early, &record.rows[0].failed, &record.rows[0].pruned),
+            (&None, &None, &None)
+        );
+        assert_eq!(
+            record.lacking("This file").as_deref(),
+            Some(
+                "This file (schema version 2) was read as the tool worked then: search: exhaustive (the only search before --search)."
+            )
+        );
+        // Written again, it is a version 3 file that reads as the upgraded record.
+        let again = parse(&serde_json::to_value(&record).unwrap());
+        assert_eq!(again, SweepRecord { origin: Origin::default(), ..record });
+    }
+
+    #[test]
+    fn version_1_upgrades_what_it_can_and_says_what_it_did_not_record() {
+        let record = parse(&version_1());
+        assert_eq!(record.origin.schema_version, 1);
+        // Launch timing, one launch a sample, a fixed count; the flush as one field.
+        assert_eq!(record.timing, Timing { stop: None, flush_l2: true, ..Timing::launch(3, 2) });
+        assert_eq!(record.timing.l2_flush(), L2Flush::BeforeEachLaunch);
+        let row = &record.rows[0];
+        assert_eq!((row.timing_mode, row.launches_per_sample, row.samples), (TimingMode::Launch, 1, 2));
+        assert_eq!((&row.limiter, row.stopped), (&None, None));
+        assert_eq!(record.workload.kernel, "grayscale");
+        assert_eq!(record.workload.bytes_per_pass, 16.0 * 64.0);
+        assert_eq!((record.grid, record.search), (GridPolicy::OneWave, Search::Exhaustive));
+        assert!(record.axes.is_empty() && record.fastest_axes.is_empty());
+        assert_eq!((&record.provenance, &record.head, &record.summary), (&None, &None, &None));
+        assert_eq!(record.shared_memory_per_block, None);
+        assert_eq!(
+            record.lacking("This file").unwrap(),
+            "This file (schema version 1) did not record its provenance (command, date, driver, compilers), \
+             the shared memory per block, the lines above its table (head), the lines below its table (summary) \
+             and its rows' limiters; read as the tool worked then: timing: launch mode, one launch a sample, \
+             a fixed count (the only timing before --timing); workload: grayscale, 16 B moved a pixel (the only \
+             kernel before --kernel); grid: one-wave (the only grid before --grid); search: exhaustive (the only \
+             search before --search)."
+        );
+        // The not-recorded states survive being written again.
+        let again = parse(&serde_json::to_value(&record).unwrap());
+        assert_eq!(again.not_recorded(), record.not_recorded());
+    }
+
+    #[test]
+    fn a_later_version_1_file_had_its_timing_mode_and_a_tunable() {
+        // Cold timing said flush_l2: false although it flushed, unless it kept the L2.
+        for (cold_keeps_l2, flush) in [(false, L2Flush::BeforeEachLaunch), (true, L2Flush::None)] {
+            let mut document = version_1();
+            document["tunable"] = json!("tile");
+            document["fastest_tunable"] = json!("2");
+            document["timing"] = json!({"mode": "cold", "warmups": 0, "runs": 5, "launches_per_sample": 1,
+                                        "flush_l2": false, "cold_keeps_l2": cold_keeps_l2, "stop": null});
+            document["rows"][0]["tunable"] = json!("2");
+            document["rows"][0]["limiter"] = json!("warps");
+            let record = parse(&document);
+            assert_eq!(record.timing.l2_flush(), flush);
+            assert_eq!(record.timing.cold_keeps_l2, cold_keeps_l2);
+            assert_eq!(
+                (record.rows[0].timing_mode, record.rows[0].launches_per_sample),
+                (TimingMode::Cold, 1)
+            );
+            assert_eq!(record.axes, ["tile"]);
+            assert_eq!(record.fastest().map(RowRecord::label).as_deref(), Some("256 threads, tile 2"));
+            assert!(
+                !record.origin.derived.iter().any(|said| said.starts_with("timing")),
+                "the mode was there"
+            );
+        }
+    }
+
+    #[test]
+    fn what_is_not_an_export_is_said_in_one_line() {
+        let newer = version_3().to_string().replace("\"schema_version\":3", "\"schema_version\":4");
+        let hostile = version_3().to_string().replace("\"one-wave\"", "\"one\\nwave\"");
+        let no_rows = version_3().to_string().replace(&row(256).to_string(), "");
+        for (text, why) in [
+            ("{", "not a JSON export of a block-size sweep (--json, --format json): EOF while parsing"),
+            ("[1, 2]", "not a JSON export of a block-size sweep (--json, --format json): invalid type"),
+            (
+                "{\"rows\": []}",
+                "not a JSON export of a block-size sweep (--json, --format json): missing field",
+            ),
+            (
+                "{\"schema_version\": 0}",
+                "not a JSON export of a block-size sweep (--json, --format json): schema_version 0 is not a version",
+            ),
+            (&newer, "schema version 4, newer than the 3 this block-size reads: update block-size"),
+            (
+                &hostile,
+                "not a JSON export of a block-size sweep (--json, --format json): `one\\nwave` is not one-wave",
+            ),
+            (&no_rows, "the sweep has no rows"),
+        ] {
+            let error = SweepRecord::parse(text).unwrap_err();
+            assert!(error.starts_with(why), "{error}");
+            assert_eq!(error.lines().count(), 1, "{error}");
+        }
+        let mut empty = version_3();
+        empty["rows"][0]["run_ms"] = json!([]);
+        assert_eq!(
+            SweepRecord::parse(&empty.to_string()).unwrap_err(),
+            "the row of 256 threads has no samples (run_ms)"
+        );
+        let missing = SweepRecord::read(Path::new("/no/such/file.json")).unwrap_err();
+        assert_eq!(missing.exit_status(), exit::USAGE);
+        assert!(missing.to_string().starts_with("/no/such/file.json: cannot read it: "), "{missing}");
+    }
+}
