@@ -20,14 +20,15 @@ pub mod mock;
 pub mod ptx;
 pub mod requests;
 
+pub use crate::frame::Frame;
 pub use crate::requests::{
-    CompareRequest, KernelAxes, KernelChoice, SweepRequest, TailRequest, VariantsRequest,
+    CompareRequest, DEFAULT_BINS, DEFAULT_HEIGHT, DEFAULT_WIDTH, KERNELS, KernelAxes, KernelChoice, MAX_BINS,
+    SweepRequest, TailRequest, VariantsRequest,
 };
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::frame::Frame;
 
     #[test]
     fn every_kernel_is_a_shape_of_its_family_and_in_every_module() {
