@@ -9,9 +9,7 @@ kernel API, and runs the runner's command on it ([`SweepRequest::exec`]).
 use crate::frame::Frame;
 use crate::grayscale::{self, SHAPES as GRAYSCALE_SHAPES};
 use crate::histogram::{self, Bins, MAX_OFFSET};
-use block_size_runner::{
-    Axis, CompareSettings, Console, Driver, Error, Kernel, Settings, TailSettings, VariantsSettings, exit,
-};
+use block_size_runner::{Axis, Console, Driver, Error, Kernel, Settings, TimingMode, TimingSettings, exit};
 
 /// One 4K frame, 8,294,400 pixels.
 pub const DEFAULT_WIDTH: u32 = 3840;
@@ -21,6 +19,19 @@ pub const DEFAULT_HEIGHT: u32 = 2160;
 pub const DEFAULT_BINS: u32 = histogram::DEFAULT_BINS;
 /// The most histogram bins (`--bins`): 16 KiB of shared memory a block.
 pub const MAX_BINS: u32 = histogram::reference::MAX_BINS;
+
+/// Interleaved rounds `compare` times at each block size unless `--rounds` says otherwise.
+pub const DEFAULT_ROUNDS: u32 = 30;
+/// The grids `tail` launches unless `--waves` says otherwise, in waves: below one, one, just
+/// past one and two, and many.
+pub const DEFAULT_WAVES: [f64; 8] = [0.5, 1.0, 1.1, 1.5, 2.0, 2.1, 4.0, 8.0];
+/// The one block size `tail` measures unless `--block-size` says otherwise.
+pub const DEFAULT_TAIL_BLOCK_SIZE: u32 = 256;
+/// The block sizes `variants` measures unless `--block-sizes` says otherwise.
+pub const VARIANT_BLOCK_SIZES: [u32; 4] = [128, 256, 512, 1024];
+/// The samples `variants` takes of each row (and of the copy) unless `--runs` says otherwise,
+/// each one launch between its own events (launch timing, as the copy's).
+pub const DEFAULT_VARIANT_RUNS: u32 = 10;
 
 /// This repository's kernels by name, each with its one-line description: what `--kernel`
 /// takes, the default first.
@@ -273,49 +284,73 @@ impl SweepRequest {
 }
 
 /// What `block-size compare` is asked: the kernel from every compiler that builds it.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CompareRequest {
     /// The kernel compared and its frame.
     pub kernel: KernelChoice,
-    /// The device, block sizes, warm-ups, rounds; against the kernel's twins.
-    pub settings: CompareSettings,
+    /// Of the runner's settings, what `compare` reads: the device, the block sizes, the
+    /// warm-ups, the provenance and the command line.
+    pub settings: Settings,
+    /// `--rounds`: interleaved rounds, one timed launch of every kernel at every block size
+    /// each, at least 1.
+    pub rounds: u32,
+}
+
+impl Default for CompareRequest {
+    fn default() -> Self {
+        Self { kernel: KernelChoice::default(), settings: Settings::default(), rounds: DEFAULT_ROUNDS }
+    }
 }
 
 impl CompareRequest {
     /// Every check that needs no device, the first failing one as one line (exit 2).
     pub fn validate(&self) -> Result<(), Error> {
-        self.settings.validate_for(&self.kernel.kernel()?)
+        self.settings.validate_compare(&self.kernel.kernel()?, self.rounds, &[])
     }
 
     /// The comparison and its table; `Ok` carries the exit status.
     pub fn exec<D: Driver>(&self, driver: &D, console: &mut Console) -> Result<i32, Error> {
-        block_size_runner::compare(driver, &self.kernel.kernel()?, &self.settings, console)
+        block_size_runner::compare(driver, &self.kernel.kernel()?, &self.settings, self.rounds, &[], console)
     }
 }
 
 /// What `block-size tail` is asked.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct TailRequest {
     /// The kernel measured and its frame.
     pub kernel: KernelChoice,
-    /// The device, block size, grids and timing.
-    pub settings: TailSettings,
+    /// Of the runner's settings, what `tail` reads: the device, the one block size, the
+    /// timing, the provenance and the command line.
+    pub settings: Settings,
+    /// `--waves`: the grids, in waves (blocks/SM x SMs blocks each), each above 0 and at most
+    /// 1000.
+    pub waves: Vec<f64>,
+}
+
+impl Default for TailRequest {
+    fn default() -> Self {
+        Self {
+            kernel: KernelChoice::default(),
+            settings: Settings { block_sizes: vec![DEFAULT_TAIL_BLOCK_SIZE], ..Settings::default() },
+            waves: DEFAULT_WAVES.to_vec(),
+        }
+    }
 }
 
 impl TailRequest {
     /// Every check that needs no device, the first failing one as one line (exit 2).
     pub fn validate(&self) -> Result<(), Error> {
-        self.settings.validate_for(&self.kernel.kernel()?)
+        self.settings.validate_tail(&self.kernel.kernel()?, &self.waves)
     }
 
     /// The tail experiment and its table; `Ok` carries the exit status.
     pub fn exec<D: Driver>(&self, driver: &D, console: &mut Console) -> Result<i32, Error> {
-        block_size_runner::tail(driver, &self.kernel.kernel()?, &self.settings, console)
+        block_size_runner::tail(driver, &self.kernel.kernel()?, &self.settings, &self.waves, console)
     }
 }
 
 /// What `block-size variants` is asked: the shapes of one kernel family.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct VariantsRequest {
     /// `--kernel`: whose shapes, `grayscale` (the default) or `histogram`.
     pub kernel: String,
@@ -328,8 +363,9 @@ pub struct VariantsRequest {
     /// `--offset`: elements (floats of every plane, or pixels of the luma) the input starts
     /// past a 16-byte boundary, 0 to 1024.
     pub offset: u64,
-    /// The device, block sizes, timing.
-    pub settings: VariantsSettings,
+    /// Of the runner's settings, what `variants` reads: the device, the block sizes, the
+    /// timing (its runs for the copy too), the provenance and the command line.
+    pub settings: Settings,
 }
 
 impl Default for VariantsRequest {
@@ -340,7 +376,15 @@ impl Default for VariantsRequest {
             width: DEFAULT_WIDTH,
             height: DEFAULT_HEIGHT,
             offset: 0,
-            settings: VariantsSettings::default(),
+            settings: Settings {
+                block_sizes: VARIANT_BLOCK_SIZES.to_vec(),
+                timing: TimingSettings {
+                    mode: TimingMode::Launch,
+                    runs: Some(DEFAULT_VARIANT_RUNS),
+                    ..TimingSettings::default()
+                },
+                ..Settings::default()
+            },
         }
     }
 }
@@ -348,7 +392,7 @@ impl Default for VariantsRequest {
 impl VariantsRequest {
     /// Every check that needs no device, the first failing one as one line (exit 2).
     pub fn validate(&self) -> Result<(), Error> {
-        self.settings.validate_for(&self.shapes()?)
+        self.settings.validate_variants(&self.shapes()?)
     }
 
     /// The shapes of the family as one kernel, whose axis `variant` names them.

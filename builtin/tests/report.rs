@@ -9,10 +9,7 @@ use block_size_builtin::{
     CompareRequest, KernelChoice, SweepRequest, TailRequest, VariantsRequest, histogram,
 };
 use block_size_runner::mock::{MockDriver, MockGpu};
-use block_size_runner::{
-    CompareSettings, Console, DEFAULT_BLOCK_SIZES, Settings, TailSettings, TimingMode, TimingSettings,
-    VariantsSettings,
-};
+use block_size_runner::{Console, Settings, TimingMode, TimingSettings};
 use std::time::Duration;
 
 /// `block_size.cu`'s timing: batch mode, three warm-ups, ten samples.
@@ -26,7 +23,7 @@ fn scripted_gpu() -> MockGpu {
     let mut gpu = h200_like();
     let times =
         [0.155, 0.080, 0.041, 0.0405, 0.046, 0.0402, 0.0407, 0.0404, 0.0401, 0.0409, 0.0403, 0.0431, 0.0412];
-    gpu.milliseconds = DEFAULT_BLOCK_SIZES.into_iter().zip(times).collect();
+    gpu.milliseconds = Settings::default().block_sizes.into_iter().zip(times).collect();
     gpu
 }
 
@@ -74,7 +71,7 @@ fn clean_run_prints_header_table_and_summary() {
 fn stats_columns_and_noise_marks() {
     let mut gpu = scripted_gpu();
     gpu.run_spread = 0.02;
-    let timing = TimingSettings { flush_l2: true, ..seed_timing() };
+    let timing = TimingSettings { flush_l2: Some(true), ..seed_timing() };
     let ran = sweep(gpu, grayscale_640x480(), Settings { timing, stats: true, ..Settings::default() });
     insta::assert_snapshot!("stats_and_flush_stdout", ran.stdout);
 }
@@ -163,14 +160,10 @@ fn comparison_prints_each_kernel_and_its_ratio_to_the_baseline() {
     let mut gpu = scripted_gpu();
     let kernels = [RUST_CUDA.kernel("grayscale"), NVCC.kernel("grayscale"), RUSTC_NVPTX.kernel("grayscale")];
     gpu.kernel_time_factors = kernels.iter().copied().zip([1.0, 1.0, 1.05]).collect();
-    let settings = CompareSettings {
-        block_sizes: vec![64, 128, 256, 1024],
-        warmups: 3,
-        rounds: 5,
-        against: kernels[1..].to_vec(),
-        ..CompareSettings::default()
-    };
-    let request = CompareRequest { kernel: grayscale_640x480(), settings };
+    // Its twins, in this order, are what it is compared against.
+    let mut request = CompareRequest { kernel: grayscale_640x480(), rounds: 5, ..CompareRequest::default() };
+    request.settings.block_sizes = vec![64, 128, 256, 1024];
+    request.settings.timing.warmups = 3;
     let ran = printed(gpu, |driver, console| request.exec(driver, console));
     assert_eq!((ran.code, ran.stderr.as_str()), (0, ""));
     insta::assert_snapshot!("comparison_stdout", ran.stdout);
@@ -184,10 +177,8 @@ fn tail_table_compares_every_grid_with_one_wave() {
     gpu.modelled_times = true;
     let timing =
         TimingSettings { mode: TimingMode::Batch, warmups: 1, runs: Some(3), ..TimingSettings::default() };
-    let request = TailRequest {
-        kernel: grayscale_640x480(),
-        settings: TailSettings { timing, ..TailSettings::default() },
-    };
+    let mut request = TailRequest { kernel: grayscale_640x480(), ..TailRequest::default() };
+    request.settings.timing = timing;
     let ran = printed(gpu, |driver, console| request.exec(driver, console));
     assert_eq!(ran.code, 0, "{}", ran.stderr);
     insta::assert_snapshot!("tail_stdout", ran.stdout);
@@ -214,13 +205,12 @@ fn device_summary_names_the_gpu_its_fastest_row_and_its_verdict() {
 }
 
 /// `variants`' timing: each launch between its own events, as its copy ceiling.
-fn variants_settings(block_sizes: &[u32]) -> VariantsSettings {
-    VariantsSettings {
-        block_sizes: block_sizes.to_vec(),
-        warmups: 3,
-        runs: 10,
-        ..VariantsSettings::default()
-    }
+fn variants_settings(block_sizes: &[u32]) -> Settings {
+    let mut settings = VariantsRequest::default().settings;
+    settings.block_sizes = block_sizes.to_vec();
+    settings.timing.warmups = 3;
+    settings.timing.runs = Some(10);
+    settings
 }
 
 #[test]
@@ -297,13 +287,13 @@ fn histogram_comparison_prints_rust_against_cpp() {
     let mut gpu = histogram_gpu(4096);
     gpu.kernel_time_factors =
         vec![(RUST_CUDA.kernel("histogram"), 1.02), (HISTOGRAM_NVCC.kernel("histogram"), 1.0)];
-    let settings = CompareSettings {
-        block_sizes: vec![64, 256, 1024],
-        warmups: 3,
+    let mut request = CompareRequest {
+        kernel: frame("histogram", 640, 480, &[4096]),
         rounds: 5,
-        ..CompareSettings::default()
+        ..CompareRequest::default()
     };
-    let request = CompareRequest { kernel: frame("histogram", 640, 480, &[4096]), settings };
+    request.settings.block_sizes = vec![64, 256, 1024];
+    request.settings.timing.warmups = 3;
     let ran = printed(gpu, |driver, console| request.exec(driver, console));
     assert_eq!((ran.code, ran.stderr.as_str()), (0, ""));
     insta::assert_snapshot!("histogram_comparison_stdout", ran.stdout);

@@ -6,10 +6,8 @@ your own ([`SweepArgs`]).
 */
 
 use block_size_builtin::{DEFAULT_HEIGHT, DEFAULT_WIDTH, KERNELS, KernelChoice};
-use block_size_runner::commands::{DEFAULT_BATCH_LAUNCHES, DEFAULT_MIN_RUNS, DEFAULT_WARMUPS};
-use block_size_runner::{
-    DEFAULT_BLOCK_SIZES, DeviceChoice, Format, GridPolicy, Search, Settings, TimingMode, TimingSettings,
-};
+use block_size_runner::commands::{DEFAULT_BATCH_LAUNCHES, DEFAULT_MIN_RUNS};
+use block_size_runner::{DeviceChoice, Format, GridPolicy, Search, Settings, TimingMode, TimingSettings};
 use clap::builder::PossibleValuesParser;
 use clap::{ArgAction, Args, ValueEnum};
 use std::path::PathBuf;
@@ -117,7 +115,7 @@ fn parse_seconds(text: &str) -> Result<Duration, String> {
 #[cfg_attr(not(doc), allow(missing_docs))]
 pub struct WarmupsArgs {
     /// Untimed launches before each row
-    #[arg(long, value_name = "N", default_value_t = DEFAULT_WARMUPS)]
+    #[arg(long, value_name = "N", default_value_t = TimingSettings::default().warmups)]
     pub warmups: u32,
 }
 
@@ -166,7 +164,7 @@ pub struct TimingArgs {
     /// Before each sample, outside the timed interval, overwrite a scratch buffer of twice
     /// the L2, so no sample reads the previous one's data from L2 (batch: before each batch,
     /// so its first launch starts cold; --timing cold flushes unless --no-flush-l2)
-    #[arg(long)]
+    #[arg(long, conflicts_with = "no_flush_l2")]
     pub flush_l2: bool,
 
     /// With --timing cold: no L2 flush before each sample, so each finds in L2 what the one
@@ -186,8 +184,11 @@ impl TimingArgs {
             min_runs: self.min_runs,
             max_noise: self.max_noise,
             max_time_per_row: self.max_time_per_row,
-            flush_l2: self.flush_l2,
-            no_flush_l2: self.no_flush_l2,
+            flush_l2: match (self.flush_l2, self.no_flush_l2) {
+                (true, _) => Some(true),
+                (false, true) => Some(false),
+                (false, false) => None,
+            },
         }
     }
 }
@@ -198,7 +199,7 @@ impl TimingArgs {
 #[cfg_attr(not(doc), allow(missing_docs))]
 pub struct BlockSizesArgs {
     /// Threads per block, comma-separated, each 1 to the device's maximum, none twice
-    #[arg(long, value_name = "LIST", value_delimiter = ',', default_values_t = DEFAULT_BLOCK_SIZES, action = ArgAction::Set)]
+    #[arg(long, value_name = "LIST", value_delimiter = ',', default_values_t = Settings::default().block_sizes, action = ArgAction::Set)]
     pub block_sizes: Vec<u32>,
 }
 
@@ -409,10 +410,15 @@ impl SweepArgs {
             format: self.format.export(),
             output: self.output.clone(),
             plot: self.plot.clone(),
-            json: self.json.clone(),
-            csv: self.csv.clone(),
-            markdown: self.markdown.clone(),
-            html: self.html.clone(),
+            exports: [
+                (Format::Json, &self.json),
+                (Format::Csv, &self.csv),
+                (Format::Markdown, &self.markdown),
+                (Format::Html, &self.html),
+            ]
+            .into_iter()
+            .filter_map(|(format, path)| path.clone().map(|path| (format, path)))
+            .collect(),
             command: Vec::new(),
             journal: self.journal.clone(),
             resume: self.resume.clone(),

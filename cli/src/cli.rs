@@ -11,7 +11,6 @@ memory) come later, in the library, when it opens the device.
 use crate::cmd::new::NewRequest;
 use crate::cmd::{compare, diff, new, occupancy, report, sweep, tail, variants};
 use block_size_builtin::{CompareRequest, SweepRequest, TailRequest, VariantsRequest};
-use block_size_runner::commands::{DiffRequest, OccupancyRequest, ReportRequest};
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use std::ffi::OsString;
 
@@ -81,13 +80,13 @@ pub enum Request {
     /// `block-size variants`.
     Variants(VariantsRequest),
     /// `block-size occupancy`, which needs no GPU.
-    Occupancy(OccupancyRequest),
+    Occupancy(occupancy::Occupancy),
     /// `block-size new`, which writes a project and needs no GPU.
     New(NewRequest),
     /// `block-size diff`, which compares two JSON exports and needs no GPU.
-    Diff(DiffRequest),
+    Diff(diff::Diff),
     /// `block-size report`, which writes the HTML report of a JSON export and needs no GPU.
-    Report(ReportRequest),
+    Report(report::Report),
 }
 
 /// Why the command line was not run.
@@ -130,11 +129,10 @@ where
             let validated = request.validate();
             (Request::Sweep(request), validated)
         }
-        Some(Command::Occupancy(args)) => {
-            let request = args.request();
-            let validated = request.validate();
-            (Request::Occupancy(request), validated)
-        }
+        // What needs no GPU is checked as it runs, in `block-size` itself.
+        Some(Command::Occupancy(args)) => return Ok(Request::Occupancy(args)),
+        Some(Command::Diff(args)) => return Ok(Request::Diff(args)),
+        Some(Command::Report(args)) => return Ok(Request::Report(args)),
         Some(Command::Compare(args)) => {
             let request = args.request(command);
             let validated = request.validate();
@@ -149,16 +147,6 @@ where
             let request = args.request(command);
             let validated = request.validate();
             (Request::Variants(request), validated)
-        }
-        Some(Command::Diff(args)) => {
-            let request = args.request();
-            let validated = request.validate();
-            (Request::Diff(request), validated)
-        }
-        Some(Command::Report(args)) => {
-            let request = args.request();
-            let validated = request.validate();
-            (Request::Report(request), validated)
         }
         // Its name is checked here; the folder when it is written.
         Some(Command::New(args)) => return args.request().map(Request::New).map_err(CliError::Usage),

@@ -19,8 +19,9 @@ fn main() {
     let code = match run(&args) {
         Ok(code) => code,
         Err(error) => {
-            if !error.message().is_empty() {
-                eprintln!("Error: {error}");
+            let message = error.to_string();
+            if !message.is_empty() {
+                eprintln!("Error: {message}");
             }
             error.exit_status()
         }
@@ -37,7 +38,7 @@ fn run(args: &[OsString]) -> Result<i32, Error> {
     // or not.
     match app::parse_or_stop(args)? {
         Request::Occupancy(request) => {
-            print!("{}", commands::occupancy(&request)?);
+            print!("{}", request.exec()?);
             return Ok(exit::SUCCESS);
         }
         Request::New(request) => {
@@ -52,8 +53,8 @@ fn run(args: &[OsString]) -> Result<i32, Error> {
             let worker = worker()?;
             return commands::supervise(&worker, args, request.settings.journal.as_deref());
         }
-        Request::Diff(request) => return with_stdio(|console| commands::diff(&request, console)),
-        Request::Report(request) => return commands::report(&request).map(|()| exit::SUCCESS),
+        Request::Diff(request) => return with_stdio(|console| request.exec(console)),
+        Request::Report(request) => return request.exec().map(|()| exit::SUCCESS),
         _ => {}
     }
     let worker = worker()?;
@@ -67,5 +68,7 @@ fn worker() -> Result<std::path::PathBuf, Error> {
         return Ok(program.into());
     }
     commands::driver_loads()?;
-    commands::worker_beside(WORKER)
+    std::env::current_exe()
+        .map(|exe| exe.with_file_name(WORKER))
+        .map_err(|error| Error::new(exit::FAILED, format!("cannot locate {WORKER}: {error}")))
 }

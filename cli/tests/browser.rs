@@ -10,7 +10,7 @@
 
 use block_size_cli::app;
 use block_size_runner::Console;
-use block_size_runner::commands::{self, OccupancyRequest};
+use block_size_runner::commands;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -179,13 +179,7 @@ fn dump_dom(chromium: &Path, url: &str, profile: &Path) -> String {
 /// What `block-size occupancy` answers: blocks/SM, warps/SM, occupancy in whole percent, the
 /// binding limits.
 fn occupancy(gpu: &str, threads: u32, registers: u32, shared: u32) -> (u32, u32, u32, String) {
-    let request = OccupancyRequest {
-        gpus: vec![gpu.to_string()],
-        registers_per_thread: registers,
-        shared_memory_per_block: shared,
-        block_sizes: vec![threads],
-    };
-    let table = commands::occupancy(&request).unwrap();
+    let table = commands::occupancy(&[gpu.to_string()], registers, shared, &[threads]).unwrap();
     let row = table.lines().last().unwrap();
     let words: Vec<&str> = row.split_whitespace().collect();
     assert_eq!(words[0], threads.to_string(), "{table}");

@@ -22,7 +22,7 @@ pub mod exit {
     /// A worker's request to its supervisor: the GPU context is lost (a kernel faulted in a way
     /// that poisons it, or hung), the configuration is journaled as failed, and a fresh worker
     /// must measure the rest (`EX_TEMPFAIL`). Never the status of `block-size` itself.
-    pub const RESTART: i32 = 75;
+    pub(crate) const RESTART: i32 = 75;
 }
 
 /// Why a run stopped before its verdict: one line, and the exit status it maps to.
@@ -54,7 +54,7 @@ impl Error {
     }
 
     /// What went wrong, in one line; empty where there is nothing to say (`--help`).
-    pub fn message(&self) -> &str {
+    pub(crate) fn message(&self) -> &str {
         &self.message
     }
 }
@@ -72,15 +72,19 @@ pub(crate) fn failed(error: anyhow::Error) -> Error {
     Error::new(exit::FAILED, format!("{error:#}"))
 }
 
-/// Where a run prints: standard output and standard error, or buffers in tests. Write errors
-/// (a closed pipe) are ignored, as the table's streaming always did.
+/// Where a command prints: standard output and standard error ([`with_stdio`]), or buffers
+/// in tests. The commands ignore write errors (a closed pipe), as the table's streaming always
+/// did.
 ///
 /// ```
 /// use block_size_runner::Console;
+/// use std::io::Write as _;
 ///
 /// let (mut out, mut err) = (Vec::new(), Vec::new());
-/// Console { out: &mut out, err: &mut err }.out("a line\n");
+/// let console = Console { out: &mut out, err: &mut err };
+/// writeln!(console.out, "a line")?;
 /// assert_eq!(out, b"a line\n");
+/// # Ok::<(), std::io::Error>(())
 /// ```
 pub struct Console<'a> {
     /// Standard output, or a buffer.
@@ -91,20 +95,20 @@ pub struct Console<'a> {
 
 impl Console<'_> {
     /// Writes `text` to standard output and flushes it.
-    pub fn out(&mut self, text: &str) {
+    pub(crate) fn out(&mut self, text: &str) {
         let _ = self.out.write_all(text.as_bytes());
         let _ = self.out.flush();
     }
 
     /// Writes `text` to standard error and flushes it.
-    pub fn err(&mut self, text: &str) {
+    pub(crate) fn err(&mut self, text: &str) {
         let _ = self.err.write_all(text.as_bytes());
         let _ = self.err.flush();
     }
 
     /// Prints `error` as `block-size` does, one `Error: ` line on standard error (nothing
     /// where its message is empty), and returns its exit status.
-    pub fn report(&mut self, error: &Error) -> i32 {
+    pub(crate) fn report(&mut self, error: &Error) -> i32 {
         if !error.message.is_empty() {
             self.err(&format!("Error: {}\n", error.message));
         }

@@ -6,40 +6,42 @@ until the samples are steady, a check of every row, and `block_size.cu`'s table;
 against its CUDA C++ twin ([`compare`]), the tail effect ([`tail`]) and its shapes against a
 copy ceiling ([`variants`]).
 
-The public face is small:
+The public face is small (at most 150 items, `cargo xtask public-items --max 150`):
 
-- the kernel: [`Kernel`] (its PTX, [`EmbeddedPtx`], and entry points, its twins, buffers, launch
-  [`Arg`]s, dynamic shared memory, [`Axis`]es beyond the block size), checked by a [`Check`];
-  this repository's own kernels are described the same way (the `block-size-builtin` crate);
-- the settings: [`Settings`] and [`TimingSettings`], with `block-size`'s defaults and the one
-  validation `block-size` runs too; [`CompareSettings`], [`TailSettings`], [`VariantsSettings`];
-- the results: [`Measured`], rendered as `block-size` renders it;
-- the error: [`Error`], one line and the exit status it maps to ([`exit`]);
-- the program: [`launch`], the launcher half of a program in two binaries that starts anywhere.
-
-[`sweep`] measures one device, [`sweep_each_device`] every device, [`sweep_and_print`] prints
-as `block-size` prints. [`CudaDriver`] is the GPU; with the `mock` feature, `mock` is a CPU
-stand-in for tests, running a CPU emulation of your kernel. [`commands`] holds what else the
-`block-size` CLI runs (`diff`, `report`, `occupancy`) and the defaults of its options.
+- the kernel: [`Kernel`], its PTX ([`EmbeddedPtx`]) and entry points ([`KernelRef`]), its twins,
+  buffers of an [`Element`] type, launch [`Arg`]s, dynamic shared memory, [`Axis`]es beyond the
+  block size (each configuration a [`Variant`], each launch a [`Shape`]), its result
+  ([`Readback`] to [`Values`]) and its [`Check`] ([`Agreement`]); this repository's own kernels
+  are described the same way (the `block-size-builtin` crate);
+- the settings: [`Settings`] and [`TimingSettings`] ([`TimingMode`], [`GridPolicy`],
+  [`Search`], [`DeviceChoice`], [`Format`]), with `block-size`'s defaults and the validation
+  `block-size` runs too ([`Settings::validate_for`] and its siblings for each command);
+- the commands, on a [`Driver`] ([`CudaDriver`]; with the `mock` feature, `mock::MockDriver`,
+  a CPU stand-in running a CPU emulation of your kernel): [`sweep`] (one device, its
+  [`Measured`] result) and [`sweep_and_print`] (one device or all, printed as `block-size`
+  prints), [`compare`] (against its twins), [`tail`] and [`variants`]; [`commands`] holds the
+  GPU-free ones (`diff`, `report`, `occupancy`) and the defaults `block-size` shows;
+- the error: [`Error`], one line and the exit status it maps to ([`exit`]), printed through a
+  [`Console`] ([`with_stdio`]);
+- the program: [`launch`], the launcher half of a program in two binaries that starts where no
+  driver is installed, and runs the sweep in a supervised worker.
 
 ```no_run
 use block_size_runner::{Agreement, Arg, Check, CudaDriver, EmbeddedPtx, GridPolicy, Kernel, Settings};
 
-// Your kernel's PTX as cuda_builder wrote it: usually `include_str!("../ptx/mine.ptx")` in a
-// `const` (`EmbeddedPtx::user`); here read at run time.
-let text = std::fs::read_to_string("examples/reduce/ptx/reduce.ptx")?;
-let ptx = EmbeddedPtx::from_string("reduce", text);
+// Your kernel's PTX as cuda_builder wrote it, embedded in the program.
+const PTX: EmbeddedPtx = EmbeddedPtx::user("reduce", include_str!("../../examples/reduce/ptx/reduce.ptx"));
 
 // `sum_of_squares(x: *const f32, n: usize, partials: *mut f32)`: one f32 partial per block,
 // one f32 of dynamic shared memory per thread.
 let n = 1 << 24;
-let kernel = Kernel::new(ptx, "sum_of_squares")
+let kernel = Kernel::new(PTX, "sum_of_squares")
     .items(n as u64, "values")
     .bytes_per_pass(4 * n as u64, "moved per pass")
     .input("x", vec![0.5f32; n])
     .output_per_block::<f32>("partials")
     .dynamic_shared_memory(|threads, _| threads * 4)
-    .args(move |_| vec![Arg::buffer("x"), Arg::Usize(n), Arg::buffer("partials")])
+    .args(move |_| vec![Arg::Buffer("x"), Arg::Usize(n), Arg::Buffer("partials")])
     .result(|out, _| Ok(out.of::<f32>("partials")?.iter().map(|&p| f64::from(p)).sum::<f64>().into()))
     // Every row's sum within a millionth of the first row's (a float sum's rounding depends on
     // the block size); `Check::reference` compares with a CPU reference instead.
@@ -57,7 +59,6 @@ match block_size_runner::sweep(&CudaDriver, &kernel, &settings) {
         std::process::exit(error.exit_status());
     }
 }
-# Ok::<(), std::io::Error>(())
 ```
 */
 
@@ -69,7 +70,7 @@ mod error;
 mod kernel;
 mod measure;
 mod model;
-pub mod results;
+mod results;
 mod search;
 
 #[cfg(any(test, feature = "mock"))]
@@ -89,25 +90,22 @@ pub mod testing {
         ISA_FLOOR, ISA_RELEASES, Isa, Refusal, Unloadable, check as compat_check, parse_isa,
     };
     pub use crate::measure::ptx::{BLOCKING_MODULE, KernelRef, entry_params};
-    pub use crate::measure::timing::BLOCKING_KERNEL;
+    /// The blocking kernel's entry point in [`BLOCKING_MODULE`].
+    pub const BLOCKING_ENTRY: &str = crate::measure::timing::BLOCKING_KERNEL.entry;
 }
 
-pub use crate::commands::compare::{CompareSettings, compare};
+pub use crate::commands::compare::compare;
 pub use crate::commands::launch::launch;
 pub use crate::commands::settings::{DeviceChoice, Settings, TimingSettings};
-pub use crate::commands::sweep::{Measured, sweep, sweep_and_print, sweep_each_device};
-pub use crate::commands::tail::{TailSettings, tail};
-pub use crate::commands::variants::{VariantsSettings, variants};
+pub use crate::commands::sweep::{Measured, sweep, sweep_and_print};
+pub use crate::commands::tail::tail;
+pub use crate::commands::variants::variants;
 pub use crate::error::{Console, Error, exit, with_stdio};
 pub use crate::kernel::{Agreement, Arg, Axis, Check, Element, Kernel, Readback, Shape, Values, Variant};
 pub use crate::measure::backend::Driver;
 pub use crate::measure::cuda::CudaDriver;
 pub use crate::measure::ptx::{EmbeddedPtx, KernelRef};
 pub use crate::measure::timing::TimingMode;
-pub use crate::model::axis_values::AxisValues;
 pub use crate::model::grid::GridPolicy;
-pub use crate::model::occupancy::DEFAULT_BLOCK_SIZES;
 pub use crate::results::export::Format;
-pub use crate::results::schema::SCHEMA_VERSION;
 pub use crate::search::strategy::Search;
-pub use crate::search::sweep::Sweep;

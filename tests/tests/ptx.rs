@@ -6,14 +6,19 @@
 use block_size_builtin::grayscale::frame::luma::{BLUE_WEIGHT, GREEN_WEIGHT, RED_WEIGHT};
 use block_size_builtin::ptx::{ALL, HISTOGRAM_NVCC, NVCC, RUST_CUDA, RUSTC_NVPTX, RUSTC_NVPTX_FMA};
 use block_size_builtin::{CompareRequest, KERNELS, KernelChoice, VariantsRequest, grayscale, histogram};
-use block_size_runner::testing::{BLOCKING_KERNEL, entry_params};
+use block_size_runner::testing::{BLOCKING_ENTRY, BLOCKING_MODULE, entry_params};
 use block_size_runner::testing::{ISA_FLOOR, Isa, parse_isa};
-use block_size_runner::{CompareSettings, Console, VariantsSettings};
+use block_size_runner::{Console, Settings, TimingSettings};
 use block_size_tests::{PTXAS_RELEASES, assemble, barriers, quoted_value, read_repo_file, repo_root};
 use ptx_stamp::{
     CUDA_BUILDER_INPUTS, HISTOGRAM_NVCC_INPUTS, NVCC_INPUTS, NVCC_MODULES, NVPTX_INPUTS, entry_names,
     inputs_sha256, sha256_hex,
 };
+
+/// The stamp of `module`, parsed.
+fn stamp_of(module: block_size_runner::EmbeddedPtx) -> ptx_stamp::Stamp {
+    ptx_stamp::Stamp::parse(module.stamp_text).unwrap_or_else(|error| panic!("{}: {error}", module.file))
+}
 
 fn channel() -> String {
     quoted_value(&read_repo_file("rust-toolchain.toml"), "channel").unwrap().to_string()
@@ -33,7 +38,7 @@ fn every_ptx_is_at_or_below_the_ptx_isa_floor() {
             "kernels/ptx/{}.ptx says .version {isa}, above the floor {ISA_FLOOR} (CUDA 11.8, R520 drivers): \
              rebuild it with a CUDA 11.8 compiler ({})",
             module.file,
-            module.stamp().regenerate
+            stamp_of(module).regenerate
         );
     }
 }
@@ -73,7 +78,7 @@ fn every_stamp_matches_its_inputs() {
     ];
     assert_eq!(stamped.len(), ALL.len(), "every embedded module is checked here");
     for (module, compiler, inputs) in stamped {
-        let stamp = module.stamp();
+        let stamp = stamp_of(module);
         assert_eq!(stamp.compiler, compiler, "{}", module.file);
         assert_eq!(stamp.inputs, inputs, "{}: the stamp must cover every input of its build", module.file);
         assert_eq!(
@@ -93,11 +98,11 @@ fn every_stamp_matches_its_committed_ptx() {
         let on_disk = read_repo_file(&format!("kernels/ptx/{}.ptx", module.file));
         assert_eq!(on_disk, module.ptx, "the runner embeds the committed kernels/ptx/{}.ptx", module.file);
         assert_eq!(
-            module.stamp().ptx_sha256,
+            stamp_of(module).ptx_sha256,
             sha256_hex(on_disk.as_bytes()),
             "kernels/ptx/{}.ptx was edited by hand: regenerate it with `{}`",
             module.file,
-            module.stamp().regenerate
+            stamp_of(module).regenerate
         );
     }
 }
@@ -111,8 +116,8 @@ fn every_cuda_source_is_built_into_an_embedded_module() {
             .iter()
             .find(|module| module.file == *name)
             .unwrap_or_else(|| panic!("{name} is not embedded"));
-        assert_eq!(module.stamp().inputs, *inputs, "{name}");
-        assert_eq!(module.stamp().regenerate, "cargo xtask ptx nvcc", "{name}");
+        assert_eq!(stamp_of(*module).inputs, *inputs, "{name}");
+        assert_eq!(stamp_of(*module).regenerate, "cargo xtask ptx nvcc", "{name}");
     }
     let sources: Vec<String> = std::fs::read_dir(repo_root().join("kernels/cuda"))
         .unwrap()
@@ -129,7 +134,7 @@ fn every_cuda_source_is_built_into_an_embedded_module() {
 
 #[test]
 fn cuda_builder_stamp_names_the_pinned_rust_cuda_and_toolchain() {
-    let stamp = RUST_CUDA.stamp();
+    let stamp = stamp_of(RUST_CUDA);
     let manifest = read_repo_file("kernels/Cargo.toml");
     let pinned = quoted_value(&manifest, "cuda_std = { git = \"https://github.com/Rust-GPU/rust-cuda\", rev")
         .expect("kernels/Cargo.toml pins cuda_std by rev");
@@ -153,11 +158,11 @@ fn cuda_builder_stamp_names_the_pinned_rust_cuda_and_toolchain() {
 #[test]
 fn nvptx_stamp_names_the_pinned_toolchain_and_nvcc_stamp_its_release() {
     assert_eq!(
-        RUSTC_NVPTX.stamp().toolchain,
+        stamp_of(RUSTC_NVPTX).toolchain,
         Some(channel()),
         "rust-toolchain.toml moved: cargo xtask ptx nvptx"
     );
-    assert!(NVCC.stamp().nvcc.is_some_and(|release| release.contains("release 11.8")));
+    assert!(stamp_of(NVCC).nvcc.is_some_and(|release| release.contains("release 11.8")));
 }
 
 /// The parameter types of each kernel signature, as the PTX of every compiler must declare
@@ -174,12 +179,12 @@ const SIGNATURES: [(&str, &[&str]); 3] = [
 fn every_ptx_defines_the_kernels_the_runner_launches() {
     for module in ALL {
         let defined = entry_names(module.ptx);
-        assert_eq!(module.stamp().kernels, defined, "{}: the stamp lists the PTX's entries", module.file);
+        assert_eq!(stamp_of(module).kernels, defined, "{}: the stamp lists the PTX's entries", module.file);
         for entry in &defined {
             // Every entry belongs to a registered kernel, with that kernel's signature, or is
             // the blocking kernel of cold timing.
-            let name = if module == BLOCKING_KERNEL.module && entry == BLOCKING_KERNEL.entry {
-                BLOCKING_KERNEL.entry
+            let name = if module == BLOCKING_MODULE && entry == BLOCKING_ENTRY {
+                BLOCKING_ENTRY
             } else if grayscale::SHAPES.iter().any(|shape| shape.entry == entry) {
                 // Every shape of the grayscale kernel takes the grayscale kernel's arguments,
                 grayscale::NAME
@@ -196,7 +201,7 @@ fn every_ptx_defines_the_kernels_the_runner_launches() {
     }
     let shapes: Vec<&str> = histogram::SHAPES.iter().map(|shape| shape.entry).collect();
     assert_eq!(entry_names(HISTOGRAM_NVCC.ptx), shapes);
-    assert!(entry_names(BLOCKING_KERNEL.module.ptx).iter().any(|entry| entry == BLOCKING_KERNEL.entry));
+    assert!(entry_names(BLOCKING_MODULE.ptx).iter().any(|entry| entry == BLOCKING_ENTRY));
     // The variants run in Rust and in C++: both modules define every one.
     for variant in grayscale::SHAPES {
         for module in [RUST_CUDA, NVCC] {
@@ -226,21 +231,20 @@ fn every_kernels_arguments_fit_every_ptx_it_is_launched_from() {
     let mut console = Console { out: &mut out, err: &mut err };
     let driver = block_size_builtin::mock::h200();
     for (name, _) in KERNELS {
-        let settings =
-            CompareSettings { block_sizes: vec![32], warmups: 0, rounds: 1, ..CompareSettings::default() };
-        let request = CompareRequest { kernel: quick(name), settings };
+        let settings = Settings {
+            block_sizes: vec![32],
+            timing: TimingSettings { warmups: 0, ..TimingSettings::default() },
+            ..Settings::default()
+        };
+        let request = CompareRequest { kernel: quick(name), settings, rounds: 1 };
         assert_eq!(request.exec(&driver, &mut console).unwrap(), 0, "{name}");
     }
     for family in [grayscale::NAME, "histogram"] {
-        let settings =
-            VariantsSettings { block_sizes: vec![32], warmups: 0, runs: 1, ..VariantsSettings::default() };
-        let request = VariantsRequest {
-            kernel: family.into(),
-            width: 5,
-            height: 3,
-            settings,
-            ..VariantsRequest::default()
-        };
+        let mut request =
+            VariantsRequest { kernel: family.into(), width: 5, height: 3, ..VariantsRequest::default() };
+        request.settings.block_sizes = vec![32];
+        request.settings.timing.warmups = 0;
+        request.settings.timing.runs = Some(1);
         assert_eq!(request.exec(&driver, &mut console).unwrap(), 0, "{family}");
     }
     let printed = String::from_utf8(out).unwrap();
@@ -310,8 +314,8 @@ fn the_histogram_keeps_its_bins_in_dynamic_shared_memory() {
 
 #[test]
 fn the_blocking_kernel_spins_on_a_volatile_flag_until_its_timeout() {
-    let ptx = BLOCKING_KERNEL.module.ptx;
-    let start = ptx.find(&format!(".entry {}(", BLOCKING_KERNEL.entry)).unwrap();
+    let ptx = BLOCKING_MODULE.ptx;
+    let start = ptx.find(&format!(".entry {}(", BLOCKING_ENTRY)).unwrap();
     let body = &ptx[start..start + ptx[start..].find("\n}\n").unwrap()];
     // The flag is read anew on every trip (a volatile load, which sees the host's store to
     // mapped memory), the timer before the loop and in it, and the give-up report is a

@@ -66,7 +66,7 @@ pub fn shapes(frame: Frame, offset: usize) -> Kernel {
         .items_per_thread(|variant| {
             SHAPES
                 .iter()
-                .find(|shape| shape.entry == variant.entry)
+                .find(|shape| variant.value("variant") == Some(shape.name))
                 .map_or(1, |shape| shape.pixels_per_thread)
         });
     over(described, frame, offset)
@@ -90,10 +90,10 @@ fn over(kernel: Kernel, frame: Frame, offset: usize) -> Kernel {
         .offset("out", offset)
         .args(move |_| {
             vec![
-                Arg::buffer("red"),
-                Arg::buffer("green"),
-                Arg::buffer("blue"),
-                Arg::buffer("out"),
+                Arg::Buffer("red"),
+                Arg::Buffer("green"),
+                Arg::Buffer("blue"),
+                Arg::Buffer("out"),
                 Arg::Usize(n),
             ]
         })

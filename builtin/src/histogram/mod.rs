@@ -118,8 +118,8 @@ pub fn kernel(shape: &'static Shape, frame: Frame, bins: Bins, offset: usize) ->
     let n = usize::try_from(pixels).unwrap_or(usize::MAX);
     let references = RefCell::new(Vec::<(u32, Vec<u32>)>::new());
     let check = Check::reference(move |values: &Values, shape: &block_size_runner::Shape| {
-        let bins = bins_of(shape.variant.integer("bins"), values.len());
         let got = values.of::<u32>().ok_or_else(|| "the bins are not u32".to_string())?;
+        let bins = bins_of(shape.variant.integer("bins"), got.len());
         let mut known = references.borrow_mut();
         if !known.iter().any(|(counted, _)| *counted == bins) {
             known.push((bins, histogram_of(n, bins)));
@@ -141,7 +141,7 @@ pub fn kernel(shape: &'static Shape, frame: Frame, bins: Bins, offset: usize) ->
             .input_with::<u16>("luma", n, move || quantised_luma(n, bins))
             .output::<u32>("bins", bins as usize)
             .dynamic_shared_memory(move |_, _| shape.shared_bytes(bins))
-            .args(move |_| vec![Arg::buffer("luma"), Arg::buffer("bins"), Arg::Usize(n), Arg::U32(bins)]),
+            .args(move |_| vec![Arg::Buffer("luma"), Arg::Buffer("bins"), Arg::Usize(n), Arg::U32(bins)]),
         Bins::Axis(values) => base
             .detail(format!(
                 "Kernel: {}, histogram of each row's bins (the bins column), zeroed before each launch, outside the timed interval",
@@ -151,7 +151,7 @@ pub fn kernel(shape: &'static Shape, frame: Frame, bins: Bins, offset: usize) ->
             .input_per::<u16>("luma", "bins", n, move |bins| quantised_luma(n, bins as u32))
             .output_with::<u32>("bins", |variant| variant.integer("bins").unwrap_or(1) as usize)
             .dynamic_shared_memory(move |_, variant| shape.shared_bytes(variant.integer("bins").unwrap_or(1) as u32))
-            .args(move |_| vec![Arg::buffer("luma"), Arg::buffer("bins"), Arg::Usize(n), Arg::Axis("bins")]),
+            .args(move |_| vec![Arg::Buffer("luma"), Arg::Buffer("bins"), Arg::Usize(n), Arg::Axis("bins")]),
     };
     kernel.zeroed_before_each_launch("bins").offset("luma", offset)
 }
@@ -235,7 +235,9 @@ pub fn check_frame(frame: Frame) -> Result<(), String> {
 pub fn shapes(frame: Frame, bins: u32, offset: usize) -> Kernel {
     let pixels = frame.pixels();
     let n = usize::try_from(pixels).unwrap_or(usize::MAX);
-    let of = |variant: &block_size_runner::Variant| shape_of_entry(variant.entry).unwrap_or(&SHAPES[0]);
+    let of = |variant: &block_size_runner::Variant| {
+        SHAPES.iter().find(|shape| variant.value("variant") == Some(shape.variant)).unwrap_or(&SHAPES[0])
+    };
     let references = RefCell::new(None::<Vec<u32>>);
     Kernel::new(RUST_CUDA, SHAPES[0].entry)
         .twin(HISTOGRAM_NVCC)
@@ -252,7 +254,7 @@ pub fn shapes(frame: Frame, bins: u32, offset: usize) -> Kernel {
         .offset("luma", offset)
         .zeroed_before_each_launch("bins")
         .dynamic_shared_memory(move |_, variant| of(variant).shared_bytes(bins))
-        .args(move |_| vec![Arg::buffer("luma"), Arg::buffer("bins"), Arg::Usize(n), Arg::U32(bins)])
+        .args(move |_| vec![Arg::Buffer("luma"), Arg::Buffer("bins"), Arg::Usize(n), Arg::U32(bins)])
         .check(Check::reference(move |values: &Values, _: &block_size_runner::Shape| {
             let got = values.of::<u32>().ok_or_else(|| "the bins are not u32".to_string())?;
             let mut known = references.borrow_mut();

@@ -2,8 +2,8 @@
 
 use crate::args::{BlockSizesArgs, DeviceArgs, KernelArgs, ProvenanceArgs, WarmupsArgs};
 use block_size_builtin::CompareRequest;
-use block_size_runner::CompareSettings;
-use block_size_runner::commands::DEFAULT_ROUNDS;
+use block_size_builtin::requests::DEFAULT_ROUNDS;
+use block_size_runner::{DeviceChoice, Settings, TimingSettings};
 use clap::Args;
 
 // The options of `block-size compare`.
@@ -44,15 +44,15 @@ impl Compare {
     pub fn request(&self, command: Vec<String>) -> CompareRequest {
         CompareRequest {
             kernel: self.kernel.choice(),
-            settings: CompareSettings {
-                device: self.device.device,
+            settings: Settings {
+                device: DeviceChoice::One(self.device.device),
                 block_sizes: self.block_sizes.block_sizes.clone(),
-                warmups: self.warmups.warmups,
-                rounds: self.rounds,
-                against: Vec::new(),
+                timing: TimingSettings { warmups: self.warmups.warmups, ..TimingSettings::default() },
                 provenance: self.provenance.provenance,
                 command,
+                ..Settings::default()
             },
+            rounds: self.rounds,
         }
     }
 }

@@ -1,7 +1,8 @@
 //! `block-size diff OLD.json NEW.json`: two sweeps compared configuration by configuration, no
 //! GPU needed.
 
-use block_size_runner::commands::{DEFAULT_THRESHOLD, DiffRequest};
+use block_size_runner::commands::{self, DEFAULT_THRESHOLD};
+use block_size_runner::{Console, Error};
 use clap::Args;
 use std::path::PathBuf;
 
@@ -64,15 +65,16 @@ fn parse_threshold(text: &str) -> Result<f64, String> {
 }
 
 impl Diff {
-    /// The library's request.
-    pub fn request(&self) -> DiffRequest {
-        DiffRequest {
-            old: self.old.clone(),
-            new: self.new.clone(),
-            threshold: self.threshold,
-            fail_if_slower: self.fail_if_slower,
-            allow_different: self.allow_different,
-        }
+    /// The comparison, printed on `console`; `Ok` carries the exit status.
+    pub fn exec(&self, console: &mut Console) -> Result<i32, Error> {
+        commands::diff(
+            &self.old,
+            &self.new,
+            self.threshold,
+            self.fail_if_slower,
+            self.allow_different,
+            console,
+        )
     }
 }
 

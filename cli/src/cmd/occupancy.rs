@@ -1,7 +1,8 @@
 //! `block-size occupancy`: the occupancy calculator, no GPU needed.
 
-use block_size_runner::DEFAULT_BLOCK_SIZES;
-use block_size_runner::commands::{DEFAULT_REGISTERS, OccupancyRequest, presets};
+use block_size_runner::Error;
+use block_size_runner::Settings;
+use block_size_runner::commands::{self, DEFAULT_REGISTERS, presets};
 use clap::builder::PossibleValuesParser;
 use clap::{ArgAction, ArgGroup, Args};
 
@@ -39,7 +40,7 @@ pub struct Occupancy {
     pub smem: u32,
 
     /// Threads per block, 1 to 1024
-    #[arg(long, value_name = "LIST", value_delimiter = ',', default_values_t = DEFAULT_BLOCK_SIZES, action = ArgAction::Set)]
+    #[arg(long, value_name = "LIST", value_delimiter = ',', default_values_t = Settings::default().block_sizes, action = ArgAction::Set)]
     pub block_sizes: Vec<u32>,
 }
 
@@ -49,17 +50,12 @@ fn preset_keys() -> PossibleValuesParser {
 }
 
 impl Occupancy {
-    /// The library's request.
-    pub fn request(&self) -> OccupancyRequest {
-        let gpus = match &self.gpu {
+    /// The calculator's tables.
+    pub fn exec(&self) -> Result<String, Error> {
+        let gpus: Vec<String> = match &self.gpu {
             Some(gpu) => vec![gpu.to_ascii_lowercase()],
             None => self.compare_gpus.iter().map(|gpu| gpu.to_ascii_lowercase()).collect(),
         };
-        OccupancyRequest {
-            gpus,
-            registers_per_thread: self.regs,
-            shared_memory_per_block: self.smem,
-            block_sizes: self.block_sizes.clone(),
-        }
+        commands::occupancy(&gpus, self.regs, self.smem, &self.block_sizes)
     }
 }

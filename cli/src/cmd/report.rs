@@ -1,7 +1,7 @@
 //! `block-size report RESULT.json --html FILE`: the HTML report of a sweep's JSON export, no
 //! GPU needed.
 
-use block_size_runner::commands::ReportRequest;
+use block_size_runner::{Error, commands};
 use clap::Args;
 use std::path::PathBuf;
 
@@ -23,8 +23,8 @@ pub struct Report {
 }
 
 impl Report {
-    /// The library's request.
-    pub fn request(&self) -> ReportRequest {
-        ReportRequest { input: self.input.clone(), html: self.html.clone() }
+    /// Writes the page.
+    pub fn exec(&self) -> Result<(), Error> {
+        commands::report(&self.input, &self.html)
     }
 }

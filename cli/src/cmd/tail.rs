@@ -2,8 +2,8 @@
 
 use crate::args::{DeviceArgs, KernelArgs, ProvenanceArgs, TimingArgs};
 use block_size_builtin::TailRequest;
-use block_size_runner::TailSettings;
-use block_size_runner::commands::DEFAULT_WAVES;
+use block_size_builtin::requests::{DEFAULT_TAIL_BLOCK_SIZE, DEFAULT_WAVES};
+use block_size_runner::{DeviceChoice, Settings};
 use clap::{ArgAction, Args};
 
 // The options of `block-size tail`.
@@ -23,7 +23,7 @@ pub struct Tail {
     pub device: DeviceArgs,
 
     /// Threads per block, 1 to the device's maximum
-    #[arg(long, value_name = "THREADS", default_value_t = 256)]
+    #[arg(long, value_name = "THREADS", default_value_t = DEFAULT_TAIL_BLOCK_SIZE)]
     pub block_size: u32,
 
     /// Grid sizes in waves (blocks/SM x SMs), comma-separated, each above 0 and at most 1000
@@ -44,14 +44,15 @@ impl Tail {
     pub fn request(&self, command: Vec<String>) -> TailRequest {
         TailRequest {
             kernel: self.kernel.choice(),
-            settings: TailSettings {
-                device: self.device.device,
-                threads_per_block: self.block_size,
-                waves: self.waves.clone(),
+            settings: Settings {
+                device: DeviceChoice::One(self.device.device),
+                block_sizes: vec![self.block_size],
                 timing: self.timing.settings(),
                 provenance: self.provenance.provenance,
                 command,
+                ..Settings::default()
             },
+            waves: self.waves.clone(),
         }
     }
 }

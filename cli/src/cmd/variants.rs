@@ -2,8 +2,8 @@
 
 use crate::args::{DeviceArgs, FrameArgs, ProvenanceArgs, TimingArg, WarmupsArgs};
 use block_size_builtin::VariantsRequest;
-use block_size_runner::VariantsSettings;
-use block_size_runner::commands::{DEFAULT_RUNS, VARIANT_BLOCK_SIZES};
+use block_size_builtin::requests::{DEFAULT_VARIANT_RUNS, VARIANT_BLOCK_SIZES};
+use block_size_runner::{DeviceChoice, Settings, TimingSettings};
 use clap::{ArgAction, Args};
 
 // The options of `block-size variants`.
@@ -40,7 +40,7 @@ pub struct Variants {
     pub warmups: WarmupsArgs,
 
     /// Timed launches per row, at least 1
-    #[arg(long, value_name = "N", default_value_t = DEFAULT_RUNS)]
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_VARIANT_RUNS)]
     pub runs: u32,
 
     /// How each row's samples sit between CUDA events: launch (the default, as the copy
@@ -69,14 +69,18 @@ impl Variants {
             width: self.frame.width,
             height: self.frame.height,
             offset: self.offset,
-            settings: VariantsSettings {
-                device: self.device.device,
+            settings: Settings {
+                device: DeviceChoice::One(self.device.device),
                 block_sizes: self.block_sizes.clone(),
-                warmups: self.warmups.warmups,
-                runs: self.runs,
-                timing_mode: self.timing.mode(),
+                timing: TimingSettings {
+                    mode: self.timing.mode(),
+                    warmups: self.warmups.warmups,
+                    runs: Some(self.runs),
+                    ..TimingSettings::default()
+                },
                 provenance: self.provenance.provenance,
                 command,
+                ..Settings::default()
             },
         }
     }

@@ -67,7 +67,7 @@ pub fn kernel(x: Vec<f32>, check: Check, grids: &[GridPolicy], shared_bytes_per_
         .input("x", x)
         .output_per_block::<f32>("partials")
         .dynamic_shared_memory(move |threads, _| threads * shared_bytes_per_thread)
-        .args(move |_| vec![Arg::buffer("x"), Arg::Usize(n), Arg::buffer("partials")])
+        .args(move |_| vec![Arg::Buffer("x"), Arg::Usize(n), Arg::Buffer("partials")])
         .result(|out, _| Ok(out.of::<f32>("partials")?.iter().map(|&p| f64::from(p)).sum::<f64>().into()))
         .check(check);
     if grids.is_empty() { kernel } else { kernel.axis(Axis::grid("grid policy", grids.iter().copied())) }
@@ -77,7 +77,7 @@ pub fn kernel(x: Vec<f32>, check: Check, grids: &[GridPolicy], shared_bytes_per_
 pub fn reference_check(x: &[f32]) -> Check {
     let (n, want) = (x.len(), reference::sum_of_squares(x));
     Check::reference(move |result, shape| {
-        let got = result.get(0).unwrap_or(f64::NAN);
+        let got = result.of::<f64>().and_then(|sum| sum.first().copied()).unwrap_or(f64::NAN);
         let bound =
             reference::relative_error_bound(n, shape.grid_blocks as usize, shape.threads_per_block as usize);
         let error = (got - want).abs() / want;

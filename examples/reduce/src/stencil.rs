@@ -35,7 +35,7 @@ pub fn kernel(entry: &'static str, x: Vec<f32>) -> Kernel {
         .input("x", x)
         .output::<f32>("y", n)
         .dynamic_shared_memory(|threads, _| (threads + 2) * 4)
-        .args(move |_| vec![Arg::buffer("x"), Arg::Usize(n), Arg::buffer("y")])
+        .args(move |_| vec![Arg::Buffer("x"), Arg::Usize(n), Arg::Buffer("y")])
         .check(exactly(want, "the CPU stencil says"))
 }
 
@@ -69,6 +69,6 @@ pub fn copy_kernel(entry: &'static str, x: Vec<f32>) -> Kernel {
         .bytes_per_pass(8 * n as u64, "moved per pass")
         .input("x", input)
         .output::<f32>("y", n)
-        .args(move |_| vec![Arg::buffer("x"), Arg::Usize(n), Arg::buffer("y")])
+        .args(move |_| vec![Arg::Buffer("x"), Arg::Usize(n), Arg::Buffer("y")])
         .check(exactly(want, "x holds"))
 }

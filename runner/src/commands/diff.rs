@@ -22,7 +22,7 @@ use std::path::PathBuf;
 
 /// What `block-size diff` is asked.
 #[derive(Debug, Clone, PartialEq)]
-pub struct DiffRequest {
+pub(crate) struct DiffRequest {
     /// The baseline's JSON export.
     pub old: PathBuf,
     /// The JSON export judged against it.
@@ -50,7 +50,7 @@ impl Default for DiffRequest {
 
 impl DiffRequest {
     /// Every check that needs no file, the first failing one as one line (exit 2).
-    pub fn validate(&self) -> Result<(), Error> {
+    pub(crate) fn validate(&self) -> Result<(), Error> {
         if !(self.threshold > 0.0 && self.threshold < 1.0) {
             return Err(Error::new(
                 exit::USAGE,

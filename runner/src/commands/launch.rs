@@ -31,7 +31,7 @@ pub fn driver_loads() -> Result<(), Error> {
 }
 
 /// The program `worker` in this program's folder.
-pub fn worker_beside(worker: &str) -> Result<PathBuf, Error> {
+pub(crate) fn worker_beside(worker: &str) -> Result<PathBuf, Error> {
     std::env::current_exe()
         .map(|exe| exe.with_file_name(worker))
         .map_err(|error| Error::new(exit::FAILED, format!("cannot locate {worker}: {error}")))

@@ -1,9 +1,9 @@
 /*!
-What `block-size` runs besides the sweep of a kernel: the GPU-free subcommands as typed requests
-(plain structs, validated here, not by a command-line parser) with their entry points, and the
-defaults of the options they and the sweep share. The `block-size` CLI parses its command line
-into these; the sweep, `compare`, `tail` and `variants` of any kernel, and the launcher of a
-program in two binaries, are at the crate root.
+What `block-size` runs besides the sweep of a kernel: the GPU-free subcommands (`diff`,
+`occupancy`, `report`) as functions of plain values, checked here, not by a command-line parser;
+the supervisor of a program in two binaries; and the defaults of the options the CLI shows in its
+help. The sweep, `compare`, `tail` and `variants` of any kernel, and the launcher of a program in
+two binaries, are at the crate root.
 */
 
 pub(crate) mod compare;
@@ -16,33 +16,62 @@ pub(crate) mod sweep;
 pub(crate) mod tail;
 pub(crate) mod variants;
 
-pub use self::compare::DEFAULT_ROUNDS;
-pub use self::diff::DiffRequest;
-pub use self::launch::{driver_loads, worker_beside};
-pub use self::occupancy::{OccupancyRequest, presets};
-pub use self::report::ReportRequest;
-pub use self::settings::{DEFAULT_MAX_NOISE, DEFAULT_MAX_TIME_PER_ROW, DEFAULT_MIN_RUNS, DEFAULT_WARMUPS};
-pub use self::tail::DEFAULT_WAVES;
-pub use self::variants::VARIANT_BLOCK_SIZES;
+pub use self::launch::driver_loads;
+pub use self::occupancy::presets;
+pub use self::settings::DEFAULT_MIN_RUNS;
 pub use crate::measure::supervise::supervise;
-pub use crate::measure::timing::{DEFAULT_BATCH_LAUNCHES, DEFAULT_RUNS};
+pub use crate::measure::timing::DEFAULT_BATCH_LAUNCHES;
 pub use crate::model::sm::DEFAULT_REGISTERS;
-pub use crate::results::diff::{CONFIDENCE, DEFAULT_THRESHOLD, RESAMPLES, Verdict};
+pub use crate::results::diff::DEFAULT_THRESHOLD;
 
-/// `block-size diff`, which needs no GPU: two sweeps' JSON exports compared configuration
-/// by configuration. `Ok` carries the exit status: 0, or 1 with
-/// [`DiffRequest::fail_if_slower`] where a configuration is SLOWER.
-pub fn diff(request: &DiffRequest, console: &mut crate::error::Console) -> Result<i32, crate::error::Error> {
-    self::diff::exec(request, console)
+use crate::error::{Console, Error};
+use std::path::Path;
+
+/// `block-size diff OLD NEW`, which needs no GPU: two sweeps' JSON exports (of any schema
+/// version this tool wrote) compared configuration by configuration, SAME, FASTER, SLOWER or
+/// UNCLEAR by a bootstrap interval of the ratio of medians against `threshold` (a fraction
+/// above 0 and below 1; [`DEFAULT_THRESHOLD`]). Files of different GPUs, kernels, PTX or work
+/// are refused unless `allow_different`. `Ok` carries the exit status: 0, or 1 with
+/// `fail_if_slower` where a configuration is SLOWER.
+pub fn diff(
+    old: &Path,
+    new: &Path,
+    threshold: f64,
+    fail_if_slower: bool,
+    allow_different: bool,
+    console: &mut Console,
+) -> Result<i32, Error> {
+    let request = self::diff::DiffRequest {
+        old: old.to_path_buf(),
+        new: new.to_path_buf(),
+        threshold,
+        fail_if_slower,
+        allow_different,
+    };
+    request.validate()?;
+    self::diff::exec(&request, console)
 }
 
-/// `block-size occupancy`, which needs no GPU: the calculator's tables.
-pub fn occupancy(request: &OccupancyRequest) -> Result<String, crate::error::Error> {
-    self::occupancy::exec(request)
+/// `block-size occupancy`, which needs no GPU: the calculator's tables for the presets `gpus`
+/// ([`presets`], any case; several are compared side by side) and a kernel of
+/// `registers_per_thread` registers (0 to 255; [`DEFAULT_REGISTERS`]) and
+/// `shared_memory_per_block` bytes, at each of `block_sizes` (1 to 1024).
+pub fn occupancy(
+    gpus: &[String],
+    registers_per_thread: u32,
+    shared_memory_per_block: u32,
+    block_sizes: &[u32],
+) -> Result<String, Error> {
+    self::occupancy::exec(&self::occupancy::OccupancyRequest {
+        gpus: gpus.to_vec(),
+        registers_per_thread,
+        shared_memory_per_block,
+        block_sizes: block_sizes.to_vec(),
+    })
 }
 
-/// `block-size report`, which needs no GPU: the HTML report of a sweep's JSON export,
-/// written to [`ReportRequest::html`].
-pub fn report(request: &ReportRequest) -> Result<(), crate::error::Error> {
-    self::report::exec(request)
+/// `block-size report`, which needs no GPU: the HTML report of a sweep's JSON export `input`
+/// (any schema version this tool wrote), one self-contained page written to `html`.
+pub fn report(input: &Path, html: &Path) -> Result<(), Error> {
+    self::report::exec(&self::report::ReportRequest { input: input.to_path_buf(), html: html.to_path_buf() })
 }

@@ -19,7 +19,7 @@ pub fn presets() -> impl Iterator<Item = (&'static str, &'static str)> {
 
 /// What `block-size occupancy` is asked.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct OccupancyRequest {
+pub(crate) struct OccupancyRequest {
     /// Preset keys ([`presets`]), one (`--gpu`) or several (`--compare-gpus`); any case.
     pub gpus: Vec<String>,
     /// `--regs`: registers per thread of the kernel modelled, 0 to 255.
@@ -42,11 +42,6 @@ impl Default for OccupancyRequest {
 }
 
 impl OccupancyRequest {
-    /// Every check, the first failing one as one line (exit 2).
-    pub fn validate(&self) -> Result<(), Error> {
-        self.presets().map(|_| ())
-    }
-
     fn presets(&self) -> Result<Vec<&'static Preset>, Error> {
         let usage = |message: String| Error::new(exit::USAGE, message);
         if self.gpus.is_empty() {

@@ -12,7 +12,7 @@ use std::path::PathBuf;
 
 /// What `block-size report` is asked.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct ReportRequest {
+pub(crate) struct ReportRequest {
     /// A sweep's JSON export, of any schema version this tool wrote (`--json`, or `--format
     /// json`).
     pub input: PathBuf,
@@ -22,7 +22,7 @@ pub struct ReportRequest {
 
 impl ReportRequest {
     /// Every check that needs no file read, the first failing one as one line (exit 2).
-    pub fn validate(&self) -> Result<(), Error> {
+    pub(crate) fn validate(&self) -> Result<(), Error> {
         check_files(&[("--html", &self.html)]).map_err(|message| Error::new(exit::USAGE, message))?;
         if self.html == self.input {
             return Err(Error::new(

@@ -47,15 +47,15 @@ impl Default for DeviceChoice {
 /// How each row is timed, as given: `--timing` and the options around it.
 ///
 /// ```
-/// use block_size_runner::{TimingMode, TimingSettings};
+/// use block_size_runner::{Settings, TimingMode, TimingSettings};
 ///
 /// // Cold timing, exactly 20 samples a row.
 /// let timing = TimingSettings { mode: TimingMode::Cold, runs: Some(20), ..TimingSettings::default() };
-/// assert!(timing.validate().is_ok());
+/// assert!(Settings { timing, ..Settings::default() }.validate().is_ok());
 /// // --launches-per-sample is batch timing's alone.
 /// let wrong = TimingSettings { launches_per_sample: Some(4), ..timing };
 /// assert_eq!(
-///     wrong.validate().unwrap_err().to_string(),
+///     Settings { timing: wrong, ..Settings::default() }.validate().unwrap_err().to_string(),
 ///     "--launches-per-sample applies to --timing batch, not --timing cold"
 /// );
 /// ```
@@ -76,10 +76,11 @@ pub struct TimingSettings {
     pub max_noise: Option<f64>,
     /// `--max-time-per-row`: the stop's time limit for a row (0.5 s).
     pub max_time_per_row: Option<Duration>,
-    /// `--flush-l2`: overwrite twice the L2 before every sample, outside the timed interval.
-    pub flush_l2: bool,
-    /// `--no-flush-l2`: cold timing without its L2 flush (cold only).
-    pub no_flush_l2: bool,
+    /// Whether to overwrite twice the L2 before every sample, outside the timed interval:
+    /// `Some(true)` flushes in every mode (`--flush-l2`; batch: before each batch),
+    /// `Some(false)` is cold timing without its flush (`--no-flush-l2`, cold only), `None` as
+    /// the mode does (cold flushes, batch and launch do not).
+    pub flush_l2: Option<bool>,
 }
 
 impl Default for TimingSettings {
@@ -92,15 +93,14 @@ impl Default for TimingSettings {
             min_runs: None,
             max_noise: None,
             max_time_per_row: None,
-            flush_l2: false,
-            no_flush_l2: false,
+            flush_l2: None,
         }
     }
 }
 
 impl TimingSettings {
     /// The timing these settings give, or the one line (exit 2) saying why they do not.
-    pub fn validate(&self) -> Result<Timing, Error> {
+    pub(crate) fn validate(&self) -> Result<Timing, Error> {
         self.timing().map_err(|message| Error::new(exit::USAGE, message))
     }
 
@@ -137,10 +137,7 @@ impl TimingSettings {
         if self.launches_per_sample.is_some() && mode != TimingMode::Batch {
             return Err(format!("--launches-per-sample applies to --timing batch, not --timing {mode}"));
         }
-        if self.flush_l2 && self.no_flush_l2 {
-            return Err("--flush-l2 cannot be used with --no-flush-l2".to_string());
-        }
-        if self.no_flush_l2 && mode != TimingMode::Cold {
+        if self.flush_l2 == Some(false) && mode != TimingMode::Cold {
             return Err(format!("--no-flush-l2 applies to --timing cold, not --timing {mode}"));
         }
         let min_runs = self.min_runs.unwrap_or(DEFAULT_MIN_RUNS);
@@ -152,8 +149,8 @@ impl TimingSettings {
                 TimingMode::Batch => self.launches_per_sample.unwrap_or(DEFAULT_BATCH_LAUNCHES),
                 TimingMode::Cold | TimingMode::Launch => 1,
             },
-            flush_l2: self.flush_l2,
-            cold_keeps_l2: self.no_flush_l2,
+            flush_l2: self.flush_l2 == Some(true),
+            cold_keeps_l2: self.flush_l2 == Some(false),
             stop: None,
         };
         Ok(match self.runs {
@@ -212,16 +209,9 @@ pub struct Settings {
     pub output: Option<PathBuf>,
     /// `--plot`: write an SVG plot of GB/s and occupancy against block size here.
     pub plot: Option<PathBuf>,
-    /// `--json`: also write the JSON export (provenance, every row, every sample) to this
-    /// file, whatever goes to standard output or `--output`.
-    pub json: Option<PathBuf>,
-    /// `--csv`: also write the CSV export to this file.
-    pub csv: Option<PathBuf>,
-    /// `--markdown`: also write the Markdown export to this file.
-    pub markdown: Option<PathBuf>,
-    /// `--html`: also write the HTML report (one self-contained page: the table, the plot, the
-    /// provenance, the summary, an occupancy explorer) to this file.
-    pub html: Option<PathBuf>,
+    /// `--json`, `--csv`, `--markdown`, `--html`: also write each of these exports to its
+    /// file, whatever goes to standard output or `--output`; one file a format.
+    pub exports: Vec<(Format, PathBuf)>,
     /// The command line the provenance records: this process's where empty.
     pub command: Vec<String>,
     /// `--journal`: append each finished configuration to this file as one JSON line.
@@ -254,10 +244,7 @@ impl Default for Settings {
             format: None,
             output: None,
             plot: None,
-            json: None,
-            csv: None,
-            markdown: None,
-            html: None,
+            exports: Vec::new(),
             command: Vec::new(),
             journal: None,
             resume: None,
@@ -285,6 +272,11 @@ impl Settings {
         if self.launch_timeout.is_some_and(|timeout| timeout.is_zero()) {
             return Err(usage("--launch-timeout must be above 0 seconds".to_string()));
         }
+        for (index, (format, _)) in self.exports.iter().enumerate() {
+            if self.exports[..index].iter().any(|(earlier, _)| earlier == format) {
+                return Err(usage(format!("{} is given twice: one file a format", format.option())));
+            }
+        }
         check_files(&self.files()).map_err(usage)?;
         if let Some(path) = &self.emit_rust {
             output_folders_exist([&crate::results::emit::json_path(path)]).map_err(usage)?;
@@ -303,35 +295,19 @@ impl Settings {
         Ok(timing)
     }
 
-    /// The exports written to files besides the main output (`--json`, `--csv`,
-    /// `--markdown`, `--html`), each with its file.
-    pub fn exports(&self) -> Vec<(Format, &PathBuf)> {
-        [
-            (Format::Json, &self.json),
-            (Format::Csv, &self.csv),
-            (Format::Markdown, &self.markdown),
-            (Format::Html, &self.html),
-        ]
-        .into_iter()
-        .filter_map(|(format, path)| path.as_ref().map(|path| (format, path)))
-        .collect()
-    }
-
     /// Every file the settings write, with the option that names it.
     fn files(&self) -> Vec<(&'static str, &PathBuf)> {
-        [
-            ("--output", &self.output),
-            ("--plot", &self.plot),
-            ("--json", &self.json),
-            ("--csv", &self.csv),
-            ("--markdown", &self.markdown),
-            ("--html", &self.html),
-            ("--journal", &self.journal),
-            ("--emit-rust", &self.emit_rust),
-        ]
-        .into_iter()
-        .filter_map(|(option, path)| path.as_ref().map(|path| (option, path)))
-        .collect()
+        let exports = self.exports.iter().map(|(format, path)| (format.option(), path));
+        [("--output", &self.output), ("--plot", &self.plot)]
+            .into_iter()
+            .filter_map(|(option, path)| path.as_ref().map(|path| (option, path)))
+            .chain(exports)
+            .chain(
+                [("--journal", &self.journal), ("--emit-rust", &self.emit_rust)]
+                    .into_iter()
+                    .filter_map(|(option, path)| path.as_ref().map(|path| (option, path))),
+            )
+            .collect()
     }
 
     /// The search for `configurations`: the one asked for, or [`Search::automatic`] (exhaustive
@@ -470,14 +446,10 @@ mod tests {
             "--launches-per-sample applies to --timing batch, not --timing cold"
         );
         assert_eq!(
-            refused(timing(TimingSettings { no_flush_l2: true, ..TimingSettings::default() })),
+            refused(timing(TimingSettings { flush_l2: Some(false), ..TimingSettings::default() })),
             "--no-flush-l2 applies to --timing cold, not --timing batch"
         );
-        assert_eq!(
-            refused(timing(TimingSettings { no_flush_l2: true, flush_l2: true, ..cold })),
-            "--flush-l2 cannot be used with --no-flush-l2"
-        );
-        let cold_without_flush = timing(TimingSettings { no_flush_l2: true, ..cold }).checked().unwrap();
+        let cold_without_flush = timing(TimingSettings { flush_l2: Some(false), ..cold }).checked().unwrap();
         assert!(!cold_without_flush.flushes());
     }
 
@@ -488,16 +460,26 @@ mod tests {
             "cannot write /no/such/folder/x.json: its folder does not exist"
         );
         assert_eq!(
-            refused(Settings { csv: Some("/no/such/folder/x.csv".into()), ..Settings::default() }),
+            refused(Settings {
+                exports: vec![(Format::Csv, "/no/such/folder/x.csv".into())],
+                ..Settings::default()
+            }),
             "cannot write /no/such/folder/x.csv: its folder does not exist"
         );
         assert_eq!(
             refused(Settings {
                 output: Some("sweep.json".into()),
-                json: Some("sweep.json".into()),
+                exports: vec![(Format::Json, "sweep.json".into())],
                 ..Settings::default()
             }),
             "--output and --json both name sweep.json: give each its own file"
+        );
+        assert_eq!(
+            refused(Settings {
+                exports: vec![(Format::Json, "a.json".into()), (Format::Json, "b.json".into())],
+                ..Settings::default()
+            }),
+            "--json is given twice: one file a format"
         );
         assert_eq!(
             refused(Settings { grid: GridPolicy::Waves(0), ..Settings::default() }),

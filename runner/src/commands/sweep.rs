@@ -47,29 +47,16 @@ pub(crate) fn check_corrupt_output(index: Option<usize>, outputs: u64, whole: &s
 /// failed checks are in its sweep's failures ([`Measured::exit_status`] 1). An [`Error`] is a
 /// run that did not reach its table: bad settings or a kernel description that does not hold
 /// (exit 2, before the device is touched), no device (3), the driver failing mid-run (1).
-/// With [`DeviceChoice::All`], use [`sweep_each_device`] or [`sweep_and_print`].
+/// With [`DeviceChoice::All`], use [`sweep_and_print`].
 pub fn sweep<D: Driver>(driver: &D, kernel: &Kernel, settings: &Settings) -> Result<Measured, Error> {
     let DeviceChoice::One(ordinal) = settings.device else {
         return Err(Error::new(
             exit::USAGE,
-            "sweep() measures one device; for every device use sweep_each_device() or sweep_and_print()",
+            "sweep() measures one device; for every device use sweep_and_print()",
         ));
     };
     let (mut run, timing) = prepare::prepare(kernel, settings)?;
     measure(driver, ordinal, &mut run, settings, timing, &mut |_| {})
-}
-
-/// [`sweep`] on every visible device in turn (whatever [`Settings::device`] says), one result
-/// per device ordinal, the kernel's host data built once for all; `Err` where the settings do
-/// not hold or no device can be counted.
-pub fn sweep_each_device<D: Driver>(
-    driver: &D,
-    kernel: &Kernel,
-    settings: &Settings,
-) -> Result<Vec<Result<Measured, Error>>, Error> {
-    let (mut run, timing) = prepare::prepare(kernel, settings)?;
-    let count = driver.device_count().map_err(|error| Error::new(exit::NO_DEVICE, format!("{error:#}")))?;
-    Ok((0..count).map(|ordinal| measure(driver, ordinal, &mut run, settings, timing, &mut |_| {})).collect())
 }
 
 /// [`sweep`], printed as `block-size` prints a sweep: the head while the sweep runs, then the
@@ -98,12 +85,12 @@ pub fn sweep_and_print<D: Driver>(
 #[derive(Debug, Clone, PartialEq)]
 pub struct Measured {
     /// The rows, the checks, the summary's facts: what the table, exports and plot render.
-    pub sweep: Sweep,
+    pub(crate) sweep: Sweep,
     /// What was measured with what, for the JSON export.
-    pub provenance: Provenance,
+    pub(crate) provenance: Provenance,
     /// The lines before the table: the provenance lines where asked, the device, the work, the
     /// timing, and the grid where it is not one wave.
-    pub head: String,
+    pub(crate) head: String,
 }
 
 impl Measured {
@@ -426,7 +413,7 @@ impl Outputs {
             stats: settings.stats,
             output: settings.output.as_ref().map(name),
             plot: settings.plot.as_ref().map(name),
-            exports: settings.exports().into_iter().map(|(format, path)| (format, name(path))).collect(),
+            exports: settings.exports.iter().map(|(format, path)| (*format, name(path))).collect(),
             // One file for every GPU: each device's winner is added to it (crate::results::emit).
             emit_rust: settings.emit_rust.clone(),
         }

@@ -73,12 +73,12 @@ impl Axis {
     }
 
     /// Its name.
-    pub fn name(&self) -> &'static str {
+    pub(crate) fn name(&self) -> &'static str {
         self.name
     }
 
     /// Its values as the table shows them.
-    pub fn labels(&self) -> Vec<String> {
+    pub(crate) fn labels(&self) -> Vec<String> {
         match &self.values {
             AxisKind::Entries(values) => values.iter().map(|(value, _)| value.clone()).collect(),
             AxisKind::Integers(values) => values.iter().map(u64::to_string).collect(),
@@ -87,7 +87,7 @@ impl Axis {
     }
 
     /// How many values it has.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         match &self.values {
             AxisKind::Entries(values) => values.len(),
             AxisKind::Integers(values) => values.len(),
@@ -96,7 +96,7 @@ impl Axis {
     }
 
     /// Whether it has no value (a sweep refuses such an axis).
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.len() == 0
     }
 }

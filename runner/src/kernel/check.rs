@@ -6,9 +6,15 @@ use super::shape::Shape;
 use crate::measure::memory::{as_bytes, as_bytes_mut, host_vec};
 use std::fmt;
 
-/// A row's result: the values a check compares, of one number type.
+/// A row's result: the values a check compares, of one number type ([`super::Element`]):
+/// made with `From` (`Values::from(vec![1.0f32])`, `2.0.into()`) and read with
+/// [`Values::of`].
 #[derive(Debug, Clone, PartialEq)]
-pub enum Values {
+pub struct Values(pub(crate) Typed);
+
+/// The values of [`Values`], by their type.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Typed {
     /// `f32`s.
     F32(Vec<f32>),
     /// `f64`s.
@@ -30,7 +36,7 @@ impl Values {
     /// ```
     /// use block_size_runner::Values;
     ///
-    /// let values = Values::F32(vec![1.0, 2.0]);
+    /// let values = Values::from(vec![1.0f32, 2.0]);
     /// assert_eq!(values.of::<f32>(), Some(&[1.0f32, 2.0][..]));
     /// assert_eq!(values.of::<u32>(), None);
     /// ```
@@ -39,113 +45,108 @@ impl Values {
     }
 
     /// How many values.
-    pub fn len(&self) -> usize {
-        match self {
-            Self::F32(values) => values.len(),
-            Self::F64(values) => values.len(),
-            Self::U16(values) => values.len(),
-            Self::U32(values) => values.len(),
-            Self::U64(values) => values.len(),
-            Self::I32(values) => values.len(),
+    pub(crate) fn len(&self) -> usize {
+        match &self.0 {
+            Typed::F32(values) => values.len(),
+            Typed::F64(values) => values.len(),
+            Typed::U16(values) => values.len(),
+            Typed::U32(values) => values.len(),
+            Typed::U64(values) => values.len(),
+            Typed::I32(values) => values.len(),
         }
     }
 
-    /// Whether there are none.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
     /// The number type's name: `f32`, `u32`, ...
-    pub fn type_name(&self) -> &'static str {
-        match self {
-            Self::F32(_) => "f32",
-            Self::F64(_) => "f64",
-            Self::U16(_) => "u16",
-            Self::U32(_) => "u32",
-            Self::U64(_) => "u64",
-            Self::I32(_) => "i32",
+    pub(crate) fn type_name(&self) -> &'static str {
+        match &self.0 {
+            Typed::F32(_) => "f32",
+            Typed::F64(_) => "f64",
+            Typed::U16(_) => "u16",
+            Typed::U32(_) => "u32",
+            Typed::U64(_) => "u64",
+            Typed::I32(_) => "i32",
         }
     }
 
     /// Value `index` as an `f64` (exact for every type but `u64`s above 2^53).
-    pub fn get(&self, index: usize) -> Option<f64> {
-        match self {
-            Self::F32(values) => values.get(index).map(|&value| f64::from(value)),
-            Self::F64(values) => values.get(index).copied(),
-            Self::U16(values) => values.get(index).map(|&value| f64::from(value)),
-            Self::U32(values) => values.get(index).map(|&value| f64::from(value)),
-            Self::U64(values) => values.get(index).map(|&value| value as f64),
-            Self::I32(values) => values.get(index).map(|&value| f64::from(value)),
+    pub(crate) fn get(&self, index: usize) -> Option<f64> {
+        match &self.0 {
+            Typed::F32(values) => values.get(index).map(|&value| f64::from(value)),
+            Typed::F64(values) => values.get(index).copied(),
+            Typed::U16(values) => values.get(index).map(|&value| f64::from(value)),
+            Typed::U32(values) => values.get(index).map(|&value| f64::from(value)),
+            Typed::U64(values) => values.get(index).map(|&value| value as f64),
+            Typed::I32(values) => values.get(index).map(|&value| f64::from(value)),
         }
     }
 
     /// The bits of value `index`, as the device wrote them.
-    pub fn bits(&self, index: usize) -> Option<u64> {
-        match self {
-            Self::F32(values) => values.get(index).map(|value| u64::from(value.to_bits())),
-            Self::F64(values) => values.get(index).map(|value| value.to_bits()),
-            Self::U16(values) => values.get(index).map(|&value| u64::from(value)),
-            Self::U32(values) => values.get(index).map(|&value| u64::from(value)),
-            Self::U64(values) => values.get(index).copied(),
-            Self::I32(values) => values.get(index).map(|&value| u64::from(value as u32)),
+    pub(crate) fn bits(&self, index: usize) -> Option<u64> {
+        match &self.0 {
+            Typed::F32(values) => values.get(index).map(|value| u64::from(value.to_bits())),
+            Typed::F64(values) => values.get(index).map(|value| value.to_bits()),
+            Typed::U16(values) => values.get(index).map(|&value| u64::from(value)),
+            Typed::U32(values) => values.get(index).map(|&value| u64::from(value)),
+            Typed::U64(values) => values.get(index).copied(),
+            Typed::I32(values) => values.get(index).map(|&value| u64::from(value as u32)),
         }
     }
 
     /// Value `index` as printed: the number, exactly (`f32` and `f64` in their shortest form
     /// that reads back the same).
-    pub fn show(&self, index: usize) -> String {
-        match self {
-            Self::F32(values) => values.get(index).map(ToString::to_string),
-            Self::F64(values) => values.get(index).map(ToString::to_string),
-            Self::U16(values) => values.get(index).map(ToString::to_string),
-            Self::U32(values) => values.get(index).map(ToString::to_string),
-            Self::U64(values) => values.get(index).map(ToString::to_string),
-            Self::I32(values) => values.get(index).map(ToString::to_string),
+    pub(crate) fn show(&self, index: usize) -> String {
+        match &self.0 {
+            Typed::F32(values) => values.get(index).map(ToString::to_string),
+            Typed::F64(values) => values.get(index).map(ToString::to_string),
+            Typed::U16(values) => values.get(index).map(ToString::to_string),
+            Typed::U32(values) => values.get(index).map(ToString::to_string),
+            Typed::U64(values) => values.get(index).map(ToString::to_string),
+            Typed::I32(values) => values.get(index).map(ToString::to_string),
         }
         .unwrap_or_else(|| "nothing".to_string())
     }
 
     /// The values' bytes, as the device holds them.
     pub(crate) fn bytes(&self) -> &[u8] {
-        match self {
-            Self::F32(values) => as_bytes(values),
-            Self::F64(values) => as_bytes(values),
-            Self::U16(values) => as_bytes(values),
-            Self::U32(values) => as_bytes(values),
-            Self::U64(values) => as_bytes(values),
-            Self::I32(values) => as_bytes(values),
+        match &self.0 {
+            Typed::F32(values) => as_bytes(values),
+            Typed::F64(values) => as_bytes(values),
+            Typed::U16(values) => as_bytes(values),
+            Typed::U32(values) => as_bytes(values),
+            Typed::U64(values) => as_bytes(values),
+            Typed::I32(values) => as_bytes(values),
         }
     }
 
     /// The values' bytes, to copy the device's into.
     pub(crate) fn bytes_mut(&mut self) -> &mut [u8] {
-        match self {
-            Self::F32(values) => as_bytes_mut(values),
-            Self::F64(values) => as_bytes_mut(values),
-            Self::U16(values) => as_bytes_mut(values),
-            Self::U32(values) => as_bytes_mut(values),
-            Self::U64(values) => as_bytes_mut(values),
-            Self::I32(values) => as_bytes_mut(values),
+        match &mut self.0 {
+            Typed::F32(values) => as_bytes_mut(values),
+            Typed::F64(values) => as_bytes_mut(values),
+            Typed::U16(values) => as_bytes_mut(values),
+            Typed::U32(values) => as_bytes_mut(values),
+            Typed::U64(values) => as_bytes_mut(values),
+            Typed::I32(values) => as_bytes_mut(values),
         }
     }
 
     /// Whether the values are floating-point.
     fn is_float(&self) -> bool {
-        matches!(self, Self::F32(_) | Self::F64(_))
+        matches!(self.0, Typed::F32(_) | Typed::F64(_))
     }
 }
 
 /// One `f64`: a scalar result (a sum).
 impl From<f64> for Values {
     fn from(value: f64) -> Self {
-        Self::F64(vec![value])
+        Self(Typed::F64(vec![value]))
     }
 }
 
 /// One `f32`.
 impl From<f32> for Values {
     fn from(value: f32) -> Self {
-        Self::F32(vec![value])
+        Self(Typed::F32(vec![value]))
     }
 }
 
@@ -171,7 +172,7 @@ impl Agreement {
     /// Where `got` differs from `first` more than this agreement allows: the first value that
     /// does (`None` where the types or counts differ), and what is wrong, ending with the
     /// first row's value, which `first_row` names.
-    pub fn difference(
+    pub(crate) fn difference(
         self,
         first: &Values,
         got: &Values,
@@ -201,7 +202,7 @@ impl Agreement {
         }
         let hex = |values: &Values, index| {
             values.bits(index).map_or_else(String::new, |bits| {
-                let digits = if matches!(values, Values::F64(_) | Values::U64(_)) { 16 } else { 8 };
+                let digits = if matches!(values.0, Typed::F64(_) | Typed::U64(_)) { 16 } else { 8 };
                 format!(" (0x{bits:0digits$x})")
             })
         };
@@ -309,9 +310,9 @@ mod tests {
 
     #[test]
     fn bit_for_bit_takes_every_bit() {
-        let first = Values::F32(vec![1.0, 2.0]);
+        let first = Values::from(vec![1.0f32, 2.0]);
         assert_eq!(Agreement::BitForBit.difference(&first, &first.clone(), "32 threads per block"), None);
-        let next = Values::F32(vec![1.0, f32::from_bits(2.0f32.to_bits() + 1)]);
+        let next = Values::from(vec![1.0f32, f32::from_bits(2.0f32.to_bits() + 1)]);
         let (index, text) = Agreement::BitForBit.difference(&first, &next, "32 threads per block").unwrap();
         assert_eq!(index, Some(1));
         assert_eq!(
@@ -340,7 +341,7 @@ mod tests {
             "NaN is never close"
         );
         assert_eq!(
-            Agreement::Within(0.1).difference(&Values::U32(vec![100]), &Values::U32(vec![95]), "x"),
+            Agreement::Within(0.1).difference(&Values::from(vec![100u32]), &Values::from(vec![95u32]), "x"),
             None
         );
     }
@@ -348,14 +349,15 @@ mod tests {
     #[test]
     fn types_and_counts_must_match() {
         let (index, text) = Agreement::BitForBit
-            .difference(&Values::F32(vec![1.0]), &Values::U32(vec![1]), "64 threads per block")
+            .difference(&Values::from(vec![1.0f32]), &Values::from(vec![1u32]), "64 threads per block")
             .unwrap();
         assert_eq!(
             (index, text.as_str()),
             (None, "the result is 1 u32s, the first row's (64 threads per block) 1 f32s")
         );
-        let (_, text) =
-            Agreement::Within(1.0).difference(&Values::U32(vec![1]), &Values::U32(vec![1, 2]), "r").unwrap();
+        let (_, text) = Agreement::Within(1.0)
+            .difference(&Values::from(vec![1u32]), &Values::from(vec![1u32, 2]), "r")
+            .unwrap();
         assert_eq!(text, "the result has 2 values, the first row (r) had 1");
         assert_eq!(Values::from(vec![1u16, 2]).type_name(), "u16");
         assert_eq!(Values::from(vec![-1i32]).bits(0), Some(0xffff_ffff));

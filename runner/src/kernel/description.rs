@@ -10,7 +10,7 @@ it ([`crate::kernel::run`]) that builds its host data once and uploads it to eac
 */
 
 use super::axes::{self, Axis};
-use super::check::{Check, Values, zeros};
+use super::check::{Check, Typed, Values, zeros};
 use super::shape::{Shape, Variant};
 use crate::measure::memory::Plain;
 use crate::measure::ptx::{EmbeddedPtx, KernelRef};
@@ -19,7 +19,13 @@ use crate::model::pass::{Items, Pass};
 use anyhow::{Context as _, Result};
 
 /// A number type a buffer of your kernel holds: `f32`, `f64`, `u16`, `u32`, `u64` or `i32`.
-pub trait Element: Plain {
+/// Sealed: these six are the types a row's [`Values`] can hold.
+pub trait Element: TypedValues {}
+
+impl<T: TypedValues> Element for T {}
+
+/// What [`Element`] does, the library's alone.
+pub trait TypedValues: Plain {
     /// `values` as [`Values`] of this type.
     fn wrap(values: Vec<Self>) -> Values;
     /// The values of this type in `values`, where they are of this type.
@@ -31,13 +37,13 @@ pub trait Element: Plain {
 
 macro_rules! element {
     ($($ty:ty => $variant:ident, $corrupt:expr);*) => {$(
-        impl Element for $ty {
+        impl TypedValues for $ty {
             fn wrap(values: Vec<Self>) -> Values {
-                Values::$variant(values)
+                Values(Typed::$variant(values))
             }
             fn view(values: &Values) -> Option<&[Self]> {
-                match values {
-                    Values::$variant(values) => Some(values),
+                match &values.0 {
+                    Typed::$variant(values) => Some(values),
                     _ => None,
                 }
             }
@@ -66,13 +72,6 @@ pub enum Arg {
     /// ([`Axis::integers`]); a launch where it does not fit in 32 bits, or where the kernel has
     /// no such axis, fails with its reason.
     Axis(&'static str),
-}
-
-impl Arg {
-    /// The buffer named `name`.
-    pub const fn buffer(name: &'static str) -> Self {
-        Self::Buffer(name)
-    }
 }
 
 /// What a row's outputs are after its launches: each output buffer's values, by name.
@@ -277,14 +276,15 @@ impl Kernel {
     /// ```
     /// use block_size_runner::{Arg, Axis, EmbeddedPtx, GridPolicy, Kernel};
     /// # const PTX: EmbeddedPtx = EmbeddedPtx::user("k", "");
+    /// // 2 x 4 x 2 = 16 configurations, each at every block size.
     /// let kernel = Kernel::new(PTX, "tiled")
     ///     .axis(Axis::entries("items/thr", [("1", "tiled"), ("4", "tiled_x4")]))
     ///     .axis(Axis::powers_of_two("tile", 8, 64))
     ///     .axis(Axis::grid("grid", [GridPolicy::OneWave, GridPolicy::Waves(2)]))
     ///     // The tile is an argument, and sizes the shared memory.
-    ///     .args(|_| vec![Arg::buffer("x"), Arg::Axis("tile")])
+    ///     .args(|_| vec![Arg::Buffer("x"), Arg::Axis("tile")])
     ///     .dynamic_shared_memory(|threads, variant| threads * variant.integer("tile").unwrap_or(1) as u32 * 4);
-    /// assert_eq!(kernel.variants().len(), 2 * 4 * 2);
+    /// # let _ = kernel;
     /// ```
     pub fn axis(mut self, axis: Axis) -> Self {
         self.axes.push(axis);
@@ -529,13 +529,13 @@ impl Kernel {
     }
 
     /// The module the kernel is in.
-    pub fn module(&self) -> EmbeddedPtx {
+    pub(crate) fn module(&self) -> EmbeddedPtx {
         self.module
     }
 
     /// The configurations of the axes with their kernels, in the sweep's order (one, with no
     /// value, where there is no axis; none where the axes are refused).
-    pub fn variants(&self) -> &[Variant] {
+    pub(crate) fn variants(&self) -> &[Variant] {
         self.variants.as_deref().unwrap_or(&[])
     }
 

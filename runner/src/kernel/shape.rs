@@ -8,15 +8,15 @@ use crate::model::grid::GridPolicy;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Variant {
     /// Its value on each axis, in the axes' order (empty where the kernel has no axis).
-    pub axes: AxisValues,
+    pub(crate) axes: AxisValues,
     /// The entry point it launches: its entries axis's, or the kernel's own.
-    pub entry: &'static str,
+    pub(crate) entry: &'static str,
     /// The grid policy its grid axis sets, where it has one; else the sweep's.
-    pub grid: Option<GridPolicy>,
+    pub(crate) grid: Option<GridPolicy>,
     /// Its numbers on the integer axes.
     pub(crate) integers: Vec<(&'static str, u64)>,
     /// Its position among the configurations of the axes, from 0.
-    pub index: usize,
+    pub(crate) index: usize,
 }
 
 impl Variant {

@@ -40,10 +40,15 @@ pub enum LoadError {
     Setup(anyhow::Error),
 }
 
-/// Where devices come from: the CUDA driver ([`crate::measure::cuda::CudaDriver`]), or in tests
-/// `mock::MockDriver`. The program opens a device, checks each module against the driver's
-/// CUDA version (the PTX ISA check) and loads those that pass.
-pub trait Driver {
+/// What every command runs on: the CUDA driver ([`crate::measure::cuda::CudaDriver`]), or in
+/// tests (the `mock` feature) `mock::MockDriver`. Sealed: the library opens its devices, checks
+/// each module against its CUDA version (the PTX ISA check) and loads those that pass.
+pub trait Driver: DeviceSource {}
+
+impl<T: DeviceSource> Driver for T {}
+
+/// Where devices come from: [`Driver`]'s methods, the library's alone.
+pub trait DeviceSource {
     /// The devices it opens.
     type Device: Device;
 
@@ -278,6 +283,7 @@ pub trait Gpu {
     }
 }
 
+#[cfg(any(test, feature = "mock"))]
 /// Device memory as a kernel's CPU emulation sees it: the bytes behind a pointer argument.
 /// The mock backend implements it; the emulations ([`crate::measure::backend::Emulation`]) read
 /// their inputs and write their outputs through it.
@@ -289,6 +295,7 @@ pub trait EmulatedMemory {
     fn at_mut(&mut self, arg: &KernelArg) -> Result<&mut [u8]>;
 }
 
+#[cfg(any(test, feature = "mock"))]
 /// The CPU emulation of a kernel, for the mock backend (`mock::MockGpu`): runs `launch` over
 /// `memory` as the kernel would. With `fault`, output element `fault` comes out wrong (a
 /// pixel of a wrong value, a bin counted once too often), so tests can show the checks

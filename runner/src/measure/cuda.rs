@@ -8,7 +8,8 @@ that is the run failing (exit 1).
 */
 
 use crate::measure::backend::{
-    BufferId, Driver, Gpu, KernelArg, Launch, LoadError, SharedMemoryFn, Timing, check_args, kernel_params,
+    BufferId, DeviceSource, Gpu, KernelArg, Launch, LoadError, SharedMemoryFn, Timing, check_args,
+    kernel_params,
 };
 
 use crate::measure::compat::Refusal;
@@ -31,11 +32,11 @@ use std::ffi::{c_int, c_void};
 
 pub use crate::measure::backend::OpenError;
 
-/// The CUDA driver, as [`Driver`].
+/// The CUDA driver, as [`crate::Driver`].
 #[derive(Debug, Clone, Copy, Default)]
 pub struct CudaDriver;
 
-impl Driver for CudaDriver {
+impl DeviceSource for CudaDriver {
     type Device = CudaGpu;
 
     fn cuda_version(&self) -> i32 {

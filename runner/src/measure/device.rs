@@ -280,9 +280,9 @@ mod tests {
         let frame = FrameSize::new(width, height);
         Footprint {
             subject: format!("a {frame} frame"),
-            device_bytes: frame.bytes(16),
+            device_bytes: frame.pixels().checked_mul(16),
             device_what: "its four planes".into(),
-            host_bytes: frame.bytes(20),
+            host_bytes: frame.pixels().checked_mul(20),
             host_what: "three input planes, the CPU reference and the output read back".into(),
         }
     }

@@ -53,6 +53,7 @@ pub fn as_bytes_mut<T: Plain>(values: &mut [T]) -> &mut [u8] {
     unsafe { std::slice::from_raw_parts_mut(values.as_mut_ptr().cast::<u8>(), std::mem::size_of_val(values)) }
 }
 
+#[cfg(any(test, feature = "mock"))]
 /// The first `count` values of `bytes`, in place where `bytes` is aligned for `T` (mock
 /// memory always is), else copied.
 pub fn view_values<T: Plain>(bytes: &[u8], count: usize) -> Result<std::borrow::Cow<'_, [T]>>
@@ -69,6 +70,7 @@ where
     Ok(std::borrow::Cow::Owned(read_values(bytes, count)?))
 }
 
+#[cfg(any(test, feature = "mock"))]
 /// `count` values from the start of `bytes`, copied (mock emulations).
 pub fn read_values<T: Plain>(bytes: &[u8], count: usize) -> Result<Vec<T>> {
     let needed = count.checked_mul(T::SIZE).filter(|&needed| needed <= bytes.len());
@@ -76,6 +78,7 @@ pub fn read_values<T: Plain>(bytes: &[u8], count: usize) -> Result<Vec<T>> {
     Ok(bytes.chunks_exact(T::SIZE).take(count).map(T::from_ne).collect())
 }
 
+#[cfg(any(test, feature = "mock"))]
 /// Writes `values` at the start of `bytes` (mock emulations).
 pub fn write_values<T: Plain>(bytes: &mut [u8], values: &[T]) -> Result<()> {
     let source = as_bytes(values);

@@ -14,7 +14,7 @@ pub use crate::measure::backend::Emulation;
 
 pub use crate::measure::backend::{BufferId, EmulatedMemory, KernelArg, Launch};
 use crate::measure::backend::{
-    Device, Driver, Gpu, LoadError, OpenError, SharedMemoryFn, Timing, check_args, kernel_params,
+    Device, DeviceSource, Gpu, LoadError, OpenError, SharedMemoryFn, Timing, check_args, kernel_params,
 };
 use crate::measure::compat::Refusal;
 pub use crate::measure::memory::{read_values, view_values, write_values};
@@ -195,7 +195,7 @@ pub struct MockGpu {
 }
 
 /// The H200's blocks/SM at each of the sweep's default block sizes
-/// ([`crate::model::occupancy::DEFAULT_BLOCK_SIZES`]) for a kernel asking 16 KiB of dynamic shared memory
+/// (`block_size.cu`'s 13) for a kernel asking 16 KiB of dynamic shared memory
 /// a block (the histogram at 4096 bins): 16 KiB and the 1 KiB reserve leave room for 13 blocks
 /// of its 228 KiB, fewer than warps allow up to 128 threads a block; from 160 threads on, warps
 /// bind. The driver answered these on the H200 (evidence/2026-11-30-h200-histogram/).
@@ -440,7 +440,7 @@ impl MockDriver {
     }
 }
 
-impl Driver for MockDriver {
+impl DeviceSource for MockDriver {
     type Device = MockGpu;
 
     fn cuda_version(&self) -> i32 {

@@ -18,7 +18,7 @@ pub struct EmbeddedPtx {
     pub file: &'static str,
     /// The PTX text, as the driver loads it.
     pub ptx: &'static str,
-    /// The text of its `.stamp.toml` (see [`EmbeddedPtx::stamp`]); empty where it has none.
+    /// The text of its `.stamp.toml`, which `ptx-stamp` writes; empty where it has none.
     pub stamp_text: &'static str,
 }
 
@@ -26,17 +26,16 @@ pub struct EmbeddedPtx {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct KernelRef {
     /// The module that holds it.
-    pub module: EmbeddedPtx,
+    pub(crate) module: EmbeddedPtx,
     /// The entry point's name, as in the PTX's `.entry`.
-    pub entry: &'static str,
+    pub(crate) entry: &'static str,
 }
 
 impl EmbeddedPtx {
     /// A module of your own: `ptx` as cuda_builder (or nvcc) wrote it, under `label` (tables,
     /// messages and provenance name it so), with no stamp. Usually
     /// `EmbeddedPtx::user("mine", include_str!("../ptx/mine.ptx"))`; see
-    /// [`EmbeddedPtx::with_stamp`] to add the stamp `ptx-stamp` wrote beside it, and
-    /// [`EmbeddedPtx::from_string`] for PTX read at run time.
+    /// [`EmbeddedPtx::with_stamp`] to add the stamp `ptx-stamp` wrote beside it.
     pub const fn user(label: &'static str, ptx: &'static str) -> Self {
         Self { label, file: "", ptx, stamp_text: "" }
     }
@@ -46,14 +45,6 @@ impl EmbeddedPtx {
     /// none.
     pub const fn with_stamp(self, stamp_text: &'static str) -> Self {
         Self { stamp_text, ..self }
-    }
-
-    /// A module from PTX text read at run time (a file, a build script's output): as
-    /// [`EmbeddedPtx::user`], the text leaked so that the module, like an embedded one, lives
-    /// as long as the program. Call it once per module, not per launch.
-    pub fn from_string(label: impl Into<String>, ptx: impl Into<String>) -> Self {
-        let label: &'static str = label.into().leak();
-        Self::user(label, ptx.into().leak())
     }
 
     /// Whether this module has a stamp that parses (every module of this project has one).
@@ -68,7 +59,7 @@ impl EmbeddedPtx {
 
     /// The parsed stamp; for a module without one ([`EmbeddedPtx::user`]), a stamp that says
     /// only what the PTX itself does (its hash, entries and target) and `unknown` for the rest.
-    pub fn stamp(&self) -> Stamp {
+    pub(crate) fn stamp(&self) -> Stamp {
         Stamp::parse(self.stamp_text).unwrap_or_else(|_| self.unstamped())
     }
 
@@ -96,7 +87,7 @@ impl EmbeddedPtx {
     }
 
     /// SHA-256 of the embedded PTX, as stamps and evidence files record it.
-    pub fn sha256(&self) -> String {
+    pub(crate) fn sha256(&self) -> String {
         crate::measure::stamp::sha256_hex(self.ptx.as_bytes())
     }
 }
@@ -114,7 +105,7 @@ macro_rules! embedded {
 }
 
 /// The module holding `block_until_released`, the blocking kernel of cold timing
-/// ([`crate::measure::timing::BLOCKING_KERNEL`], `kernels/src/spin.rs`): cuda_builder builds it
+/// (`spin`, `kernels/src/spin.rs`): cuda_builder builds it
 /// with this repository's kernels into `kernels/ptx/grayscale.ptx`, the one module the runner
 /// embeds itself. The kernels it measures come from their descriptions, never from here.
 pub const BLOCKING_MODULE: EmbeddedPtx = embedded!("cuda_builder", "grayscale");
@@ -178,8 +169,6 @@ mod tests {
         assert_eq!(stamp.arch, "compute_75");
         assert_eq!(stamp.ptx_sha256, module.sha256());
         assert_eq!(stamp.compiler, "unknown (no stamp)");
-        // Read at run time: the same module.
-        assert_eq!(super::EmbeddedPtx::from_string("mine", ptx.to_string()), module);
         // With a stamp, the stamp's.
         let stamped = module.with_stamp(super::BLOCKING_MODULE.stamp_text);
         assert!(stamped.is_stamped());

@@ -38,10 +38,6 @@ pub const COLD_WINDOW: u32 = 32;
 /// Launches per batch sample unless asked otherwise: block_size.cu's ten.
 pub const DEFAULT_BATCH_LAUNCHES: u32 = 10;
 
-/// Timed samples per row where a command takes a fixed count (`variants --runs`):
-/// `block_size.cu`'s ten.
-pub const DEFAULT_RUNS: u32 = 10;
-
 /// How the launches of one sample sit between CUDA events.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -55,21 +51,16 @@ pub enum TimingMode {
 }
 
 impl TimingMode {
-    /// Every mode.
-    pub const ALL: [Self; 3] = [Self::Batch, Self::Cold, Self::Launch];
+    #[cfg(test)]
+    pub(crate) const ALL: [Self; 3] = [Self::Batch, Self::Cold, Self::Launch];
 
     /// What `--timing` takes and the JSON export writes.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Self::Batch => "batch",
             Self::Cold => "cold",
             Self::Launch => "launch",
         }
-    }
-
-    /// The mode `--timing` names.
-    pub fn from_name(name: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|mode| mode.name() == name)
     }
 }
 
@@ -809,10 +800,8 @@ mod tests {
     #[test]
     fn modes_are_named_as_the_command_line_names_them() {
         for mode in TimingMode::ALL {
-            assert_eq!(TimingMode::from_name(mode.name()), Some(mode));
             assert_eq!(serde_json::to_string(&mode).unwrap(), format!("\"{mode}\""));
         }
-        assert_eq!(TimingMode::from_name("warm"), None);
         assert_eq!(Timing::fixed(TimingMode::Batch, 0, 1).launches(), DEFAULT_BATCH_LAUNCHES);
         assert_eq!(Timing { launches_per_sample: 7, ..COLD }.launches(), 1);
         assert!(COLD.flushes() && !Timing::launch(0, 1).flushes());

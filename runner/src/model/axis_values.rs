@@ -31,11 +31,6 @@ impl AxisValues {
         self.0.iter().find(|(axis, _)| axis == name).map(|(_, value)| value.as_str())
     }
 
-    /// The axes' names, in order.
-    pub fn names(&self) -> Vec<String> {
-        self.0.iter().map(|(name, _)| name.clone()).collect()
-    }
-
     /// The values alone, in order.
     pub fn values(&self) -> impl Iterator<Item = &str> {
         self.0.iter().map(|(_, value)| value.as_str())

@@ -1,10 +1,8 @@
 /*!
-A frame's size, and the arithmetic every report and check does with it: pixels, byte counts
-(checked, so a count past 64 bits is "too large", never a wrapped small number), MiB and GB/s.
-Width and height are multiplied out here and nowhere else.
+A frame's size (what a pass of a kernel that covers a frame covers, [`FrameSize`]), and the units
+every report counts in: MiB and GB/s.
 */
 
-use anyhow::{Context as _, Result};
 use std::fmt;
 
 /// Bytes in a MiB.
@@ -28,22 +26,6 @@ impl FrameSize {
     /// Pixels in the frame; at most (2^32 - 1)^2, which fits 64 bits.
     pub const fn pixels(self) -> u64 {
         self.width as u64 * self.height as u64
-    }
-
-    /// `bytes_per_pixel` bytes for every pixel, or `None` where that count overflows 64 bits (a
-    /// frame of 1073741824 x 1073741824 pixels at 16 bytes a pixel would be 2^64 bytes).
-    pub fn bytes(self, bytes_per_pixel: u64) -> Option<u64> {
-        self.pixels().checked_mul(bytes_per_pixel)
-    }
-
-    /// The same for printing and rates, as a float (exact for every frame a machine can hold).
-    pub fn bytes_f64(self, bytes_per_pixel: u64) -> f64 {
-        self.pixels() as f64 * bytes_per_pixel as f64
-    }
-
-    /// The pixel count as an index on this machine, where its address space holds it.
-    pub fn host_pixels(self) -> Result<usize> {
-        usize::try_from(self.pixels()).context("frame does not fit in this machine's address space")
     }
 }
 
@@ -73,17 +55,8 @@ mod tests {
     fn a_4k_frame_in_pixels_bytes_and_mib() {
         let frame = FrameSize::new(3840, 2160);
         assert_eq!(frame.pixels(), 8_294_400);
-        assert_eq!(frame.bytes(16), Some(132_710_400));
-        assert_eq!(format!("{:.1}", mib(frame.bytes_f64(16))), "126.6");
+        assert_eq!(format!("{:.1}", mib(16.0 * frame.pixels() as f64)), "126.6");
         assert_eq!(frame.to_string(), "3840 x 2160");
-        assert_eq!(frame.host_pixels().unwrap(), 8_294_400);
-    }
-
-    #[test]
-    fn byte_counts_past_64_bits_are_none_not_wrapped() {
-        let huge = FrameSize::new(1 << 30, 1 << 30);
-        assert_eq!(huge.bytes(16), None);
-        assert_eq!(huge.bytes(15), Some(15 << 60));
         assert_eq!(FrameSize::new(u32::MAX, u32::MAX).pixels(), u64::from(u32::MAX).pow(2));
     }
 

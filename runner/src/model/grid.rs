@@ -39,7 +39,7 @@ impl GridPolicy {
     /// The grid of a row: `threads_per_block` threads a block, `blocks_per_sm` of them resident
     /// on each of `multiprocessors` SMs, over `items` items. At least one block, at most one
     /// block per `threads_per_block` items and the driver's grid limit, 2^31 - 1 blocks.
-    pub fn grid_blocks(
+    pub(crate) fn grid_blocks(
         self,
         blocks_per_sm: u32,
         multiprocessors: u32,
@@ -64,14 +64,14 @@ impl GridPolicy {
     /// The most blocks any row of a sweep over `block_sizes` can launch over `items` items,
     /// whatever the device: `ceil(items / smallest block size)`, within the grid limit. A
     /// buffer of one element per block of this many holds every row's.
-    pub fn largest_grid(items: u64, block_sizes: &[u32]) -> u32 {
+    pub(crate) fn largest_grid(items: u64, block_sizes: &[u32]) -> u32 {
         let smallest = block_sizes.iter().copied().min().unwrap_or(1).max(1);
         let blocks = items.div_ceil(u64::from(smallest)).clamp(1, u64::from(MAX_GRID_BLOCKS));
         u32::try_from(blocks).expect("clamped to the grid limit")
     }
 
     /// The name `--grid` takes and the JSON export writes: `one-wave`, `per-item`, `waves:3`.
-    pub fn name(self) -> String {
+    pub(crate) fn name(self) -> String {
         match self {
             Self::OneWave => "one-wave".to_string(),
             Self::PerItem => "per-item".to_string(),
@@ -81,7 +81,7 @@ impl GridPolicy {
 
     /// The header's line for this policy, ending in a newline; empty for one wave, the seed's,
     /// whose header says nothing of it.
-    pub fn header_line(self) -> String {
+    pub(crate) fn header_line(self) -> String {
         match self {
             Self::OneWave => String::new(),
             other => format!("Grid: {other} (--grid {})\n", other.name()),
@@ -118,7 +118,7 @@ impl FromStr for GridPolicy {
     }
 }
 
-/// As its [`GridPolicy::name`].
+/// As `--grid` takes it: `one-wave`, `per-item`, `waves:K`.
 impl Serialize for GridPolicy {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.serialize_str(&self.name())

@@ -47,12 +47,4 @@ impl Pass {
     pub fn item_count(&self) -> u64 {
         self.items.map_or_else(|| self.frame.pixels(), |items| items.count)
     }
-
-    /// What a pass covers, in words: "3840 x 2160 frame", or "1048576 values".
-    pub fn extent(&self) -> String {
-        match self.items {
-            Some(items) => format!("{} {}", items.count, items.noun),
-            None => format!("{} frame", self.frame),
-        }
-    }
 }

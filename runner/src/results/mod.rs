@@ -1,12 +1,9 @@
 /*!
-The results layer: what a sweep measured, rendered and read back, with no GPU. The schema of
-a sweep's JSON export, the one type every output renders from, written, read back and upgraded
-from every version (`schema`, at the bottom; `from_sweep` makes it of a sweep), the text tables
-(`table`), the exports (`export`: JSON, CSV, Markdown, HTML), two exports compared (`diff`),
-the SVG plot (`plot`), and the winners as Rust source (`emit`).
-
-Below, the types a [`Sweep`](crate::Sweep) is made of: its rows, their statistics, the device,
-the checks.
+The results layer: what a sweep measured, rendered and read back, with no GPU. The one schema
+of a sweep's JSON (`schema`, read from every version this tool wrote) and how a sweep becomes
+one (`from_sweep`), the text tables (`table`), the exports (`export`: JSON, CSV, Markdown,
+HTML), two sweeps compared (`diff`), the SVG plot (`plot`), and the winners as Rust source
+(`emit`).
 */
 
 pub(crate) mod diff;
@@ -16,13 +13,3 @@ pub(crate) mod from_sweep;
 pub(crate) mod plot;
 pub(crate) mod schema;
 pub(crate) mod table;
-
-pub use crate::model::mismatch::Mismatch;
-
-pub use crate::measure::provenance::Provenance;
-pub use crate::measure::timing::{L2Flush, NoiseStop, Stopped, Timing};
-pub use crate::model::limits::{DeviceLimits, KernelResources, Suggestion};
-pub use crate::model::pass::{Items, Pass};
-pub use crate::model::sm::Limiter;
-pub use crate::model::stats::RunStats;
-pub use crate::search::sweep::{CheckFailure, ModelCheck, Row};

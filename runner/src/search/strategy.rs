@@ -19,10 +19,10 @@ pub enum Search {
 
 impl Search {
     /// Every search.
-    pub const ALL: [Self; 2] = [Self::Exhaustive, Self::Race];
+    pub(crate) const ALL: [Self; 2] = [Self::Exhaustive, Self::Race];
 
     /// What `--search` takes.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Self::Exhaustive => "exhaustive",
             Self::Race => "race",
@@ -30,12 +30,12 @@ impl Search {
     }
 
     /// The search `--search` names.
-    pub fn from_name(name: &str) -> Option<Self> {
+    pub(crate) fn from_name(name: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|search| search.name() == name)
     }
 
     /// The search for `configurations` where none was asked for: race above `RACE_ABOVE`.
-    pub fn automatic(configurations: usize) -> Self {
+    pub(crate) fn automatic(configurations: usize) -> Self {
         if configurations > RACE_ABOVE { Self::Race } else { Self::Exhaustive }
     }
 }

@@ -4,7 +4,7 @@
 //! this repository, so neither do its tests.
 
 use crate::kernel::run::Run;
-use crate::kernel::{Arg, Check, Kernel, Values};
+use crate::kernel::{Arg, Check, Kernel};
 use crate::measure::backend::Device as _;
 use crate::measure::mock::{EmulatedMemory, Launch, MockGpu, read_values, write_values};
 use crate::measure::ptx::EmbeddedPtx;
@@ -73,7 +73,7 @@ pub fn input(i: usize) -> f32 {
 /// The CPU reference: every value exactly twice its input.
 pub fn reference(n: usize) -> Check {
     Check::reference(move |result, _| {
-        let Values::F32(values) = result else { return Err("not f32s".into()) };
+        let Some(values) = result.of::<f32>() else { return Err("not f32s".into()) };
         match (0..n).find(|&i| values.get(i) != Some(&(2.0 * input(i)))) {
             Some(i) => Err(format!(
                 "value {i} is {}, the CPU reference says {}",
@@ -93,7 +93,7 @@ pub fn kernel(n: usize) -> Kernel {
         .bytes_per_pass(8 * n as u64, "moved per pass")
         .input("x", (0..n).map(input).collect::<Vec<f32>>())
         .output::<f32>("out", n)
-        .args(move |_| vec![Arg::buffer("x"), Arg::Usize(n), Arg::buffer("out")])
+        .args(move |_| vec![Arg::Buffer("x"), Arg::Usize(n), Arg::Buffer("out")])
         .check(reference(n))
 }
 
@@ -107,7 +107,7 @@ pub fn frame_kernel(width: u32, height: u32) -> Kernel {
         .bytes_per_pass(16 * n as u64, "moved per pass")
         .input("x", (0..n).map(input).collect::<Vec<f32>>())
         .output::<f32>("out", n)
-        .args(move |_| vec![Arg::buffer("x"), Arg::Usize(n), Arg::buffer("out")])
+        .args(move |_| vec![Arg::Buffer("x"), Arg::Usize(n), Arg::Buffer("out")])
         .check(reference(n))
 }
 

@@ -49,7 +49,7 @@ pub fn kernel(x: Vec<f32>) -> Kernel {
         .input("x", x)
         .output::<f32>("y", n)
         .dynamic_shared_memory(|threads, _| (threads + 2) * 4)
-        .args(move |_| vec![Arg::buffer("x"), Arg::Usize(n), Arg::buffer("y")])
+        .args(move |_| vec![Arg::Buffer("x"), Arg::Usize(n), Arg::Buffer("y")])
         .check(Check::reference(move |result, _| {
             let got = result.of::<f32>().ok_or_else(|| "y is not f32".to_string())?;
             match got.iter().zip(&want).position(|(got, want)| got.to_bits() != want.to_bits()) {

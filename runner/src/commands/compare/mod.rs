@@ -8,7 +8,7 @@ against the baseline (the first of them).
 pub mod engine;
 
 use self::engine::{Comparison, round_ratios};
-use crate::commands::settings::TimingSettings;
+use crate::commands::settings::{DeviceChoice, Settings};
 use crate::commands::sweep::prepare::check_kernel;
 use crate::error::{Console, Error, exit, failed};
 use crate::kernel::Kernel;
@@ -18,127 +18,111 @@ use crate::measure::device::{self, command_line};
 use crate::measure::ptx::{KernelRef, entry_params};
 use crate::measure::workload::Workload as _;
 use crate::model::grid::GridPolicy;
-use crate::model::occupancy::DEFAULT_BLOCK_SIZES;
 use crate::model::stats::{median, quantile};
 use crate::results::table;
 
-/// Interleaved rounds `compare` times per block size unless told otherwise.
-pub const DEFAULT_ROUNDS: u32 = 30;
-
-/// How `compare` measures: the device, the block sizes, the warm-ups and rounds, and against
-/// what.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CompareSettings {
-    /// `--device`: the CUDA device ordinal.
-    pub device: u32,
-    /// `--block-sizes`: threads per block of each row.
-    pub block_sizes: Vec<u32>,
-    /// `--warmups`: untimed launches of each kernel before the rounds.
-    pub warmups: u32,
-    /// `--rounds`: interleaved rounds, one timed launch of every kernel at every block size each.
-    pub rounds: u32,
-    /// The entry points the kernel's is compared with, the first the baseline the ratios divide
-    /// by; each must take the same parameters as the kernel's. Empty: the kernel's entry in each
-    /// of its twins ([`Kernel::twin`]).
-    pub against: Vec<KernelRef>,
-    /// `--provenance`: print the provenance lines first.
-    pub provenance: bool,
-    /// The command line the provenance records: this process's where empty.
-    pub command: Vec<String>,
-}
-
-impl Default for CompareSettings {
-    fn default() -> Self {
-        Self {
-            device: 0,
-            block_sizes: DEFAULT_BLOCK_SIZES.to_vec(),
-            warmups: TimingSettings::default().warmups,
-            rounds: DEFAULT_ROUNDS,
-            against: Vec::new(),
-            provenance: false,
-            command: Vec::new(),
-        }
+/// The device `settings` name for a command that measures one: `Err` (exit 2) for every
+/// device, which only the sweep runs on.
+pub(crate) fn one_device(settings: &Settings, command: &str) -> Result<u32, Error> {
+    match settings.device {
+        DeviceChoice::One(ordinal) => Ok(ordinal),
+        DeviceChoice::All => Err(Error::new(
+            exit::USAGE,
+            format!(
+                "{command} measures one device: give --device N, not all (the sweep alone runs on every device)"
+            ),
+        )),
     }
 }
 
-impl CompareSettings {
-    /// Every check of these settings that needs no kernel and no device, the first failing
-    /// one as one line (exit 2).
-    pub fn validate(&self) -> Result<(), Error> {
-        crate::commands::settings::check_block_sizes(&self.block_sizes)
-            .map_err(|message| Error::new(exit::USAGE, message))?;
-        if self.rounds == 0 {
-            return Err(Error::new(exit::USAGE, "--rounds must be at least 1, not 0"));
-        }
-        Ok(())
+/// The kernel's entry (its first configuration's) in its own module, then each entry it is
+/// compared with (`against`, or where empty its entry in each of its twins); each checked to
+/// be in its PTX with the kernel's parameters.
+fn compared(kernel: &Kernel, against: &[KernelRef]) -> Result<Vec<KernelRef>, Error> {
+    let usage = |message: String| Error::new(exit::USAGE, message);
+    let entry = kernel.variants().first().map(|variant| variant.entry).unwrap_or_default();
+    let own = kernel.module().kernel(entry);
+    let against: Vec<KernelRef> = if against.is_empty() {
+        kernel.twins.iter().map(|twin| twin.kernel(entry)).collect()
+    } else {
+        against.to_vec()
+    };
+    if against.is_empty() {
+        return Err(usage(format!(
+            "compare needs a second build of `{entry}` to time against: give the kernel a twin \
+             (Kernel::twin, its CUDA C++ built by nvcc) or entries to compare with"
+        )));
     }
-
-    /// Every check of a comparison of `kernel` that needs no device: these settings, the
-    /// kernel's description, and every entry compared in its PTX with the kernel's parameters.
-    /// The first that fails as one line (exit 2).
-    pub fn validate_for(&self, kernel: &Kernel) -> Result<(), Error> {
-        self.validate()?;
-        check_kernel(kernel, &[kernel.module()])?;
-        self.kernels(kernel).map(|_| ())
-    }
-
-    /// The kernel's entry (its first configuration's) in its own module, then each entry it is
-    /// compared with; each checked to be in its PTX with the kernel's parameters.
-    fn kernels(&self, kernel: &Kernel) -> Result<Vec<KernelRef>, Error> {
-        let usage = |message: String| Error::new(exit::USAGE, message);
-        let entry = kernel.variants().first().map(|variant| variant.entry).unwrap_or_default();
-        let own = kernel.module().kernel(entry);
-        let against: Vec<KernelRef> = if self.against.is_empty() {
-            kernel.twins.iter().map(|twin| twin.kernel(entry)).collect()
-        } else {
-            self.against.clone()
-        };
-        if against.is_empty() {
+    let params = entry_params(own.module.ptx, own.entry).unwrap_or_default();
+    for other in &against {
+        let Some(theirs) = entry_params(other.module.ptx, other.entry) else {
+            let entries = other.module.stamp().kernels.join(", ");
             return Err(usage(format!(
-                "compare needs a second build of `{entry}` to time against: give the kernel a twin \
-                 (Kernel::twin, its CUDA C++ built by nvcc) or entries to compare with"
+                "the {} PTX has no kernel `{}`; its kernels: {entries}",
+                other.module.label, other.entry
+            )));
+        };
+        if theirs != params {
+            return Err(usage(format!(
+                "the {} kernel `{}` takes ({}), the {} kernel `{}` ({}): compare needs the same parameters",
+                other.module.label,
+                other.entry,
+                theirs.join(", "),
+                own.module.label,
+                own.entry,
+                params.join(", ")
             )));
         }
-        let params = entry_params(own.module.ptx, own.entry).unwrap_or_default();
-        for other in &against {
-            let Some(theirs) = entry_params(other.module.ptx, other.entry) else {
-                let entries = other.module.stamp().kernels.join(", ");
-                return Err(usage(format!(
-                    "the {} PTX has no kernel `{}`; its kernels: {entries}",
-                    other.module.label, other.entry
-                )));
-            };
-            if theirs != params {
-                return Err(usage(format!(
-                    "the {} kernel `{}` takes ({}), the {} kernel `{}` ({}): compare needs the same parameters",
-                    other.module.label,
-                    other.entry,
-                    theirs.join(", "),
-                    own.module.label,
-                    own.entry,
-                    params.join(", ")
-                )));
-            }
-        }
-        Ok(std::iter::once(own).chain(against).collect())
+    }
+    Ok(std::iter::once(own).chain(against).collect())
+}
+
+/// Everything about a comparison that needs no device: one device, the settings, the rounds,
+/// the kernel's description, and every entry compared in its PTX with the kernel's
+/// parameters. Returns the device and the kernels compared, the kernel's own first.
+fn checked(
+    kernel: &Kernel,
+    settings: &Settings,
+    rounds: u32,
+    against: &[KernelRef],
+) -> Result<(u32, Vec<KernelRef>), Error> {
+    let device = one_device(settings, "compare")?;
+    settings.validate()?;
+    if rounds == 0 {
+        return Err(Error::new(exit::USAGE, "--rounds must be at least 1, not 0"));
+    }
+    check_kernel(kernel, &[kernel.module()])?;
+    Ok((device, compared(kernel, against)?))
+}
+
+impl Settings {
+    /// Every check of [`compare`] with these settings that needs no device, the first failing
+    /// one as one line (exit 2): one device, the settings' own, `rounds` at least 1, the
+    /// kernel's description, and every entry compared in its PTX with the kernel's parameters.
+    pub fn validate_compare(&self, kernel: &Kernel, rounds: u32, against: &[KernelRef]) -> Result<(), Error> {
+        checked(kernel, self, rounds, against).map(|_| ())
     }
 }
 
-/// Compares `kernel` with the builds `settings` names on one device and prints the table:
-/// every build is loaded where this driver can (one `Left out:` line for each it cannot), all
-/// run on the same buffers, each checked at every block size; the baseline is the first of
-/// them this driver loads, else the kernel's own. `Ok` carries the exit status: 0, or 1 where
-/// a check failed.
+/// Compares `kernel`'s entry (its first configuration's) with the same entry in each of its
+/// twins ([`Kernel::twin`]: its CUDA C++ twin, rustc's NVPTX build), or with the entries of
+/// `against` where given (another variant with the same parameters), in `rounds` interleaved
+/// rounds at each block size, and prints the table: one launch of every kernel a round, each
+/// between its own events, the order rotating; every kernel checked at every block size. Every
+/// build is loaded where this driver can (one `Left out:` line for each it cannot), all run on
+/// the same buffers; the ratios divide by the first of them this driver loads, else by the
+/// kernel's own. Of `settings` it reads the device (one), the block sizes, the warm-ups, the
+/// provenance and the command line. `Ok` carries the exit status: 0, or 1 where a check failed.
 pub fn compare<D: Driver>(
     driver: &D,
     kernel: &Kernel,
-    settings: &CompareSettings,
+    settings: &Settings,
+    rounds: u32,
+    against: &[KernelRef],
     console: &mut Console,
 ) -> Result<i32, Error> {
-    settings.validate()?;
-    check_kernel(kernel, &[kernel.module()])?;
-    let kernels = settings.kernels(kernel)?;
-    let opened = device::open_loading(driver, settings.device, &kernels)?;
+    let (device, kernels) = checked(kernel, settings, rounds, against)?;
+    let opened = device::open_loading(driver, device, &kernels)?;
     for unloadable in &opened.left_out {
         console.err(&format!("Left out: {unloadable}\n"));
     }
@@ -166,8 +150,8 @@ pub fn compare<D: Driver>(
         &loaded,
         baseline,
         &settings.block_sizes,
-        settings.warmups,
-        settings.rounds,
+        settings.timing.warmups,
+        rounds,
     )
     .map_err(failed)?;
     console.out(&render(&result));

@@ -18,9 +18,6 @@ use crate::model::stats::RunStats;
 use crate::search::sweep::CheckFailure;
 use anyhow::Result;
 
-/// The wave counts the issue of the tail effect is usually argued with.
-pub const DEFAULT_WAVES: [f64; 8] = [0.5, 1.0, 1.1, 1.5, 2.0, 2.1, 4.0, 8.0];
-
 /// One grid size.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TailRow {
@@ -134,7 +131,8 @@ mod tests {
     #[test]
     fn grids_are_rounded_wave_multiples() {
         // H200 at 256 threads: 8 blocks/SM x 132 SMs = 1056 blocks a wave.
-        let grids: Vec<u32> = DEFAULT_WAVES.iter().map(|&w| grid_for(w, 1056)).collect();
+        let waves = [0.5, 1.0, 1.1, 1.5, 2.0, 2.1, 4.0, 8.0];
+        let grids: Vec<u32> = waves.iter().map(|&w| grid_for(w, 1056)).collect();
         assert_eq!(grids, [528, 1056, 1162, 1584, 2112, 2218, 4224, 8448]);
         assert_eq!(grid_for(0.0001, 1056), 1);
     }

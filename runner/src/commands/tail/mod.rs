@@ -7,7 +7,8 @@
 pub mod engine;
 
 use self::engine::Tail;
-use crate::commands::settings::TimingSettings;
+use crate::commands::compare::one_device;
+use crate::commands::settings::Settings;
 use crate::commands::sweep::prepare::check_kernel;
 use crate::error::{Console, Error, exit, failed};
 use crate::kernel::Kernel;
@@ -18,85 +19,63 @@ use crate::measure::timing::Timing;
 use crate::measure::workload::Workload as _;
 use crate::results::table;
 
-pub use self::engine::DEFAULT_WAVES;
-
-/// How `tail` measures: the device, the block size, the grids in waves, the timing.
-#[derive(Debug, Clone, PartialEq)]
-pub struct TailSettings {
-    /// `--device`: the CUDA device ordinal.
-    pub device: u32,
-    /// `--block-size`: the one block size every grid is launched with (256).
-    pub threads_per_block: u32,
-    /// `--waves`: the grids, in waves (blocks/SM x SMs blocks each), each above 0 and at most
-    /// 1000.
-    pub waves: Vec<f64>,
-    /// The timing options, as the sweep's.
-    pub timing: TimingSettings,
-    /// `--provenance`: print the provenance lines first.
-    pub provenance: bool,
-    /// The command line the provenance records: this process's where empty.
-    pub command: Vec<String>,
+/// The grids `waves` may ask for: each above 0 and at most 1000 waves.
+fn check_waves(waves: &[f64]) -> Result<(), Error> {
+    let usage = |message: String| Error::new(exit::USAGE, message);
+    if waves.is_empty() {
+        return Err(usage("--waves lists no grid size".to_string()));
+    }
+    if let Some(bad) = waves.iter().find(|waves| !(waves.is_finite() && **waves > 0.0 && **waves <= 1000.0)) {
+        return Err(usage(format!("--waves {bad} is not a grid size: give waves above 0 and at most 1000")));
+    }
+    Ok(())
 }
 
-impl Default for TailSettings {
-    fn default() -> Self {
-        Self {
-            device: 0,
-            threads_per_block: 256,
-            waves: DEFAULT_WAVES.to_vec(),
-            timing: TimingSettings::default(),
-            provenance: false,
-            command: Vec::new(),
-        }
+/// Everything about a tail experiment that needs no device: one device, the settings (their
+/// timing returned), one block size (returned), the grids, the kernel's description.
+fn checked(kernel: &Kernel, settings: &Settings, waves: &[f64]) -> Result<(u32, Timing, u32), Error> {
+    let device = one_device(settings, "tail")?;
+    let timing = settings.checked()?;
+    let [threads_per_block] = settings.block_sizes[..] else {
+        return Err(Error::new(
+            exit::USAGE,
+            format!("tail measures one block size: give one, not {}", settings.block_sizes.len()),
+        ));
+    };
+    check_waves(waves)?;
+    check_kernel(kernel, &[kernel.module()])?;
+    Ok((device, timing, threads_per_block))
+}
+
+impl Settings {
+    /// Every check of [`tail`] with these settings that needs no device, the first failing one
+    /// as one line (exit 2): one device, the settings' own, exactly one block size, `waves`
+    /// each above 0 and at most 1000, the kernel's description.
+    pub fn validate_tail(&self, kernel: &Kernel, waves: &[f64]) -> Result<(), Error> {
+        checked(kernel, self, waves).map(|_| ())
     }
 }
 
-impl TailSettings {
-    /// Every check that needs no device, the first failing one as one line (exit 2); the
-    /// timing they give.
-    pub fn validate(&self) -> Result<Timing, Error> {
-        let usage = |message: String| Error::new(exit::USAGE, message);
-        if self.waves.is_empty() {
-            return Err(usage("--waves lists no grid size".to_string()));
-        }
-        if let Some(bad) =
-            self.waves.iter().find(|waves| !(waves.is_finite() && **waves > 0.0 && **waves <= 1000.0))
-        {
-            return Err(usage(format!(
-                "--waves {bad} is not a grid size: give waves above 0 and at most 1000"
-            )));
-        }
-        if self.threads_per_block == 0 {
-            return Err(usage("--block-size must be at least 1, not 0".to_string()));
-        }
-        self.timing.validate()
-    }
-
-    /// Every check of the tail of `kernel` that needs no device: these settings and the
-    /// kernel's description, its entry in its PTX. The first that fails as one line (exit 2).
-    pub fn validate_for(&self, kernel: &Kernel) -> Result<(), Error> {
-        self.validate()?;
-        check_kernel(kernel, &[kernel.module()])
-    }
-}
-
-/// `kernel` at one block size with grids of several waves over the same work, and the table.
-/// Its own module alone is measured; a driver that cannot load it is exit 3 with its line.
-/// `Ok` carries the exit status: 0, or 1 where a check failed.
+/// `kernel` at the one block size of `settings` with grids of each of `waves` waves over the
+/// same work (a wave being blocks/SM x SMs blocks; each above 0 and at most 1000), and the
+/// table, each row against the one-wave grid: what a partial last wave costs a kernel whose
+/// blocks loop over the work. Its own module alone is measured; a driver that cannot load it
+/// is exit 3 with its line. Of `settings` it reads the device (one), the block size, the
+/// timing, the provenance and the command line. `Ok` carries the exit status: 0, or 1 where a
+/// check failed.
 pub fn tail<D: Driver>(
     driver: &D,
     kernel: &Kernel,
-    settings: &TailSettings,
+    settings: &Settings,
+    waves: &[f64],
     console: &mut Console,
 ) -> Result<i32, Error> {
-    let timing = settings.validate()?;
-    settings.validate_for(kernel)?;
+    let (device, timing, threads_per_block) = checked(kernel, settings, waves)?;
     let entry = kernel.kernels()[0];
-    let device::Opened { mut gpu, left_out, .. } = device::open_loading(driver, settings.device, &[entry])?;
+    let device::Opened { mut gpu, left_out, .. } = device::open_loading(driver, device, &[entry])?;
     if let Some(unloadable) = left_out.first() {
         return Err(Error::new(exit::NO_DEVICE, unloadable.to_string()));
     }
-    let threads_per_block = settings.threads_per_block;
     device::check_block_size_limits(&[threads_per_block], gpu.limits())
         .map_err(|message| Error::new(exit::USAGE, message))?;
     // The grids' sizes need the device's residency: outputs of one element per block are
@@ -104,8 +83,7 @@ pub fn tail<D: Driver>(
     let shared = (kernel.shared)(threads_per_block, &kernel.variants()[0]);
     let blocks_per_sm = gpu.blocks_per_sm(threads_per_block, shared).map_err(failed)?;
     let wave_blocks = (blocks_per_sm * gpu.limits().multiprocessors).max(1);
-    let max_grid =
-        settings.waves.iter().map(|&waves| engine::grid_for(waves, wave_blocks)).max().unwrap_or(1);
+    let max_grid = waves.iter().map(|&waves| engine::grid_for(waves, wave_blocks)).max().unwrap_or(1);
     let mut run = Run::new(kernel, max_grid);
     let scratch = if timing.flushes() { 2 * u64::from(gpu.limits().l2_cache_bytes) } else { 0 };
     crate::commands::sweep::check_device(&mut run, &gpu, &[threads_per_block], scratch)?;
@@ -119,8 +97,7 @@ pub fn tail<D: Driver>(
     }
     run.build().map_err(|error| Error::new(exit::USAGE, format!("{error:#}")))?;
     run.upload(&mut gpu).map_err(failed)?;
-    let result =
-        engine::run(&mut gpu, &mut run, threads_per_block, &settings.waves, timing).map_err(failed)?;
+    let result = engine::run(&mut gpu, &mut run, threads_per_block, waves, timing).map_err(failed)?;
     console.out(&render(&result));
     console.err(&render_stderr(&result));
     Ok(if result.failures.is_empty() { exit::SUCCESS } else { exit::FAILED })

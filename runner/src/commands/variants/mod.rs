@@ -8,98 +8,66 @@ first twin (Rust beside CUDA C++), against a device-to-device copy of the same b
 pub mod engine;
 
 use self::engine::{Candidate, VariantRow, Variants};
-use crate::commands::settings::{TimingSettings, check_block_sizes};
+use crate::commands::compare::one_device;
+use crate::commands::settings::Settings;
 use crate::commands::sweep::prepare::check_kernel;
 use crate::error::{Console, Error, exit, failed};
 use crate::kernel::Kernel;
 use crate::kernel::run::Run;
-use crate::measure::backend::{Driver, Timing};
+use crate::measure::backend::Driver;
 use crate::measure::device::{self, command_line};
 use crate::measure::progress::WithProgress;
 use crate::measure::ptx::{EmbeddedPtx, KernelRef};
-use crate::measure::timing::TimingMode;
+use crate::measure::timing::Timing;
 use crate::measure::workload::Workload as _;
 use crate::model::frame_size;
 use crate::model::grid::GridPolicy;
 use crate::results::table;
-
-/// Block sizes `variants` sweeps unless told otherwise: the plateau of a one-item sweep.
-pub const VARIANT_BLOCK_SIZES: [u32; 4] = [128, 256, 512, 1024];
-
-/// How `variants` measures: the device, the block sizes, the timing.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct VariantsSettings {
-    /// `--device`: the CUDA device ordinal.
-    pub device: u32,
-    /// `--block-sizes`: threads per block of each row ([`VARIANT_BLOCK_SIZES`]).
-    pub block_sizes: Vec<u32>,
-    /// `--warmups`: untimed launches before each row.
-    pub warmups: u32,
-    /// `--runs`: timed launches per row, at least 1.
-    pub runs: u32,
-    /// `--timing`: how each row is timed (launch, as the copy ceiling).
-    pub timing_mode: TimingMode,
-    /// `--provenance`: print the provenance lines first.
-    pub provenance: bool,
-    /// The command line the provenance records: this process's where empty.
-    pub command: Vec<String>,
-}
-
-impl Default for VariantsSettings {
-    fn default() -> Self {
-        Self {
-            device: 0,
-            block_sizes: VARIANT_BLOCK_SIZES.to_vec(),
-            warmups: TimingSettings::default().warmups,
-            runs: crate::measure::timing::DEFAULT_RUNS,
-            timing_mode: TimingMode::Launch,
-            provenance: false,
-            command: Vec::new(),
-        }
-    }
-}
-
-impl VariantsSettings {
-    /// Every check that needs no kernel and no device, the first failing one as one line
-    /// (exit 2).
-    pub fn validate(&self) -> Result<(), Error> {
-        let usage = |message: String| Error::new(exit::USAGE, message);
-        if self.runs == 0 {
-            return Err(usage("--runs must be at least 1, not 0".to_string()));
-        }
-        check_block_sizes(&self.block_sizes).map_err(usage)
-    }
-
-    /// Every check of the variants of `kernel` that needs no device: these settings, the
-    /// kernel's description, and every configuration's entry in its module and its first twin.
-    /// The first that fails as one line (exit 2).
-    pub fn validate_for(&self, kernel: &Kernel) -> Result<(), Error> {
-        self.validate()?;
-        check_kernel(kernel, &modules(kernel))
-    }
-}
 
 /// The modules `variants` measures a kernel in: its own, and its first twin.
 fn modules(kernel: &Kernel) -> Vec<EmbeddedPtx> {
     std::iter::once(kernel.module()).chain(kernel.twins.first().copied()).collect()
 }
 
-/// Every configuration of `kernel` from its module and its first twin (those this driver can
-/// load; one `Left out:` line for each it cannot), the copy ceiling, one table. `Ok` carries
-/// the exit status: 0, or 1 where a check failed.
+/// Everything about `variants` that needs no device: one device, the settings (their timing
+/// returned), the kernel's description and its entries in its module and first twin
+/// (returned).
+fn checked(kernel: &Kernel, settings: &Settings) -> Result<(u32, Timing, Vec<EmbeddedPtx>), Error> {
+    let device = one_device(settings, "variants")?;
+    let timing = settings.checked()?;
+    let modules = modules(kernel);
+    check_kernel(kernel, &modules)?;
+    Ok((device, timing, modules))
+}
+
+impl Settings {
+    /// Every check of [`variants`] with these settings that needs no device, the first failing
+    /// one as one line (exit 2): one device, the settings' own, the kernel's description, and
+    /// every entry point in its module and its first twin.
+    pub fn validate_variants(&self, kernel: &Kernel) -> Result<(), Error> {
+        checked(kernel, self).map(|_| ())
+    }
+}
+
+/// Every configuration of `kernel`'s axes (its shapes) from its module and its first twin
+/// (those this driver can load; one `Left out:` line for each it cannot) at every block size,
+/// each with a one-wave grid over the items a thread covers ([`Kernel::items_per_thread`]),
+/// checked and timed, against a device-to-device copy of the same bytes timed in the same run:
+/// one table. Of `settings` it reads the device (one), the block sizes, the timing (`runs` of
+/// it for the copy), the provenance and the command line. `Ok` carries the exit status: 0, or
+/// 1 where a check failed.
 pub fn variants<D: Driver>(
     driver: &D,
     kernel: &Kernel,
-    settings: &VariantsSettings,
+    settings: &Settings,
     console: &mut Console,
 ) -> Result<i32, Error> {
-    settings.validate_for(kernel)?;
-    let modules = modules(kernel);
+    let (device, timing, modules) = checked(kernel, settings)?;
     let max_grid = GridPolicy::largest_grid(kernel.pass.item_count(), &settings.block_sizes);
     let mut run = Run::new(kernel, max_grid);
     let all = engine::candidates(&run, &modules);
     let kernels: Vec<KernelRef> = all.iter().map(|candidate| candidate.kernel).collect();
-    let opened = device::open_loading(driver, settings.device, &kernels)?;
+    let opened = device::open_loading(driver, device, &kernels)?;
     for unloadable in &opened.left_out {
         console.err(&format!("Left out: {unloadable}\n"));
     }
@@ -128,9 +96,6 @@ pub fn variants<D: Driver>(
             &command_line(&settings.command),
         )?);
     }
-    // Launch mode by default, as the copy ceiling it is set against: each copy and each
-    // launch between its own pair of events.
-    let timing = Timing::fixed(settings.timing_mode, settings.warmups, settings.runs);
     run.build().map_err(|error| Error::new(exit::USAGE, format!("{error:#}")))?;
     run.upload(&mut gpu).map_err(failed)?;
     let rows = candidates.len() * settings.block_sizes.len();

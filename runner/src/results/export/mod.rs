@@ -44,8 +44,18 @@ pub enum Format {
 }
 
 impl Format {
+    /// The sweep's option that writes this export to a file of its own.
+    pub(crate) fn option(self) -> &'static str {
+        match self {
+            Self::Json => "--json",
+            Self::Csv => "--csv",
+            Self::Markdown => "--markdown",
+            Self::Html => "--html",
+        }
+    }
+
     /// The exporter of this format.
-    pub fn exporter(self) -> Box<dyn Exporter> {
+    pub(crate) fn exporter(self) -> Box<dyn Exporter> {
         match self {
             Self::Json => Box::new(JsonExporter),
             Self::Csv => Box::new(CsvExporter),

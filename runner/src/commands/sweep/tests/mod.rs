@@ -107,9 +107,11 @@ fn an_export_that_cannot_be_written_after_the_sweep_is_kept_elsewhere_and_named(
 #[test]
 fn exports_go_to_their_files_beside_the_table() {
     let settings = Settings {
-        json: Some("out/sweep.json".into()),
-        csv: Some("sweep.csv".into()),
-        markdown: Some("sweep.md".into()),
+        exports: vec![
+            (Format::Json, "out/sweep.json".into()),
+            (Format::Csv, "sweep.csv".into()),
+            (Format::Markdown, "sweep.md".into()),
+        ],
         ..Settings::default()
     };
     let plan = Outputs::new(&settings, None);

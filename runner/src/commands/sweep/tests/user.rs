@@ -64,14 +64,14 @@ fn kernel_at(entry: &'static str, check: Check) -> Kernel {
         .bytes_per_pass(8 * N as u64, "moved per pass")
         .input("x", x)
         .output::<f32>("out", N)
-        .args(|_| vec![Arg::buffer("x"), Arg::Usize(N), Arg::buffer("out")])
+        .args(|_| vec![Arg::Buffer("x"), Arg::Usize(N), Arg::Buffer("out")])
         .check(check)
 }
 
 /// The CPU reference: every value exactly twice its input.
 fn reference() -> Check {
     Check::reference(|result, _| {
-        let Values::F32(values) = result else { return Err("not f32s".into()) };
+        let Some(values) = result.of::<f32>() else { return Err("not f32s".into()) };
         match (0..N).find(|&i| values[i] != 2.0 * (i as f32 / 8.0)) {
             Some(i) => {
                 Err(format!("value {i} is {}, the CPU reference says {}", values[i], 2.0 * (i as f32 / 8.0)))
@@ -258,7 +258,7 @@ fn grid_policies_size_every_launch() {
             .items(n as u64, "values")
             .input("x", vec![0.0f32; n])
             .output::<f32>("out", n)
-            .args(move |_| vec![Arg::buffer("x"), Arg::Usize(n), Arg::buffer("out")])
+            .args(move |_| vec![Arg::Buffer("x"), Arg::Usize(n), Arg::Buffer("out")])
             .check(Check::same_as_first(Agreement::BitForBit))
     };
     for (grid, want) in
@@ -513,7 +513,7 @@ fn an_integer_axis_is_passed_as_an_argument_and_one_too_large_is_said() {
     let tiled = |values: Vec<u64>| {
         kernel_at("scale_tiled", reference())
             .axis(crate::Axis::integers("tile", values))
-            .args(|_| vec![Arg::buffer("x"), Arg::Usize(N), Arg::buffer("out"), Arg::Axis("tile")])
+            .args(|_| vec![Arg::Buffer("x"), Arg::Usize(N), Arg::Buffer("out"), Arg::Axis("tile")])
     };
     let driver = driver();
     let kernel = tiled(vec![4, 8]);
