@@ -345,9 +345,11 @@ fn a_histogram_sweep_on_the_mock_is_verified_and_names_its_limits() {
 
 #[test]
 fn a_driver_that_loses_the_shared_memory_fails_the_histogram_sweep() {
-    // The plain H200 mock answers the grayscale column whatever the shared memory: the model,
-    // which counts the 16 KiB, disagrees wherever shared memory binds, and the run fails.
-    let ran = run(&block_size_builtin::mock::h200(), &histogram_args(&["--block-sizes", "64,256"]));
+    // A driver that answers the grayscale column whatever the shared memory: the model, which
+    // counts the 16 KiB, disagrees wherever shared memory binds, and the run fails.
+    let mut driver = block_size_builtin::mock::h200();
+    driver.devices[0].blocks_per_sm = vec![(64, 32), (256, 8)];
+    let ran = run(&driver, &histogram_args(&["--block-sizes", "64,256"]));
     assert_eq!(ran.code, 1, "{}", ran.stderr);
     assert_eq!(
         ran.stderr,

@@ -229,7 +229,7 @@ pub(crate) fn measure<D: Driver>(
     } else {
         (None, None)
     };
-    crate::measure::watchdog::set_timeout(settings.launch_timeout);
+    gpu.watchdog().set_timeout(settings.launch_timeout);
     crate::measure::interrupt::install();
     let mut head = head(gpu.limits(), &kernel.pass, timing, settings, &facts);
     head += note.as_deref().unwrap_or_default();

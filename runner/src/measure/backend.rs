@@ -194,6 +194,9 @@ pub trait Gpu {
     /// What the driver reports about this device.
     fn limits(&self) -> &DeviceLimits;
 
+    /// The watchdog every blocking wait on this device runs under.
+    fn watchdog(&self) -> &crate::measure::watchdog::Watchdog;
+
     /// Makes loaded kernel `kernel` the one every other method uses.
     fn select_kernel(&mut self, kernel: KernelRef) -> Result<()>;
 

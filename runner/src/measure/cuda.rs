@@ -11,6 +11,7 @@ use crate::measure::backend::{
     BufferId, DeviceSource, Gpu, KernelArg, Launch, LoadError, SharedMemoryFn, Timing, check_args,
     kernel_params,
 };
+use crate::measure::watchdog::Watchdog;
 
 use crate::measure::compat::Refusal;
 use crate::measure::ptx::KernelRef;
@@ -255,6 +256,7 @@ pub struct CudaGpu {
     /// Pinned buffers for large uploads and downloads, once one has needed them.
     staging: Option<Staging>,
     limits: DeviceLimits,
+    watchdog: Watchdog,
     _context: Context,
 }
 
@@ -417,6 +419,7 @@ impl CudaGpu {
             staging: None,
             limits,
             uuid: device_uuid(&device),
+            watchdog: Watchdog::new(),
             _context: context,
         })
     }
@@ -455,7 +458,8 @@ impl CudaGpu {
             let slot = index % 2;
             // The copy out of this buffer two chunks ago has finished (an event never recorded
             // is complete).
-            crate::measure::watchdog::wait(|| staging.done[slot].synchronize())
+            self.watchdog
+                .wait(|| staging.done[slot].synchronize())
                 .context("a staged copy to the device failed")?;
             let buffer = &mut staging.buffers[slot][..chunk.len()];
             parallel_copy(buffer, chunk);
@@ -470,8 +474,7 @@ impl CudaGpu {
             }
             staging.done[slot].record(&self.stream)?;
         }
-        crate::measure::watchdog::wait(|| self.stream.synchronize())
-            .context("a staged copy to the device failed")?;
+        self.watchdog.wait(|| self.stream.synchronize()).context("a staged copy to the device failed")?;
         Ok(())
     }
 
@@ -504,7 +507,8 @@ impl CudaGpu {
             }
             if index > 0 {
                 let slot = (index - 1) % 2;
-                crate::measure::watchdog::wait(|| staging.done[slot].synchronize())
+                self.watchdog
+                    .wait(|| staging.done[slot].synchronize())
                     .context("a staged copy from the device failed")?;
                 let chunk = &mut chunks[index - 1];
                 let len = chunk.len();
@@ -628,8 +632,7 @@ impl CudaGpu {
                     released = true;
                 }
                 Op::Synchronize => {
-                    crate::measure::watchdog::wait(|| self.stream.synchronize())
-                        .context("a timed launch failed")?;
+                    self.watchdog.wait(|| self.stream.synchronize()).context("a timed launch failed")?;
                     if std::mem::take(&mut released)
                         && self.blocker.as_ref().is_some_and(|b| b.flag.timed_out())
                     {
@@ -766,6 +769,10 @@ impl Gpu for CudaGpu {
         &self.limits
     }
 
+    fn watchdog(&self) -> &Watchdog {
+        &self.watchdog
+    }
+
     fn alloc_zeroed(&mut self, bytes: usize) -> Result<BufferId> {
         let buffer = DeviceBuffer::zeroed(bytes.max(1))
             .with_context(|| format!("allocating {bytes} bytes of device memory"))?;
@@ -774,26 +781,25 @@ impl Gpu for CudaGpu {
     }
 
     fn upload(&mut self, buffer: BufferId, byte_offset: usize, bytes: &[u8]) -> Result<()> {
-        crate::measure::watchdog::wait(|| self.stream.synchronize())?;
+        self.watchdog.wait(|| self.stream.synchronize())?;
         let mut target = self.range(buffer, byte_offset, bytes.len())?;
         if bytes.len() < STAGED_FROM_BYTES {
-            return crate::measure::watchdog::wait(|| target.copy_from(bytes))
-                .context("copying to the device");
+            return self.watchdog.wait(|| target.copy_from(bytes)).context("copying to the device");
         }
         self.staged_upload(target.as_device_ptr().as_raw(), bytes).context("copying to the device")
     }
 
     fn zero(&mut self, buffer: BufferId) -> Result<()> {
-        crate::measure::watchdog::wait(|| self.stream.synchronize())?;
+        self.watchdog.wait(|| self.stream.synchronize())?;
         self.buffer_mut(buffer)?.set_zero().context("zeroing a device buffer")?;
         Ok(())
     }
 
     fn download(&mut self, buffer: BufferId, byte_offset: usize, out: &mut [u8]) -> Result<()> {
-        crate::measure::watchdog::wait(|| self.stream.synchronize())?;
+        self.watchdog.wait(|| self.stream.synchronize())?;
         let source = self.range(buffer, byte_offset, out.len())?;
         if out.len() < STAGED_FROM_BYTES {
-            return crate::measure::watchdog::wait(|| source.copy_to(out)).context("copying from the device");
+            return self.watchdog.wait(|| source.copy_to(out)).context("copying from the device");
         }
         self.staged_download(source.as_device_ptr().as_raw(), out).context("copying from the device")
     }
@@ -814,8 +820,7 @@ impl Gpu for CudaGpu {
             // SAFETY: both buffers live in self past the synchronisation below.
             unsafe { destination.async_copy_from(&*source, &self.stream) }.context("cuMemcpyDtoDAsync")?;
             stop.record(&self.stream)?;
-            crate::measure::watchdog::wait(|| stop.synchronize())
-                .context("a device-to-device copy failed")?;
+            self.watchdog.wait(|| stop.synchronize()).context("a device-to-device copy failed")?;
             if run >= timing.warmups {
                 milliseconds.push(stop.elapsed_time_f32(start)?);
             }

@@ -11,6 +11,7 @@ devices by ordinal and says which CUDA version it supports. Kernels are named by
 */
 
 pub use crate::measure::backend::Emulation;
+pub use crate::measure::watchdog::Watchdog;
 
 pub use crate::measure::backend::{BufferId, EmulatedMemory, KernelArg, Launch};
 use crate::measure::backend::{
@@ -192,6 +193,8 @@ pub struct MockGpu {
     /// The CPU emulation of each kernel ([`MockGpu::emulate`]); a launch of a kernel without
     /// one fails with its name.
     pub emulations: Vec<(KernelRef, Emulation)>,
+    /// The watchdog of its waits (a hang at `hang_at` is one).
+    pub watchdog: Watchdog,
 }
 
 /// The H200's blocks/SM at each of the sweep's default block sizes
@@ -213,10 +216,11 @@ impl MockGpu {
     }
 
     /// A device shaped like the H200 measured for this project: 132 SMs, 64 warps/SM,
-    /// 32 blocks/SM, 1024 threads per block.
+    /// 32 blocks/SM, 1024 threads per block, 228 KiB of shared memory an SM. Its residency is
+    /// the occupancy model's for every block size and every amount of shared memory, as the
+    /// driver's is (the model agrees with the H200's driver on every configuration measured);
+    /// script `blocks_per_sm` or `shared_memory_residency` to answer otherwise.
     pub fn h200_like() -> Self {
-        let sizes = [16, 32, 64, 96, 100, 128, 160, 192, 256, 384, 512, 768, 1024];
-        let residency = [32, 32, 32, 21, 16, 16, 12, 10, 8, 5, 4, 2, 2];
         Self {
             limits: DeviceLimits {
                 ordinal: 0,
@@ -235,7 +239,7 @@ impl MockGpu {
                 l2_cache_bytes: 62_914_560,
             },
             resources: KernelResources { registers_per_thread: 16, static_shared_memory: 0 },
-            blocks_per_sm: sizes.into_iter().zip(residency).collect(),
+            blocks_per_sm: Vec::new(),
             shared_memory_residency: Vec::new(),
             default_blocks_per_sm: 1,
             suggestion: Suggestion { threads_per_block: 1024, grid_blocks: 264 },
@@ -269,6 +273,7 @@ impl MockGpu {
             refuses: Vec::new(),
             loaded: Vec::new(),
             emulations: Vec::new(),
+            watchdog: Watchdog::new(),
         }
     }
 
@@ -479,6 +484,10 @@ impl Gpu for MockGpu {
         &self.limits
     }
 
+    fn watchdog(&self) -> &Watchdog {
+        &self.watchdog
+    }
+
     fn select_kernel(&mut self, kernel: KernelRef) -> Result<()> {
         self.active =
             self.loaded.iter().position(|(loaded, _)| *loaded == kernel).ok_or_else(|| {
@@ -572,7 +581,7 @@ impl Gpu for MockGpu {
             return Err(anyhow!(fault)).context("a timed launch failed");
         }
         if self.hang_at == Some(threads_per_block) && ops.contains(&Op::Launch) {
-            crate::measure::watchdog::wait(|| {
+            self.watchdog.wait(|| {
                 loop {
                     std::thread::sleep(Duration::from_millis(50));
                 }
@@ -636,5 +645,31 @@ impl Gpu for MockGpu {
 
     fn clock(&self) -> Duration {
         self.clock
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_h200_like_mock_answers_residency_as_the_h200s_driver_did() {
+        let gpu = MockGpu::h200_like();
+        // block_size.cu's block sizes with no shared memory (evidence/2026-11-30-h200/): warps
+        // and the 32-block limit bind.
+        let sizes = [16, 32, 64, 96, 100, 128, 160, 192, 256, 384, 512, 768, 1024];
+        let driver = [32, 32, 32, 21, 16, 16, 12, 10, 8, 5, 4, 2, 2];
+        let answered: Vec<u32> =
+            sizes.iter().map(|&threads| gpu.blocks_per_sm(threads, 0).unwrap()).collect();
+        assert_eq!(answered, driver);
+        // 16 KiB a block (the histogram at 4096 bins, evidence/2026-11-30-h200-histogram/) and
+        // 32 KiB (its per-lane copies, evidence/2026-11-30-h200-variants/): shared memory binds.
+        let at_16_kib: Vec<u32> =
+            sizes.iter().map(|&threads| gpu.blocks_per_sm(threads, 16384).unwrap()).collect();
+        assert_eq!(at_16_kib, H200_BLOCKS_PER_SM_AT_16_KIB);
+        assert_eq!(gpu.blocks_per_sm(256, 32768).unwrap(), 6);
+        // A block size and an amount no table lists: the model answers it too (200 threads are
+        // 7 warps, and 64 warps an SM hold 9 such blocks; 5000 B and the reserve hold 38).
+        assert_eq!(gpu.blocks_per_sm(200, 5000).unwrap(), 9);
     }
 }

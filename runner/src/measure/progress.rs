@@ -154,6 +154,9 @@ impl Gpu for WithProgress<'_> {
     fn limits(&self) -> &DeviceLimits {
         self.inner.limits()
     }
+    fn watchdog(&self) -> &crate::measure::watchdog::Watchdog {
+        self.inner.watchdog()
+    }
     fn select_kernel(&mut self, kernel: KernelRef) -> Result<()> {
         self.inner.select_kernel(kernel)
     }

@@ -519,20 +519,20 @@ pub(crate) fn measure_in(
         let entry = match resumed {
             Some(entry) => entry,
             None => {
-                crate::measure::watchdog::set_current(Some(configuration.to_string()));
+                gpu.watchdog().set_current(Some(configuration.to_string()));
                 // A hang ends this process from the watchdog's thread: the configuration is
                 // journaled as failed first, so that the next worker goes on after it.
                 if let Some(journal) = session.journal.as_deref()
                     && let Some(record) = journal.for_hangs()
                 {
                     let entry = journal.entry(configuration.clone());
-                    crate::measure::watchdog::on_hang(move |_, message| {
+                    gpu.watchdog().on_hang(move |_, message| {
                         record(journal::Entry { failed: Some(message.to_string()), ..entry.clone() })
                     });
                 }
                 let measured =
                     checked::measure(gpu, workload, grid_blocks, threads_per_block, timing, corrupt);
-                crate::measure::watchdog::set_current(None);
+                gpu.watchdog().set_current(None);
                 let mut entry = match &session.journal {
                     Some(journal) => journal.entry(configuration),
                     None => journal::Entry::unkeyed(configuration),
