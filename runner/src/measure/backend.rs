@@ -19,8 +19,7 @@ use crate::measure::timing::Op;
 pub use crate::measure::timing::Timing;
 use crate::model::limits::{DeviceLimits, KernelResources, Suggestion};
 use anyhow::{Context as _, Result, anyhow, bail, ensure};
-use std::sync::OnceLock;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Why a device could not be opened.
 #[derive(Debug)]
@@ -255,12 +254,9 @@ pub trait Gpu {
     }
 
     /// Host time since an arbitrary start, which the noise-driven stop
-    /// ([`crate::measure::checked::sample`]) budgets each row against: the wall clock for the driver,
-    /// scripted in tests.
-    fn clock(&self) -> Duration {
-        static START: OnceLock<Instant> = OnceLock::new();
-        START.get_or_init(Instant::now).elapsed()
-    }
+    /// ([`crate::measure::checked::sample`]) budgets each row against: the wall clock since the
+    /// device was opened for the driver, scripted in tests.
+    fn clock(&self) -> Duration;
 
     /// One launch between its own pair of events (launch mode, no warm-up); its milliseconds.
     fn time_one_launch(&mut self, launch: &Launch) -> Result<f32> {

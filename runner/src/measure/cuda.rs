@@ -257,6 +257,8 @@ pub struct CudaGpu {
     staging: Option<Staging>,
     limits: DeviceLimits,
     watchdog: Watchdog,
+    /// When the device was opened: [`Gpu::clock`] counts from it.
+    opened: std::time::Instant,
     _context: Context,
 }
 
@@ -420,6 +422,7 @@ impl CudaGpu {
             limits,
             uuid: device_uuid(&device),
             watchdog: Watchdog::new(),
+            opened: std::time::Instant::now(),
             _context: context,
         })
     }
@@ -771,6 +774,10 @@ impl Gpu for CudaGpu {
 
     fn watchdog(&self) -> &Watchdog {
         &self.watchdog
+    }
+
+    fn clock(&self) -> std::time::Duration {
+        self.opened.elapsed()
     }
 
     fn alloc_zeroed(&mut self, bytes: usize) -> Result<BufferId> {

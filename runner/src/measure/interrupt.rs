@@ -7,7 +7,8 @@ print and write the rows finished so far, marked interrupted, and exit 130 (SIGI
 use std::sync::Once;
 use std::sync::atomic::{AtomicI32, Ordering};
 
-/// The signal that asked the run to stop (0: none yet).
+/// The signal that asked the run to stop (0: none yet). Process-wide because signals are: a
+/// handler is given no context but the signal, and a process has one disposition for each.
 static REQUESTED: AtomicI32 = AtomicI32::new(0);
 static INSTALLED: Once = Once::new();
 
