@@ -18,6 +18,7 @@ use crate::model::axis_values::AxisValues;
 use crate::results::diff::{self, CONFIDENCE, DEFAULT_THRESHOLD, RESAMPLES, Verdict};
 use crate::results::schema::{RowRecord, SweepRecord, one_line};
 use crate::results::table::render_columns;
+use rayon::prelude::*;
 use std::path::PathBuf;
 
 /// What `block-size diff` is asked.
@@ -194,19 +195,23 @@ pub(crate) fn compare(old: &SweepRecord, new: &SweepRecord, threshold: f64) -> C
         (_, None) => Unjudged::OnlyInOld,
         _ => Unjudged::OnlyInNew,
     };
-    let mut lines = Vec::new();
-    for &row in &old_rows {
-        let other = new_rows.iter().copied().find(|other| axes(other) == axes(row));
-        let judged = other
-            .filter(|other| row.measured() && other.measured())
-            .map(|other| diff::judge(&samples(row), &samples(other), threshold, &row.label()));
-        lines.push(Line {
-            axes: row.axes.clone(),
-            threads_per_block: row.threads_per_block,
-            unjudged: judged.is_none().then(|| unjudged(Some(row), other)),
-            judged,
-        });
-    }
+    // Each configuration's bootstrap is seeded by its own label, so they run in parallel and
+    // give what they give one after the other.
+    let mut lines: Vec<Line> = old_rows
+        .par_iter()
+        .map(|&row| {
+            let other = new_rows.iter().copied().find(|other| axes(other) == axes(row));
+            let judged = other
+                .filter(|other| row.measured() && other.measured())
+                .map(|other| diff::judge(&samples(row), &samples(other), threshold, &row.label()));
+            Line {
+                axes: row.axes.clone(),
+                threads_per_block: row.threads_per_block,
+                unjudged: judged.is_none().then(|| unjudged(Some(row), other)),
+                judged,
+            }
+        })
+        .collect();
     for &row in new_rows.iter().filter(|row| !old_rows.iter().any(|other| axes(other) == axes(row))) {
         lines.push(Line {
             axes: row.axes.clone(),

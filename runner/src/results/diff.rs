@@ -96,12 +96,12 @@ pub fn judge(old: &[f64], new: &[f64], threshold: f64, key: &str) -> Judged {
     let (old_median, new_median) = (stats::median(old), stats::median(new));
     let ratio = new_median / old_median;
     let mut random = SplitMix64(SEED ^ fnv1a(key));
-    let (mut old_draw, mut new_draw) = (vec![0.0; old.len()], vec![0.0; new.len()]);
+    let (mut old_ranked, mut new_ranked) = (Ranked::new(old), Ranked::new(new));
     let ratios: Vec<f64> = (0..RESAMPLES)
         .map(|_| {
-            random.resample(old, &mut old_draw);
-            random.resample(new, &mut new_draw);
-            median_in_place(&mut new_draw) / median_in_place(&mut old_draw)
+            let old_median = old_ranked.resampled_median(&mut random);
+            let new_median = new_ranked.resampled_median(&mut random);
+            new_median / old_median
         })
         .collect();
     let tail = (1.0 - CONFIDENCE) / 2.0;
@@ -109,8 +109,62 @@ pub fn judge(old: &[f64], new: &[f64], threshold: f64, key: &str) -> Judged {
     Judged { old_median, new_median, ratio, low, high, verdict: verdict(low, high, threshold) }
 }
 
+/// Samples in order, for the medians of their resamples: a resample is counted, not sorted.
+/// Drawing index `i` of the samples counts one more of their `rank[i]`-th smallest, so the
+/// resample's median is read off the counts in one pass, and is the very value the median of
+/// the drawn values is (equal values under `total_cmp` have equal bits).
+struct Ranked {
+    sorted: Vec<f64>,
+    /// Where each sample, by its index, is in `sorted`.
+    rank: Vec<usize>,
+    /// How often each of `sorted` is in the resample being drawn.
+    counts: Vec<u32>,
+}
+
+impl Ranked {
+    fn new(samples: &[f64]) -> Self {
+        let mut order: Vec<usize> = (0..samples.len()).collect();
+        order.sort_by(|&a, &b| samples[a].total_cmp(&samples[b]));
+        let mut rank = vec![0; samples.len()];
+        for (position, &index) in order.iter().enumerate() {
+            rank[index] = position;
+        }
+        let sorted = order.iter().map(|&index| samples[index]).collect();
+        Self { sorted, rank, counts: vec![0; samples.len()] }
+    }
+
+    /// The median of a resample drawn with replacement (as many draws as samples, in the
+    /// order `random` gives them), as [`median_in_place`] of the drawn values says.
+    fn resampled_median(&mut self, random: &mut SplitMix64) -> f64 {
+        let count = self.sorted.len();
+        self.counts.fill(0);
+        for _ in 0..count {
+            self.counts[self.rank[random.below(count)]] += 1;
+        }
+        // The drawn values in order hold `counts[j]` copies of `sorted[j]`: the median is at
+        // position `count / 2` (with position `count / 2 - 1` for an even count).
+        let middle = count / 2;
+        let (mut seen, mut lower) = (0usize, None);
+        for (value, &copies) in self.sorted.iter().zip(&self.counts) {
+            let next = seen + copies as usize;
+            if count.is_multiple_of(2) && lower.is_none() && next > middle - 1 {
+                lower = Some(*value);
+            }
+            if next > middle {
+                return match lower {
+                    Some(lower) => (lower + value) / 2.0,
+                    None => *value,
+                };
+            }
+            seen = next;
+        }
+        f64::NAN
+    }
+}
+
 /// The median of `values` (the mean of the middle two for an even count, as
 /// [`stats::median`]), reordering them.
+#[cfg(test)]
 fn median_in_place(values: &mut [f64]) -> f64 {
     let (count, middle) = (values.len(), values.len() / 2);
     let (below, upper, _) = values.select_nth_unstable_by(middle, f64::total_cmp);
@@ -141,6 +195,7 @@ impl SplitMix64 {
     }
 
     /// Fills `into` with draws from `from`, with replacement.
+    #[cfg(test)]
     fn resample(&mut self, from: &[f64], into: &mut [f64]) {
         for slot in into.iter_mut() {
             *slot = from[self.below(from.len())];
@@ -229,5 +284,21 @@ mod tests {
             assert_eq!(median_in_place(&mut values.clone()), stats::median(&values), "{values:?}");
         }
         assert!((0..1000).all(|_| random.below(3) < 3));
+    }
+
+    #[test]
+    fn a_counted_resamples_median_is_the_median_of_the_values_drawn() {
+        let mut values_random = SplitMix64(11);
+        for count in 1..60 {
+            // Few distinct values, so that ties, and both middles of an even count, are tried.
+            let values: Vec<f64> = (0..count).map(|_| (values_random.next() % 7) as f64 - 3.0).collect();
+            let mut ranked = Ranked::new(&values);
+            let (mut counted, mut drawn) = (SplitMix64(count), SplitMix64(count));
+            let mut draw = vec![0.0; values.len()];
+            for _ in 0..20 {
+                drawn.resample(&values, &mut draw);
+                assert_eq!(ranked.resampled_median(&mut counted), median_in_place(&mut draw), "{values:?}");
+            }
+        }
     }
 }

@@ -18,11 +18,14 @@
 //!   are named in [`NOT_RUN`] with the reason; any other command fails the test, so that a new
 //!   one gets a decision.
 
-use block_size_tests::repo_root;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use std::sync::OnceLock;
+
+/// The repository: this package's parent folder.
+fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("cli/ has a parent").to_path_buf()
+}
 
 /// Commands shown in the docs that this test does not run, by their first words, and why.
 const NOT_RUN: [(&str, &str); 4] = [
@@ -229,34 +232,9 @@ fn classify(shown: &Shown) -> Result<Kind, String> {
     Ok(if no_gpu { Kind::NoGpu(args) } else { Kind::Gpu(args) })
 }
 
-/// `block-size`, built now from the working tree (a no-op when it is fresh). It is another
-/// package's binary, which cargo builds for this test only under `cargo test --workspace`, and
-/// there with the features the workspace's tests unify; so it is built here on its own, as
-/// `scripts/sweep` builds it, into a target folder of its own, where it never replaces the
-/// `target/debug/block-size` that other tests run.
+/// `block-size`, as cargo built it for this package's tests.
 fn block_size() -> &'static Path {
-    static BINARY: OnceLock<PathBuf> = OnceLock::new();
-    BINARY.get_or_init(|| {
-        let target = Path::new(env!("CARGO_TARGET_TMPDIR")).join("docs-build");
-        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-        let output = Command::new(&cargo)
-            .current_dir(repo_root())
-            .env("CARGO_PROFILE_DEV_DEBUG", "false")
-            .args(["build", "--quiet", "--locked", "--package", "block-size", "--bin", "block-size"])
-            .arg("--target-dir")
-            .arg(&target)
-            .output()
-            .unwrap_or_else(|error| panic!("cannot run {}: {error}", cargo.to_string_lossy()));
-        assert!(
-            output.status.success(),
-            "cargo build of block-size failed ({}):\n{}",
-            output.status,
-            String::from_utf8_lossy(&output.stderr)
-        );
-        let binary = target.join("debug").join("block-size");
-        assert!(binary.is_file(), "cargo build wrote no {}", binary.display());
-        binary
-    })
+    Path::new(env!("CARGO_BIN_EXE_block-size"))
 }
 
 /// The scratch folder commands run in.
@@ -304,10 +282,14 @@ fn describe(output: &Output) -> String {
     )
 }
 
-/// Whether a sweep cannot run here, so that running a GPU command only parses its options: a
-/// one-pixel, one-launch sweep exits 3. (Where a driver loads, `block-size` would hand over to
-/// `block-size-cuda`, which is not built into this test's target folder: nothing reaches a GPU.)
+/// Whether a sweep cannot run here, so that running a GPU command only parses its options: no
+/// driver library loads (as `block-size` itself asks), and a one-pixel, one-launch sweep exits
+/// 3. Where a driver loads, no GPU command is started: a sweep is not a unit test.
 fn sweeps_cannot_run_here() -> bool {
+    // SAFETY: loading the driver library runs its initialisers, as `block-size` does.
+    if unsafe { libloading::Library::new("libcuda.so.1") }.is_ok() {
+        return false;
+    }
     let probe: Vec<String> =
         ["--width", "1", "--height", "1", "--block-sizes", "32", "--warmups", "0", "--runs", "1"]
             .iter()
