@@ -21,7 +21,7 @@
 //!
 //! The cuda_builder PTX needs LLVM 7: `scripts/regenerate-ptx`.
 //!
-//! `cargo xtask public-items [--list] [--max N] [--require-docs]`: the runner library's public
+//! `cargo xtask public-items [--list] [--max N] [--require-docs] [--target-dir DIR]`: the runner library's public
 //! items by kind, from its rustdoc JSON; [`public_items`] says what counts.
 
 mod public_items;

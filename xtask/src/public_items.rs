@@ -1,5 +1,5 @@
 /*!
-`cargo xtask public-items [--list] [--max N] [--require-docs]`: how many public items the
+`cargo xtask public-items [--list] [--max N] [--require-docs] [--target-dir DIR]`: how many public items the
 runner library (`block-size-runner`) has, read from the rustdoc JSON of its default features
 (`cargo rustdoc -p block-size-runner --lib -- -Z unstable-options --output-format json`, into
 `target/public-items/` so that it waits on no other build's lock).
@@ -214,9 +214,12 @@ pub struct Options {
     pub list: bool,
     pub max: Option<usize>,
     pub require_docs: bool,
+    /// Where rustdoc writes (relative to the repository): `target/public-items` unless given;
+    /// `scripts/test` gives `target`, whose dependencies its `cargo doc` has just checked.
+    pub target_dir: Option<String>,
 }
 
-pub const USAGE: &str = "cargo xtask public-items [--list] [--max N] [--require-docs]";
+pub const USAGE: &str = "cargo xtask public-items [--list] [--max N] [--require-docs] [--target-dir DIR]";
 
 impl Options {
     pub fn parse(args: &[&str]) -> Result<Options> {
@@ -230,6 +233,11 @@ impl Options {
                     let value = args.next().with_context(|| format!("--max needs a number: {USAGE}"))?;
                     options.max = Some(value.parse().with_context(|| format!("--max {value}: not a count"))?);
                 }
+                "--target-dir" => {
+                    let value =
+                        args.next().with_context(|| format!("--target-dir needs a folder: {USAGE}"))?;
+                    options.target_dir = Some(value.to_string());
+                }
                 other => bail!("unknown option `{other}`: {USAGE}"),
             }
         }
@@ -241,7 +249,7 @@ impl Options {
 const PACKAGE: &str = "block-size-runner";
 
 pub fn run(repo: &Path, options: &Options) -> Result<()> {
-    let target_dir = repo.join("target/public-items");
+    let target_dir = repo.join(options.target_dir.as_deref().unwrap_or("target/public-items"));
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let mut rustdoc = Command::new(&cargo);
     rustdoc
@@ -711,11 +719,16 @@ mod tests {
     }
 
     #[test]
-    fn options_take_max_list_and_require_docs() {
+    fn options_take_max_list_require_docs_and_a_target() {
         assert_eq!(
             Options::parse(&["--max", "480", "--list", "--require-docs"]).unwrap(),
-            Options { list: true, max: Some(480), require_docs: true }
+            Options { list: true, max: Some(480), require_docs: true, target_dir: None }
         );
+        assert_eq!(
+            Options::parse(&["--target-dir", "target"]).unwrap().target_dir.as_deref(),
+            Some("target")
+        );
+        assert!(Options::parse(&["--target-dir"]).is_err());
         assert!(Options::parse(&["--max"]).is_err());
         assert!(Options::parse(&["--max", "many"]).is_err());
         assert!(Options::parse(&["--all"]).unwrap_err().to_string().starts_with("unknown option `--all`"));
