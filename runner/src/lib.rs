@@ -79,6 +79,11 @@ pub use crate::measure::mock;
 #[cfg(test)]
 mod tests;
 
+/// docs/library.md, whose examples run as this crate's doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/library.md")]
+pub struct LibraryGuide;
+
 /// The internals this repository's own tests hold against the committed PTX files (entry
 /// signatures, the ISA floor, the blocking kernel): behind the tests-only `mock` feature, and
 /// not an API.
