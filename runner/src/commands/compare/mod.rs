@@ -122,14 +122,7 @@ pub fn compare<D: Driver>(
     console: &mut Console,
 ) -> Result<i32, Error> {
     let (device, kernels) = checked(kernel, settings, rounds, against)?;
-    let opened = device::open_loading(driver, device, &kernels)?;
-    for unloadable in &opened.left_out {
-        console.err(&format!("Left out: {unloadable}\n"));
-    }
-    let device::Opened { mut gpu, loaded, .. } = opened;
-    if loaded.is_empty() {
-        return Err(device::none_loadable(driver.cuda_version()));
-    }
+    let (mut gpu, loaded) = device::open_what_loads(driver, device, &kernels, console)?;
     let max_grid = GridPolicy::largest_grid(kernel.pass.item_count(), &settings.block_sizes);
     let mut run = Run::new(kernel, max_grid);
     crate::commands::sweep::check_device(&mut run, &gpu, &settings.block_sizes, 0)?;

@@ -67,14 +67,7 @@ pub fn variants<D: Driver>(
     let mut run = Run::new(kernel, max_grid);
     let all = engine::candidates(&run, &modules);
     let kernels: Vec<KernelRef> = all.iter().map(|candidate| candidate.kernel).collect();
-    let opened = device::open_loading(driver, device, &kernels)?;
-    for unloadable in &opened.left_out {
-        console.err(&format!("Left out: {unloadable}\n"));
-    }
-    let device::Opened { mut gpu, loaded, .. } = opened;
-    if loaded.is_empty() {
-        return Err(device::none_loadable(driver.cuda_version()));
-    }
+    let (mut gpu, loaded) = device::open_what_loads(driver, device, &kernels, console)?;
     // The copy needs a source and a destination of half a pass each: one pass's bytes more,
     // past the kernel's own buffers.
     let scratch = kernel.pass.bytes_per_pass as u64;
