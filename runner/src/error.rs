@@ -108,7 +108,7 @@ impl Console<'_> {
 
     /// Prints `error` as `block-size` does, one `Error: ` line on standard error (nothing
     /// where its message is empty), and returns its exit status.
-    pub(crate) fn report(&mut self, error: &Error) -> i32 {
+    pub(crate) fn print_error(&mut self, error: &Error) -> i32 {
         if !error.message.is_empty() {
             self.err(&format!("Error: {}\n", error.message));
         }

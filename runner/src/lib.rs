@@ -10,7 +10,7 @@ The public face is small (at most 150 items, `cargo xtask public-items --max 150
 
 - the kernel: [`Kernel`], its PTX ([`EmbeddedPtx`]) and entry points ([`KernelRef`]), its twins,
   buffers of an [`Element`] type, launch [`Arg`]s, dynamic shared memory, [`Axis`]es beyond the
-  block size (each configuration a [`Variant`], each launch a [`Shape`]), its result
+  block size (each configuration a [`Variant`], each launch a [`LaunchShape`]), its result
   ([`Readback`] to [`Values`]) and its [`Check`] ([`Agreement`]); this repository's own kernels
   are described the same way (the `block-size-builtin` crate);
 - the settings: [`Settings`] and [`TimingSettings`] ([`TimingMode`], [`GridPolicy`],
@@ -50,7 +50,7 @@ let kernel = Kernel::new(PTX, "sum_of_squares")
 let settings = Settings { block_sizes: vec![128, 256, 512, 1024], grid: GridPolicy::PerItem, ..Settings::default() };
 match block_size_runner::sweep(&CudaDriver, &kernel, &settings) {
     Ok(measured) => {
-        print!("{}", measured.report(false));
+        print!("{}", measured.table(false));
         eprint!("{}", measured.failures());
         std::process::exit(measured.exit_status());
     }
@@ -106,7 +106,9 @@ pub use crate::commands::sweep::{Measured, sweep, sweep_and_print};
 pub use crate::commands::tail::tail;
 pub use crate::commands::variants::variants;
 pub use crate::error::{Console, Error, exit, with_stdio};
-pub use crate::kernel::{Agreement, Arg, Axis, Check, Element, Kernel, Readback, Shape, Values, Variant};
+pub use crate::kernel::{
+    Agreement, Arg, Axis, Check, Element, Kernel, LaunchShape, Readback, Values, Variant,
+};
 pub use crate::measure::backend::Driver;
 pub use crate::measure::cuda::CudaDriver;
 pub use crate::measure::ptx::{EmbeddedPtx, KernelRef};

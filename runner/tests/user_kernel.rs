@@ -196,5 +196,5 @@ fn tail_measures_partial_waves_of_the_users_kernel() {
 fn the_sweep_of_the_same_kernel_holds_every_check() {
     let measured = block_size_runner::sweep(&driver(|_| ()), &kernel(CUDA), &quick(&[32, 1024])).unwrap();
     assert_eq!(measured.exit_status(), exit::SUCCESS, "{}", measured.failures());
-    assert!(measured.report(false).contains("10000 values"), "{}", measured.report(false));
+    assert!(measured.table(false).contains("10000 values"), "{}", measured.table(false));
 }

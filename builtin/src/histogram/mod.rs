@@ -117,7 +117,7 @@ pub fn kernel(shape: &'static Shape, frame: Frame, bins: Bins, offset: usize) ->
     let pixels = frame.pixels();
     let n = usize::try_from(pixels).unwrap_or(usize::MAX);
     let references = RefCell::new(Vec::<(u32, Vec<u32>)>::new());
-    let check = Check::reference(move |values: &Values, shape: &block_size_runner::Shape| {
+    let check = Check::reference(move |values: &Values, shape: &block_size_runner::LaunchShape| {
         let got = values.of::<u32>().ok_or_else(|| "the bins are not u32".to_string())?;
         let bins = bins_of(shape.variant.integer("bins"), got.len());
         let mut known = references.borrow_mut();
@@ -255,7 +255,7 @@ pub fn shapes(frame: Frame, bins: u32, offset: usize) -> Kernel {
         .zeroed_before_each_launch("bins")
         .dynamic_shared_memory(move |_, variant| of(variant).shared_bytes(bins))
         .args(move |_| vec![Arg::Buffer("luma"), Arg::Buffer("bins"), Arg::Usize(n), Arg::U32(bins)])
-        .check(Check::reference(move |values: &Values, _: &block_size_runner::Shape| {
+        .check(Check::reference(move |values: &Values, _: &block_size_runner::LaunchShape| {
             let got = values.of::<u32>().ok_or_else(|| "the bins are not u32".to_string())?;
             let mut known = references.borrow_mut();
             let want = known.get_or_insert_with(|| histogram_of(n, bins));

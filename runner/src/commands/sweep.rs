@@ -78,7 +78,7 @@ pub fn sweep_and_print<D: Driver>(
         let (mut run, timing) = prepare::prepare(kernel, settings)?;
         on_devices(driver, &mut run, settings, timing, console)
     };
-    run(console).unwrap_or_else(|error| console.report(&error))
+    run(console).unwrap_or_else(|error| console.print_error(&error))
 }
 
 /// A finished sweep on one device, with what rendering it needs.
@@ -94,9 +94,9 @@ pub struct Measured {
 }
 
 impl Measured {
-    /// The whole report as `block-size` prints it: the head, the table (with `stats`, the
-    /// min, max and MAD columns), the summary.
-    pub fn report(&self, stats: bool) -> String {
+    /// The table as `block-size` prints it: its head, its rows (with `stats`, the min, max and
+    /// MAD columns), its summary.
+    pub fn table(&self, stats: bool) -> String {
         format!("{}{}", self.head, table::body(&self.sweep, stats))
     }
 

@@ -2,7 +2,7 @@
 //! every block size equals the first row's" ([`Check::same_as_first`]), bit for bit or within a
 //! relative tolerance ([`Agreement`]); and [`Values`], the result they compare.
 
-use super::shape::Shape;
+use super::shape::LaunchShape;
 use crate::measure::memory::{as_bytes, as_bytes_mut, host_vec};
 use std::fmt;
 
@@ -262,7 +262,7 @@ pub(crate) fn zeros<T: super::Element>(count: usize) -> anyhow::Result<Values> {
 }
 
 /// A CPU reference's verdict on a row's result: `Err` with what is wrong, in one line.
-type ReferenceFn = Box<dyn Fn(&Values, &Shape) -> Result<(), String>>;
+type ReferenceFn = Box<dyn Fn(&Values, &LaunchShape) -> Result<(), String>>;
 
 /// A check every row of a sweep must pass; a row that fails one is a failed check of the run
 /// (exit status 1), its table not a measurement.
@@ -281,7 +281,7 @@ impl Check {
     /// A check against a CPU reference: `verdict(result, shape)` is `Ok(())` for a right
     /// result, or `Err` with what is wrong, in one line that names where ("value 7 is 3.2, the
     /// CPU reference says 3.1").
-    pub fn reference(verdict: impl Fn(&Values, &Shape) -> Result<(), String> + 'static) -> Self {
+    pub fn reference(verdict: impl Fn(&Values, &LaunchShape) -> Result<(), String> + 'static) -> Self {
         Self(CheckKind::Reference(Box::new(verdict)))
     }
 

@@ -11,7 +11,7 @@ it ([`crate::kernel::run`]) that builds its host data once and uploads it to eac
 
 use super::axes::{self, Axis};
 use super::check::{Check, Typed, Values, zeros};
-use super::shape::{Shape, Variant};
+use super::shape::{LaunchShape, Variant};
 use crate::measure::memory::Plain;
 use crate::measure::ptx::{EmbeddedPtx, KernelRef};
 use crate::model::frame_size::FrameSize;
@@ -171,12 +171,12 @@ impl BufferSpec {
 /// The closures of a kernel: what its launch passes, its dynamic shared memory, which
 /// configurations it keeps, which entry a configuration launches, how many items a thread
 /// covers, what a row's result is.
-type ArgsFn = Box<dyn Fn(&Shape) -> Vec<Arg>>;
+type ArgsFn = Box<dyn Fn(&LaunchShape) -> Vec<Arg>>;
 type SharedFn = Box<dyn Fn(u32, &Variant) -> u32>;
 type RestrictFn = Box<dyn Fn(u32, &Variant) -> bool>;
 type EntryFn = Box<dyn Fn(&Variant) -> &'static str>;
 type ItemsFn = Box<dyn Fn(&Variant) -> u32>;
-type ResultFn = Box<dyn Fn(&Readback, &Shape) -> Result<Values>>;
+type ResultFn = Box<dyn Fn(&Readback, &LaunchShape) -> Result<Values>>;
 
 /// A kernel, described for the runner: its module and entry points ([`Kernel::new`]), the
 /// same entry points compiled from other sources ([`Kernel::twin`]: its CUDA C++ twin, rustc's
@@ -269,7 +269,7 @@ impl Kernel {
     /// One more axis ([`Axis`]): the sweep runs every block size with every configuration of
     /// the axes (their cross product, the first axis outermost), less what a restriction
     /// leaves out ([`Kernel::restrict`]) and what cannot launch on the device (a row with
-    /// its reason). Each configuration is in every [`Shape`] the closures get
+    /// its reason). Each configuration is in every [`LaunchShape`] the closures get
     /// ([`Variant::value`], [`Variant::integer`]); the table, the exports, the plot and
     /// `--emit-rust` have a column, a field or a constant per axis.
     ///
@@ -472,7 +472,7 @@ impl Kernel {
 
     /// The arguments of a launch of `shape`, in the kernel's parameter order; checked against
     /// the PTX's parameter list before every launch.
-    pub fn args(mut self, args: impl Fn(&Shape) -> Vec<Arg> + 'static) -> Self {
+    pub fn args(mut self, args: impl Fn(&LaunchShape) -> Vec<Arg> + 'static) -> Self {
         self.args = Box::new(args);
         self
     }
@@ -516,7 +516,7 @@ impl Kernel {
 
     /// What a row's result is, from its outputs: a sum of partials, a histogram. The checks
     /// compare this; without it, the result is the only output buffer's values.
-    pub fn result(mut self, result: impl Fn(&Readback, &Shape) -> Result<Values> + 'static) -> Self {
+    pub fn result(mut self, result: impl Fn(&Readback, &LaunchShape) -> Result<Values> + 'static) -> Self {
         self.result = Some(Box::new(result));
         self
     }

@@ -8,7 +8,7 @@ the moment, the configuration of the axes launched, and the first row's result f
 
 use super::check::{CheckKind, Values};
 use super::description::{Arg, BufferSpec, Kernel, Length, Readback, Role, Source};
-use super::shape::{Shape, Variant};
+use super::shape::{LaunchShape, Variant};
 use crate::measure::backend::{BufferId, Gpu, KernelArg, Launch};
 use crate::measure::device::Footprint;
 use crate::measure::progress::Phase;
@@ -36,7 +36,7 @@ pub(crate) struct Run<'k> {
     /// Each buffer on the device of the moment, with the key its input was built for.
     device: Vec<(BufferId, Option<u64>)>,
     active: usize,
-    last: RefCell<Option<Shape>>,
+    last: RefCell<Option<LaunchShape>>,
     first: Option<(Values, String)>,
 }
 
@@ -194,7 +194,7 @@ impl<'k> Run<'k> {
     }
 
     /// The result of the row just launched, and where it is wrong.
-    fn judge(&mut self, readback: &Readback, shape: &Shape) -> Result<Option<Mismatch>> {
+    fn judge(&mut self, readback: &Readback, shape: &LaunchShape) -> Result<Option<Mismatch>> {
         let result = match &self.kernel.result {
             Some(result) => result(readback, shape).context("computing the row's result")?,
             None => readback.buffers.first().map(|(_, values)| values.clone()).context("no output buffer")?,
@@ -279,7 +279,7 @@ impl Workload for Run<'_> {
             "a grid of {grid_blocks} blocks is larger than the {} this run was sized for",
             self.max_grid
         );
-        let shape = Shape { grid_blocks, threads_per_block, variant: self.variant().clone() };
+        let shape = LaunchShape { grid_blocks, threads_per_block, variant: self.variant().clone() };
         let args = (self.kernel.args)(&shape)
             .into_iter()
             .map(|arg| {

@@ -1,4 +1,4 @@
-//! [`Shape`] and [`Variant`]: which launch of a sweep a check or an argument list is looking at.
+//! [`LaunchShape`] and [`Variant`]: which launch of a sweep a check or an argument list is looking at.
 
 use crate::model::axis_values::AxisValues;
 use crate::model::grid::GridPolicy;
@@ -35,7 +35,7 @@ impl Variant {
 
 /// One launch of a row: its grid, its block, and its configuration of the axes.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Shape {
+pub struct LaunchShape {
     /// Blocks in the grid.
     pub grid_blocks: u32,
     /// Threads per block.
@@ -44,7 +44,7 @@ pub struct Shape {
     pub variant: Variant,
 }
 
-impl Shape {
+impl LaunchShape {
     /// The row in words: "256 threads per block" or "256 threads per block, items/thr 4".
     pub(super) fn describe(&self) -> String {
         if self.variant.axes.is_empty() {

@@ -118,7 +118,7 @@ fn a_kernel_of_ones_own_is_swept_and_checked_against_its_reference() {
     // One wave, capped at one thread per value: ceil(1000 / 128) = 8 blocks.
     assert_eq!(measured.sweep.rows[1].grid_blocks, 8);
     assert!(measured.head.contains("Work: 1000 values, 0.0 MiB moved per pass\n"), "{}", measured.head);
-    let report = measured.report(false);
+    let report = measured.table(false);
     assert!(report.contains(" thr/blk  warps"), "{report}");
     assert!(report.contains("Fastest measured: "), "{report}");
     let json: serde_json::Value = serde_json::from_str(&measured.export(Format::Json).unwrap()).unwrap();
@@ -190,7 +190,7 @@ fn same_as_first_within_a_tolerance_takes_small_differences_but_not_large_ones()
 fn same_as_first_on_a_larger_value_within_a_tolerance() {
     // A result of its own: the sum of the outputs, whose one-ulp change at value 0 is far
     // below a relative 1e-6 of the total.
-    let sum = |readback: &Readback, _: &Shape| -> Result<Values> {
+    let sum = |readback: &Readback, _: &LaunchShape| -> Result<Values> {
         Ok(Values::from(readback.of::<f32>("out")?.iter().map(|&value| f64::from(value)).sum::<f64>()))
     };
     let bits = kernel(Check::same_as_first(Agreement::BitForBit)).result(sum);
@@ -218,7 +218,7 @@ fn a_tunable_runs_the_cross_product_and_shows_as_a_column() {
         rows,
         [(Some("1"), 64, 256), (Some("1"), 128, 512), (Some("2"), 64, 512), (Some("2"), 128, 1024)]
     );
-    let report = measured.report(false);
+    let report = measured.table(false);
     let table: Vec<&str> = report.lines().skip_while(|line| !line.contains("thr/blk")).take(5).collect();
     assert!(table[0].starts_with("  items/thr  thr/blk"), "{report}");
     assert!(table[3].starts_with("          2       64"), "{report}");
@@ -355,9 +355,9 @@ fn a_fault_that_loses_the_context_in_a_process_of_its_own_keeps_the_rows_before_
     );
     assert_eq!(measured.exit_status(), exit::FAILED);
     assert!(
-        measured.report(false).contains("128      4     0      16        64   100%"),
+        measured.table(false).contains("128      4     0      16        64   100%"),
         "{}",
-        measured.report(false)
+        measured.table(false)
     );
 }
 
@@ -369,7 +369,7 @@ fn a_fault_that_keeps_the_context_fails_its_row_only() {
     let rows: Vec<(u32, bool)> =
         measured.sweep.rows.iter().map(|row| (row.threads_per_block, row.failed.is_some())).collect();
     assert_eq!(rows, [(64, false), (128, true), (256, false)]);
-    let report = measured.report(false);
+    let report = measured.table(false);
     assert!(report.contains(" failed "), "{report}");
     assert_eq!(measured.sweep.best().unwrap().threads_per_block, 64, "a failed row is never the best");
 }
@@ -463,7 +463,7 @@ fn three_axes_run_their_cross_product_with_a_column_each_and_what_cannot_launch_
         grids,
         [("one-wave".into(), 32), ("waves:2".into(), 63), ("one-wave".into(), 32), ("waves:2".into(), 63)]
     );
-    let report = measured.report(false);
+    let report = measured.table(false);
     let table: Vec<&str> = report.lines().skip_while(|line| !line.contains("thr/blk")).collect();
     assert!(table[0].starts_with("  items/thr   tile   grid policy  thr/blk"), "{report}");
     assert!(table[1].starts_with("          1      1      one-wave       16"), "{report}");
