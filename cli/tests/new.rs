@@ -3,7 +3,8 @@
 //! that rebuilds them), its refusals, the project's own `cargo test` passing with no
 //! environment set up for it (with `--cuda` too), and its program as built there: a launcher
 //! that links no driver, so that its `--help` (which speaks of its own kernel) and its
-//! one-line errors come anywhere, over a worker that does.
+//! one-line errors come anywhere, over a worker that does; and its `scripts/build-ptx`
+//! refusing in one line where LLVM 7 is missing.
 
 use assert_cmd::Command;
 use std::path::{Path, PathBuf};
@@ -46,7 +47,7 @@ impl Drop for TempDir {
 
 /// Every file `block-size new` writes but the worker's, whose name is the project's
 /// ([`files`]).
-const FILES: [&str; 19] = [
+const FILES: [&str; 20] = [
     ".cargo/config.toml",
     ".gitignore",
     "Cargo.toml",
@@ -63,6 +64,7 @@ const FILES: [&str; 19] = [
     "ptx/kernels.stamp.toml",
     "rust-toolchain.toml",
     "rustfmt.toml",
+    "scripts/build-ptx",
     "src/lib.rs",
     "src/main.rs",
     "tests/stencil3.rs",
@@ -403,7 +405,7 @@ fn with_cuda_new_writes_the_twin_its_nvcc_ptx_and_a_stamp_that_belong_together()
     let output = block_size().arg("new").arg(&project).arg("--cuda").output().unwrap();
     let (stdout, stderr) = (String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
     assert_eq!(output.status.code(), Some(0), "{stdout}{stderr}");
-    assert!(stdout.starts_with("Created twin in ") && stdout.contains("(24 files)"), "{stdout}");
+    assert!(stdout.starts_with("Created twin in ") && stdout.contains("(25 files)"), "{stdout}");
     assert!(stdout.contains("scripts/build-cuda-twin rebuilds it"), "{stdout}");
     check_files(&project, "twin", &files("twin", true));
     for file in ["cuda/stencil3.cu", "ptx/stencil3-nvcc.ptx", "ptx/stencil3-nvcc.stamp.toml"] {
@@ -498,6 +500,56 @@ fn with_cuda_new_writes_the_twin_its_nvcc_ptx_and_a_stamp_that_belong_together()
     );
     assert_eq!(read(&project.join("ptx/stencil3-nvcc.ptx")), twin);
     assert_eq!(read(&project.join("ptx/stencil3-nvcc.stamp.toml")), written);
+}
+
+/// `program` on this process's PATH.
+fn on_path(program: &str) -> PathBuf {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .map(|folder| folder.join(program))
+        .find(|candidate| candidate.is_file())
+        .unwrap_or_else(|| panic!("no {program} on PATH"))
+}
+
+#[test]
+fn scripts_build_ptx_refuses_in_one_line_without_llvm_7() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let temp = TempDir::new("build-ptx");
+    let project = temp.0.join("rebuild");
+    block_size().arg("new").arg(&project).assert().success();
+    let script = project.join("scripts/build-ptx");
+    assert_eq!(std::fs::metadata(&script).unwrap().permissions().mode() & 0o777, 0o755);
+    // libNVVM 11.8 from the cache this repository's set-up fills, by its own script.
+    let wheels = repo().canonicalize().unwrap().join("scripts/setup-cuda-wheels");
+    assert!(read(&script).contains(&format!("cuda=$(\"{}\" cuda-11.8)", wheels.display())));
+    assert_eq!(std::fs::metadata(&wheels).unwrap().permissions().mode() & 0o111, 0o111);
+
+    // No LLVM 7 to be found: a PATH of bash alone (no llvm-config-7, no llvm-config), then an
+    // LLVM_CONFIG of another release. The real rebuild is not run here: it takes minutes.
+    let bin = temp.0.join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    std::os::unix::fs::symlink(on_path("bash"), bin.join("bash")).unwrap();
+    let llvm_14 = temp.0.join("llvm-config");
+    std::fs::write(&llvm_14, "#!/bin/sh\necho 14.0.6\n").unwrap();
+    std::fs::set_permissions(&llvm_14, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let ptx = (read(&project.join("ptx/kernels.ptx")), read(&project.join("ptx/kernels.stamp.toml")));
+    for llvm_config in [None, Some(&llvm_14)] {
+        let mut command = std::process::Command::new(&script);
+        command.current_dir(&project).env_clear().env("PATH", &bin).env("HOME", &temp.0);
+        if let Some(llvm_config) = llvm_config {
+            command.env("LLVM_CONFIG", llvm_config);
+        }
+        let output = command.output().expect("the script starts");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!((output.status.code(), stderr.lines().count()), (Some(1), 1), "{llvm_config:?}: {stderr}");
+        assert!(
+            stderr.starts_with("Error: cannot rebuild the PTX: missing LLVM 7 (set LLVM_CONFIG")
+                && stderr.ends_with("; nothing written\n"),
+            "{llvm_config:?}: {stderr}"
+        );
+        assert!(output.stdout.is_empty());
+    }
+    assert_eq!((read(&project.join("ptx/kernels.ptx")), read(&project.join("ptx/kernels.stamp.toml"))), ptx);
 }
 
 #[test]

@@ -4,8 +4,8 @@
 The project sweeps the block size of its kernel with this repository's library: a cuda_builder
 crate with one example kernel (`kernels/`, a 1-D stencil through dynamic shared memory, with
 the unaligned barrier), its committed PTX and stamp (`ptx/`, so the host crate builds without
-LLVM), and the host crate (`src/`, `tests/`) depending on this repository's `runner/` and
-`cli/` by absolute path: a program in two binaries
+LLVM) and `scripts/build-ptx`, which rebuilds them, and the host crate (`src/`, `tests/`)
+depending on this repository's `runner/` and `cli/` by absolute path: a program in two binaries
 as `block-size` is, a launcher that links no driver (`src/main.rs`) over a worker that does
 (`src/bin/NAME-cuda.rs`), with the sweep and `tail`. With `--cuda`, also the example kernel's
 CUDA C++ twin (`cuda/stencil3.cu`), its committed nvcc PTX and stamp, `scripts/build-cuda-twin`,
@@ -199,6 +199,7 @@ const TEMPLATES: &[Template] = templates! {
     "src/main.rs" => "src/main.rs", true;
     "src/bin/scaffold-name-cuda.rs" => "src/bin/scaffold-name-cuda.rs", true;
     "tests/stencil3.rs" => "tests/stencil3.rs", true;
+    "scripts/build-ptx" => "scripts/build-ptx", true;
     "ptx/kernels.ptx" => "ptx/kernels.ptx", false;
     "ptx/kernels.stamp.toml" => "ptx/kernels.stamp.toml", false;
     "kernels/Cargo.toml" => "kernels/Cargo.toml", false;
@@ -226,7 +227,7 @@ const CUDA_TEMPLATES: &[Template] = templates! {
 const README_CUDA: &str = include_str!("../../templates/new/README-cuda.md");
 
 /// The files written executable (`rwxr-xr-x`).
-const EXECUTABLE: &[&str] = &["scripts/build-cuda-twin"];
+const EXECUTABLE: &[&str] = &["scripts/build-cuda-twin", "scripts/build-ptx"];
 
 /// The lines that open and close what only `--cuda` writes of a template (Rust comments, so
 /// that a template reads as the Rust it becomes): the `compare` subcommand, the twin's module
@@ -386,7 +387,7 @@ pub fn exec(request: &NewRequest) -> Result<Created, Error> {
         "Created {name} in {root} ({files} files), on block-size at {repository}.\n\
          Test it (no GPU): cd {root} && cargo test\n\
          Sweep it on a GPU: cargo build --release && target/release/{name} --block-sizes 64,128,256\n\
-         Its kernel is kernels/src/lib.rs; README.md says how to rebuild its PTX.\n",
+         Its kernel is kernels/src/lib.rs; scripts/build-ptx rebuilds its PTX (README.md says what it needs).\n",
         name = request.name,
         root = root.display(),
         files = TEMPLATES.len() + cuda.len(),

@@ -1,9 +1,8 @@
 //! The host side of scaffold-name: sweeps `stencil3` (kernels/src/lib.rs) over block sizes with
 //! block-size-runner, checking every row's output against a CPU stencil.
 //!
-//! Replace the kernel with your own: its PTX comes from kernels/ (`cargo run --release -p
-//! ptx-builder` there), its launch is described by [`kernel`], its CPU stand-in for the tests
-//! by `tests/stencil3.rs`.
+//! Replace the kernel with your own: its PTX comes from kernels/ (`scripts/build-ptx`), its
+//! launch is described by [`kernel`], its CPU stand-in for the tests by `tests/stencil3.rs`.
 //!
 //! The program is two binaries over this library: `scaffold-name` (src/main.rs), which links no
 //! driver, so that it starts anywhere, and `scaffold-name-cuda` (src/bin/), which links the
