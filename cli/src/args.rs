@@ -5,6 +5,7 @@ is refused with the same line whether it came from this command line or from a p
 your own ([`SweepArgs`]).
 */
 
+use block_size_builtin::requests::{DEFAULT_ROUNDS, DEFAULT_TAIL_BLOCK_SIZE, DEFAULT_WAVES};
 use block_size_builtin::{DEFAULT_HEIGHT, DEFAULT_WIDTH, KERNELS, KernelChoice};
 use block_size_runner::commands::{DEFAULT_BATCH_LAUNCHES, DEFAULT_MIN_RUNS};
 use block_size_runner::{DeviceChoice, Format, GridPolicy, Search, Settings, TimingMode, TimingSettings};
@@ -322,11 +323,12 @@ pub struct SweepArgs {
     #[arg(long, value_name = "POLICY", default_value = "one-wave")]
     pub grid: GridPolicy,
 
-    /// Self-test: overwrite output element INDEX on the device after every row's launches
-    /// (grayscale: a pixel, with -1; histogram: a bin, with 4294967295; a kernel of your own:
-    /// its first output, with NaN or the largest integer), so every row must fail its check at
-    /// INDEX and the run must exit 1
-    #[arg(long, value_name = "INDEX", visible_alias = "corrupt-pixel")]
+    /// Self-test: overwrite element INDEX of the kernel's first output on the device after every
+    /// row's launches (with NaN, or an integer type's largest value), so every row must fail its
+    /// check at INDEX and the run must exit 1
+    // `--corrupt-pixel`, its name from before there were kernels other than grayscale, stays
+    // hidden here: `block-size`'s own help shows it (`crate::cli::build`).
+    #[arg(long, value_name = "INDEX", alias = "corrupt-pixel")]
     pub corrupt_output: Option<usize>,
 
     /// `--provenance`.
@@ -385,7 +387,7 @@ pub struct SweepArgs {
 
     /// exhaustive: every configuration samples to the noise-driven stop; race: every
     /// configuration gets --min-runs samples, the clearly slower ones stop there, the rest
-    /// sample on (docs/search.md) [default: race above 24 configurations, exhaustive with --runs]
+    /// sample on [default: race above 24 configurations, exhaustive with --runs]
     #[arg(long, value_name = "SEARCH", value_enum)]
     pub search: Option<SearchArg>,
 
@@ -425,6 +427,99 @@ impl SweepArgs {
             launch_timeout: self.launch_timeout,
             search: self.search.map(SearchArg::search),
             emit_rust: self.emit_rust.clone(),
+        }
+    }
+}
+
+// `compare`'s options for any kernel. (Its rustdoc is an attribute, not a doc comment: clap would
+// take that as the long help of every command that flattens it in.)
+#[cfg_attr(
+    doc,
+    doc = "`compare`'s options as `block-size compare` takes them, less the kernel's: `--block-sizes`, \
+        `--warmups`, `--device`, `--rounds` and `--provenance`. Flatten it into a `compare` subcommand \
+        of your program (`block-size new --cuda` writes one), then hand [`CompareArgs::settings`] and \
+        `rounds` to `block_size_runner::compare`."
+)]
+#[derive(Args, Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(not(doc), allow(missing_docs))]
+pub struct CompareArgs {
+    /// `--block-sizes`.
+    #[command(flatten)]
+    pub block_sizes: BlockSizesArgs,
+
+    /// `--warmups`.
+    #[command(flatten)]
+    pub warmups: WarmupsArgs,
+
+    /// `--device`.
+    #[command(flatten)]
+    pub device: DeviceArgs,
+
+    /// Interleaved rounds timed per block size, at least 1
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_ROUNDS)]
+    pub rounds: u32,
+
+    /// `--provenance`.
+    #[command(flatten)]
+    pub provenance: ProvenanceArgs,
+}
+
+impl CompareArgs {
+    /// The library's settings for `compare` (the rounds are its own argument), not yet
+    /// validated; the command line recorded is this process's.
+    pub fn settings(&self) -> Settings {
+        Settings {
+            device: DeviceChoice::One(self.device.device),
+            block_sizes: self.block_sizes.block_sizes.clone(),
+            timing: TimingSettings { warmups: self.warmups.warmups, ..TimingSettings::default() },
+            provenance: self.provenance.provenance,
+            ..Settings::default()
+        }
+    }
+}
+
+// `tail`'s options for any kernel. (Its rustdoc is an attribute, as `CompareArgs`'s.)
+#[cfg_attr(
+    doc,
+    doc = "`tail`'s options as `block-size tail` takes them, less the kernel's: `--device`, \
+        `--block-size`, `--waves`, the timing options and `--provenance`. Flatten it into a `tail` \
+        subcommand of your program (`block-size new` writes one), then hand [`TailArgs::settings`] \
+        and `waves` to `block_size_runner::tail`."
+)]
+#[derive(Args, Debug, Clone, PartialEq)]
+#[cfg_attr(not(doc), allow(missing_docs))]
+pub struct TailArgs {
+    /// `--device`.
+    #[command(flatten)]
+    pub device: DeviceArgs,
+
+    /// Threads per block, 1 to the device's maximum
+    #[arg(long, value_name = "THREADS", default_value_t = DEFAULT_TAIL_BLOCK_SIZE)]
+    pub block_size: u32,
+
+    /// Grid sizes in waves (blocks/SM x SMs), comma-separated, each above 0 and at most 1000
+    #[arg(long, value_name = "LIST", value_delimiter = ',', default_values_t = DEFAULT_WAVES, action = ArgAction::Set)]
+    pub waves: Vec<f64>,
+
+    /// The timing options.
+    #[command(flatten)]
+    pub timing: TimingArgs,
+
+    /// `--provenance`.
+    #[command(flatten)]
+    pub provenance: ProvenanceArgs,
+}
+
+impl TailArgs {
+    /// The library's settings for `tail` (the grids are its own argument), not yet validated;
+    /// the command line recorded is this process's.
+    pub fn settings(&self) -> Settings {
+        Settings {
+            device: DeviceChoice::One(self.device.device),
+            block_sizes: vec![self.block_size],
+            timing: self.timing.settings(),
+            provenance: self.provenance.provenance,
+            ..Settings::default()
         }
     }
 }

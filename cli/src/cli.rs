@@ -107,9 +107,24 @@ impl From<clap::Error> for CliError {
     }
 }
 
-/// The clap command, for help and for its own consistency test.
+/// `--corrupt-output` in `block-size`'s help: what it writes into this repository's kernels, and
+/// its old name. (`SweepArgs` says what it writes into a kernel of your own.)
+const CORRUPT_OUTPUT_HELP: &str = "Self-test: overwrite output element INDEX on the device after every row's launches \
+    (grayscale: a pixel, with -1; histogram: a bin, with 4294967295; a kernel of your own: its first output, \
+    with NaN or the largest integer), so every row must fail its check at INDEX and the run must exit 1";
+
+/// `--search` in `block-size`'s help, which can point at this repository's docs.
+const SEARCH_HELP: &str = "exhaustive: every configuration samples to the noise-driven stop; race: every \
+    configuration gets --min-runs samples, the clearly slower ones stop there, the rest sample on \
+    (docs/search.md) [default: race above 24 configurations, exhaustive with --runs]";
+
+/// The clap command, for help and for its own consistency test: the sweep's options as
+/// [`crate::SweepArgs`] has them, with `block-size`'s own words on this repository's kernels
+/// and docs where a program of your own has generic ones.
 pub fn build() -> clap::Command {
     Cli::command()
+        .mut_arg("corrupt_output", |arg| arg.help(CORRUPT_OUTPUT_HELP).visible_alias("corrupt-pixel"))
+        .mut_arg("search", |arg| arg.help(SEARCH_HELP))
 }
 
 /// Parses and validates a command line (program name first): clap reads it, the library's

@@ -1,7 +1,10 @@
 //! `block-size new` on the CPU: the project it writes (its files, its PTX and stamp, its pins
 //! against this repository's; with `--cuda` the CUDA C++ twin, its PTX and stamp, and the script
-//! that rebuilds them), its refusals, and the project's own `cargo test` passing with no
-//! environment set up for it.
+//! that rebuilds them), its refusals, the project's own `cargo test` passing with no
+//! environment set up for it (with `--cuda` too), and its program as built there: a launcher
+//! that links no driver, so that its `--help` (which speaks of its own kernel) and its
+//! one-line errors come anywhere, over a worker that does; and its `scripts/build-ptx`
+//! refusing in one line where LLVM 7 is missing.
 
 use assert_cmd::Command;
 use std::path::{Path, PathBuf};
@@ -42,8 +45,9 @@ impl Drop for TempDir {
     }
 }
 
-/// Every file `block-size new` writes.
-const FILES: [&str; 19] = [
+/// Every file `block-size new` writes but the worker's, whose name is the project's
+/// ([`files`]).
+const FILES: [&str; 20] = [
     ".cargo/config.toml",
     ".gitignore",
     "Cargo.toml",
@@ -60,10 +64,20 @@ const FILES: [&str; 19] = [
     "ptx/kernels.stamp.toml",
     "rust-toolchain.toml",
     "rustfmt.toml",
+    "scripts/build-ptx",
     "src/lib.rs",
     "src/main.rs",
     "tests/stencil3.rs",
 ];
+
+/// Every file `block-size new` writes for the project `name`, with `--cuda` or not, sorted.
+fn files(name: &str, cuda: bool) -> Vec<String> {
+    let extra: &[&str] = if cuda { &CUDA_FILES } else { &[] };
+    let mut files: Vec<String> = FILES.iter().chain(extra).map(|file| file.to_string()).collect();
+    files.push(format!("src/bin/{name}-cuda.rs"));
+    files.sort();
+    files
+}
 
 fn read(path: &Path) -> String {
     std::fs::read_to_string(path).unwrap_or_else(|error| panic!("{}: {error}", path.display()))
@@ -87,7 +101,7 @@ const CUDA_FILES: [&str; 4] =
 
 /// The project as written: every file there (`files`), no placeholder left, the repository's
 /// pins.
-fn check_files(project: &Path, name: &str, files: &[&str]) {
+fn check_files(project: &Path, name: &str, files: &[String]) {
     let mut written: Vec<String> = Vec::new();
     let mut folders = vec![project.to_path_buf()];
     while let Some(folder) = folders.pop() {
@@ -189,7 +203,7 @@ fn new_writes_a_project_whose_own_tests_pass() {
     let (stdout, stderr) = (String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
     assert_eq!(output.status.code(), Some(0), "{stdout}{stderr}");
     assert!(stdout.starts_with("Created my-stencil in "), "{stdout}");
-    check_files(&project, "my-stencil", &FILES);
+    check_files(&project, "my-stencil", &files("my-stencil", false));
     assert!(!read(&project.join("README.md")).contains("--cuda"), "the twin's section is --cuda's");
     check_libcuda(&project, &stderr);
 
@@ -200,26 +214,39 @@ fn new_writes_a_project_whose_own_tests_pass() {
     assert_eq!(stderr, format!("Error: {} exists and is not an empty folder\n", project.display()));
     assert_eq!(read(&project.join("Cargo.toml")), manifest);
 
-    // The project's own tests, as its user runs them: no CUDA_LIBRARY_PATH (its
-    // .cargo/config.toml has one), its own toolchain file; a target folder under this
-    // repository's target/, so that later runs reuse the build.
-    let target = repo().join("target/scaffold-test");
+    let stdout = cargo_test(&project, "new_writes_a_project_whose_own_tests_pass");
+    assert!(stdout.contains("test result: ok. 7 passed"), "{stdout}");
+    check_program(&project, "my-stencil", false);
+}
+
+/// Where every project's `cargo test` builds: one folder under this repository's target/, so
+/// that the dependencies (block-size-runner and the rest) build once for all of them and later
+/// runs reuse them.
+fn scaffold_target() -> PathBuf {
+    repo().join("target/scaffold-test")
+}
+
+/// The project's own tests, as its user runs them: no CUDA_LIBRARY_PATH (its
+/// .cargo/config.toml has one), its own toolchain file, in [`scaffold_target`]. Returns their
+/// standard output; `test` names the test that runs them, in what it says while they run.
+fn cargo_test(project: &Path, test: &str) -> String {
+    let target = scaffold_target();
     say!(
-        "new_writes_a_project_whose_own_tests_pass: `cargo test` in {} (CARGO_TARGET_DIR={}; the first run builds block-size-runner and its dependencies, about a minute or more)",
+        "{test}: `cargo test` in {} (CARGO_TARGET_DIR={}; the first run builds block-size-runner and its dependencies, about a minute or more)",
         project.display(),
         target.display()
     );
     let started = std::time::Instant::now();
     let output = std::process::Command::new("cargo")
         .arg("test")
-        .current_dir(&project)
+        .current_dir(project)
         .env_remove("CUDA_LIBRARY_PATH")
         .env_remove("CARGO_BUILD_TARGET_DIR")
         .env_remove("RUSTUP_TOOLCHAIN")
         .env("CARGO_TARGET_DIR", &target)
         .output()
         .expect("cargo starts");
-    say!("new_writes_a_project_whose_own_tests_pass: its `cargo test` took {:.0?}", started.elapsed());
+    say!("{test}: its `cargo test` took {:.0?}", started.elapsed());
     assert!(
         output.status.success(),
         "`cargo test` in the new project failed ({}):\n--- stdout (end)\n{}\n--- stderr (end)\n{}",
@@ -227,8 +254,104 @@ fn new_writes_a_project_whose_own_tests_pass() {
         tail(&output.stdout, 6000),
         tail(&output.stderr, 6000)
     );
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(stdout.contains("test result: ok. 5 passed"), "{stdout}");
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// The shared libraries `binary` names as NEEDED in its dynamic section (`readelf -d`, else
+/// `objdump -p`).
+fn needed_libraries(binary: &Path) -> Vec<String> {
+    let run = |program: &str, flag: &str| std::process::Command::new(program).arg(flag).arg(binary).output();
+    let (output, readelf) = match run("readelf", "-d") {
+        Ok(output) => (output, true),
+        Err(_) => (run("objdump", "-p").expect("readelf or objdump (binutils) to read the ELF"), false),
+    };
+    assert!(output.status.success(), "{}: {}", binary.display(), String::from_utf8_lossy(&output.stderr));
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .filter_map(|line| match readelf {
+            // ` 0x0000000000000001 (NEEDED)  Shared library: [libc.so.6]`
+            true if line.contains("(NEEDED)") => {
+                line.split('[').nth(1).map(|name| name.trim_end_matches(']').to_string())
+            }
+            // `  NEEDED               libc.so.6`
+            false => line.trim().strip_prefix("NEEDED").map(|name| name.trim().to_string()),
+            true => None,
+        })
+        .collect()
+}
+
+/// Words of this repository's kernels and docs that a project's help must not say: it sweeps
+/// its own kernel.
+const NOT_THE_PROJECTS: [&str; 6] = ["grayscale", "histogram", "bins", "pixel", "frame", "docs/search.md"];
+
+/// The program `name` that `cargo test` built in the project: the launcher links no driver (the
+/// worker does), so that where no driver loads its `--help` (and, with `--cuda`, `compare
+/// --help`), which names its own kernel and none of this repository's, exits 0, bad input is
+/// one line and exit 2, and a sweep is one `Error: no NVIDIA driver` line and exit 3.
+fn check_program(project: &Path, name: &str, cuda: bool) {
+    let launcher = scaffold_target().join("debug").join(name);
+    let worker = scaffold_target().join("debug").join(format!("{name}-cuda"));
+    let needed = needed_libraries(&launcher);
+    assert!(!needed.iter().any(|library| library.starts_with("libcuda")), "{name} links {needed:?}");
+    let needed = needed_libraries(&worker);
+    assert!(needed.iter().any(|library| library == "libcuda.so.1"), "{name}-cuda links {needed:?}");
+
+    // Never the repository's stub libcuda.so.1 (.cuda/lib64), which a test harness may have put
+    // on the loader's path.
+    let program = |args: &[&str]| {
+        std::process::Command::new(&launcher)
+            .args(args)
+            .current_dir(project)
+            .env_remove("LD_LIBRARY_PATH")
+            .output()
+            .expect("the launcher starts")
+    };
+    let mut helps = vec![vec!["--help"], vec!["tail", "--help"]];
+    if cuda {
+        helps.push(vec!["compare", "--help"]);
+    }
+    for args in helps {
+        let output = program(&args);
+        let help = String::from_utf8_lossy(&output.stdout);
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{name} {args:?}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        assert!(help.contains("stencil3"), "{name} {args:?} does not name its kernel:\n{help}");
+        for word in NOT_THE_PROJECTS {
+            assert!(!help.to_lowercase().contains(word), "{name} {args:?} says {word}:\n{help}");
+        }
+    }
+    assert_eq!(String::from_utf8_lossy(&program(&["--help"]).stdout).contains("compare"), cuda);
+
+    let one_line = |args: &[&str], code: i32, start: &str| {
+        let output = program(args);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(
+            (output.status.code(), output.stdout.as_slice()),
+            (Some(code), &b""[..]),
+            "{name} {args:?}: {stderr}"
+        );
+        assert!(stderr.lines().count() == 1 && stderr.starts_with(start), "{name} {args:?}: {stderr}");
+    };
+    one_line(&["--n", "0"], 2, "Error: invalid value '0' for '--n <N>'");
+    one_line(&["--block-sizes", "64,64"], 2, "Error: block size 64 is listed twice in --block-sizes");
+    if has_driver() {
+        say!("SKIPPED the no-driver run of {name}: this machine has libcuda.so.1");
+    } else {
+        one_line(&["--n", "1000"], 3, "Error: no NVIDIA driver: ");
+        if cuda {
+            one_line(&["compare", "--n", "1000"], 3, "Error: no NVIDIA driver: ");
+        }
+    }
+}
+
+/// Whether this machine's loader finds an NVIDIA driver library, without the repository's stub.
+fn has_driver() -> bool {
+    // SAFETY: loading the driver library runs its initialisers, as any CUDA program does.
+    unsafe { libloading::Library::new("libcuda.so.1") }.is_ok()
 }
 
 #[test]
@@ -239,7 +362,8 @@ fn an_explicit_name_is_taken_as_given() {
     std::fs::create_dir(&project).unwrap();
     block_size().arg("new").arg(&project).args(["--name", "blur_2d"]).assert().success();
     assert!(read(&project.join("Cargo.toml")).contains("name = \"blur_2d\""));
-    assert!(read(&project.join("src/main.rs")).contains("blur_2d::run("));
+    assert!(read(&project.join("src/main.rs")).contains("launch(\"blur_2d-cuda\""));
+    assert!(read(&project.join("src/bin/blur_2d-cuda.rs")).contains("blur_2d::run("));
 }
 
 /// The template file `path` (under `cli/templates/new/`).
@@ -281,11 +405,9 @@ fn with_cuda_new_writes_the_twin_its_nvcc_ptx_and_a_stamp_that_belong_together()
     let output = block_size().arg("new").arg(&project).arg("--cuda").output().unwrap();
     let (stdout, stderr) = (String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
     assert_eq!(output.status.code(), Some(0), "{stdout}{stderr}");
-    assert!(stdout.starts_with("Created twin in ") && stdout.contains("(23 files)"), "{stdout}");
+    assert!(stdout.starts_with("Created twin in ") && stdout.contains("(25 files)"), "{stdout}");
     assert!(stdout.contains("scripts/build-cuda-twin rebuilds it"), "{stdout}");
-    let mut files: Vec<&str> = FILES.iter().chain(&CUDA_FILES).copied().collect();
-    files.sort();
-    check_files(&project, "twin", &files);
+    check_files(&project, "twin", &files("twin", true));
     for file in ["cuda/stencil3.cu", "ptx/stencil3-nvcc.ptx", "ptx/stencil3-nvcc.stamp.toml"] {
         assert_eq!(read(&project.join(file)), template(file), "{file} is the template's");
     }
@@ -329,6 +451,16 @@ fn with_cuda_new_writes_the_twin_its_nvcc_ptx_and_a_stamp_that_belong_together()
     assert_eq!(stamp.nvcc.as_deref(), Some("Cuda compilation tools, release 11.8, V11.8.89"));
     assert_eq!(stamp.regenerate, "scripts/build-cuda-twin");
 
+    // Its own tests, `compare` of the Rust kernel against the twin on the mock among them, and
+    // its program with `compare`.
+    let lib = read(&project.join("src/lib.rs"));
+    assert!(lib.contains(".twin(CUDA)") && lib.contains("EmbeddedPtx::user(\"nvcc\""), "{lib}");
+    let tests =
+        cargo_test(&project, "with_cuda_new_writes_the_twin_its_nvcc_ptx_and_a_stamp_that_belong_together");
+    assert!(tests.contains("test compare_times_the_rust_kernel_against_its_cuda_twin ... ok"), "{tests}");
+    assert!(tests.contains("test result: ok. 9 passed"), "{tests}");
+    check_program(&project, "twin", true);
+
     // The script, with a stand-in nvcc that writes the committed PTX: the same stamp, byte for
     // byte (`cargo xtask ptx nvcc` runs it with the real nvcc 11.8); after an edit of the
     // source, the stamp code's hash of the new source.
@@ -368,6 +500,56 @@ fn with_cuda_new_writes_the_twin_its_nvcc_ptx_and_a_stamp_that_belong_together()
     );
     assert_eq!(read(&project.join("ptx/stencil3-nvcc.ptx")), twin);
     assert_eq!(read(&project.join("ptx/stencil3-nvcc.stamp.toml")), written);
+}
+
+/// `program` on this process's PATH.
+fn on_path(program: &str) -> PathBuf {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .map(|folder| folder.join(program))
+        .find(|candidate| candidate.is_file())
+        .unwrap_or_else(|| panic!("no {program} on PATH"))
+}
+
+#[test]
+fn scripts_build_ptx_refuses_in_one_line_without_llvm_7() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let temp = TempDir::new("build-ptx");
+    let project = temp.0.join("rebuild");
+    block_size().arg("new").arg(&project).assert().success();
+    let script = project.join("scripts/build-ptx");
+    assert_eq!(std::fs::metadata(&script).unwrap().permissions().mode() & 0o777, 0o755);
+    // libNVVM 11.8 from the cache this repository's set-up fills, by its own script.
+    let wheels = repo().canonicalize().unwrap().join("scripts/setup-cuda-wheels");
+    assert!(read(&script).contains(&format!("cuda=$(\"{}\" cuda-11.8)", wheels.display())));
+    assert_eq!(std::fs::metadata(&wheels).unwrap().permissions().mode() & 0o111, 0o111);
+
+    // No LLVM 7 to be found: a PATH of bash alone (no llvm-config-7, no llvm-config), then an
+    // LLVM_CONFIG of another release. The real rebuild is not run here: it takes minutes.
+    let bin = temp.0.join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    std::os::unix::fs::symlink(on_path("bash"), bin.join("bash")).unwrap();
+    let llvm_14 = temp.0.join("llvm-config");
+    std::fs::write(&llvm_14, "#!/bin/sh\necho 14.0.6\n").unwrap();
+    std::fs::set_permissions(&llvm_14, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let ptx = (read(&project.join("ptx/kernels.ptx")), read(&project.join("ptx/kernels.stamp.toml")));
+    for llvm_config in [None, Some(&llvm_14)] {
+        let mut command = std::process::Command::new(&script);
+        command.current_dir(&project).env_clear().env("PATH", &bin).env("HOME", &temp.0);
+        if let Some(llvm_config) = llvm_config {
+            command.env("LLVM_CONFIG", llvm_config);
+        }
+        let output = command.output().expect("the script starts");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!((output.status.code(), stderr.lines().count()), (Some(1), 1), "{llvm_config:?}: {stderr}");
+        assert!(
+            stderr.starts_with("Error: cannot rebuild the PTX: missing LLVM 7 (set LLVM_CONFIG")
+                && stderr.ends_with("; nothing written\n"),
+            "{llvm_config:?}: {stderr}"
+        );
+        assert!(output.stdout.is_empty());
+    }
+    assert_eq!((read(&project.join("ptx/kernels.ptx")), read(&project.join("ptx/kernels.stamp.toml"))), ptx);
 }
 
 #[test]

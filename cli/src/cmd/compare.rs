@@ -1,12 +1,11 @@
 //! `block-size compare`: the kernel from every compiler that builds it, side by side.
 
-use crate::args::{BlockSizesArgs, DeviceArgs, KernelArgs, ProvenanceArgs, WarmupsArgs};
+use crate::args::{CompareArgs, KernelArgs};
 use block_size_builtin::CompareRequest;
-use block_size_builtin::requests::DEFAULT_ROUNDS;
-use block_size_runner::{DeviceChoice, Settings, TimingSettings};
+use block_size_runner::Settings;
 use clap::Args;
 
-// The options of `block-size compare`.
+// The options of `block-size compare`: the kernel's, then those any program's `compare` takes.
 #[derive(Args, Debug, Clone, PartialEq, Eq)]
 #[command(
     about = "The kernel from cuda_builder and nvcc (and, for grayscale, rustc's NVPTX backend), timed side by side in interleaved rounds"
@@ -19,24 +18,8 @@ pub struct Compare {
     pub kernel: KernelArgs,
 
     #[command(flatten)]
-    #[cfg_attr(doc, doc = "`--block-sizes`.")]
-    pub block_sizes: BlockSizesArgs,
-
-    #[command(flatten)]
-    #[cfg_attr(doc, doc = "`--warmups`.")]
-    pub warmups: WarmupsArgs,
-
-    #[command(flatten)]
-    #[cfg_attr(doc, doc = "`--device`.")]
-    pub device: DeviceArgs,
-
-    /// Interleaved rounds timed per block size, at least 1
-    #[arg(long, value_name = "N", default_value_t = DEFAULT_ROUNDS)]
-    pub rounds: u32,
-
-    #[command(flatten)]
-    #[cfg_attr(doc, doc = "`--provenance`.")]
-    pub provenance: ProvenanceArgs,
+    #[cfg_attr(doc, doc = "`--block-sizes`, `--warmups`, `--device`, `--rounds`, `--provenance`.")]
+    pub compare: CompareArgs,
 }
 
 impl Compare {
@@ -44,15 +27,8 @@ impl Compare {
     pub fn request(&self, command: Vec<String>) -> CompareRequest {
         CompareRequest {
             kernel: self.kernel.choice(),
-            settings: Settings {
-                device: DeviceChoice::One(self.device.device),
-                block_sizes: self.block_sizes.block_sizes.clone(),
-                timing: TimingSettings { warmups: self.warmups.warmups, ..TimingSettings::default() },
-                provenance: self.provenance.provenance,
-                command,
-                ..Settings::default()
-            },
-            rounds: self.rounds,
+            settings: Settings { command, ..self.compare.settings() },
+            rounds: self.compare.rounds,
         }
     }
 }

@@ -4,11 +4,15 @@
 The project sweeps the block size of its kernel with this repository's library: a cuda_builder
 crate with one example kernel (`kernels/`, a 1-D stencil through dynamic shared memory, with
 the unaligned barrier), its committed PTX and stamp (`ptx/`, so the host crate builds without
-LLVM), and the host crate (`src/`, `tests/`) depending on this repository's `runner/` and `cli/`
-by absolute path. With `--cuda`, also the example kernel's CUDA C++ twin (`cuda/stencil3.cu`),
-its committed nvcc PTX and stamp, and `scripts/build-cuda-twin`, which rebuilds them, so that the
-project can compare Rust against CUDA C++. The files are the templates under
-`cli/templates/new/`, embedded here, with the crate's name and those paths filled in.
+LLVM) and `scripts/build-ptx`, which rebuilds them, and the host crate (`src/`, `tests/`)
+depending on this repository's `runner/` and `cli/` by absolute path: a program in two binaries
+as `block-size` is, a launcher that links no driver (`src/main.rs`) over a worker that does
+(`src/bin/NAME-cuda.rs`), with the sweep and `tail`. With `--cuda`, also the example kernel's
+CUDA C++ twin (`cuda/stencil3.cu`), its committed nvcc PTX and stamp, `scripts/build-cuda-twin`,
+which rebuilds them, and a `compare` subcommand, so that the project can compare Rust against
+CUDA C++. The files are the templates under `cli/templates/new/`, embedded here, with the
+crate's name and those paths filled in and the lines that are `--cuda`'s alone kept or left
+out (between `//@ if --cuda` and `//@ end` lines).
 */
 
 use block_size_runner::{Error, exit};
@@ -193,7 +197,9 @@ const TEMPLATES: &[Template] = templates! {
     "cargo-config.toml" => ".cargo/config.toml", true;
     "src/lib.rs" => "src/lib.rs", true;
     "src/main.rs" => "src/main.rs", true;
+    "src/bin/scaffold-name-cuda.rs" => "src/bin/scaffold-name-cuda.rs", true;
     "tests/stencil3.rs" => "tests/stencil3.rs", true;
+    "scripts/build-ptx" => "scripts/build-ptx", true;
     "ptx/kernels.ptx" => "ptx/kernels.ptx", false;
     "ptx/kernels.stamp.toml" => "ptx/kernels.stamp.toml", false;
     "kernels/Cargo.toml" => "kernels/Cargo.toml", false;
@@ -221,11 +227,34 @@ const CUDA_TEMPLATES: &[Template] = templates! {
 const README_CUDA: &str = include_str!("../../templates/new/README-cuda.md");
 
 /// The files written executable (`rwxr-xr-x`).
-const EXECUTABLE: &[&str] = &["scripts/build-cuda-twin"];
+const EXECUTABLE: &[&str] = &["scripts/build-cuda-twin", "scripts/build-ptx"];
 
-/// The placeholders of the templates: the package name, the same as a Rust identifier, the
-/// repository's root (in `Cargo.toml`) and the folder of a link-time libcuda
-/// (`.cargo/config.toml`).
+/// The lines that open and close what only `--cuda` writes of a template (Rust comments, so
+/// that a template reads as the Rust it becomes): the `compare` subcommand, the twin's module
+/// and its emulation.
+const CUDA_ONLY: &str = "//@ if --cuda";
+const CUDA_ONLY_END: &str = "//@ end";
+
+/// `text` with the lines between [`CUDA_ONLY`] and [`CUDA_ONLY_END`] kept with `cuda`, left out
+/// without, and the marker lines themselves never written (each alone on its line, indented or
+/// not).
+fn select_lines(text: &str, cuda: bool) -> String {
+    let mut kept = String::with_capacity(text.len());
+    let mut inside = false;
+    for line in text.split_inclusive('\n') {
+        match line.trim() {
+            CUDA_ONLY => inside = true,
+            CUDA_ONLY_END => inside = false,
+            _ if inside && !cuda => {}
+            _ => kept.push_str(line),
+        }
+    }
+    kept
+}
+
+/// The placeholders of the templates: the package name (also in the worker's file name), the
+/// same as a Rust identifier, the repository's root (in `Cargo.toml` and the scripts) and the
+/// folder of a link-time libcuda (`.cargo/config.toml`).
 const NAME: &str = "scaffold-name";
 const IDENT: &str = "scaffold_name";
 const REPOSITORY: &str = "/path/to/block-size";
@@ -337,8 +366,9 @@ pub fn exec(request: &NewRequest) -> Result<Created, Error> {
     };
     let cuda: &[Template] = if request.cuda { CUDA_TEMPLATES } else { &[] };
     for template in TEMPLATES.iter().chain(cuda) {
-        let file = root.join(template.path);
-        let mut text = if template.filled { fill(template.text) } else { template.text.to_string() };
+        let file = root.join(template.path.replace(NAME, &request.name));
+        let text = select_lines(template.text, request.cuda);
+        let mut text = if template.filled { fill(&text) } else { text };
         if request.cuda && template.path == "README.md" {
             text.push('\n');
             text.push_str(&fill(README_CUDA));
@@ -356,17 +386,19 @@ pub fn exec(request: &NewRequest) -> Result<Created, Error> {
     let mut stdout = format!(
         "Created {name} in {root} ({files} files), on block-size at {repository}.\n\
          Test it (no GPU): cd {root} && cargo test\n\
-         Sweep it on a GPU: cargo run --release -- --block-sizes 64,128,256\n\
-         Its kernel is kernels/src/lib.rs; README.md says how to rebuild its PTX.\n",
+         Sweep it on a GPU: cargo build --release && target/release/{name} --block-sizes 64,128,256\n\
+         Its kernel is kernels/src/lib.rs; scripts/build-ptx rebuilds its PTX (README.md says what it needs).\n",
         name = request.name,
         root = root.display(),
         files = TEMPLATES.len() + cuda.len(),
         repository = repository.display(),
     );
     if request.cuda {
-        stdout.push_str(
-            "Its CUDA C++ twin is cuda/stencil3.cu, its nvcc PTX ptx/stencil3-nvcc.ptx; scripts/build-cuda-twin rebuilds it.\n",
-        );
+        stdout.push_str(&format!(
+            "Its CUDA C++ twin is cuda/stencil3.cu, its nvcc PTX ptx/stencil3-nvcc.ptx; scripts/build-cuda-twin rebuilds it.\n\
+             Compare the two on a GPU: target/release/{} compare\n",
+            request.name
+        ));
     }
     Ok(Created { stdout, stderr: note })
 }
@@ -414,6 +446,32 @@ mod tests {
             }
         }
         assert!(CUDA_TEMPLATES.iter().any(|template| template.filled && template.text.contains(REPOSITORY)));
+    }
+
+    #[test]
+    fn the_cuda_only_lines_are_written_with_cuda_alone() {
+        let text = "a\n//@ if --cuda\n  b\n    //@ end\nc";
+        assert_eq!(select_lines(text, true), "a\n  b\nc");
+        assert_eq!(select_lines(text, false), "a\nc");
+        for template in TEMPLATES.iter().chain(CUDA_TEMPLATES) {
+            let mut open = false;
+            for line in template.text.lines().map(str::trim) {
+                if line == CUDA_ONLY || line == CUDA_ONLY_END {
+                    assert_eq!(open, line == CUDA_ONLY_END, "{}: unpaired or nested {line}", template.path);
+                    open = !open;
+                }
+            }
+            assert!(!open, "{}: {CUDA_ONLY} without {CUDA_ONLY_END}", template.path);
+        }
+        // Nothing of the twin is left in a project without it.
+        for path in ["src/lib.rs", "tests/stencil3.rs"] {
+            let template = TEMPLATES.iter().find(|template| template.path == path).unwrap();
+            assert!(template.text.contains(CUDA_ONLY), "{path}");
+            let plain = select_lines(template.text, false);
+            for word in ["CUDA", "compare", "nvcc", "//@"] {
+                assert!(!plain.contains(word), "{path} without --cuda holds {word}");
+            }
+        }
     }
 
     #[test]

@@ -1,12 +1,11 @@
 //! `block-size tail`: what a partial last wave costs.
 
-use crate::args::{DeviceArgs, KernelArgs, ProvenanceArgs, TimingArgs};
+use crate::args::{KernelArgs, TailArgs};
 use block_size_builtin::TailRequest;
-use block_size_builtin::requests::{DEFAULT_TAIL_BLOCK_SIZE, DEFAULT_WAVES};
-use block_size_runner::{DeviceChoice, Settings};
-use clap::{ArgAction, Args};
+use block_size_runner::Settings;
+use clap::Args;
 
-// The options of `block-size tail`.
+// The options of `block-size tail`: the kernel's, then those any program's `tail` takes.
 #[derive(Args, Debug, Clone, PartialEq)]
 #[command(
     about = "What a partial last wave costs: one block size, grids of 0.5 to 8 waves over the same frame"
@@ -19,24 +18,8 @@ pub struct Tail {
     pub kernel: KernelArgs,
 
     #[command(flatten)]
-    #[cfg_attr(doc, doc = "`--device`.")]
-    pub device: DeviceArgs,
-
-    /// Threads per block, 1 to the device's maximum
-    #[arg(long, value_name = "THREADS", default_value_t = DEFAULT_TAIL_BLOCK_SIZE)]
-    pub block_size: u32,
-
-    /// Grid sizes in waves (blocks/SM x SMs), comma-separated, each above 0 and at most 1000
-    #[arg(long, value_name = "LIST", value_delimiter = ',', default_values_t = DEFAULT_WAVES, action = ArgAction::Set)]
-    pub waves: Vec<f64>,
-
-    #[command(flatten)]
-    #[cfg_attr(doc, doc = "The timing options.")]
-    pub timing: TimingArgs,
-
-    #[command(flatten)]
-    #[cfg_attr(doc, doc = "`--provenance`.")]
-    pub provenance: ProvenanceArgs,
+    #[cfg_attr(doc, doc = "`--device`, `--block-size`, `--waves`, the timing options, `--provenance`.")]
+    pub tail: TailArgs,
 }
 
 impl Tail {
@@ -44,15 +27,8 @@ impl Tail {
     pub fn request(&self, command: Vec<String>) -> TailRequest {
         TailRequest {
             kernel: self.kernel.choice(),
-            settings: Settings {
-                device: DeviceChoice::One(self.device.device),
-                block_sizes: vec![self.block_size],
-                timing: self.timing.settings(),
-                provenance: self.provenance.provenance,
-                command,
-                ..Settings::default()
-            },
-            waves: self.waves.clone(),
+            settings: Settings { command, ..self.tail.settings() },
+            waves: self.tail.waves.clone(),
         }
     }
 }

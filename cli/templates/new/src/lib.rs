@@ -1,28 +1,133 @@
 //! The host side of scaffold-name: sweeps `stencil3` (kernels/src/lib.rs) over block sizes with
 //! block-size-runner, checking every row's output against a CPU stencil.
 //!
-//! Replace the kernel with your own: its PTX comes from kernels/ (`cargo run --release -p
-//! ptx-builder` there), its launch is described by [`kernel`], its CPU stand-in for the tests
-//! by `tests/stencil3.rs`.
+//! Replace the kernel with your own: its PTX comes from kernels/ (`scripts/build-ptx`), its
+//! launch is described by [`kernel`], its CPU stand-in for the tests by `tests/stencil3.rs`.
+//!
+//! The program is two binaries over this library: `scaffold-name` (src/main.rs), which links no
+//! driver, so that it starts anywhere, and `scaffold-name-cuda` (src/bin/), which links the
+//! driver's `libcuda.so.1` through cust and runs [`run`] on the GPU.
 
-use block_size_cli::SweepArgs;
-use block_size_runner::{Arg, Check, Console, Driver, EmbeddedPtx, Kernel};
-use clap::Parser;
+//@ if --cuda
+use block_size_cli::CompareArgs;
+//@ end
+use block_size_cli::cli::usage_line;
+use block_size_cli::{SweepArgs, TailArgs};
+use block_size_runner::{Arg, Check, Console, Driver, EmbeddedPtx, Error, Kernel, exit};
+use clap::{Args, Parser, Subcommand};
+use std::cell::OnceCell;
 
 /// The kernels' PTX as cuda_builder wrote it, and its provenance stamp.
 pub const PTX: EmbeddedPtx = EmbeddedPtx::user("scaffold-name", include_str!("../ptx/kernels.ptx"))
     .with_stamp(include_str!("../ptx/kernels.stamp.toml"));
 
-/// The command line: the program's own options, then the sweep's (`--block-sizes`, `--runs`,
-/// `--grid`, `--format`, ...; `--help` lists them).
+//@ if --cuda
+/// The same kernel in CUDA C++ (cuda/stencil3.cu) as nvcc compiled it (scripts/build-cuda-twin),
+/// and its stamp: `compare` times it against [`PTX`]'s.
+pub const CUDA: EmbeddedPtx = EmbeddedPtx::user("nvcc", include_str!("../ptx/stencil3-nvcc.ptx"))
+    .with_stamp(include_str!("../ptx/stencil3-nvcc.stamp.toml"));
+
+//@ end
+/// The command line: a subcommand, or the sweep's options (`--block-sizes`, `--runs`, `--grid`,
+/// `--format`, ...; `--help` lists them), as `block-size` takes them.
 #[derive(Parser, Debug)]
 #[command(name = "scaffold-name", about = "Sweeps the block size of the stencil3 kernel")]
+#[command(args_conflicts_with_subcommands = true)]
 pub struct Cli {
+    /// A subcommand; none: the sweep.
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    /// The kernel's input.
+    #[command(flatten)]
+    pub input: Input,
+    /// The sweep's options.
+    #[command(flatten)]
+    pub sweep: SweepArgs,
+}
+
+/// The subcommands: each measures the same kernel as the sweep.
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    //@ if --cuda
+    /// stencil3 from cuda_builder (ptx/kernels.ptx) and from nvcc (ptx/stencil3-nvcc.ptx), timed
+    /// side by side in interleaved rounds
+    Compare {
+        /// The kernel's input.
+        #[command(flatten)]
+        input: Input,
+        /// `compare`'s options.
+        #[command(flatten)]
+        compare: CompareArgs,
+    },
+    //@ end
+    /// What a partial last wave costs: stencil3 at one block size, grids of 0.5 to 8 waves over
+    /// the same input
+    Tail {
+        /// The kernel's input.
+        #[command(flatten)]
+        input: Input,
+        /// `tail`'s options.
+        #[command(flatten)]
+        tail: TailArgs,
+    },
+}
+
+/// The kernel's input, which the sweep and every subcommand take.
+#[derive(Args, Debug, Clone, Copy)]
+pub struct Input {
     /// Values in the stencil's input
     #[arg(long, default_value_t = 1 << 24, value_parser = clap::value_parser!(u32).range(1..))]
     pub n: u32,
-    #[command(flatten)]
-    pub sweep: SweepArgs,
+}
+
+impl Cli {
+    /// This process's command line, checked as far as it can be without a device: `--help`
+    /// prints and exits 0; a bad value ends the process with one `Error:` line, exit 2.
+    pub fn from_command_line() -> Self {
+        let cli = Self::try_parse().unwrap_or_else(|error| {
+            if !error.use_stderr() {
+                error.exit(); // --help
+            }
+            stop(&Error::new(exit::USAGE, usage_line(&error)))
+        });
+        if let Err(error) = cli.validate() {
+            stop(&error);
+        }
+        cli
+    }
+
+    /// The kernel over the input the command line asks for.
+    fn kernel(&self) -> Kernel {
+        let input = match &self.command {
+            None => &self.input,
+            //@ if --cuda
+            Some(Command::Compare { input, .. }) => input,
+            //@ end
+            Some(Command::Tail { input, .. }) => input,
+        };
+        kernel(input.n as usize)
+    }
+
+    /// Every check of the command line that needs no device, the first failing one as one line
+    /// (exit 2), cheap: the kernel's description holds no data yet ([`kernel`]).
+    pub fn validate(&self) -> Result<(), Error> {
+        let kernel = self.kernel();
+        match &self.command {
+            None => self.sweep.settings().validate_for(&kernel),
+            //@ if --cuda
+            Some(Command::Compare { compare, .. }) => {
+                compare.settings().validate_compare(&kernel, compare.rounds, &[])
+            }
+            //@ end
+            Some(Command::Tail { tail, .. }) => tail.settings().validate_tail(&kernel, &tail.waves),
+        }
+    }
+}
+
+/// Ends the process as `block-size` does on `error`: one `Error:` line, its exit status.
+fn stop(error: &Error) -> ! {
+    eprintln!("Error: {error}");
+    std::process::exit(error.exit_status())
 }
 
 /// `n` input values: small integers, so that every sum of three is exact in `f32` and the
@@ -38,21 +143,27 @@ pub fn stencil3(x: &[f32]) -> Vec<f32> {
     (0..x.len()).map(|i| at(i.wrapping_sub(1)) + at(i) + at(i + 1)).collect()
 }
 
-/// `stencil3` over `x`: its output `y`, `(threads + 2) * 4` bytes of dynamic shared memory a
-/// block (the tile and its halo), every row's `y` checked against [`stencil3`] on the CPU.
-pub fn kernel(x: Vec<f32>) -> Kernel {
-    let n = x.len();
-    let want = stencil3(&x);
+/// `stencil3` over [`values`]`(n)`: its output `y`, `(threads + 2) * 4` bytes of dynamic shared
+/// memory a block (the tile and its halo), every row's `y` checked against [`stencil3`] on the
+/// CPU. The description holds no data: the input and the CPU's output are made the first time
+/// a run needs them, once per run, and never in the launcher, which only checks the command
+/// line.
+pub fn kernel(n: usize) -> Kernel {
+    let want = OnceCell::new();
     Kernel::new(PTX, "stencil3")
+        //@ if --cuda
+        .twin(CUDA)
+        //@ end
         .items(n as u64, "values")
         .bytes_per_pass(8 * n as u64, "moved per pass")
-        .input("x", x)
+        .input_with("x", n, move || Ok(values(n)))
         .output::<f32>("y", n)
         .dynamic_shared_memory(|threads, _| (threads + 2) * 4)
         .args(move |_| vec![Arg::Buffer("x"), Arg::Usize(n), Arg::Buffer("y")])
         .check(Check::reference(move |result, _| {
             let got = result.of::<f32>().ok_or_else(|| "y is not f32".to_string())?;
-            match got.iter().zip(&want).position(|(got, want)| got.to_bits() != want.to_bits()) {
+            let want = want.get_or_init(|| stencil3(&values(n)));
+            match got.iter().zip(want).position(|(got, want)| got.to_bits() != want.to_bits()) {
                 None if got.len() == want.len() => Ok(()),
                 None => Err(format!("y has {} values, not {}", got.len(), want.len())),
                 Some(i) => Err(format!("y[{i}] is {}, the CPU's {}", got[i], want[i])),
@@ -63,6 +174,20 @@ pub fn kernel(x: Vec<f32>) -> Kernel {
 /// The program on `driver`; returns its exit status (0 every row's check held, 1 one failed, 2
 /// bad input, 3 no GPU).
 pub fn run(driver: &impl Driver, cli: &Cli, console: &mut Console) -> i32 {
-    let kernel = kernel(values(cli.n as usize));
-    block_size_runner::sweep_and_print(driver, &kernel, &cli.sweep.settings(), console)
+    let kernel = cli.kernel();
+    let ran = match &cli.command {
+        None => return block_size_runner::sweep_and_print(driver, &kernel, &cli.sweep.settings(), console),
+        //@ if --cuda
+        Some(Command::Compare { compare, .. }) => {
+            block_size_runner::compare(driver, &kernel, &compare.settings(), compare.rounds, &[], console)
+        }
+        //@ end
+        Some(Command::Tail { tail, .. }) => {
+            block_size_runner::tail(driver, &kernel, &tail.settings(), &tail.waves, console)
+        }
+    };
+    ran.unwrap_or_else(|error| {
+        let _ = writeln!(console.err, "Error: {error}");
+        error.exit_status()
+    })
 }

@@ -1,10 +1,16 @@
 //! The whole program on block-size-runner's mock driver, with a CPU emulation of the kernel: a
-//! clean sweep, a wrong value caught, `--corrupt-output`, bad input and no GPU.
+//! clean sweep, a wrong value caught, `--corrupt-output`, bad input and no GPU; `tail`.
+//@ if --cuda
+//! And `compare`, the CUDA C++ twin emulated as the Rust kernel is.
+//@ end
 
 use anyhow::{Result, bail, ensure};
 use block_size_runner::mock::{EmulatedMemory, Launch, MockDriver, MockGpu, read_values, write_values};
 use block_size_runner::{Console, exit};
 use clap::Parser as _;
+//@ if --cuda
+use scaffold_name::CUDA;
+//@ end
 use scaffold_name::{Cli, PTX};
 
 /// `stencil3` on the CPU, as the GPU runs it: each block takes its tiles in a grid-stride loop,
@@ -36,9 +42,13 @@ fn emulate(launch: &Launch, memory: &mut dyn EmulatedMemory, fault: Option<usize
     write_values(memory.at_mut(y)?, &out)
 }
 
+/// The mock GPU, running [`emulate`] for every build of the kernel.
 fn gpu() -> MockGpu {
     let mut gpu = MockGpu::h200_like();
     gpu.emulate(PTX.kernel("stencil3"), emulate);
+    //@ if --cuda
+    gpu.emulate(CUDA.kernel("stencil3"), emulate);
+    //@ end
     gpu
 }
 
@@ -49,9 +59,14 @@ struct Ran {
     stderr: String,
 }
 
+/// The command line `scaffold-name ARGS...`.
+fn parse(args: &[&str]) -> Result<Cli, clap::Error> {
+    Cli::try_parse_from(std::iter::once("scaffold-name").chain(args.iter().copied()))
+}
+
 fn run_on(gpu: MockGpu, args: &[&str]) -> Ran {
     let driver = MockDriver { cuda_version: 13000, devices: vec![gpu] };
-    let cli = Cli::try_parse_from(std::iter::once("scaffold-name").chain(args.iter().copied())).unwrap();
+    let cli = parse(args).unwrap();
     let (mut out, mut err) = (Vec::new(), Vec::new());
     let code = scaffold_name::run(&driver, &cli, &mut Console { out: &mut out, err: &mut err });
     Ran { code, stdout: String::from_utf8(out).unwrap(), stderr: String::from_utf8(err).unwrap() }
@@ -97,9 +112,7 @@ fn corrupt_output_fails_every_row() {
 fn bad_input_is_exit_status_2() {
     // What clap refuses, before the sweep.
     for bad in [&["--n", "0"][..], &["--runs", "many"], &["--block-sizes", "64,x"]] {
-        let error =
-            Cli::try_parse_from(std::iter::once("scaffold-name").chain(bad.iter().copied())).unwrap_err();
-        assert_eq!(error.exit_code(), exit::USAGE, "{bad:?}");
+        assert_eq!(parse(bad).unwrap_err().exit_code(), exit::USAGE, "{bad:?}");
     }
     // What the sweep's settings refuse, as one line.
     let twice = run_on(gpu(), &["--n", "1000", "--block-sizes", "64,64"]);
@@ -114,9 +127,62 @@ fn bad_input_is_exit_status_2() {
 }
 
 #[test]
+fn tail_measures_each_grid_at_one_block_size() {
+    let ran =
+        run_on(gpu(), &["tail", "--n", "100003", "--block-size", "128", "--waves", "0.5,1,2", "--runs", "2"]);
+    assert_eq!((ran.code, ran.stderr.as_str()), (exit::SUCCESS, ""), "{}", ran.stdout);
+    assert!(ran.stdout.contains("Block size: 128 threads"), "{}", ran.stdout);
+    let rows = ran
+        .stdout
+        .lines()
+        .filter(|line| line.split_whitespace().next().is_some_and(|waves| waves.parse::<f64>().is_ok()))
+        .count();
+    assert_eq!(rows, 3, "one row per grid: {}", ran.stdout);
+}
+
+//@ if --cuda
+#[test]
+fn compare_times_the_rust_kernel_against_its_cuda_twin() {
+    let ran = run_on(gpu(), &["compare", "--n", "100003", "--block-sizes", "32,256", "--rounds", "3"]);
+    assert_eq!((ran.code, ran.stderr.as_str()), (exit::SUCCESS, ""), "{}", ran.stdout);
+    // A column of each build, and the ratio of the Rust kernel's times to the twin's.
+    for heading in ["scaffold-name blk/SM", "nvcc blk/SM", "scaffold-name/nvcc"] {
+        assert!(ran.stdout.contains(heading), "no {heading}: {}", ran.stdout);
+    }
+}
+
+#[test]
+fn compare_catches_a_wrong_value_of_either_build() {
+    let mut gpu = gpu();
+    gpu.wrong_kernel = Some(CUDA.kernel("stencil3"));
+    gpu.wrong_element = 77;
+    let ran = run_on(gpu, &["compare", "--n", "1000", "--block-sizes", "64", "--rounds", "2"]);
+    assert_eq!(ran.code, exit::FAILED, "{}", ran.stdout);
+    assert!(check_failures(&ran).iter().any(|line| line.contains("y[77] is ")), "{}", ran.stderr);
+}
+
+//@ end
+#[test]
+fn what_needs_no_device_is_checked_before_it() {
+    let refused = |args: &[&str]| parse(args).unwrap().validate().unwrap_err();
+    assert!(parse(&["--n", "1000"]).unwrap().validate().is_ok());
+    let twice = refused(&["--block-sizes", "64,64"]);
+    assert_eq!(
+        (twice.exit_status(), twice.to_string()),
+        (exit::USAGE, "block size 64 is listed twice in --block-sizes".into())
+    );
+    assert_eq!(refused(&["tail", "--waves", "0"]).exit_status(), exit::USAGE);
+    //@ if --cuda
+    assert_eq!(refused(&["compare", "--rounds", "0"]).to_string(), "--rounds must be at least 1, not 0");
+    //@ end
+    // The sweep's options are not a subcommand's, as in block-size.
+    assert_eq!(parse(&["--runs", "3", "tail"]).unwrap_err().exit_code(), exit::USAGE);
+}
+
+#[test]
 fn no_gpu_is_exit_status_3() {
     let driver = MockDriver { cuda_version: 13000, devices: Vec::new() };
-    let cli = Cli::try_parse_from(["scaffold-name", "--n", "10"]).unwrap();
+    let cli = parse(&["--n", "10"]).unwrap();
     let (mut out, mut err) = (Vec::new(), Vec::new());
     let code = scaffold_name::run(&driver, &cli, &mut Console { out: &mut out, err: &mut err });
     assert_eq!((code, out.is_empty()), (exit::NO_DEVICE, true));
