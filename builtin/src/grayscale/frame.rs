@@ -50,7 +50,7 @@ pub fn plane(pixels: usize, period: usize) -> Result<Vec<f32>> {
 
 /// A pixel where the GPU and the CPU disagree.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Mismatch {
+pub struct WrongPixel {
     /// The pixel.
     pub index: usize,
     /// What the GPU computed.
@@ -74,18 +74,18 @@ pub fn first_mismatch(
     pixels: usize,
     want: impl Fn(usize) -> f32 + Sync,
     relative_tolerance: f32,
-) -> Option<Mismatch> {
+) -> Option<WrongPixel> {
     let found = got
         .par_iter()
         .take(pixels)
         .enumerate()
         .position_first(|(i, &value)| !within(value, want(i), relative_tolerance));
     if let Some(index) = found {
-        return Some(Mismatch { index, got: got[index], want: want(index) });
+        return Some(WrongPixel { index, got: got[index], want: want(index) });
     }
     (got.len() != pixels).then(|| {
         let index = got.len().min(pixels);
-        Mismatch {
+        WrongPixel {
             index,
             got: got.get(index).copied().unwrap_or(f32::NAN),
             want: if index < pixels { want(index) } else { f32::NAN },
@@ -152,7 +152,7 @@ mod tests {
         got[7] = 0.0;
         got[3] = 2.0;
         let found = first_mismatch(&got, 10, |_| 1.0, RELATIVE_TOLERANCE).unwrap();
-        assert_eq!(found, Mismatch { index: 3, got: 2.0, want: 1.0 });
+        assert_eq!(found, WrongPixel { index: 3, got: 2.0, want: 1.0 });
     }
 
     #[test]

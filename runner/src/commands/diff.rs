@@ -102,7 +102,7 @@ impl Unjudged {
 
 /// The comparison of two records.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Comparison {
+pub(crate) struct FileDiff {
     /// What differs between the files that makes them different measurements.
     pub differences: Vec<String>,
     /// What differs that does not (driver, timing, grid).
@@ -111,7 +111,7 @@ pub(crate) struct Comparison {
     pub lines: Vec<Line>,
 }
 
-impl Comparison {
+impl FileDiff {
     /// How many configurations got each verdict.
     pub fn count(&self, verdict: Verdict) -> usize {
         self.lines.iter().filter(|line| line.judged.is_some_and(|judged| judged.verdict == verdict)).count()
@@ -150,7 +150,7 @@ fn samples(row: &RowRecord) -> Vec<f64> {
 }
 
 /// Compares NEW with OLD at `threshold`.
-pub(crate) fn compare(old: &SweepRecord, new: &SweepRecord, threshold: f64) -> Comparison {
+pub(crate) fn diff_records(old: &SweepRecord, new: &SweepRecord, threshold: f64) -> FileDiff {
     let mut differences = Vec::new();
     let mut notes = Vec::new();
     let differ = |what: &str, old: String, new: String, into: &mut Vec<String>| {
@@ -220,7 +220,7 @@ pub(crate) fn compare(old: &SweepRecord, new: &SweepRecord, threshold: f64) -> C
             unjudged: Some(unjudged(None, Some(row))),
         });
     }
-    Comparison { differences, notes, lines }
+    FileDiff { differences, notes, lines }
 }
 
 /// What the files' runs failed, as a refusal: their rows are not a measurement.
@@ -244,7 +244,7 @@ pub(crate) fn exec(request: &DiffRequest, console: &mut Console) -> Result<i32, 
     let (old, new) = (SweepRecord::read(&request.old)?, SweepRecord::read(&request.new)?);
     failed_checks(&old, &request.old)?;
     failed_checks(&new, &request.new)?;
-    let comparison = compare(&old, &new, request.threshold);
+    let comparison = diff_records(&old, &new, request.threshold);
     if !comparison.differences.is_empty() && !request.allow_different {
         return Err(Error::new(
             exit::USAGE,
@@ -276,7 +276,7 @@ pub(crate) fn render(
     request: &DiffRequest,
     old: &SweepRecord,
     new: &SweepRecord,
-    comparison: &Comparison,
+    comparison: &FileDiff,
 ) -> String {
     let describe = |label: &str, path: &std::path::Path, record: &SweepRecord| {
         format!(

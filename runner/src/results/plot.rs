@@ -38,14 +38,14 @@ pub(crate) struct Chart {
     /// The x axis' description.
     pub x_desc: String,
     /// One point per measured row, in the sweep's order.
-    pub rows: Vec<Point>,
+    pub rows: Vec<PlotPoint>,
     /// The fastest row's index and its legend label.
     pub best: Option<(usize, String)>,
 }
 
 /// One row of the plot.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Point {
+pub(crate) struct PlotPoint {
     /// Its x label: the block size, or "block size:value" with an axis.
     pub label: String,
     /// GB/s at the median.
@@ -93,11 +93,11 @@ impl Chart {
         bytes_per_pass: f64,
     ) -> Self {
         let gbps = |ms: f64| frame_size::gigabytes_per_second(bytes_per_pass, ms);
-        let drawn: Vec<(&RowRecord, Point)> = rows
+        let drawn: Vec<(&RowRecord, PlotPoint)> = rows
             .iter()
             .filter(|row| row.measured())
             .map(|row| {
-                let point = Point {
+                let point = PlotPoint {
                     label: label(row.threads_per_block, &row.axes),
                     median_gbps: gbps(row.median_ms),
                     slowest_gbps: gbps(row.max_ms),
