@@ -9,7 +9,7 @@ pub mod engine;
 
 use self::engine::{Comparison, round_ratios};
 use crate::commands::settings::{DeviceChoice, Settings};
-use crate::commands::sweep::prepare::check_kernel;
+use crate::commands::sweep::prepare::{check_kernel, entry_in};
 use crate::error::{Console, Error, exit, failed};
 use crate::kernel::Kernel;
 use crate::kernel::run::Run;
@@ -55,13 +55,7 @@ fn compared(kernel: &Kernel, against: &[KernelRef]) -> Result<Vec<KernelRef>, Er
     }
     let params = entry_params(own.module.ptx, own.entry).unwrap_or_default();
     for other in &against {
-        let Some(theirs) = entry_params(other.module.ptx, other.entry) else {
-            let entries = other.module.stamp().kernels.join(", ");
-            return Err(usage(format!(
-                "the {} PTX has no kernel `{}`; its kernels: {entries}",
-                other.module.label, other.entry
-            )));
-        };
+        let theirs = entry_in(*other)?;
         if theirs != params {
             return Err(usage(format!(
                 "the {} kernel `{}` takes ({}), the {} kernel `{}` ({}): compare needs the same parameters",

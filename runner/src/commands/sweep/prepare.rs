@@ -8,7 +8,7 @@ use crate::commands::settings::Settings;
 use crate::error::{Error, exit};
 use crate::kernel::Kernel;
 use crate::kernel::run::Run;
-use crate::measure::ptx::{EmbeddedPtx, entry_params};
+use crate::measure::ptx::{EmbeddedPtx, KernelRef, entry_params};
 use crate::measure::timing::Timing;
 use crate::model::grid::GridPolicy;
 
@@ -19,16 +19,25 @@ pub(crate) fn check_kernel(kernel: &Kernel, modules: &[EmbeddedPtx]) -> Result<(
     kernel.validate().map_err(usage)?;
     for &module in modules {
         for kernel_ref in kernel.kernels_in(module) {
-            if entry_params(module.ptx, kernel_ref.entry).is_none() {
-                let entries = module.stamp().kernels.join(", ");
-                return Err(usage(format!(
-                    "the {} PTX has no kernel `{}`; its kernels: {entries}",
-                    module.label, kernel_ref.entry
-                )));
-            }
+            entry_in(kernel_ref)?;
         }
     }
     Ok(())
+}
+
+/// The parameters of `kernel`'s entry in its PTX, or the one line (exit 2) saying that the PTX
+/// has no such entry and naming those it has.
+pub(crate) fn entry_in(kernel: KernelRef) -> Result<Vec<String>, Error> {
+    entry_params(kernel.module.ptx, kernel.entry).ok_or_else(|| {
+        let entries = kernel.module.stamp().kernels.join(", ");
+        Error::new(
+            exit::USAGE,
+            format!(
+                "the {} PTX has no kernel `{}`; its kernels: {entries}",
+                kernel.module.label, kernel.entry
+            ),
+        )
+    })
 }
 
 /// Everything about a sweep of `kernel` with `settings` that needs no device: the settings
