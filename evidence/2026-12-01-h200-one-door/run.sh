@@ -6,7 +6,10 @@
 # (cuda_builder's PTX against nvcc's), its tail, its corrupt-output self-test, and
 # compute-sanitizer's memcheck, racecheck and synccheck on both builds of its kernel. Every
 # transcript is the programs' own output; `#` lines are this script's.
+# `run.sh tests` runs the GPU tests alone, `run.sh commands` the rest (each fits one device call);
+# no argument runs both.
 set -u
+part=${1:-all}
 D=.device/one-door
 B=$D/target/release
 S=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
@@ -27,12 +30,15 @@ run() { # file, then the command
     timeout 300 "$@" >> "$OUT/$file" 2>&1
     echo "# exit status: $?" >> "$OUT/$file"
 }
+if [ "$part" != commands ]; then
 header > "$OUT/gpu-tests.txt"
 for test in "$B"/deps/gpu-*; do
     echo "################ REQUIRE_GPU=1 $test --test-threads=1" >> "$OUT/gpu-tests.txt"
     REQUIRE_GPU=1 PATH="$PATH:/usr/local/cuda/bin" timeout 500 "$test" --test-threads=1 >> "$OUT/gpu-tests.txt" 2>&1
     echo "# exit status: $?" >> "$OUT/gpu-tests.txt"
 done
+fi
+if [ "$part" != tests ]; then
 header > "$OUT/ours.txt"
 run ours.txt "$B/block-size" --provenance
 run ours.txt "$B/block-size" compare --provenance
@@ -52,4 +58,5 @@ for tool in memcheck racecheck synccheck; do
     run sanitizer.txt "$S" --tool "$tool" --error-exitcode 99 "$D/stencil-demo-cuda" compare \
         --n 1000003 --block-sizes 1,31,32,100,256,1000,1024 --rounds 1 --warmups 0
 done
+fi
 grep -h "^################\|exit status\|test result\|SUMMARY" "$OUT"/*.txt

@@ -110,14 +110,65 @@ impl Console<'_> {
     /// where its message is empty), and returns its exit status.
     pub(crate) fn print_error(&mut self, error: &Error) -> i32 {
         if !error.message.is_empty() {
-            self.err(&format!("Error: {}\n", error.message));
+            self.err(&format!("Error: {}\n", one_line(&error.message)));
         }
         error.code
     }
+}
+
+/// `text` as it may stand in a one-line message: as it is where every character is printable,
+/// else quoted and escaped as Rust writes a string literal (`"a\nb"`), so that no newline,
+/// carriage return or bidirectional control in a name or a path can split or reorder the line.
+pub(crate) fn shown(text: impl AsRef<std::ffi::OsStr>) -> String {
+    let text = text.as_ref().to_string_lossy();
+    if text.chars().any(|c| c.is_control() || is_bidi_control(c)) || text.is_empty() {
+        format!("{text:?}")
+    } else {
+        text.into_owned()
+    }
+}
+
+/// `message` with every control character and bidirectional control escaped (`\n`,
+/// `\u{202e}`): the last guard of the promise that an error is one line and reads as written,
+/// whatever a GPU name, a path or a file's contents put into it.
+pub(crate) fn one_line(message: &str) -> String {
+    message
+        .chars()
+        .map(|c| if c.is_control() || is_bidi_control(c) { c.escape_debug().to_string() } else { c.to_string() })
+        .collect()
+}
+
+/// The Unicode characters that reorder text around them (the bidirectional embeddings,
+/// overrides, isolates and marks).
+pub(crate) fn is_bidi_control(c: char) -> bool {
+    matches!(c, '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
 }
 
 /// Runs `program` with standard output and standard error as its [`Console`].
 pub fn with_stdio<T>(program: impl FnOnce(&mut Console) -> T) -> T {
     let (mut out, mut err) = (std::io::stdout(), std::io::stderr());
     program(&mut Console { out: &mut out, err: &mut err })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_plain_name_is_shown_as_it_is_and_an_odd_one_quoted_on_one_line() {
+        assert_eq!(shown("out/sweep.json"), "out/sweep.json");
+        assert_eq!(shown("a b.json"), "a b.json");
+        assert_eq!(shown("a\nb.json"), "\"a\\nb.json\"");
+        assert_eq!(shown("x\u{202e}nosj.json"), "\"x\\u{202e}nosj.json\"");
+        assert_eq!(shown(""), "\"\"");
+    }
+
+    #[test]
+    fn an_error_is_printed_on_one_line_whatever_its_message_holds() {
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let mut console = Console { out: &mut out, err: &mut err };
+        let code = console.print_error(&Error::new(exit::USAGE, "GPU \"H200\nfake\r\u{202e}\" refused"));
+        assert_eq!(code, exit::USAGE);
+        assert_eq!(String::from_utf8(err).unwrap(), "Error: GPU \"H200\\nfake\\r\\u{202e}\" refused\n");
+    }
 }

@@ -67,6 +67,7 @@ match block_size_runner::sweep(&CudaDriver, &kernel, &settings) {
 // The layers, bottom to top: each imports only those below it (tests/tests/layers.rs).
 pub mod commands;
 mod error;
+mod files;
 mod kernel;
 mod measure;
 mod model;
