@@ -14,7 +14,7 @@ cargo build --release --locked -p block-size -p reduce-example
 # The GPU tests, compiled against the release binaries they run (assert_cmd finds them beside
 # the test binary's folder).
 built=$(cargo test --release --locked --no-run -p block-size -p reduce-example --test gpu 2>&1 | sed -n 's/.*Executable .*(\(.*\))$/\1/p')
-for binary in block-size block-size-cuda reduce-example stencil-example faults-example; do
+for binary in block-size block-size-cuda reduce-example stencil-example faults-example faults-example-cuda; do
     strip -o "$dest/target/release/$binary" "target/release/$binary"
 done
 for test in $built; do

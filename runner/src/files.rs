@@ -24,7 +24,8 @@ pub(crate) const MAX_INPUT_BYTES: u64 = 1 << 30;
 /// read, is larger than `limit` bytes (checked as it is read: a character device or a FIFO has
 /// no size to ask), or is not UTF-8.
 pub(crate) fn read_bounded(path: &Path, what: &str, limit: u64) -> Result<String, String> {
-    let file = std::fs::File::open(path).map_err(|error| format!("cannot read {what} {}: {error}", shown(path)))?;
+    let file =
+        std::fs::File::open(path).map_err(|error| format!("cannot read {what} {}: {error}", shown(path)))?;
     if file.metadata().is_ok_and(|metadata| metadata.is_dir()) {
         return Err(format!("cannot read {what} {}: it is a folder", shown(path)));
     }
@@ -232,11 +233,20 @@ mod tests {
         assert!(same_file(&file, &folder.join("hard.json")));
         assert!(same_file(&file, &folder.join("soft.json")));
         assert!(same_file(&file, &folder.join(".").join("c.json")));
-        assert!(same_file(&folder.join("new.json"), &folder.join("..").join(folder.file_name().unwrap()).join("new.json")));
+        assert!(same_file(
+            &folder.join("new.json"),
+            &folder.join("..").join(folder.file_name().unwrap()).join("new.json")
+        ));
         assert!(!same_file(&file, &folder.join("new.json")));
-        let error = check_distinct(&[("--html", &folder.join("hard.json"))], &[("report", &file)]).unwrap_err();
-        assert!(error.starts_with("--html ") && error.ends_with("names the file report reads: give the output a file of its own"), "{error}");
-        let error = check_distinct(&[("--json", &file), ("--csv", &folder.join("./c.json"))], &[]).unwrap_err();
+        let error =
+            check_distinct(&[("--html", &folder.join("hard.json"))], &[("report", &file)]).unwrap_err();
+        assert!(
+            error.starts_with("--html ")
+                && error.ends_with("names the file report reads: give the output a file of its own"),
+            "{error}"
+        );
+        let error =
+            check_distinct(&[("--json", &file), ("--csv", &folder.join("./c.json"))], &[]).unwrap_err();
         assert!(error.starts_with("--json and --csv both name "), "{error}");
     }
 
@@ -250,7 +260,10 @@ mod tests {
         assert_eq!(check_writable("--html", &fifo), Ok(()));
         assert_eq!(
             check_writable("--json", &folder.join("none").join("x.json")),
-            Err(format!("cannot write {} (--json): its folder does not exist", folder.join("none").join("x.json").display()))
+            Err(format!(
+                "cannot write {} (--json): its folder does not exist",
+                folder.join("none").join("x.json").display()
+            ))
         );
         assert!(check_writable("--json", &folder).unwrap_err().ends_with("it is a folder"));
     }
