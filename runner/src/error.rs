@@ -134,7 +134,15 @@ pub(crate) fn shown(text: impl AsRef<std::ffi::OsStr>) -> String {
 pub(crate) fn one_line(message: &str) -> String {
     message
         .chars()
-        .map(|c| if c.is_control() || is_bidi_control(c) { c.escape_debug().to_string() } else { c.to_string() })
+        .map(
+            |c| {
+                if c.is_control() || is_bidi_control(c) {
+                    c.escape_debug().to_string()
+                } else {
+                    c.to_string()
+                }
+            },
+        )
         .collect()
 }
 
