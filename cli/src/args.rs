@@ -395,6 +395,11 @@ pub struct SweepArgs {
     /// config_for(device name, compute capability)), and its JSON to FILE.json
     #[arg(long, value_name = "FILE.rs")]
     pub emit_rust: Option<PathBuf>,
+
+    /// Let --emit-rust replace a file it did not write (one whose first line is not its own
+    /// header, such as a hand-written main.rs); without it such a file is refused
+    #[arg(long)]
+    pub force: bool,
 }
 
 impl SweepArgs {
@@ -427,6 +432,7 @@ impl SweepArgs {
             launch_timeout: self.launch_timeout,
             search: self.search.map(SearchArg::search),
             emit_rust: self.emit_rust.clone(),
+            force: self.force,
         }
     }
 }

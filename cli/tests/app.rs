@@ -636,7 +636,8 @@ fn the_table_and_every_export_in_one_run() {
     for (args, message) in [
         (
             vec!["--markdown", "/no/such/folder/sweep.md"],
-            "Error: cannot write /no/such/folder/sweep.md: its folder does not exist\n".to_string(),
+            "Error: cannot write /no/such/folder/sweep.md (--markdown): its folder does not exist\n"
+                .to_string(),
         ),
         (
             vec!["--json", json.as_str(), "--csv", json.as_str()],

@@ -111,6 +111,70 @@ fn a_fault_that_loses_the_context_costs_a_worker_and_every_other_row_is_measured
 }
 
 #[test]
+fn a_sweep_whose_every_row_failed_writes_every_export_with_its_failures() {
+    let folder = temp("all-failed");
+    let _ = std::fs::remove_dir_all(&folder);
+    std::fs::create_dir_all(&folder).unwrap();
+    let at = |name: &str| folder.join(name).to_str().unwrap().to_string();
+    let mut args = vec!["--block-sizes".to_string(), "512".into(), "--journal".into(), at("j.jsonl")];
+    for option in ["--output", "--json", "--csv", "--markdown", "--html", "--plot", "--emit-rust"] {
+        let name = format!("out{}", option.replace("--", "."));
+        args.extend([option.to_string(), at(&name)]);
+    }
+    let Output { status, stdout, stderr } = Command::new(env!("CARGO_BIN_EXE_block-size"))
+        .args(QUICK)
+        .args(&args)
+        .env("BLOCK_SIZE_TEST_WORKER", mock_worker())
+        .env("MOCK_FAULT_AT", "512")
+        .output()
+        .unwrap();
+    let (code, stdout, stderr) =
+        (status.code().unwrap_or(-1), String::from_utf8(stdout).unwrap(), String::from_utf8(stderr).unwrap());
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stdout.is_empty(), "--output takes the table: {stdout}");
+    let failure = "check failed: at 512 threads per block nothing was measured: the launch failed";
+    assert!(stderr.contains(failure), "{stderr}");
+    assert!(stderr.contains("1 check(s) failed"), "{stderr}");
+    // --emit-rust has no winner to write, and says so in one line.
+    let emitted = format!("--emit-rust: {} not written: a check failed\n", at("out.emit-rust"));
+    assert_eq!(stderr.matches("--emit-rust").count(), 1, "{stderr}");
+    assert!(stderr.contains(&emitted), "{stderr}");
+    assert!(!Path::new(&at("out.emit-rust")).exists() && !Path::new(&at("out.emit-rust.json")).exists());
+    let export = json(Path::new(&at("out.json")));
+    let failed = rows(&export);
+    assert_eq!(failed.len(), 1);
+    assert!(
+        failed[0].1.as_deref().unwrap().contains("too many resources requested for launch"),
+        "{failed:?}"
+    );
+    let nothing = "No configuration was measured: every row failed (the failed checks say why).";
+    for (file, holds) in [
+        ("out.output", nothing),
+        ("out.markdown", nothing),
+        ("out.html", nothing),
+        ("out.html", "1 check(s) failed"),
+        ("out.csv", "512,"),
+        ("out.plot", "<svg"),
+    ] {
+        let text = std::fs::read_to_string(at(file)).unwrap();
+        assert!(text.contains(holds), "{file} lacks {holds:?}: {text}");
+    }
+    assert_eq!(journal_lines(Path::new(&at("j.jsonl"))).len(), 1);
+    // Its page, read back from the JSON, is the same page, and says so too.
+    let output = Command::new(env!("CARGO_BIN_EXE_block-size"))
+        .args(["report", &at("out.json"), "--html", &at("again.html")])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(output.stdout.is_empty() && output.stderr.is_empty());
+    assert_eq!(
+        std::fs::read_to_string(at("again.html")).unwrap(),
+        std::fs::read_to_string(at("out.html")).unwrap()
+    );
+    let _ = std::fs::remove_dir_all(folder);
+}
+
+#[test]
 fn a_hang_is_named_within_its_timeout_and_the_other_rows_finish() {
     let output = temp("hang.json");
     let started = Instant::now();
@@ -201,7 +265,7 @@ fn sigterm_keeps_the_finished_rows_too() {
 fn an_output_that_cannot_be_written_is_refused_before_any_gpu_work() {
     let (code, stdout, stderr) = run(&["--format", "json", "--output", "/proc/self/x.json"], &[]);
     assert_eq!((code, stdout.as_str()), (2, ""));
-    assert!(stderr.starts_with("Error: cannot write /proc/self/x.json: "), "{stderr}");
+    assert!(stderr.starts_with("Error: cannot write /proc/self/x.json (--output): "), "{stderr}");
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
 }
 

@@ -558,7 +558,7 @@ fn refusals_are_one_line_exit_2_and_write_nothing() {
     let file = temp.0.join("a-file");
     std::fs::write(&file, "x").unwrap();
     let at = |name: &str| temp.0.join(name).into_os_string();
-    let cases: [(Vec<std::ffi::OsString>, String); 5] = [
+    let cases: [(Vec<std::ffi::OsString>, String); 7] = [
         (
             vec![at("x"), "--name".into(), "Sweep".into()],
             "--name: `Sweep` is not a valid crate name: ".into(),
@@ -579,6 +579,12 @@ fn refusals_are_one_line_exit_2_and_write_nothing() {
             vec![at("y"), "--runner-path".into(), temp.0.clone().into_os_string()],
             format!("{} is not the block-size repository", temp.0.display()),
         ),
+        // PATH that takes no project is bad input too, not a failed check (exit 1).
+        (
+            vec![file.join("sub").into_os_string(), "--name".into(), "sub".into()],
+            format!("cannot write the project at {}: ", file.join("sub").display()),
+        ),
+        (vec!["/sys/block-size-new".into()], "cannot write the project at /sys/block-size-new: ".into()),
     ];
     for (args, message) in cases {
         let assert = block_size().arg("new").args(&args).assert().code(2).stdout("");
@@ -588,4 +594,17 @@ fn refusals_are_one_line_exit_2_and_write_nothing() {
     }
     let left: Vec<_> = std::fs::read_dir(&temp.0).unwrap().map(|entry| entry.unwrap().file_name()).collect();
     assert_eq!(left, ["a-file"], "a refused `new` writes nothing");
+    // A read-only empty folder (root writes one anyway: nothing to see there).
+    let root = std::fs::metadata("/proc/self").map(|metadata| std::os::unix::fs::MetadataExt::uid(&metadata));
+    if root.is_ok_and(|uid| uid != 0) {
+        use std::os::unix::fs::PermissionsExt as _;
+        let locked = temp.0.join("locked");
+        std::fs::create_dir(&locked).unwrap();
+        std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o555)).unwrap();
+        let assert = block_size().arg("new").arg(&locked).assert().code(2).stdout("");
+        let stderr = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(stderr.starts_with("Error: cannot write the project at "), "{stderr}");
+        std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
 }

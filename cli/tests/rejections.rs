@@ -153,17 +153,17 @@ fn every_rejection_of_the_sweep_s_settings_is_the_same_line_through_both() {
                 output: Some("/no/such/folder/sweep.json".into()),
                 ..Settings::default()
             },
-            "cannot write /no/such/folder/sweep.json: its folder does not exist",
+            "cannot write /no/such/folder/sweep.json (--output): its folder does not exist",
         ),
         (
             &["--plot", "/no/such/folder/sweep.svg"],
             Settings { plot: Some("/no/such/folder/sweep.svg".into()), ..Settings::default() },
-            "cannot write /no/such/folder/sweep.svg: its folder does not exist",
+            "cannot write /no/such/folder/sweep.svg (--plot): its folder does not exist",
         ),
         (
             &["--emit-rust", "/no/such/folder/winner.rs"],
             Settings { emit_rust: Some("/no/such/folder/winner.rs".into()), ..Settings::default() },
-            "cannot write /no/such/folder/winner.rs: its folder does not exist",
+            "cannot write /no/such/folder/winner.rs (--emit-rust): its folder does not exist",
         ),
         (
             &["--search", "race", "--runs", "5"],
@@ -193,6 +193,108 @@ fn every_rejection_of_the_sweep_s_settings_is_the_same_line_through_both() {
             "Error: the argument '--flush-l2' cannot be used with '--no-flush-l2'\n".into()
         )
     );
+}
+
+#[test]
+fn no_output_clobbers_another_or_an_input_and_emit_rust_keeps_a_hand_written_file_through_both() {
+    let folder = std::env::temp_dir().join(format!("rejections-{}-clobber", std::process::id()));
+    let _ = std::fs::remove_dir_all(&folder);
+    std::fs::create_dir_all(folder.join("d")).unwrap();
+    let at = |name: &str| folder.join(name).to_str().unwrap().to_string();
+    let (journal, main) = (at("j.jsonl"), at("main.rs"));
+    std::fs::write(&journal, "").unwrap();
+    std::fs::write(&main, "fn main() {}\n").unwrap();
+    std::fs::write(at("t.txt"), "kept").unwrap();
+    std::fs::hard_link(at("t.txt"), at("hard.txt")).unwrap();
+    std::os::unix::fs::symlink(at("t.txt"), at("soft.txt")).unwrap();
+    let export = |format, name: &str| (format, std::path::PathBuf::from(at(name)));
+    let cases: Vec<(Vec<String>, Settings, String)> = vec![
+        (
+            vec!["--json".into(), at("d/s.json"), "--csv".into(), at("./d/s.json")],
+            Settings {
+                exports: vec![export(Format::Json, "d/s.json"), export(Format::Csv, "./d/s.json")],
+                ..Settings::default()
+            },
+            format!("--json and --csv both name {}: give each its own file", at("./d/s.json")),
+        ),
+        (
+            vec!["--json".into(), at("w.rs.json"), "--emit-rust".into(), at("w.rs")],
+            Settings {
+                exports: vec![export(Format::Json, "w.rs.json")],
+                emit_rust: Some(at("w.rs").into()),
+                ..Settings::default()
+            },
+            format!("--json and --emit-rust both name {}: give each its own file", at("w.rs.json")),
+        ),
+        (
+            vec!["--output".into(), at("t.txt"), "--json".into(), at("hard.txt")],
+            Settings {
+                output: Some(at("t.txt").into()),
+                exports: vec![export(Format::Json, "hard.txt")],
+                ..Settings::default()
+            },
+            format!("--output and --json both name {}: give each its own file", at("hard.txt")),
+        ),
+        (
+            vec!["--plot".into(), at("soft.txt"), "--markdown".into(), at("t.txt")],
+            Settings {
+                plot: Some(at("soft.txt").into()),
+                exports: vec![export(Format::Markdown, "t.txt")],
+                ..Settings::default()
+            },
+            format!("--plot and --markdown both name {}: give each its own file", at("t.txt")),
+        ),
+        (
+            vec!["--resume".into(), journal.clone(), "--json".into(), journal.clone()],
+            Settings {
+                resume: Some(journal.clone().into()),
+                exports: vec![export(Format::Json, "j.jsonl")],
+                ..Settings::default()
+            },
+            format!("--json {journal} names the file --resume reads: give the output a file of its own"),
+        ),
+        (
+            vec!["--resume".into(), journal.clone(), "--emit-rust".into(), journal.clone()],
+            Settings {
+                resume: Some(journal.clone().into()),
+                emit_rust: Some(journal.clone().into()),
+                ..Settings::default()
+            },
+            format!("--emit-rust {journal} names the file --resume reads: give the output a file of its own"),
+        ),
+        (
+            vec!["--emit-rust".into(), main.clone()],
+            Settings { emit_rust: Some(main.clone().into()), ..Settings::default() },
+            format!(
+                "--emit-rust {main} is not a file --emit-rust wrote (its first line is not `// Written by ... --emit-rust: ...`): --force replaces it"
+            ),
+        ),
+    ];
+    for (args, settings, line) in cases {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        refused_alike(&args, settings, &line);
+    }
+    assert_eq!(std::fs::read_to_string(at("t.txt")).unwrap(), "kept");
+    assert_eq!(std::fs::read_to_string(&main).unwrap(), "fn main() {}\n");
+    // `--journal j --resume j` continues; `--force` replaces the hand-written file.
+    let (code, _, stderr) =
+        through_cli(&["--block-sizes", "64", "--runs", "1", "--journal", &journal, "--resume", &journal]);
+    assert_eq!(code, 0, "{stderr}");
+    let (code, _, stderr) =
+        through_cli(&["--block-sizes", "64", "--runs", "1", "--emit-rust", &main, "--force"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(std::fs::read_to_string(&main).unwrap().starts_with("// Written by "));
+    let forced = Settings {
+        block_sizes: vec![64],
+        timing: TimingSettings { runs: Some(1), ..TimingSettings::default() },
+        emit_rust: Some(at("lib.rs").into()),
+        force: true,
+        ..Settings::default()
+    };
+    std::fs::write(at("lib.rs"), "pub fn mine() {}\n").unwrap();
+    assert_eq!(through_library(forced).0, 0);
+    assert!(std::fs::read_to_string(at("lib.rs")).unwrap().starts_with("// Written by "));
+    let _ = std::fs::remove_dir_all(folder);
 }
 
 #[test]

@@ -149,9 +149,26 @@ fn bad_input_is_one_line_and_exit_2() {
     refused(&[&json], "the following required arguments were not provided");
     refused(
         &[&json, "--html", "/no/such/folder/r.html"],
-        "cannot write /no/such/folder/r.html: its folder does not exist",
+        "cannot write /no/such/folder/r.html (--html): its folder does not exist",
     );
-    refused(&[&json, "--html", &json], "would overwrite the JSON it reads");
+    refused(&[&json, "--html", &json], "names the file report reads: give the output a file of its own");
+    // The same file by another path, a symlink or a hard link is the same file.
+    let sweep_json = folder.join("sweep.json");
+    std::os::unix::fs::symlink(&sweep_json, folder.join("soft.json")).unwrap();
+    std::fs::hard_link(&sweep_json, folder.join("hard.json")).unwrap();
+    let dotted = folder.join(".").join("sweep.json");
+    for other in [dotted, folder.join("soft.json"), folder.join("hard.json")] {
+        refused(&[&json, "--html", other.to_str().unwrap()], "names the file report reads");
+    }
+    let relative = Command::cargo_bin("block-size")
+        .unwrap()
+        .current_dir(&folder)
+        .args(["report", "sweep.json", "--html", "./sweep.json"])
+        .output()
+        .unwrap();
+    assert_eq!(relative.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&relative.stderr).contains("names the file report reads"));
+    assert!(std::fs::read_to_string(&json).unwrap().starts_with('{'), "the JSON is kept");
     refused(&["/no/such.json", "--html", out], "/no/such.json: cannot read it: ");
     let text = std::fs::read_to_string(&json).unwrap();
     let write = |name: &str, text: &str| {
@@ -183,5 +200,40 @@ fn bad_input_is_one_line_and_exit_2() {
     let output = block_size().args(["report", &odd, "--html", out]).output().unwrap();
     assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
     assert!(std::fs::read_to_string(out).unwrap().contains("PTX sha256 <code>éééééééééééééééé</code>"));
+    let _ = std::fs::remove_dir_all(folder);
+}
+
+#[test]
+fn a_page_to_a_fifo_reaches_its_reader_whole() {
+    let folder = scratch("fifo");
+    let (json, html) = sweep(&folder);
+    let fifo = folder.join("page.fifo");
+    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    // The reader waits first: a probe that opened and closed the FIFO would hand it an empty
+    // file, and the page's own write would then wait for a reader that never comes.
+    let reader =
+        std::process::Command::new("cat").arg(&fifo).stdout(std::process::Stdio::piped()).spawn().unwrap();
+    let mut report = std::process::Command::new(assert_cmd::cargo::cargo_bin("block-size"))
+        .args(["report", &json, "--html", fifo.to_str().unwrap()])
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = report.try_wait().unwrap() {
+            break status;
+        }
+        if started.elapsed() > std::time::Duration::from_secs(30) {
+            let _ = report.kill();
+            panic!("block-size report to a FIFO hung");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    if !status.success() {
+        // Release the reader, which would otherwise wait for a writer.
+        let _ = std::fs::OpenOptions::new().write(true).open(&fifo);
+    }
+    assert_eq!(status.code(), Some(0));
+    let read = reader.wait_with_output().unwrap();
+    assert_eq!(String::from_utf8(read.stdout).unwrap(), std::fs::read_to_string(&html).unwrap());
     let _ = std::fs::remove_dir_all(folder);
 }

@@ -5,7 +5,8 @@ is written to a temporary file beside it and renamed into place, so that it is n
 written and a failed write keeps the old one; a special file (a FIFO, `/dev/stdout`) is written
 in place, and nothing probes it beforehand (an open of a FIFO blocks until a reader comes, a
 probe that opened and closed it would hand that reader an empty file); and two names of one file
-(by another path, a symlink or a hard link) are found by its device and inode (`same-file`).
+(by another path, a symlink or a hard link) are found by its device and inode, from stat(2) (no
+open: an open of a FIFO waits).
 
 Every message is one line, with each path [`shown`] so that no character in it can split it.
 */
@@ -131,7 +132,11 @@ fn running_as_root() -> bool {
 /// Whether `a` and `b` name one file: the same device and inode where both exist (another
 /// path, a symlink, a hard link), else the same folder (resolved) and the same name.
 pub(crate) fn same_file(a: &Path, b: &Path) -> bool {
-    if let Ok(true) = same_file::is_same_file(a, b) {
+    // stat(2), not same-file's open: an open of a FIFO for reading waits for a writer.
+    use std::os::unix::fs::MetadataExt as _;
+    if let (Ok(a), Ok(b)) = (std::fs::metadata(a), std::fs::metadata(b))
+        && (a.dev(), a.ino()) == (b.dev(), b.ino())
+    {
         return true;
     }
     match (resolved(a), resolved(b)) {
@@ -258,6 +263,9 @@ mod tests {
         assert!(made.success());
         // An open of the FIFO for writing would block here: no reader ever comes.
         assert_eq!(check_writable("--html", &fifo), Ok(()));
+        // Nor is it opened for reading to tell two names of it apart: no writer comes either.
+        assert!(same_file(&fifo, &folder.join(".").join("fifo")));
+        assert_eq!(check_distinct(&[("--html", &fifo)], &[("report", &folder.join("a.json"))]), Ok(()));
         assert_eq!(
             check_writable("--json", &folder.join("none").join("x.json")),
             Err(format!(

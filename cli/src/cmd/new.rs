@@ -307,12 +307,15 @@ fn toml_escaped(path: &Path) -> String {
     path.display().to_string().replace('\\', "\\\\").replace('"', "\\\"")
 }
 
+/// A file or folder of the project that cannot be made: bad input (exit 2), not a failed check,
+/// since it is PATH that does not take a project (a read-only folder, a file where a folder must
+/// be, `/sys`).
 fn failed(path: &Path, error: std::io::Error) -> Error {
-    Error::new(exit::FAILED, format!("{}: {error}", path.display()))
+    Error::new(exit::USAGE, format!("cannot write the project at {}: {error}", path.display()))
 }
 
-/// Writes the project; refuses (exit status 2) a PATH that exists and is not an empty folder, or
-/// a repository without `runner/` and `cli/`.
+/// Writes the project; refuses (exit status 2) a PATH that exists and is not an empty folder, one
+/// where the project cannot be written, or a repository without `runner/` and `cli/`.
 pub fn exec(request: &NewRequest) -> Result<Created, Error> {
     let usage = |message: String| Error::new(exit::USAGE, message);
     let path = &request.path;

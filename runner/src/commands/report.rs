@@ -4,8 +4,8 @@ no GPU needed; the same page `--html FILE` writes during the sweep. A file of an
 version is upgraded as it is read, and its page says what that file did not record.
 */
 
-use crate::commands::settings::check_files;
-use crate::error::{Error, exit};
+use crate::error::{Error, exit, shown};
+use crate::files;
 use crate::results::export::html;
 use crate::results::schema::SweepRecord;
 use std::path::PathBuf;
@@ -21,26 +21,24 @@ pub(crate) struct ReportRequest {
 }
 
 impl ReportRequest {
-    /// Every check that needs no file read, the first failing one as one line (exit 2).
+    /// Every check that needs no file read, the first failing one as one line (exit 2): the
+    /// page can be written (nothing opened: a FIFO is taken as it is), and it is not the JSON
+    /// read by any path (another spelling, a symlink, a hard link).
     pub(crate) fn validate(&self) -> Result<(), Error> {
-        check_files(&[("--html", &self.html)]).map_err(|message| Error::new(exit::USAGE, message))?;
-        if self.html == self.input {
-            return Err(Error::new(
-                exit::USAGE,
-                format!("--html {} would overwrite the JSON it reads", self.html.display()),
-            ));
-        }
-        Ok(())
+        let usage = |message: String| Error::new(exit::USAGE, message);
+        files::check_distinct(&[("--html", &self.html)], &[("report", &self.input)]).map_err(usage)?;
+        files::check_writable("--html", &self.html).map_err(usage)
     }
 }
 
-/// Reads the export, writes the page. A file that is not an export, or of a newer schema
-/// version, is one line, exit 2; a page that cannot be written, exit 1.
+/// Reads the export, writes the page whole ([`files::write_whole`]). A file that is not an
+/// export, or of a newer schema version, is one line, exit 2; a page that cannot be written,
+/// exit 1.
 pub(crate) fn exec(request: &ReportRequest) -> Result<(), Error> {
     request.validate()?;
     let record = SweepRecord::read(&request.input)?;
     let page = html::render(&record)
-        .map_err(|why| Error::new(exit::USAGE, format!("{}: {why}", request.input.display())))?;
-    std::fs::write(&request.html, page)
-        .map_err(|error| Error::new(exit::FAILED, format!("writing {}: {error}", request.html.display())))
+        .map_err(|why| Error::new(exit::USAGE, format!("{}: {why}", shown(&request.input))))?;
+    files::write_whole(&request.html, page.as_bytes())
+        .map_err(|error| Error::new(exit::FAILED, format!("writing {}: {error}", shown(&request.html))))
 }

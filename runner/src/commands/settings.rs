@@ -11,12 +11,13 @@ sweep opens it, for the library and the CLI alike.
 */
 
 use crate::error::{Error, exit};
+use crate::files;
 use crate::measure::timing::{DEFAULT_BATCH_LAUNCHES, NoiseStop, Timing, TimingMode};
 use crate::model::grid::GridPolicy;
 use crate::model::occupancy::DEFAULT_BLOCK_SIZES;
 use crate::results::export::Format;
 use crate::search::strategy::Search;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// Untimed launches before each row: `block_size.cu`'s.
@@ -229,6 +230,9 @@ pub struct Settings {
     /// `--emit-rust`: write the winning configuration here as Rust source, and its JSON beside
     /// it (`crate::results::emit`).
     pub emit_rust: Option<PathBuf>,
+    /// `--force`: let `--emit-rust` replace a file it did not write itself (a hand-written
+    /// `main.rs`); without it such a file is refused before the sweep.
+    pub force: bool,
 }
 
 impl Default for Settings {
@@ -251,6 +255,7 @@ impl Default for Settings {
             launch_timeout: None,
             search: None,
             emit_rust: None,
+            force: false,
         }
     }
 }
@@ -277,10 +282,7 @@ impl Settings {
                 return Err(usage(format!("{} is given twice: one file a format", format.option())));
             }
         }
-        check_files(&self.files()).map_err(usage)?;
-        if let Some(path) = &self.emit_rust {
-            output_folders_exist([&crate::results::emit::json_path(path)]).map_err(usage)?;
-        }
+        self.check_outputs().map_err(usage)?;
         if self.search == Some(Search::Race) && timing.stop.is_none() {
             return Err(usage(
                 "--search race needs the noise-driven stop: --runs is a fixed count for every configuration"
@@ -295,19 +297,44 @@ impl Settings {
         Ok(timing)
     }
 
-    /// Every file the settings write, with the option that names it.
-    fn files(&self) -> Vec<(&'static str, &PathBuf)> {
-        let exports = self.exports.iter().map(|(format, path)| (format.option(), path));
-        [("--output", &self.output), ("--plot", &self.plot)]
+    /// Every file the settings write, with the option that names it: `--emit-rust` twice, for
+    /// its Rust source and the JSON beside it; the journal last.
+    fn outputs(&self) -> Vec<(&'static str, PathBuf)> {
+        let exports = self.exports.iter().map(|(format, path)| (format.option(), path.clone()));
+        let emitted = self.emit_rust.iter().flat_map(|path| {
+            [("--emit-rust", path.clone()), ("--emit-rust", crate::results::emit::json_path(path))]
+        });
+        let named = |option, path: &Option<PathBuf>| path.clone().map(|path| (option, path));
+        named("--output", &self.output)
             .into_iter()
-            .filter_map(|(option, path)| path.as_ref().map(|path| (option, path)))
+            .chain(named("--plot", &self.plot))
             .chain(exports)
-            .chain(
-                [("--journal", &self.journal), ("--emit-rust", &self.emit_rust)]
-                    .into_iter()
-                    .filter_map(|(option, path)| path.as_ref().map(|path| (option, path))),
-            )
+            .chain(emitted)
+            .chain(named("--journal", &self.journal))
             .collect()
+    }
+
+    /// Every output can be written ([`files::check_writable`], which opens no special file),
+    /// no two name one file by any path, none but the journal names the file `--resume` reads
+    /// (`--journal j --resume j` continues a journal), and `--emit-rust` replaces only files it
+    /// wrote itself unless `--force`.
+    fn check_outputs(&self) -> Result<(), String> {
+        let outputs = self.outputs();
+        let named: Vec<(&str, &Path)> =
+            outputs.iter().map(|(option, path)| (*option, path.as_path())).collect();
+        files::check_distinct(&named, &[])?;
+        let inputs: Vec<(&str, &Path)> =
+            self.resume.iter().map(|path| ("--resume", path.as_path())).collect();
+        let replaced: Vec<(&str, &Path)> =
+            named.iter().copied().filter(|(option, _)| *option != "--journal").collect();
+        files::check_distinct(&replaced, &inputs)?;
+        for (option, path) in named {
+            files::check_writable(option, path)?;
+        }
+        match &self.emit_rust {
+            Some(path) if !self.force => crate::results::emit::check_replaceable(path),
+            _ => Ok(()),
+        }
     }
 
     /// The search for `configurations`: the one asked for, or [`Search::automatic`] (exhaustive
@@ -343,37 +370,6 @@ pub(crate) fn check_block_sizes(block_sizes: &[u32]) -> Result<(), String> {
 /// The first value of `values` that an earlier one repeats, where one does.
 pub(crate) fn first_repeat<T: PartialEq + Copy>(values: &[T]) -> Option<T> {
     values.iter().enumerate().find(|&(index, value)| values[..index].contains(value)).map(|(_, &value)| value)
-}
-
-/// Every file the options name can be created (its folder exists), and no two options name
-/// the same file. The message is one line.
-pub(crate) fn check_files(files: &[(&str, &PathBuf)]) -> Result<(), String> {
-    output_folders_exist(files.iter().map(|(_, path)| *path))?;
-    for (index, (option, path)) in files.iter().enumerate() {
-        if let Some((other, _)) = files[..index].iter().find(|(_, earlier)| earlier == path) {
-            return Err(format!("{other} and {option} both name {}: give each its own file", path.display()));
-        }
-    }
-    Ok(())
-}
-
-/// Every file `--output` and `--plot` name can be created: its folder exists. The message is
-/// one line.
-pub(crate) fn output_folders_exist<'a>(paths: impl IntoIterator<Item = &'a PathBuf>) -> Result<(), String> {
-    for path in paths {
-        let folder = path.parent().filter(|folder| !folder.as_os_str().is_empty());
-        if folder.is_some_and(|folder| !folder.is_dir()) {
-            return Err(format!("cannot write {}: its folder does not exist", path.display()));
-        }
-        let existed = path.exists();
-        if let Err(error) = std::fs::OpenOptions::new().append(true).create(true).open(path) {
-            return Err(format!("cannot write {}: {error}", path.display()));
-        }
-        if !existed {
-            let _ = std::fs::remove_file(path);
-        }
-    }
-    Ok(())
 }
 
 #[cfg(test)]
@@ -457,14 +453,14 @@ mod tests {
     fn outputs_into_missing_folders_and_an_empty_grid_are_refused() {
         assert_eq!(
             refused(Settings { output: Some("/no/such/folder/x.json".into()), ..Settings::default() }),
-            "cannot write /no/such/folder/x.json: its folder does not exist"
+            "cannot write /no/such/folder/x.json (--output): its folder does not exist"
         );
         assert_eq!(
             refused(Settings {
                 exports: vec![(Format::Csv, "/no/such/folder/x.csv".into())],
                 ..Settings::default()
             }),
-            "cannot write /no/such/folder/x.csv: its folder does not exist"
+            "cannot write /no/such/folder/x.csv (--csv): its folder does not exist"
         );
         assert_eq!(
             refused(Settings {
@@ -487,8 +483,145 @@ mod tests {
         );
         assert_eq!(
             refused(Settings { emit_rust: Some("/no/such/folder/winner.rs".into()), ..Settings::default() }),
-            "cannot write /no/such/folder/winner.rs: its folder does not exist"
+            "cannot write /no/such/folder/winner.rs (--emit-rust): its folder does not exist"
         );
+    }
+
+    fn folder(name: &str) -> PathBuf {
+        let folder = std::env::temp_dir().join(format!("settings-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&folder);
+        std::fs::create_dir_all(folder.join("d")).unwrap();
+        folder
+    }
+
+    #[test]
+    fn no_output_names_another_or_the_resumed_journal_by_any_path() {
+        let folder = folder("distinct");
+        let at = |name: &str| folder.join(name);
+        let shown = |name: &str| at(name).display().to_string();
+        let export = |format, name: &str| (format, at(name));
+        let cases = [
+            (
+                Settings {
+                    exports: vec![export(Format::Json, "d/s.json"), export(Format::Csv, "./d/s.json")],
+                    ..Settings::default()
+                },
+                format!("--json and --csv both name {}: give each its own file", shown("./d/s.json")),
+            ),
+            (
+                Settings {
+                    exports: vec![export(Format::Json, "w.rs.json")],
+                    emit_rust: Some(at("w.rs")),
+                    ..Settings::default()
+                },
+                format!("--json and --emit-rust both name {}: give each its own file", shown("w.rs.json")),
+            ),
+            (
+                Settings {
+                    output: Some(at("t.txt")),
+                    exports: vec![export(Format::Json, "./t.txt")],
+                    ..Settings::default()
+                },
+                format!("--output and --json both name {}: give each its own file", shown("./t.txt")),
+            ),
+            (
+                Settings {
+                    resume: Some(at("j.jsonl")),
+                    exports: vec![export(Format::Json, "d/../j.jsonl")],
+                    ..Settings::default()
+                },
+                format!(
+                    "--json {} names the file --resume reads: give the output a file of its own",
+                    shown("d/../j.jsonl")
+                ),
+            ),
+            (
+                Settings {
+                    resume: Some(at("j.jsonl")),
+                    emit_rust: Some(at("j.jsonl")),
+                    ..Settings::default()
+                },
+                format!(
+                    "--emit-rust {} names the file --resume reads: give the output a file of its own",
+                    shown("j.jsonl")
+                ),
+            ),
+        ];
+        for (settings, message) in cases {
+            assert_eq!(refused(settings), message);
+        }
+        // A hard link and a symlink are the file they name.
+        std::fs::write(at("a.md"), "kept").unwrap();
+        std::fs::hard_link(at("a.md"), at("hard.md")).unwrap();
+        std::os::unix::fs::symlink(at("a.md"), at("soft.md")).unwrap();
+        for other in ["hard.md", "soft.md"] {
+            let settings = Settings {
+                plot: Some(at(other)),
+                exports: vec![export(Format::Markdown, "a.md")],
+                ..Settings::default()
+            };
+            assert!(refused(settings).starts_with("--plot and --markdown both name "));
+        }
+        // `--journal j --resume j` continues a journal: the journal may be the file resumed.
+        let resumed =
+            Settings { journal: Some(at("j.jsonl")), resume: Some(at("j.jsonl")), ..Settings::default() };
+        assert_eq!(resumed.validate(), Ok(()));
+        let twice =
+            Settings { journal: Some(at("j.jsonl")), output: Some(at("j.jsonl")), ..Settings::default() };
+        assert!(refused(twice).starts_with("--output and --journal both name "));
+        assert_eq!(std::fs::read_to_string(at("a.md")).unwrap(), "kept");
+        assert_eq!(std::fs::read_dir(&folder).unwrap().count(), 4, "the checks leave no file behind");
+        let _ = std::fs::remove_dir_all(folder);
+    }
+
+    #[test]
+    fn a_fifo_given_as_any_output_is_checked_without_being_opened() {
+        let folder = folder("fifo");
+        let fifo = folder.join("fifo");
+        assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+        // Each open of the FIFO for writing would block: no reader ever comes.
+        let settings = Settings {
+            output: Some(fifo.clone()),
+            journal: Some(folder.join("j.jsonl")),
+            ..Settings::default()
+        };
+        assert_eq!(settings.validate(), Ok(()));
+        let settings = Settings {
+            journal: Some(fifo.clone()),
+            emit_rust: Some(folder.join("w.rs")),
+            ..Settings::default()
+        };
+        assert_eq!(settings.validate(), Ok(()));
+        let _ = std::fs::remove_dir_all(folder);
+    }
+
+    #[test]
+    fn emit_rust_replaces_a_file_it_did_not_write_only_with_force() {
+        let folder = folder("force");
+        let main = folder.join("main.rs");
+        std::fs::write(&main, "fn main() {}\n").unwrap();
+        let emit = Settings { emit_rust: Some(main.clone()), ..Settings::default() };
+        assert_eq!(
+            refused(emit.clone()),
+            format!(
+                "--emit-rust {} is not a file --emit-rust wrote (its first line is not `// Written by ... --emit-rust: ...`): --force replaces it",
+                main.display()
+            )
+        );
+        assert_eq!(Settings { force: true, ..emit.clone() }.validate(), Ok(()));
+        // The JSON beside it is a file of its own: one that holds no winners is refused too.
+        let winner = folder.join("winner.rs");
+        std::fs::write(folder.join("winner.rs.json"), "[1, 2]\n").unwrap();
+        let emit = Settings { emit_rust: Some(winner.clone()), ..Settings::default() };
+        assert!(refused(emit.clone()).ends_with(
+            "winner.rs.json is not a file --emit-rust wrote (it holds no winners): --force replaces it"
+        ));
+        assert_eq!(Settings { force: true, ..emit }.validate(), Ok(()));
+        // An empty file holds nothing to lose.
+        std::fs::write(&main, "").unwrap();
+        assert_eq!(Settings { emit_rust: Some(main.clone()), ..Settings::default() }.validate(), Ok(()));
+        assert_eq!(std::fs::read_to_string(folder.join("winner.rs.json")).unwrap(), "[1, 2]\n");
+        let _ = std::fs::remove_dir_all(folder);
     }
 
     #[test]

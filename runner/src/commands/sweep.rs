@@ -10,7 +10,8 @@ where (`Outputs`, from the settings alone) and write it (`Delivery`).
 */
 
 use crate::commands::settings::{DeviceChoice, Settings};
-use crate::error::{Console, Error, exit, failed};
+use crate::error::{Console, Error, exit, failed, shown};
+use crate::files;
 use crate::kernel::Kernel;
 use crate::kernel::run::Run;
 use crate::measure::backend::{Device, Driver, Gpu};
@@ -460,15 +461,14 @@ impl Outputs {
                 (None, Some(winner)) => {
                     // One file for every GPU: this one's winner joins those already in it.
                     let json_path = crate::results::emit::json_path(path);
-                    let existing = std::fs::read_to_string(&json_path).ok();
+                    let existing = crate::results::emit::existing_winners(path);
                     let (winners, note) = crate::results::emit::Winners::merge(
                         existing.as_deref(),
                         result.axes.clone(),
                         winner,
                     );
                     if let Some(note) = note {
-                        effects
-                            .push(Effect::Stderr(format!("--emit-rust: {} {note}\n", json_path.display())));
+                        effects.push(Effect::Stderr(format!("--emit-rust: {} {note}\n", shown(&json_path))));
                     }
                     effects.push(Effect::File(path.clone(), crate::results::emit::rust_source(&winners)));
                     let json = serde_json::to_string_pretty(&winners)? + "\n";
@@ -476,7 +476,7 @@ impl Outputs {
                 }
                 (why_not, _) => effects.push(Effect::Stderr(format!(
                     "--emit-rust: {} not written: {}\n",
-                    path.display(),
+                    shown(path),
                     why_not.unwrap_or("no configuration was measured")
                 ))),
             }
@@ -504,7 +504,8 @@ pub(crate) enum Effect {
 pub(crate) struct Delivery(pub Vec<Effect>);
 
 impl Delivery {
-    /// Writes each in turn. A file that cannot be written (its paths were checked before the
+    /// Writes each in turn, each file whole ([`files::write_whole`]: a failed write keeps the
+    /// file that was there). A file that cannot be written (its paths were checked before the
     /// sweep, but a disk can fill) is never lost: it goes to a file of the same name in the
     /// temporary folder, or where that fails too to standard output, and the run ends with
     /// exit 1 and one line naming where it went.
@@ -515,7 +516,7 @@ impl Delivery {
                 Effect::Stdout(text) => console.out(&text),
                 Effect::Stderr(text) => console.err(&text),
                 Effect::File(path, text) => {
-                    if let Err(error) = std::fs::write(&path, &text) {
+                    if let Err(error) = files::write_whole(&path, text.as_bytes()) {
                         lost = lost.or(Some(rescue(&path, &text, &error, console)));
                     }
                 }
@@ -529,14 +530,14 @@ impl Delivery {
 fn rescue(path: &Path, text: &str, error: &std::io::Error, console: &mut Console) -> Error {
     let name = path.file_name().map_or_else(|| "sweep".into(), |name| name.to_string_lossy().into_owned());
     let fallback = std::env::temp_dir().join(format!("block-size-{}-{name}", std::process::id()));
-    let went = match std::fs::write(&fallback, text) {
-        Ok(()) => format!("it went to {} instead", fallback.display()),
+    let went = match files::write_whole(&fallback, text.as_bytes()) {
+        Ok(()) => format!("it went to {} instead", shown(&fallback)),
         Err(_) => {
             console.out(text);
             "it went to standard output instead".to_string()
         }
     };
-    failed(anyhow!("writing {}: {error}; {went}", path.display()))
+    failed(anyhow!("writing {}: {error}; {went}", shown(path)))
 }
 
 /// `sweep.json` for device 1 becomes `sweep-gpu1.json`.

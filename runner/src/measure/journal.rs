@@ -185,9 +185,11 @@ fn write_line(mut file: &File, entry: &Entry) -> std::io::Result<()> {
     file.sync_data()
 }
 
+/// The journal opened to append to: the one open of it, nothing probed before (a FIFO's open
+/// waits here for its reader, as a write to it would).
 fn append(path: &Path) -> Result<File, Error> {
     OpenOptions::new().append(true).create(true).open(path).map_err(|error| {
-        Error::new(exit::USAGE, format!("cannot write the journal {}: {error}", path.display()))
+        Error::new(exit::USAGE, format!("cannot write the journal {}: {error}", crate::error::shown(path)))
     })
 }
 

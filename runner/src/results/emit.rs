@@ -14,9 +14,13 @@
 Beside it, [`json_path`] holds the same winners as JSON ([`Winners`]). A later run with the same
 FILE on another GPU (another machine, or `--device all`) adds its GPU's winner to both files
 and replaces that GPU's where it has one; a file of another kernel or other axes is replaced,
-with a line on standard error.
+with a line on standard error. A file it did not write (a hand-written `main.rs`: its first line
+is not [`rust_source`]'s, or a JSON that holds no winners) is refused before the sweep
+([`check_replaceable`]) unless `--force`.
 */
 
+use crate::error::{one_line, shown};
+use crate::files;
 use crate::measure::provenance::Provenance;
 use crate::model::axis_values::AxisValues;
 use crate::search::sweep::Sweep;
@@ -105,6 +109,62 @@ pub fn json_path(rust: &Path) -> PathBuf {
     PathBuf::from(name)
 }
 
+/// The first line of every file [`rust_source`] writes begins with this and holds
+/// [`HEADER_MARK`]: how a later run knows the file is one it may replace.
+const HEADER_START: &str = "// Written by ";
+const HEADER_MARK: &str = " --emit-rust: ";
+
+/// Whether `rust` and the JSON beside it may be replaced: each is missing, empty, not a regular
+/// file (a FIFO is written in place, unread), or one that `--emit-rust` wrote (its first line
+/// [`rust_source`]'s; the JSON an object of winners). Else the one line that says `--force`
+/// replaces it.
+pub(crate) fn check_replaceable(rust: &Path) -> Result<(), String> {
+    let refuse = |path: &Path, why: &str| {
+        Err(format!(
+            "--emit-rust {} is not a file --emit-rust wrote ({why}): --force replaces it",
+            shown(path)
+        ))
+    };
+    if let Some(first) = existing_text(rust, 4096) {
+        let first = first.lines().next().unwrap_or_default();
+        if !(first.starts_with(HEADER_START) && first.contains(HEADER_MARK)) {
+            return refuse(rust, "its first line is not `// Written by ... --emit-rust: ...`");
+        }
+    }
+    let json = json_path(rust);
+    if let Some(text) = existing_text(&json, files::MAX_INPUT_BYTES) {
+        let winners = serde_json::from_str::<serde_json::Value>(&text).ok().is_some_and(|value| {
+            ["kernel", "axes", "winners"].iter().all(|field| value.get(field).is_some())
+        });
+        if !winners {
+            return refuse(&json, "it holds no winners");
+        }
+    }
+    Ok(())
+}
+
+/// The start of a regular file that is there and not empty (at most `limit` bytes, lossily
+/// UTF-8); `None` for anything else, which is never read.
+fn existing_text(path: &Path, limit: u64) -> Option<String> {
+    use std::io::Read as _;
+    let metadata = std::fs::metadata(path).ok()?;
+    if !metadata.is_file() || metadata.len() == 0 {
+        return None;
+    }
+    let mut bytes = Vec::new();
+    // A file that cannot be read is no file of ours: refused, where `--force` replaces it.
+    let read = std::fs::File::open(path).and_then(|file| file.take(limit).read_to_end(&mut bytes));
+    Some(read.map_or_else(|_| String::new(), |_| String::from_utf8_lossy(&bytes).into_owned()))
+}
+
+/// The JSON beside `rust` as it stands, to merge this run's winner into: `None` where it is
+/// missing, not a regular file (a FIFO would block a read) or larger than any reader takes.
+pub(crate) fn existing_winners(rust: &Path) -> Option<String> {
+    let json = json_path(rust);
+    std::fs::metadata(&json).ok().filter(std::fs::Metadata::is_file)?;
+    files::read_bounded(&json, "--emit-rust's JSON", files::MAX_INPUT_BYTES).ok()
+}
+
 /// The winner of `sweep`, `None` where no row was measured.
 pub fn winner(sweep: &Sweep, provenance: &Provenance) -> Option<Winner> {
     let best = sweep.best()?;
@@ -166,9 +226,12 @@ pub fn rust_source(winners: &Winners) -> String {
         .collect();
     let mut source = comment(
         &format!(
-            "Written by {} --emit-rust: the fastest configuration of `{}` on {} GPU(s), each measured on that GPU.\n\
+            "{}{}{HEADER_MARK}the fastest configuration of `{}` on {} GPU(s), each measured on that GPU.\n\
              Axes: block size{}. Provenance per GPU above its module.",
-            winners.winners.first().map_or("block-size", |winner| winner.provenance.runner.as_str()),
+            HEADER_START.trim_start_matches("// "),
+            one_line(
+                winners.winners.first().map_or("block-size", |winner| winner.provenance.runner.as_str())
+            ),
             winners.kernel,
             winners.winners.len(),
             axes.iter().map(|(name, _, _)| format!(", {name}")).collect::<String>(),
@@ -326,6 +389,27 @@ mod tests {
                     println!(\"{} {} {} {:?}\", c.block_size, c.variant, c.tile + TILE, config_for(\"T4\", (7, 5))); \
                     assert_eq!(MEASURED, c); assert_eq!(BLOCK_SIZE, 256); }";
         assert_eq!(compile_and_run("str", &source, main), "256 x4 \"wide\" 16 None\n");
+    }
+
+    #[test]
+    fn a_file_it_wrote_is_replaceable_and_a_hand_written_one_is_not() {
+        let dir = std::env::temp_dir().join(format!("block-size-emit-own-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let rust = dir.join("winner.rs");
+        assert_eq!(check_replaceable(&rust), Ok(()), "nothing there yet");
+        let winners = Winners::merge(None, vec![], winner("NVIDIA H200", (9, 0), 256, &[])).0;
+        std::fs::write(&rust, rust_source(&winners)).unwrap();
+        std::fs::write(json_path(&rust), serde_json::to_string_pretty(&winners).unwrap()).unwrap();
+        assert_eq!(check_replaceable(&rust), Ok(()));
+        assert_eq!(existing_winners(&rust).map(|text| serde_json::from_str(&text).unwrap()), Some(winners));
+        // The header must be the first line: a file that only quotes it is someone else's.
+        std::fs::write(&rust, format!("fn main() {{}}\n{}", std::fs::read_to_string(&rust).unwrap()))
+            .unwrap();
+        assert!(check_replaceable(&rust).unwrap_err().starts_with("--emit-rust "));
+        std::fs::write(&rust, [0xff, 0xfe, b'\n']).unwrap();
+        assert!(check_replaceable(&rust).unwrap_err().ends_with(": --force replaces it"));
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

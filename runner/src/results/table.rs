@@ -169,6 +169,10 @@ pub fn limiter_cell(limiters: &[sm::Limiter]) -> String {
     if limiters.is_empty() { "-".to_string() } else { sm::limiter_names(limiters) }
 }
 
+/// The summary's line where no row was measured (every launch failed or hung): there is no
+/// fastest row, and the exports and the page say so in these words.
+pub(crate) const NOTHING_MEASURED: &str =
+    "No configuration was measured: every row failed (the failed checks say why).";
 /// The sentences after a sweep's table: the driver's suggestion, the fastest row, how many rows
 /// come near it, and the occupancy model's check. The table, the Markdown export, the JSON
 /// export's `model_check` and the plot's legend all say them in these words.
@@ -295,12 +299,14 @@ impl Summary {
     }
 
     /// "Fastest measured: 64 threads per block at 0.038 ms.", or with axes "Fastest
-    /// measured: 64 threads per block, items/thr 4, at 0.038 ms."
+    /// measured: 64 threads per block, items/thr 4, at 0.038 ms."; [`NOTHING_MEASURED`] where
+    /// every row failed.
     pub fn fastest(&self) -> Option<String> {
         let tunable = self.axes_phrase();
-        self.fastest.map(|(threads, ms)| {
-            format!("Fastest measured: {threads} threads per block{tunable} at {ms:.3} ms.")
-        })
+        Some(self.fastest.map_or_else(
+            || NOTHING_MEASURED.to_string(),
+            |(threads, ms)| format!("Fastest measured: {threads} threads per block{tunable} at {ms:.3} ms."),
+        ))
     }
 
     /// ", items/thr 4," for the fastest row of a sweep with axes; empty without.

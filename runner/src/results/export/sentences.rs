@@ -23,9 +23,12 @@ pub(super) fn suggestion(record: &SweepRecord) -> String {
 }
 
 /// "Fastest measured: 64 threads per block at 0.038 ms.", or with axes "Fastest measured: 64
-/// threads per block, items/thr 4, at 0.038 ms."; `None` where no row was measured.
+/// threads per block, items/thr 4, at 0.038 ms."; the table's `NOTHING_MEASURED` where no row
+/// was measured.
 pub(super) fn fastest(record: &SweepRecord) -> Option<String> {
-    let fastest = record.fastest()?;
+    let Some(fastest) = record.fastest() else {
+        return Some(crate::results::table::NOTHING_MEASURED.to_string());
+    };
     let axes = if fastest.axes.is_empty() { String::new() } else { format!(", {},", fastest.axes) };
     Some(format!(
         "Fastest measured: {} threads per block{axes} at {:.3} ms.",
