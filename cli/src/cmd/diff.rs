@@ -32,6 +32,7 @@ pub struct Diff {
 
     #[arg(
         long,
+        allow_negative_numbers = true,
         value_name = "FRACTION|PERCENT%",
         value_parser = parse_threshold,
         default_value_t = DEFAULT_THRESHOLD,
