@@ -341,7 +341,14 @@ pub struct SweepArgs {
     /// check at INDEX and the run must exit 1
     // `--corrupt-pixel`, its name from before there were kernels other than grayscale, stays
     // hidden here: `block-size`'s own help shows it (`crate::cli::build`).
-    #[arg(long, allow_negative_numbers = true, value_name = "INDEX", alias = "corrupt-pixel")]
+    // Read as a signed number first, so that `-1` is a value out of range.
+    #[arg(
+        long,
+        allow_negative_numbers = true,
+        value_name = "INDEX",
+        alias = "corrupt-pixel",
+        value_parser = clap::builder::RangedI64ValueParser::<usize>::new().range(0..)
+    )]
     pub corrupt_output: Option<usize>,
 
     /// `--provenance`.
