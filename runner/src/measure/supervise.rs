@@ -96,7 +96,7 @@ pub fn supervise(program: &Path, args: &[OsString], journal: Option<&Path>) -> R
                 .env(ATTEMPT, attempt.to_string())
                 .spawn()
                 .map_err(|error| {
-                    Error::new(exit::FAILED, format!("cannot start {}: {error}", shown(&program)))
+                    Error::new(exit::FAILED, format!("cannot start {}: {error}", shown(program)))
                 })?;
             let status = loop {
                 for ((&signal, count), forwarded) in signals.iter().zip(&received).zip(&mut forwarded) {
