@@ -5,7 +5,8 @@
 //!
 //! `MOCK_FAULT_AT=THREADS` (too many resources: the context survives), `MOCK_LOST_AT=THREADS`
 //! (an illegal address: the context is lost), `MOCK_HANG_AT=THREADS` (the launch never
-//! finishes), `MOCK_DELAY_MS=N` (every schedule takes N ms more, so a signal can arrive).
+//! finishes), `MOCK_DELAY_MS=N` (every schedule takes N ms more, so a signal can arrive),
+//! `MOCK_GPU_NAME=NAME` (the name the device reports, any bytes a driver could hand back).
 
 use block_size_cli::app;
 use block_size_runner::mock::{MockDriver, MockFault};
@@ -25,6 +26,9 @@ fn main() {
     }
     gpu.hang_at = threads("MOCK_HANG_AT");
     gpu.delay = std::time::Duration::from_millis(threads("MOCK_DELAY_MS").unwrap_or(0).into());
+    if let Some(name) = std::env::var_os("MOCK_GPU_NAME") {
+        gpu.limits.name = name.to_string_lossy().into_owned();
+    }
     let driver = MockDriver { cuda_version: 13000, devices: vec![gpu] };
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     std::process::exit(with_stdio(|console| app::main_with(&driver, &args, console)));

@@ -36,7 +36,7 @@ pub struct KernelArgs {
     /// Histogram bins, 1 to 4096 (--kernel histogram only) [default: 256]: 4 bytes of dynamic
     /// shared memory each per block, so more bins fit fewer blocks on an SM (4096 bins: 16 KiB);
     /// in a sweep a list (256,4096) is an axis, a column of the table
-    #[arg(long, value_name = "N", value_delimiter = ',')]
+    #[arg(long, allow_negative_numbers = true, value_name = "N", value_delimiter = ',')]
     pub bins: Vec<u32>,
 
     #[command(flatten)]
@@ -68,11 +68,11 @@ impl KernelArgs {
 #[cfg_attr(not(doc), allow(missing_docs))]
 pub struct FrameArgs {
     /// Frame width, at least 1
-    #[arg(long, value_name = "PIXELS", default_value_t = DEFAULT_WIDTH)]
+    #[arg(long, allow_negative_numbers = true, value_name = "PIXELS", default_value_t = DEFAULT_WIDTH)]
     pub width: u32,
 
     /// Frame height, at least 1
-    #[arg(long, value_name = "PIXELS", default_value_t = DEFAULT_HEIGHT)]
+    #[arg(long, allow_negative_numbers = true, value_name = "PIXELS", default_value_t = DEFAULT_HEIGHT)]
     pub height: u32,
 }
 
@@ -100,14 +100,27 @@ impl TimingArg {
     }
 }
 
-/// `--max-time-per-row`: seconds (`0.5`), or a duration with its unit (`500ms`, `2s`).
+/// The longest `--max-time-per-row` and `--launch-timeout`: a day, far past any row or wait
+/// worth timing, and far inside what a `Duration` and the clocks it is added to hold.
+const MAX_SECONDS: u64 = 24 * 60 * 60;
+
+/// `--max-time-per-row` and `--launch-timeout`: seconds (`0.5`), or a duration with its unit
+/// (`500ms`, `2s`), from 0 to [`MAX_SECONDS`].
 fn parse_seconds(text: &str) -> Result<Duration, String> {
-    match text.trim().parse::<f64>() {
-        Ok(seconds) if seconds.is_finite() && seconds >= 0.0 => Ok(Duration::from_secs_f64(seconds)),
-        Ok(_) => Err("a time of 0 seconds or more".to_string()),
-        Err(_) => humantime::parse_duration(text.trim())
-            .map_err(|_| "seconds (0.5) or a duration with its unit (500ms, 2s)".to_string()),
+    let text = text.trim();
+    let duration = match text.parse::<f64>() {
+        // Too large for a `Duration` is too large for the bound below.
+        Ok(seconds) if seconds.is_finite() && seconds >= 0.0 => {
+            Duration::try_from_secs_f64(seconds).unwrap_or(Duration::MAX)
+        }
+        Ok(_) => return Err("a time of 0 seconds or more".to_string()),
+        Err(_) => humantime::parse_duration(text)
+            .map_err(|_| "seconds (0.5) or a duration with its unit (500ms, 2s)".to_string())?,
+    };
+    if duration > Duration::from_secs(MAX_SECONDS) {
+        return Err(format!("a time of at most a day ({MAX_SECONDS} s)"));
     }
+    Ok(duration)
 }
 
 // `--warmups`: untimed launches before each row.
@@ -116,7 +129,7 @@ fn parse_seconds(text: &str) -> Result<Duration, String> {
 #[cfg_attr(not(doc), allow(missing_docs))]
 pub struct WarmupsArgs {
     /// Untimed launches before each row
-    #[arg(long, value_name = "N", default_value_t = TimingSettings::default().warmups)]
+    #[arg(long, allow_negative_numbers = true, value_name = "N", default_value_t = TimingSettings::default().warmups)]
     pub warmups: u32,
 }
 
@@ -135,7 +148,7 @@ pub struct TimingArgs {
     #[arg(long, value_name = "MODE", value_enum, default_value = "batch")]
     pub timing: TimingArg,
 
-    #[arg(long, value_name = "N", help = format!("Launches between one pair of events in a batch sample (--timing batch only) [default: {DEFAULT_BATCH_LAUNCHES}]"))]
+    #[arg(long, allow_negative_numbers = true, value_name = "N", help = format!("Launches between one pair of events in a batch sample (--timing batch only) [default: {DEFAULT_BATCH_LAUNCHES}]"))]
     #[cfg_attr(doc, doc = "`--launches-per-sample`.")]
     pub launches_per_sample: Option<u32>,
 
@@ -145,21 +158,21 @@ pub struct TimingArgs {
 
     /// Exactly N samples per row, at least 1: no noise-driven stop (not with --min-runs,
     /// --max-noise or --max-time-per-row)
-    #[arg(long, value_name = "N")]
+    #[arg(long, allow_negative_numbers = true, value_name = "N")]
     pub runs: Option<u32>,
 
-    #[arg(long, value_name = "N", help = format!("Samples every row takes before the noise-driven stop may end it [default: {DEFAULT_MIN_RUNS}]"))]
+    #[arg(long, allow_negative_numbers = true, value_name = "N", help = format!("Samples every row takes before the noise-driven stop may end it [default: {DEFAULT_MIN_RUNS}]"))]
     #[cfg_attr(doc, doc = "`--min-runs`.")]
     pub min_runs: Option<u32>,
 
     /// Noise-driven stop: a row takes samples until their median absolute deviation is at
     /// most FRACTION of their median, 0 to 1 [default: 0.005, half a percent]...
-    #[arg(long, value_name = "FRACTION")]
+    #[arg(long, allow_negative_numbers = true, value_name = "FRACTION")]
     pub max_noise: Option<f64>,
 
     /// ...or until this much time has passed on it, in seconds (0.5) or with a unit (500ms)
     /// [default: 0.5]
-    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
+    #[arg(long, allow_negative_numbers = true, value_name = "SECONDS", value_parser = parse_seconds)]
     pub max_time_per_row: Option<Duration>,
 
     /// Before each sample, outside the timed interval, overwrite a scratch buffer of twice
@@ -200,7 +213,7 @@ impl TimingArgs {
 #[cfg_attr(not(doc), allow(missing_docs))]
 pub struct BlockSizesArgs {
     /// Threads per block, comma-separated, each 1 to the device's maximum, none twice
-    #[arg(long, value_name = "LIST", value_delimiter = ',', default_values_t = Settings::default().block_sizes, action = ArgAction::Set)]
+    #[arg(long, allow_negative_numbers = true, value_name = "LIST", value_delimiter = ',', default_values_t = Settings::default().block_sizes, action = ArgAction::Set)]
     pub block_sizes: Vec<u32>,
 }
 
@@ -210,7 +223,7 @@ pub struct BlockSizesArgs {
 #[cfg_attr(not(doc), allow(missing_docs))]
 pub struct DeviceArgs {
     /// CUDA device ordinal
-    #[arg(long, value_name = "INDEX", default_value_t = 0)]
+    #[arg(long, allow_negative_numbers = true, value_name = "INDEX", default_value_t = 0)]
     pub device: u32,
 }
 
@@ -314,13 +327,13 @@ pub struct SweepArgs {
     pub timing: TimingArgs,
 
     /// CUDA device ordinal, or `all` for one table per visible GPU
-    #[arg(long, value_name = "INDEX|all", value_parser = parse_device_choice, default_value = "0")]
+    #[arg(long, allow_negative_numbers = true, value_name = "INDEX|all", value_parser = parse_device_choice, default_value = "0")]
     pub device: DeviceChoice,
 
     /// Blocks each row launches: one-wave (the seed's: blk/SM x SMs), per-item (one thread per
     /// item: ceil(items / threads)) or waves:K (K full waves, K from 1); never more than one
     /// thread per item
-    #[arg(long, value_name = "POLICY", default_value = "one-wave")]
+    #[arg(long, allow_negative_numbers = true, value_name = "POLICY", default_value = "one-wave")]
     pub grid: GridPolicy,
 
     /// Self-test: overwrite element INDEX of the kernel's first output on the device after every
@@ -328,7 +341,14 @@ pub struct SweepArgs {
     /// check at INDEX and the run must exit 1
     // `--corrupt-pixel`, its name from before there were kernels other than grayscale, stays
     // hidden here: `block-size`'s own help shows it (`crate::cli::build`).
-    #[arg(long, value_name = "INDEX", alias = "corrupt-pixel")]
+    // Read as a signed number first, so that `-1` is a value out of range.
+    #[arg(
+        long,
+        allow_negative_numbers = true,
+        value_name = "INDEX",
+        alias = "corrupt-pixel",
+        value_parser = clap::builder::RangedI64ValueParser::<usize>::new().range(0..)
+    )]
     pub corrupt_output: Option<usize>,
 
     /// `--provenance`.
@@ -364,7 +384,7 @@ pub struct SweepArgs {
     /// A wait on the GPU longer than this is a hang: the configuration is named as hung and the
     /// sweep goes on in a fresh worker [default: the longer of 10 s and 20 times the longest
     /// wait so far]
-    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
+    #[arg(long, allow_negative_numbers = true, value_name = "SECONDS", value_parser = parse_seconds)]
     pub launch_timeout: Option<Duration>,
 
     /// Also write the JSON export (provenance, every row, every sample) to FILE, besides the
@@ -462,7 +482,7 @@ pub struct CompareArgs {
     pub device: DeviceArgs,
 
     /// Interleaved rounds timed per block size, at least 1
-    #[arg(long, value_name = "N", default_value_t = DEFAULT_ROUNDS)]
+    #[arg(long, allow_negative_numbers = true, value_name = "N", default_value_t = DEFAULT_ROUNDS)]
     pub rounds: u32,
 
     /// `--provenance`.
@@ -500,11 +520,11 @@ pub struct TailArgs {
     pub device: DeviceArgs,
 
     /// Threads per block, 1 to the device's maximum
-    #[arg(long, value_name = "THREADS", default_value_t = DEFAULT_TAIL_BLOCK_SIZE)]
+    #[arg(long, allow_negative_numbers = true, value_name = "THREADS", default_value_t = DEFAULT_TAIL_BLOCK_SIZE)]
     pub block_size: u32,
 
     /// Grid sizes in waves (blocks/SM x SMs), comma-separated, each above 0 and at most 1000
-    #[arg(long, value_name = "LIST", value_delimiter = ',', default_values_t = DEFAULT_WAVES, action = ArgAction::Set)]
+    #[arg(long, allow_negative_numbers = true, value_name = "LIST", value_delimiter = ',', default_values_t = DEFAULT_WAVES, action = ArgAction::Set)]
     pub waves: Vec<f64>,
 
     /// The timing options.

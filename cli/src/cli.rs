@@ -169,11 +169,36 @@ where
     validated.map(|()| request).map_err(|error| CliError::Usage(error.to_string()))
 }
 
-/// clap's message without its "error: " prefix, usage block and hint: the first line.
+/// clap's message as one line, without its "error: " prefix, usage block and hint: its first
+/// line, and where that line ends in a colon (the arguments missing, those an argument cannot
+/// be used with) the names listed under it. A value given with a line break in it stays whole
+/// (printing the error escapes the break).
 pub fn usage_line(error: &clap::Error) -> String {
-    let rendered = error.render().to_string();
-    let first = rendered.lines().next().unwrap_or("invalid command line");
-    first.strip_prefix("error: ").unwrap_or(first).to_string()
+    use clap::error::ContextValue;
+    // Set aside while the lines are read: such a value would end the first line early.
+    let broken: Vec<&str> = error
+        .context()
+        .filter_map(|(_, value)| match value {
+            ContextValue::String(text) if text.contains(['\n', '\r']) => Some(text.as_str()),
+            _ => None,
+        })
+        .collect();
+    let placeholder = |index: usize| format!("\u{0}{index}\u{0}");
+    let mut rendered = error.render().to_string();
+    for (index, value) in broken.iter().enumerate() {
+        rendered = rendered.replace(value, &placeholder(index));
+    }
+    let mut lines = rendered.lines();
+    let first = lines.next().unwrap_or("invalid command line");
+    let mut line = first.strip_prefix("error: ").unwrap_or(first).to_string();
+    if line.ends_with(':') {
+        let listed: Vec<&str> = lines.take_while(|listed| listed.starts_with(' ')).map(str::trim).collect();
+        line = format!("{line} {}", listed.join(", "));
+    }
+    for (index, value) in broken.iter().enumerate() {
+        line = line.replace(&placeholder(index), value);
+    }
+    line
 }
 
 #[cfg(test)]
@@ -288,5 +313,74 @@ mod tests {
         {
             assert!(usage_error(args).contains("cannot be used multiple times"), "{args:?}");
         }
+    }
+
+    #[test]
+    fn a_missing_argument_is_named_on_the_one_line() {
+        assert_eq!(
+            usage_error(&["diff", "a.json"]),
+            "the following required arguments were not provided: <NEW.json>"
+        );
+        assert_eq!(
+            usage_error(&["diff"]),
+            "the following required arguments were not provided: <OLD.json>, <NEW.json>"
+        );
+        assert!(usage_error(&["occupancy"]).contains("not provided: <--gpu <PRESET>|--compare-gpus <LIST>>"));
+    }
+
+    #[test]
+    fn a_value_with_a_line_break_stays_whole() {
+        let message = usage_error(&["--kernel", "grey\nscale"]);
+        assert!(message.starts_with("invalid value 'grey\nscale' for '--kernel <NAME>'"), "{message}");
+        // Printed, the break is escaped: one line.
+        let printed = block_size_runner::Error::new(2, message).to_string();
+        assert!(!printed.contains('\n') && printed.contains("grey\\nscale"), "{printed}");
+        let message = usage_error(&["--wid\nth", "64"]);
+        assert!(message.contains("--wid\nth"), "{message}");
+    }
+
+    #[test]
+    fn a_negative_number_is_a_value_out_of_range_not_an_unknown_argument() {
+        for (args, option) in [
+            (&["--device", "-1"][..], "--device"),
+            (&["compare", "--device", "-1"], "--device"),
+            (&["occupancy", "--gpu", "t4", "--regs", "-1"], "--regs"),
+            (&["occupancy", "--gpu", "t4", "--smem", "-5"], "--smem"),
+            (&["--runs", "-1"], "--runs"),
+            (&["--width", "-64"], "--width"),
+            (&["variants", "--offset", "-1"], "--offset"),
+            (&["--max-time-per-row", "-1"], "--max-time-per-row"),
+        ] {
+            let message = usage_error(args);
+            assert!(message.starts_with("invalid value '-"), "{args:?}: {message}");
+            assert!(message.contains(option), "{args:?}: {message}");
+        }
+        // A float's range is the library's to say.
+        assert_eq!(
+            usage_error(&["tail", "--waves", "-2"]),
+            "--waves -2 is not a grid size: give waves above 0 and at most 1000"
+        );
+        assert!(
+            usage_error(&["--max-noise", "-0.5"]).starts_with("--max-noise must be a fraction from 0 to 1")
+        );
+        assert_eq!(
+            usage_error(&["occupancy", "--gpu", "t4", "--regs", "-1"]),
+            "invalid value '-1' for '--regs <N>': -1 is not in 0..=4294967295"
+        );
+    }
+
+    #[test]
+    fn a_time_too_long_for_a_duration_is_refused_not_a_panic() {
+        for option in ["--launch-timeout", "--max-time-per-row"] {
+            for value in ["1e99", "1e20", "86401", "1000y", "1.8e19"] {
+                let message = usage_error(&[option, value]);
+                assert!(
+                    message.ends_with("a time of at most a day (86400 s)"),
+                    "{option} {value}: {message}"
+                );
+            }
+        }
+        assert!(matches!(parse(["block-size", "--launch-timeout", "86400"]), Ok(Request::Sweep(_))));
+        assert!(matches!(parse(["block-size", "--max-time-per-row", "24h"]), Ok(Request::Sweep(_))));
     }
 }

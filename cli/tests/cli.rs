@@ -113,3 +113,44 @@ fn occupancy_names_the_binding_limit() {
     assert_eq!(output.status.code(), Some(0));
     insta::assert_snapshot!("occupancy_h200_limited", String::from_utf8(output.stdout).unwrap());
 }
+
+/// Issue 25, hostile input on the command line: no panic (exit 101), no abort, one line.
+mod hostile_command_line {
+    use super::*;
+
+    #[test]
+    fn huge_and_negative_values_are_one_line_and_exit_2() {
+        let check = one_error_line(2, "");
+        for args in [
+            &["--launch-timeout", "1e99"][..],
+            &["--max-time-per-row", "1e20"],
+            &["--runs", "18446744073709551615"],
+            &["--runs", "4294967295"],
+            &["--warmups", "4294967295"],
+            &["--launches-per-sample", "4294967295"],
+            &["--min-runs", "4294967295"],
+            &["--grid", "waves:18446744073709551615"],
+            &["--device", "-1"],
+            &["--corrupt-output", "-1"],
+            &["compare", "--rounds", "4294967295"],
+            &["occupancy", "--gpu", "h200", "--regs", "-1"],
+            &["occupancy", "--gpu", "h200", "--regs", "4294967295"],
+            &["diff", "a.json"],
+            &["diff", "a.json", "b.json", "--threshold", "-2%"],
+            &["--kernel", "grey\nscale"],
+        ] {
+            check(args);
+        }
+    }
+
+    #[test]
+    fn occupancy_of_more_shared_memory_than_any_sm_has_is_no_block_not_a_panic() {
+        let output = block_size()
+            .args(["occupancy", "--compare-gpus", "h200,t4", "--smem", "4294967295", "--block-sizes", "1024"])
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+        let table = String::from_utf8(output.stdout).unwrap();
+        assert!(table.contains("shared memory"), "{table}");
+    }
+}

@@ -289,3 +289,22 @@ fn a_worker_that_restarts_without_progress_ends_the_run_instead_of_looping() {
     );
     let _ = std::fs::remove_file(script);
 }
+
+/// Issue 25: a GPU whose name holds a line break and a right-to-left override (the mock
+/// worker's `MOCK_GPU_NAME`) is refused in one line that shows the name quoted.
+#[test]
+fn a_gpu_name_with_a_line_break_is_refused_in_one_line() {
+    let Output { status, stdout, stderr } = Command::new(env!("CARGO_BIN_EXE_block-size"))
+        .args(QUICK)
+        .args(["--block-sizes", "64,2048"])
+        .env("BLOCK_SIZE_TEST_WORKER", mock_worker())
+        .env("MOCK_GPU_NAME", "Fake\nGPU\u{202e}")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8(stderr).unwrap();
+    assert_eq!((status.code(), stdout.as_slice()), (Some(2), &b""[..]), "{stderr}");
+    assert_eq!(
+        stderr,
+        "Error: block size 2048 is above \"Fake\\nGPU\\u{202e}\"'s limit of 1024 threads per block\n"
+    );
+}

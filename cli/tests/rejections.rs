@@ -429,3 +429,132 @@ fn every_device_is_swept_through_both() {
         "{out}"
     );
 }
+
+/// Issue 25, hostile input on the command line: counts and times past any measurement, and
+/// the values clap reads, each refused in one line with exit 2, never a panic or an abort.
+mod hostile_command_line {
+    use super::*;
+
+    #[test]
+    fn a_count_past_any_measurement_is_refused_alike_before_its_schedule_is_built() {
+        let base = TimingSettings::default();
+        let cases: Vec<(&[&str], Settings, &str)> = vec![
+            (
+                &["--runs", "4294967295"],
+                timing(TimingSettings { runs: Some(u32::MAX), ..base }),
+                "--runs must be at most 1000000, not 4294967295",
+            ),
+            (
+                &["--min-runs", "4294967295"],
+                timing(TimingSettings { min_runs: Some(u32::MAX), ..base }),
+                "--min-runs must be at most 1000000, not 4294967295",
+            ),
+            (
+                &["--launches-per-sample", "4294967295"],
+                timing(TimingSettings { launches_per_sample: Some(u32::MAX), ..base }),
+                "--launches-per-sample must be at most 1000000, not 4294967295",
+            ),
+            (
+                &["--runs", "1000000", "--launches-per-sample", "1000000"],
+                timing(TimingSettings {
+                    runs: Some(1_000_000),
+                    launches_per_sample: Some(1_000_000),
+                    ..base
+                }),
+                "0 warm-ups and 1000000 samples of 1000000 launches are 1000000000000 launches a row, more than \
+                 the 10000000 one row may take",
+            ),
+        ];
+        for (args, settings, line) in cases {
+            refused_alike(args, settings, line);
+        }
+    }
+
+    /// `block-size ARGS` through the CLI alone: exit 2, nothing on stdout, one line on stderr.
+    fn refused(args: &[&str]) -> String {
+        let args: Vec<std::ffi::OsString> =
+            std::iter::once("block-size").chain(args.iter().copied()).map(Into::into).collect();
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let code = app::main_with(&driver(1), &args, &mut Console { out: &mut out, err: &mut err });
+        let (out, err) = (String::from_utf8(out).unwrap(), String::from_utf8(err).unwrap());
+        assert_eq!((code, out.as_str()), (exit::USAGE, ""), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        err.strip_prefix("Error: ").unwrap().trim_end().to_string()
+    }
+
+    #[test]
+    fn a_time_no_duration_holds_is_refused_not_a_panic() {
+        for args in [
+            &["--launch-timeout", "1e99"][..],
+            &["--max-time-per-row", "1e20"],
+            &["--max-time-per-row", "1e300"],
+            &["--launch-timeout", "100000000000y"],
+            &["--launch-timeout", "86401"],
+        ] {
+            assert!(refused(args).ends_with("a time of at most a day (86400 s)"), "{args:?}");
+        }
+        assert!(refused(&["--launch-timeout", "-1"]).ends_with("a time of 0 seconds or more"));
+    }
+
+    #[test]
+    fn a_negative_or_huge_number_is_a_value_out_of_range() {
+        assert_eq!(
+            refused(&["--device", "-1"]),
+            "invalid value '-1' for '--device <INDEX|all>': a device ordinal (0, 1, ...) or `all`"
+        );
+        assert_eq!(
+            refused(&["--runs", "-1"]),
+            "invalid value '-1' for '--runs <N>': -1 is not in 0..=4294967295"
+        );
+        assert_eq!(
+            refused(&["--runs", "18446744073709551615"]),
+            "invalid value '18446744073709551615' for '--runs <N>': number too large to fit in target type"
+        );
+        for args in [
+            &["compare", "--device", "-1"][..],
+            &["tail", "--device", "-1"],
+            &["variants", "--device", "-1"],
+            &["occupancy", "--gpu", "h200", "--regs", "-1"],
+            &["occupancy", "--gpu", "h200", "--smem", "-1"],
+            &["occupancy", "--gpu", "h200", "--block-sizes", "-1"],
+            &["--kernel", "histogram", "--bins", "-1"],
+            &["--corrupt-output", "-1"],
+            &["--warmups", "-3"],
+        ] {
+            let message = refused(args);
+            assert!(message.contains("is not in 0.."), "{args:?}: {message}");
+        }
+        assert!(refused(&["--max-noise", "-1"]).starts_with("--max-noise must be a fraction from 0 to 1"));
+        assert!(
+            refused(&["diff", "a.json", "b.json", "--threshold", "-2%"]).starts_with("--threshold must be")
+        );
+        assert_eq!(
+            refused(&["compare", "--rounds", "4294967295"]),
+            "--rounds must be at most 1000000, not 4294967295"
+        );
+        assert_eq!(
+            refused(&["tail", "--runs", "4294967295"]),
+            "--runs must be at most 1000000, not 4294967295"
+        );
+        assert_eq!(
+            refused(&["variants", "--warmups", "4294967295"]),
+            "--warmups must be at most 1000000, not 4294967295"
+        );
+    }
+
+    #[test]
+    fn a_missing_argument_is_named() {
+        assert_eq!(
+            refused(&["diff", "a.json"]),
+            "the following required arguments were not provided: <NEW.json>"
+        );
+    }
+
+    #[test]
+    fn a_value_with_a_line_break_is_refused_in_one_line_that_shows_it() {
+        let message = refused(&["--kernel", "grey\nscale"]);
+        assert!(message.starts_with("invalid value 'grey\\nscale' for '--kernel <NAME>'"), "{message}");
+        let message = refused(&["--grid", "waves:\u{202e}1"]);
+        assert!(message.contains("waves:\\u{202e}1"), "{message}");
+    }
+}

@@ -59,9 +59,11 @@ impl Error {
     }
 }
 
+// One line whoever prints it (`eprintln!("Error: {error}")`, as a program of your own does),
+// whatever a name, a path or a file put into the message.
 impl std::fmt::Display for Error {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.message)
+        f.write_str(&one_line(&self.message))
     }
 }
 
@@ -178,5 +180,15 @@ mod tests {
         let code = console.print_error(&Error::new(exit::USAGE, "GPU \"H200\nfake\r\u{202e}\" refused"));
         assert_eq!(code, exit::USAGE);
         assert_eq!(String::from_utf8(err).unwrap(), "Error: GPU \"H200\\nfake\\r\\u{202e}\" refused\n");
+    }
+
+    #[test]
+    fn an_error_displayed_is_one_line_too() {
+        let error = Error::new(exit::USAGE, "invalid value 'a\nb\u{202e}' for '--kernel <NAME>'");
+        assert_eq!(error.to_string(), "invalid value 'a\\nb\\u{202e}' for '--kernel <NAME>'");
+        assert_eq!(
+            Error::new(exit::USAGE, "--runs must be at least 1").to_string(),
+            "--runs must be at least 1"
+        );
     }
 }

@@ -32,6 +32,8 @@ pub struct Diff {
 
     #[arg(
         long,
+        // `-2%` too is a value, out of range, not an unknown argument.
+        allow_hyphen_values = true,
         value_name = "FRACTION|PERCENT%",
         value_parser = parse_threshold,
         default_value_t = DEFAULT_THRESHOLD,

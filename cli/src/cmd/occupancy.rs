@@ -32,15 +32,15 @@ pub struct Occupancy {
     pub compare_gpus: Vec<String>,
 
     /// Registers per thread, 0 to 255 (ptxas -v, or the driver's NUM_REGS)
-    #[arg(long, value_name = "N", default_value_t = DEFAULT_REGISTERS)]
+    #[arg(long, allow_negative_numbers = true, value_name = "N", default_value_t = DEFAULT_REGISTERS)]
     pub regs: u32,
 
     /// Shared memory per block, static plus dynamic, in bytes
-    #[arg(long, value_name = "BYTES", default_value_t = 0)]
+    #[arg(long, allow_negative_numbers = true, value_name = "BYTES", default_value_t = 0)]
     pub smem: u32,
 
     /// Threads per block, 1 to 1024
-    #[arg(long, value_name = "LIST", value_delimiter = ',', default_values_t = Settings::default().block_sizes, action = ArgAction::Set)]
+    #[arg(long, allow_negative_numbers = true, value_name = "LIST", value_delimiter = ',', default_values_t = Settings::default().block_sizes, action = ArgAction::Set)]
     pub block_sizes: Vec<u32>,
 }
 

@@ -24,7 +24,7 @@ pub struct Variants {
     pub kernel: String,
 
     /// Histogram bins, 1 to 4096 (--kernel histogram only) [default: 256]
-    #[arg(long, value_name = "N")]
+    #[arg(long, allow_negative_numbers = true, value_name = "N")]
     pub bins: Option<u32>,
 
     #[command(flatten)]
@@ -32,7 +32,7 @@ pub struct Variants {
     pub frame: FrameArgs,
 
     /// Threads per block, comma-separated, each 1 to the device's maximum, none twice
-    #[arg(long, value_name = "LIST", value_delimiter = ',', default_values_t = VARIANT_BLOCK_SIZES, action = ArgAction::Set)]
+    #[arg(long, allow_negative_numbers = true, value_name = "LIST", value_delimiter = ',', default_values_t = VARIANT_BLOCK_SIZES, action = ArgAction::Set)]
     pub block_sizes: Vec<u32>,
 
     #[command(flatten)]
@@ -40,7 +40,7 @@ pub struct Variants {
     pub warmups: WarmupsArgs,
 
     /// Timed launches per row, at least 1
-    #[arg(long, value_name = "N", default_value_t = DEFAULT_VARIANT_RUNS)]
+    #[arg(long, allow_negative_numbers = true, value_name = "N", default_value_t = DEFAULT_VARIANT_RUNS)]
     pub runs: u32,
 
     /// How each row's samples sit between CUDA events: launch (the default, as the copy
@@ -52,7 +52,7 @@ pub struct Variants {
 
     /// Start every plane this many floats (the histogram's luma: pixels) past a 16-byte
     /// boundary, 0 to 1024 (grayscale 1-3, histogram 1-7: misaligned vectors)
-    #[arg(long, value_name = "FLOATS", default_value_t = 0)]
+    #[arg(long, allow_negative_numbers = true, value_name = "FLOATS", default_value_t = 0)]
     pub offset: u64,
 
     #[command(flatten)]

@@ -9,7 +9,7 @@ context or hangs then costs a worker, not the sweep. `block-size` is such a laun
 `block-size-cuda`; [`launch`] is the same for a program of your own.
 */
 
-use crate::error::{Error, exit};
+use crate::error::{Error, exit, shown};
 use crate::measure::supervise;
 use std::ffi::OsString;
 use std::os::unix::process::CommandExt as _;
@@ -60,14 +60,14 @@ pub fn launch(worker: &str, sweep: bool, journal: Option<&Path>) -> i32 {
         if !program.is_file() {
             return Err(Error::new(
                 exit::FAILED,
-                format!("cannot start {}: no such program beside this one (build it too)", program.display()),
+                format!("cannot start {}: no such program beside this one (build it too)", shown(&program)),
             ));
         }
         if sweep {
             return supervise::supervise(&program, &args, journal);
         }
         let error = std::process::Command::new(&program).arg0(&args[0]).args(&args[1..]).exec();
-        Err(Error::new(exit::FAILED, format!("cannot start {}: {error}", program.display())))
+        Err(Error::new(exit::FAILED, format!("cannot start {}: {error}", shown(&program))))
     });
     ran.unwrap_or_else(|error| {
         if !error.message().is_empty() {

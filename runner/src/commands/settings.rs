@@ -99,6 +99,15 @@ impl Default for TimingSettings {
     }
 }
 
+/// The most warm-ups, samples (`--runs`, `--min-runs`) or launches a sample a row may ask
+/// for: a row's launches are listed before the GPU runs them, so a count past any a
+/// measurement needs would exhaust the host's memory before the first launch.
+const MAX_COUNT: u32 = 1_000_000;
+
+/// The most launches (warm-ups, and samples times launches each) a row's first schedule may
+/// hold: at least 20 seconds of the shortest launches, a few hundred MiB of its list.
+const MAX_LAUNCHES_PER_ROW: u64 = 10_000_000;
+
 impl TimingSettings {
     /// The timing these settings give, or the one line (exit 2) saying why they do not.
     pub(crate) fn validate(&self) -> Result<Timing, Error> {
@@ -114,6 +123,18 @@ impl TimingSettings {
         ] {
             if count == Some(0) {
                 return Err(format!("{option} must be at least 1, not 0"));
+            }
+        }
+        for (option, count) in [
+            ("--warmups", Some(self.warmups)),
+            ("--launches-per-sample", self.launches_per_sample),
+            ("--runs", self.runs),
+            ("--min-runs", self.min_runs),
+        ] {
+            if let Some(count) = count
+                && count > MAX_COUNT
+            {
+                return Err(format!("{option} must be at most {MAX_COUNT}, not {count}"));
             }
         }
         if self.runs.is_some() {
@@ -154,6 +175,15 @@ impl TimingSettings {
             cold_keeps_l2: self.flush_l2 == Some(false),
             stop: None,
         };
+        let launches =
+            u64::from(timing.warmups) + u64::from(timing.runs) * u64::from(timing.launches_per_sample);
+        if launches > MAX_LAUNCHES_PER_ROW {
+            return Err(format!(
+                "{} warm-ups and {} samples of {} launches are {launches} launches a row, more than the \
+                 {MAX_LAUNCHES_PER_ROW} one row may take",
+                timing.warmups, timing.runs, timing.launches_per_sample
+            ));
+        }
         Ok(match self.runs {
             Some(_) => timing,
             None => timing.until(NoiseStop {
@@ -415,6 +445,34 @@ mod tests {
             refused(Settings { block_sizes: vec![], ..Settings::default() }),
             "--block-sizes lists no block size"
         );
+    }
+
+    #[test]
+    fn counts_past_any_measurement_are_refused_before_their_schedule_is_built() {
+        let base = TimingSettings::default();
+        assert_eq!(
+            refused(timing(TimingSettings { runs: Some(u32::MAX), ..base })),
+            "--runs must be at most 1000000, not 4294967295"
+        );
+        assert_eq!(
+            refused(timing(TimingSettings { warmups: u32::MAX, ..base })),
+            "--warmups must be at most 1000000, not 4294967295"
+        );
+        assert_eq!(
+            refused(timing(TimingSettings { min_runs: Some(1_000_001), ..base })),
+            "--min-runs must be at most 1000000, not 1000001"
+        );
+        assert_eq!(
+            refused(timing(TimingSettings { launches_per_sample: Some(u32::MAX), ..base })),
+            "--launches-per-sample must be at most 1000000, not 4294967295"
+        );
+        assert_eq!(
+            refused(timing(TimingSettings { runs: Some(1000), launches_per_sample: Some(100_000), ..base })),
+            "3 warm-ups and 1000 samples of 100000 launches are 100000003 launches a row, more than the \
+             10000000 one row may take"
+        );
+        let most = TimingSettings { runs: Some(1000), launches_per_sample: Some(9_999), ..base };
+        assert!(Settings { timing: most, ..Settings::default() }.checked().is_ok());
     }
 
     #[test]

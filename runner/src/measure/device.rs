@@ -6,7 +6,7 @@ of the device's numbers), build the workload, and gather the run's provenance ([
 A run ends with an exit status ([`exit`]) or a [`Error`], printed on a `Console`.
 */
 
-use crate::error::{Error, exit, failed};
+use crate::error::{Error, exit, failed, shown};
 use crate::measure::backend::{Device, Driver, Gpu, LoadError, OpenError};
 use crate::measure::compat::{self, Unloadable};
 use crate::measure::provenance::{self, Environment, Provenance};
@@ -217,7 +217,8 @@ pub(crate) fn check_block_size_limits(block_sizes: &[u32], limits: &DeviceLimits
     match block_sizes.iter().find(|&&size| size > limits.max_threads_per_block) {
         Some(size) => Err(format!(
             "block size {size} is above {}'s limit of {} threads per block",
-            limits.name, limits.max_threads_per_block
+            shown(&limits.name),
+            limits.max_threads_per_block
         )),
         None => Ok(()),
     }
@@ -320,6 +321,11 @@ mod tests {
         assert_eq!(
             check_block_size_limits(&[256, 1025], &limits).unwrap_err(),
             "block size 1025 is above Mock H200's limit of 1024 threads per block"
+        );
+        let odd = DeviceLimits { name: "Fake\nGPU".into(), ..limits };
+        assert_eq!(
+            check_block_size_limits(&[1025], &odd).unwrap_err(),
+            "block size 1025 is above \"Fake\\nGPU\"'s limit of 1024 threads per block"
         );
     }
 

@@ -3,6 +3,7 @@ Provenance lines: what was measured, with what, where, when, by which command. P
 with `--provenance`, so that a saved transcript is its own evidence file.
 */
 
+use crate::error::shown;
 use crate::measure::compat;
 use crate::measure::ptx::EmbeddedPtx;
 use crate::model::limits::DeviceLimits;
@@ -110,10 +111,12 @@ pub fn parse_driver_release(text: &str) -> Option<String> {
 pub fn lines(limits: &DeviceLimits, environment: &Environment, command: &str, date: &str) -> String {
     let api = environment.driver_api_version;
     let mut text = format!(
-        "# command: {command}\n# date: {date}\n\
+        "# command: {}\n# date: {date}\n\
          # gpu {}: {}, compute capability {}.{}, driver {}, CUDA {}.{} (driver API)\n",
+        // Each a `# ` line whatever the command line or the GPU's name holds.
+        shown(command),
         limits.ordinal,
-        limits.name,
+        shown(&limits.name),
         limits.compute_capability.0,
         limits.compute_capability.1,
         environment.driver_release.as_deref().unwrap_or("release unknown"),
@@ -186,6 +189,18 @@ mod tests {
         assert!(lines[3].contains("16 registers/thread on this GPU; built by rust-cuda cuda_builder "));
         assert!(lines[4].contains("unknown registers/thread") && lines[4].contains("built by nvcc, "));
         assert_eq!(lines.len(), 6);
+    }
+
+    #[test]
+    fn every_line_is_a_comment_whatever_the_gpu_name_or_the_command_holds() {
+        let mut limits = crate::measure::mock::MockGpu::h200_like().limits;
+        limits.name = "Fake\nGPU".into();
+        let environment = Environment { driver_release: None, driver_api_version: 13000, modules: vec![] };
+        let text = lines(&limits, &environment, "block-size --output 'a\nb'", "2026-11-30T10:00:00Z");
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(lines.iter().all(|line| line.starts_with("# ")), "{lines:?}");
+        assert_eq!(lines[0], "# command: \"block-size --output 'a\\nb'\"");
+        assert!(lines[2].starts_with("# gpu 0: \"Fake\\nGPU\", compute capability 9.0"), "{}", lines[2]);
     }
 
     #[test]

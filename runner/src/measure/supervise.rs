@@ -11,7 +11,7 @@ which journal to write, which attempt it is (the second and later resume from th
 do not print the header again).
 */
 
-use crate::error::{Error, exit};
+use crate::error::{Error, exit, shown};
 use std::ffi::OsString;
 use std::os::unix::process::CommandExt as _;
 use std::path::{Path, PathBuf};
@@ -96,7 +96,7 @@ pub fn supervise(program: &Path, args: &[OsString], journal: Option<&Path>) -> R
                 .env(ATTEMPT, attempt.to_string())
                 .spawn()
                 .map_err(|error| {
-                    Error::new(exit::FAILED, format!("cannot start {}: {error}", program.display()))
+                    Error::new(exit::FAILED, format!("cannot start {}: {error}", shown(program)))
                 })?;
             let status = loop {
                 for ((&signal, count), forwarded) in signals.iter().zip(&received).zip(&mut forwarded) {

@@ -144,12 +144,15 @@ impl SmModel {
         };
 
         // Shared memory: the block's own plus the driver's reserve, rounded up to the unit.
-        let shared_per_block = (shared_memory_per_block + self.reserved_shared_memory_per_block)
-            .next_multiple_of(self.shared_memory_allocation_unit);
-        let by_shared_memory = if shared_memory_per_block > self.max_shared_memory_per_block {
-            0
-        } else {
-            self.shared_memory_per_sm.checked_div(shared_per_block).unwrap_or(u32::MAX)
+        // Checked: a block may ask for any number of bytes (`--smem 4294967295`), and a model
+        // read from a file may hold any reserve; what overflows fits no SM.
+        let shared_per_block = shared_memory_per_block
+            .checked_add(self.reserved_shared_memory_per_block)
+            .and_then(|bytes| bytes.checked_next_multiple_of(self.shared_memory_allocation_unit));
+        let by_shared_memory = match shared_per_block {
+            Some(_) if shared_memory_per_block > self.max_shared_memory_per_block => 0,
+            Some(bytes) => self.shared_memory_per_sm.checked_div(bytes).unwrap_or(u32::MAX),
+            None => 0,
         };
 
         [
@@ -284,6 +287,15 @@ mod tests {
     fn the_lessons_t4_column_for_the_grayscale_kernel() {
         // block_size.cu's kernel uses few registers; the lesson's T4 table.
         assert_eq!(column("t4", 16, 0), [16, 16, 16, 10, 8, 8, 6, 5, 4, 2, 2, 1, 1]);
+    }
+
+    #[test]
+    fn shared_memory_past_any_sm_fits_no_block_and_overflows_nothing() {
+        assert_eq!(column("h200", 16, u32::MAX), [0; 13]);
+        assert_eq!(column("t4", 255, u32::MAX - 100), [0; 13]);
+        let mut model = preset("h200").unwrap().model();
+        model.reserved_shared_memory_per_block = u32::MAX;
+        assert_eq!(model.occupancy(256, 16, 0).blocks_per_sm, 0);
     }
 
     #[test]

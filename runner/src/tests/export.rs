@@ -334,3 +334,33 @@ fn a_record_no_sweep_would_make_still_renders() {
     }
     Format::Html.exporter().render(&record).unwrap();
 }
+
+/// The text of the page's embedded explorer model.
+fn embedded_model(page: &str) -> &str {
+    let open = "<script type=\"application/json\" id=\"occupancy-model\">";
+    let start = page.find(open).expect("the model's element") + open.len();
+    &page[start..start + page[start..].find("</script>").expect("its end")]
+}
+
+#[test]
+fn a_hostile_gpu_name_neither_breaks_the_page_s_script_nor_reorders_its_text() {
+    let mut record = record(None);
+    let name = "H200 <!--<script> </script> & \u{2028}\u{2029} \u{202e}reversed\u{2066}";
+    record.device.name = name.into();
+    record.workload.kernel = "k\u{202e}lenrek".into();
+    let page = Format::Html.exporter().render(&record).unwrap();
+    // The model holds no `<`, so neither `</script>` nor `<!--` ends or changes its element,
+    // and it reads back as the JSON it was, the name's controls shown.
+    let model = embedded_model(&page);
+    assert!(!model.contains(['<', '>', '&', '\u{2028}', '\u{2029}']), "{model}");
+    let parsed: serde_json::Value = serde_json::from_str(model).unwrap();
+    let measured = parsed["gpus"].as_array().unwrap().iter().find(|gpu| gpu["key"] == "measured").unwrap();
+    assert_eq!(
+        measured["name"],
+        "H200 <!--<script> </script> & \u{2028}\u{2029} \\u{202e}reversed\\u{2066} (measured: this run's device)"
+    );
+    // No bidirectional control anywhere on the page: the title, headings, the plot's caption.
+    assert!(!page.contains(['\u{202e}', '\u{2066}']), "a bidirectional control is on the page");
+    assert!(page.contains("<title>block-size: k\\u{202e}lenrek on H200 &lt;!--&lt;script&gt;"), "{page}");
+    assert_eq!(page.matches("<script").count(), 2, "one model, one script");
+}

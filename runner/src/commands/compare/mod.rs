@@ -21,6 +21,9 @@ use crate::model::grid::GridPolicy;
 use crate::model::stats::{median, quantile};
 use crate::results::table;
 
+/// The most rounds `compare` times (`--rounds`), as many as `--runs` may ask of a sweep.
+const MAX_ROUNDS: u32 = 1_000_000;
+
 /// The device `settings` name for a command that measures one: `Err` (exit 2) for every
 /// device, which only the sweep runs on.
 pub(crate) fn one_device(settings: &Settings, command: &str) -> Result<u32, Error> {
@@ -84,6 +87,10 @@ fn checked(
     settings.validate()?;
     if rounds == 0 {
         return Err(Error::new(exit::USAGE, "--rounds must be at least 1, not 0"));
+    }
+    // Each kernel's rounds are kept for its median: past this, the host's memory runs out first.
+    if rounds > MAX_ROUNDS {
+        return Err(Error::new(exit::USAGE, format!("--rounds must be at most {MAX_ROUNDS}, not {rounds}")));
     }
     check_kernel(kernel, &[kernel.module()])?;
     Ok((device, compared(kernel, against)?))

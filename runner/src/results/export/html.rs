@@ -19,6 +19,7 @@ limit of its own, so it cannot drift from `block-size occupancy`.
 */
 
 use super::{Exporter, sentences};
+use crate::error::is_bidi_control;
 use crate::model::limits::DeviceLimits;
 use crate::model::occupancy::warps_per_block;
 use crate::model::sm::{Limiter, PRESETS, Preset, SmModel};
@@ -171,7 +172,7 @@ impl Explorer {
         if let Some(model) = explorable(device) {
             gpus.push(ExplorerGpu::of(
                 "measured",
-                format!("{} (measured: this run's device)", device.name),
+                format!("{} (measured: this run's device)", neutral(&device.name)),
                 &model,
             ));
         }
@@ -202,10 +203,10 @@ fn explorable(device: &DeviceLimits) -> Option<SmModel> {
     SmModel::from_device(device).filter(|_| plausible)
 }
 
-/// Escapes text for HTML.
+/// Escapes text for HTML, its bidirectional controls shown ([`neutral`]).
 fn escape(text: &str) -> String {
     let mut escaped = String::with_capacity(text.len());
-    for character in text.chars() {
+    for character in neutral(text).chars() {
         match character {
             '&' => escaped.push_str("&amp;"),
             '<' => escaped.push_str("&lt;"),
@@ -218,12 +219,40 @@ fn escape(text: &str) -> String {
     escaped
 }
 
+/// `text` with each bidirectional control written as its escape (`\u{202e}`): a GPU name or
+/// a file's field cannot reverse the title, a heading or a cell around it, and the page shows
+/// that the name held one.
+fn neutral(text: &str) -> String {
+    text.chars()
+        .map(|c| if is_bidi_control(c) { c.escape_unicode().to_string() } else { c.to_string() })
+        .collect()
+}
+
+/// `json` as it may stand inside a `<script>` element: no `<` (neither `</script>` nor
+/// `<!--` can end the element or change how it is read), no `>` or `&`, and no U+2028 or
+/// U+2029 (line ends to older JavaScript); each as its `\u` escape, which JSON reads back as
+/// the same character. They can stand only inside JSON's strings, so nothing else changes.
+fn script_safe(json: &str) -> String {
+    let mut safe = String::with_capacity(json.len());
+    for character in json.chars() {
+        match character {
+            '<' | '>' | '&' | '\u{2028}' | '\u{2029}' => {
+                let _ = write!(safe, "\\u{:04x}", u32::from(character));
+            }
+            other => safe.push(other),
+        }
+    }
+    safe
+}
+
 const STYLE: &str = include_str!("report.css");
 const SCRIPT: &str = include_str!("report.js");
 
 /// The page of `record`; `Err` says why it cannot be drawn (the plot could not be).
 pub(crate) fn render(record: &SweepRecord) -> Result<String, String> {
-    let svg = plot::render(&Chart::of(record)).map_err(|error| format!("{error:#}"))?;
+    let mut chart = Chart::of(record);
+    chart.title = neutral(&chart.title);
+    let svg = plot::render(&chart).map_err(|error| format!("{error:#}"))?;
     let provenance = record.provenance.as_ref();
     let registers = provenance
         .and_then(|provenance| provenance.registers_per_thread)
@@ -235,8 +264,7 @@ pub(crate) fn render(record: &SweepRecord) -> Result<String, String> {
         shared: record.shared_memory_per_block.flatten().unwrap_or(0),
     };
     let explorer = Explorer::new(&record.device, start);
-    // `</` inside a script element would end it.
-    let model = serde_json::to_string(&explorer).map_err(|error| error.to_string())?.replace("</", "<\\/");
+    let model = script_safe(&serde_json::to_string(&explorer).map_err(|error| error.to_string())?);
 
     let title = format!("block-size: {} on {}", record.workload.kernel, record.device.name);
     let mut page = String::new();
