@@ -510,7 +510,7 @@ fn cases() -> Vec<Case> {
                 std::fs::create_dir(folder.join("full")).unwrap();
                 write(folder, "full/notes.txt", "mine");
             }),
-        Case::new("a project named with nothing", "new {empty}", 2, "new"),
+        Case::new("a project named with nothing", "new {empty}", 2, "<PATH>"),
         // 9. The HTML page.
         Case::new("a GPU name that opens a comment and a script", "report odd.json --html r.html", 0, "")
             .given(|folder| {
