@@ -15,11 +15,22 @@ pub fn median(values: &[f64]) -> f64 {
 /// sample or a fraction that is not a number. Any value is taken (NaN sorts last, as
 /// `total_cmp` orders it), and a fraction outside 0..=1 is the nearer end: no input panics.
 pub fn quantile(values: &[f64], fraction: f64) -> f64 {
-    if values.is_empty() || fraction.is_nan() {
+    quantiles(values, [fraction])[0]
+}
+
+/// The quantiles of `values` at each of `fractions`, as [`quantile`] says each, sorting once.
+pub fn quantiles<const N: usize>(values: &[f64], fractions: [f64; N]) -> [f64; N] {
+    let mut sorted = values.to_vec();
+    // Unstable is the same order: values equal under `total_cmp` have equal bits.
+    sorted.sort_unstable_by(f64::total_cmp);
+    fractions.map(|fraction| sorted_quantile(&sorted, fraction))
+}
+
+/// The `fraction` quantile of `sorted`, which is in `total_cmp` order.
+fn sorted_quantile(sorted: &[f64], fraction: f64) -> f64 {
+    if sorted.is_empty() || fraction.is_nan() {
         return f64::NAN;
     }
-    let mut sorted = values.to_vec();
-    sorted.sort_by(f64::total_cmp);
     let last = sorted.len() - 1;
     let position = fraction.clamp(0.0, 1.0) * last as f64;
     // `as` saturates, and `min` keeps a rounding at the top end inside the slice.

@@ -27,7 +27,7 @@ use crate::model::stats;
 pub const RESAMPLES: usize = 2000;
 /// The most samples whose resamples are counted draw by draw; above it a resample's median
 /// comes from the law of its order statistics.
-const COUNTED_UP_TO: usize = 256;
+const COUNTED_UP_TO: usize = 64;
 /// The interval's coverage.
 pub const CONFIDENCE: f64 = 0.95;
 /// `--threshold` unless given: 2 percent.
@@ -116,7 +116,7 @@ pub fn judge(old: &[f64], new: &[f64], threshold: f64, key: &str) -> Judged {
         })
         .collect();
     let tail = (1.0 - CONFIDENCE) / 2.0;
-    let (low, high) = (stats::quantile(&ratios, tail), stats::quantile(&ratios, 1.0 - tail));
+    let [low, high] = stats::quantiles(&ratios, [tail, 1.0 - tail]);
     Judged { old_median, new_median, ratio, low, high, verdict: verdict(low, high, threshold) }
 }
 
@@ -137,7 +137,7 @@ impl Ranked {
         if samples.len() > COUNTED_UP_TO {
             // Drawn from the law of the order statistics: the ranks and counts are not needed.
             let mut sorted = samples.to_vec();
-            sorted.sort_by(f64::total_cmp);
+            sorted.sort_unstable_by(f64::total_cmp);
             return Self { sorted, rank: Vec::new(), counts: Vec::new() };
         }
         let mut order: Vec<usize> = (0..samples.len()).collect();
@@ -237,29 +237,39 @@ impl SplitMix64 {
         ((self.next() >> 11) as f64 + 0.5) * (1.0 / (1u64 << 53) as f64)
     }
 
-    /// A standard normal draw (Box and Muller 1958).
-    fn normal(&mut self) -> f64 {
+    /// Two independent standard normal draws (Box and Muller 1958).
+    fn normals(&mut self) -> (f64, f64) {
         let (radius, angle) = (self.uniform(), self.uniform());
-        (-2.0 * radius.ln()).sqrt() * (std::f64::consts::TAU * angle).cos()
+        let (radius, angle) = ((-2.0 * radius.ln()).sqrt(), std::f64::consts::TAU * angle);
+        (radius * angle.cos(), radius * angle.sin())
     }
 
-    /// A Gamma(shape, 1) draw for a shape of 1 or more (Marsaglia and Tsang 2000).
-    fn gamma(&mut self, shape: f64) -> f64 {
+    /// A Gamma(shape, 1) draw for a shape of 1 or more (Marsaglia and Tsang 2000), its first
+    /// try with the normal draw `first`.
+    fn gamma(&mut self, shape: f64, first: f64) -> f64 {
         let d = shape - 1.0 / 3.0;
         let c = 1.0 / (9.0 * d).sqrt();
+        let mut normal = Some(first);
         loop {
-            let x = self.normal();
+            let x = normal.take().unwrap_or_else(|| self.normals().0);
             let v = (1.0 + c * x).powi(3);
-            if v > 0.0 && self.uniform().ln() < 0.5 * x * x + d - d * v + d * v.ln() {
+            if v <= 0.0 {
+                continue;
+            }
+            let u = self.uniform();
+            // The squeeze first: it accepts most draws without a logarithm.
+            if u < 1.0 - 0.0331 * x.powi(4) || u.ln() < 0.5 * x * x + d - d * v + d * v.ln() {
                 return d * v;
             }
         }
     }
 
-    /// A Beta(a, b) draw for a and b of 1 or more.
+    /// A Beta(a, b) draw for a and b of 1 or more: two Gamma draws, one normal pair between
+    /// them.
     fn beta(&mut self, a: f64, b: f64) -> f64 {
-        let x = self.gamma(a);
-        x / (x + self.gamma(b))
+        let (first, second) = self.normals();
+        let x = self.gamma(a, first);
+        x / (x + self.gamma(b, second))
     }
 
     /// Fills `into` with draws from `from`, with replacement.

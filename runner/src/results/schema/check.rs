@@ -14,6 +14,7 @@ use super::{RowRecord, SweepRecord};
 use crate::error::shown;
 use crate::model::occupancy::{WARP_SIZE, idle_lanes, warps_per_block};
 use crate::model::stats::RunStats;
+use rayon::prelude::*;
 use std::collections::HashSet;
 
 /// How far a recorded statistic may sit from the one its samples give, relative to it: the
@@ -53,11 +54,14 @@ pub(super) fn check(record: &SweepRecord) -> Result<(), String> {
         return Err("timing.launches_per_sample is 0: a sample holds at least one launch".to_string());
     }
     let mut seen = HashSet::new();
-    for row in &record.rows {
-        if !seen.insert((&row.axes, row.threads_per_block)) {
-            return Err(format!("the row of {} is there twice", shown(row.label())));
-        }
-        self::row(record, row).map_err(|why| format!("the row of {} {why}", shown(row.label())))?;
+    if let Some(row) = record.rows.iter().find(|row| !seen.insert((&row.axes, row.threads_per_block))) {
+        return Err(format!("the row of {} is there twice", shown(row.label())));
+    }
+    // The rows in parallel (a row's statistics sort its samples), the first bad one said.
+    if let Some(why) = record.rows.par_iter().find_map_first(|row| {
+        self::row(record, row).err().map(|why| format!("the row of {} {why}", shown(row.label())))
+    }) {
+        return Err(why);
     }
     let measured = record.measured_rows().count();
     if record.rows_near_best > measured {
@@ -184,10 +188,7 @@ fn row(record: &SweepRecord, row: &RowRecord) -> Result<(), String> {
     if let Some((index, sample)) =
         row.run_ms.iter().enumerate().find(|(_, sample)| !(sample.is_finite() && **sample > 0.0))
     {
-        return Err(format!(
-            "has run_ms[{index}] {} ms: a time must be finite and above 0",
-            number(*sample)
-        ));
+        return Err(format!("has run_ms[{index}] {} ms: a time must be finite and above 0", number(*sample)));
     }
     if threads > record.device.max_threads_per_block {
         return Err(format!(
