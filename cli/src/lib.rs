@@ -18,3 +18,37 @@ pub mod cli;
 pub mod cmd;
 
 pub use crate::args::{CompareArgs, SweepArgs, TailArgs};
+
+/// The fuzz target of the command line's list options (`fuzz/`, `scripts/fuzz`): behind the
+/// `fuzzing` feature, and not an API.
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+pub mod fuzzing {
+    use std::ffi::OsString;
+    use std::os::unix::ffi::OsStringExt as _;
+
+    /// The options whose values are lists or numbers the parsers of [`crate::args`] read, each
+    /// with the words before it: the first byte picks one.
+    const OPTIONS: [&[&str]; 7] = [
+        &["--block-sizes"],
+        &["--kernel", "histogram", "--bins"],
+        &["tail", "--waves"],
+        &["diff", "old.json", "new.json", "--threshold"],
+        &["--device"],
+        &["--launch-timeout"],
+        &["compare", "--block-sizes"],
+    ];
+
+    /// `block-size` with the option `data[0]` picks, the rest up to a NUL byte as its value
+    /// (any bytes: an argument need not be UTF-8), and each further NUL-separated part as one
+    /// more argument, through the very parser and validation the program runs.
+    pub fn list_options(data: &[u8]) {
+        let Some((&pick, rest)) = data.split_first() else { return };
+        let mut args: Vec<OsString> = vec!["block-size".into()];
+        args.extend(OPTIONS[usize::from(pick) % OPTIONS.len()].iter().map(OsString::from));
+        args.extend(rest.split(|&byte| byte == 0).map(|part| OsString::from_vec(part.to_vec())));
+        if let Err(crate::cli::CliError::Usage(message)) = crate::cli::parse(args) {
+            assert!(!message.contains('\n'), "a refusal is one line: {message:?}");
+        }
+    }
+}

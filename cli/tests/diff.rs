@@ -294,7 +294,9 @@ fn bad_files_are_one_line_and_exit_2() {
     refused(&[good, &table], "table.txt: not a JSON export of a block-size sweep (--json, --format json): ");
     let other_json = write("other.json", "{\"name\": \"not a sweep\"}");
     refused(&[&other_json, good], "other.json: not a JSON export of a block-size sweep");
-    refused(&[good, "/no/such/new.json"], "/no/such/new.json: cannot read it: ");
+    refused(&[good, "/no/such/new.json"], "cannot read result file /no/such/new.json: ");
+    // A file without an end is refused at the bound, not read until memory runs out.
+    refused(&[good, "/dev/zero"], "result file /dev/zero is larger than 1 GiB: refused");
     let future =
         std::fs::read_to_string(good).unwrap().replace("\"schema_version\": 3", "\"schema_version\": 99");
     let future = write("future.json", &future);
@@ -310,13 +312,27 @@ fn bad_files_are_one_line_and_exit_2() {
         &[&wordy, good],
         "wordy.json: not a JSON export of a block-size sweep (--json, --format json): schema_version \"3\" is not a version",
     );
-    // A hash that is not ASCII, and a GPU name with a line break: still one line.
+    // A hash that is not 64 hex digits (a cut by bytes in it once panicked) is refused; a GPU
+    // name with a line break is still one line.
     let hash = text.split("\"ptx_sha256\": \"").nth(1).unwrap().split('"').next().unwrap().to_string();
-    let odd = write(
-        "odd.json",
-        &text.replace(&hash, "ééééééééééééééééé").replace("\"Mock H200\"", "\"Mock\\nH200\""),
+    let odd = write("odd.json", &text.replace(&hash, "ééééééééééééééééé"));
+    refused(&[good, &odd], "odd.json: ptx_sha256 ééééééééééééééééé is not a SHA-256 (64 hex digits)");
+    let odd = write("odd-gpu.json", &text.replace("\"Mock H200\"", "\"Mock\\nH200\""));
+    refused(&[good, &odd], "are not the same measurement (GPU: Mock H200 vs Mock\\nH200)");
+    // Times no sweep measures: a negative sample, and a median that is not its samples'.
+    let negative = write(
+        "negative.json",
+        &text.replacen("\"run_ms\": [\n        0.99,", "\"run_ms\": [\n        -0.99,", 1),
     );
-    refused(&[good, &odd], "are not the same measurement (GPU: Mock H200 vs Mock\\nH200; PTX sha256: ");
+    refused(
+        &[good, &negative],
+        "negative.json: the row of 64 threads has run_ms[0] -0.99 ms: a time must be finite and above 0",
+    );
+    let median = write("median.json", &text.replacen("\"median_ms\": 1.0,", "\"median_ms\": -0.072,", 1));
+    refused(
+        &[&median, good],
+        "median.json: the row of 64 threads has median_ms -0.072 where its samples give 1",
+    );
     refused(&[good, good, "--threshold", "0"], "--threshold must be a fraction above 0 and below 1");
     refused(&[good, good, "--threshold", "many"], "invalid value 'many' for '--threshold");
     refused(&[good], "the following required arguments were not provided");

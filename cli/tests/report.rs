@@ -169,7 +169,8 @@ fn bad_input_is_one_line_and_exit_2() {
     assert_eq!(relative.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&relative.stderr).contains("names the file report reads"));
     assert!(std::fs::read_to_string(&json).unwrap().starts_with('{'), "the JSON is kept");
-    refused(&["/no/such.json", "--html", out], "/no/such.json: cannot read it: ");
+    refused(&["/no/such.json", "--html", out], "cannot read result file /no/such.json: ");
+    refused(&["/dev/zero", "--html", out], "result file /dev/zero is larger than 1 GiB: refused");
     let text = std::fs::read_to_string(&json).unwrap();
     let write = |name: &str, text: &str| {
         let path = folder.join(name);
@@ -195,11 +196,14 @@ fn bad_input_is_one_line_and_exit_2() {
         "broken.json: not a JSON export of a block-size sweep (--json, --format json): unknown variant `batch\\nrm -rf`",
     );
     assert!(!std::path::Path::new(out).exists());
+    // A hash that is not 64 hex digits (a cut by bytes in it once panicked) is refused.
     let hash = text.split("\"ptx_sha256\": \"").nth(1).unwrap().split('"').next().unwrap().to_string();
     let odd = write("odd.json", &text.replace(&hash, "ééééééééééééééééé"));
-    let output = block_size().args(["report", &odd, "--html", out]).output().unwrap();
-    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
-    assert!(std::fs::read_to_string(out).unwrap().contains("PTX sha256 <code>éééééééééééééééé</code>"));
+    refused(
+        &[&odd, "--html", out],
+        "odd.json: ptx_sha256 ééééééééééééééééé is not a SHA-256 (64 hex digits)",
+    );
+    assert!(!std::path::Path::new(out).exists());
     let _ = std::fs::remove_dir_all(folder);
 }
 

@@ -85,6 +85,15 @@ mod tests;
 #[doc = include_str!("../../docs/library.md")]
 pub struct LibraryGuide;
 
+/// The fuzz targets' entry points (`fuzz/`, `scripts/fuzz`), each the reader the program uses
+/// on one kind of outside input and what it does with what it read: behind the `fuzzing`
+/// feature, and not an API. A panic is the crash a target looks for.
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+pub mod fuzzing {
+    pub use crate::commands::fuzzing::{diff, journal, ptx, report, stamp};
+}
+
 /// The internals this repository's own tests hold against the committed PTX files (entry
 /// signatures, the ISA floor, the blocking kernel): behind the tests-only `mock` feature, and
 /// not an API.

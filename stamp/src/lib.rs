@@ -124,13 +124,18 @@ impl Stamp {
         toml::from_str(text)
     }
 
-    /// Renders the stamp as the TOML the builder commits.
+    /// Renders the stamp as the TOML the builder commits, which [`Stamp::parse`] reads back as
+    /// this stamp.
     pub fn render(&self) -> String {
         let body = toml::to_string(self).expect("a Stamp always serialises");
-        format!(
-            "# Written by {}; edits are overwritten and fail the freshness test.\n{body}",
-            self.regenerate
-        )
+        // The comment is one line whatever the command holds: a line break in it would end
+        // the comment and make the rest of it TOML (found by fuzz/ stamp).
+        let command: String = self
+            .regenerate
+            .chars()
+            .map(|c| if c.is_control() { c.escape_default().to_string() } else { c.to_string() })
+            .collect();
+        format!("# Written by {command}; edits are overwritten and fail the freshness test.\n{body}")
     }
 }
 
@@ -336,6 +341,13 @@ mod tests {
             !stamp.render().lines().any(|line| line.starts_with("nvcc") || line.starts_with("flags")),
             "empty optional fields are left out"
         );
+    }
+
+    #[test]
+    fn a_command_with_a_line_break_renders_a_stamp_that_reads_back() {
+        let stamp = Stamp { regenerate: "a\nb = 1\r".into(), ..sample() };
+        assert_eq!(Stamp::parse(&stamp.render()).unwrap(), stamp);
+        assert!(stamp.render().starts_with("# Written by a\\nb = 1\\r; edits"));
     }
 
     #[test]

@@ -12,13 +12,14 @@ measurement to judge and is listed as such. A file that is not an export, or who
 a check, is one line, exit 2.
 */
 
-use crate::error::{Console, Error, exit};
+use crate::error::{Console, Error, exit, one_line, shown};
 use crate::measure::timing::Timing;
 use crate::model::axis_values::AxisValues;
 use crate::results::diff::{self, CONFIDENCE, DEFAULT_THRESHOLD, RESAMPLES, Verdict};
-use crate::results::schema::{RowRecord, SweepRecord, one_line};
+use crate::results::schema::{RowRecord, SweepRecord};
 use crate::results::table::render_columns;
 use rayon::prelude::*;
+use std::collections::HashMap;
 use std::path::PathBuf;
 
 /// What `block-size diff` is asked.
@@ -150,7 +151,7 @@ fn samples(row: &RowRecord) -> Vec<f64> {
 }
 
 /// Compares NEW with OLD at `threshold`.
-pub(crate) fn diff_records(old: &SweepRecord, new: &SweepRecord, threshold: f64) -> FileDiff {
+pub(crate) fn diff_records<'a>(old: &'a SweepRecord, new: &'a SweepRecord, threshold: f64) -> FileDiff {
     let mut differences = Vec::new();
     let mut notes = Vec::new();
     let differ = |what: &str, old: String, new: String, into: &mut Vec<String>| {
@@ -188,6 +189,17 @@ pub(crate) fn diff_records(old: &SweepRecord, new: &SweepRecord, threshold: f64)
     // A pruned configuration was not launched in that file: nothing to compare. One that
     // failed was launched but has no samples: listed, not judged.
     let (old_rows, new_rows) = (launched(old), launched(new));
+    // Each file's configurations by their values: a lookup, not a search of the other file's
+    // rows for each row (quadratic in a file of many rows). The first of a configuration wins,
+    // as a search would find it (the reader refuses a file that has one twice).
+    let index = |rows: &[&'a RowRecord]| {
+        let mut index = HashMap::with_capacity(rows.len());
+        for &row in rows {
+            index.entry(axes(row)).or_insert(row);
+        }
+        index
+    };
+    let (old_index, new_index) = (index(&old_rows), index(&new_rows));
     let unjudged = |old: Option<&RowRecord>, new: Option<&RowRecord>| match (old, new) {
         (Some(old), Some(new)) if !old.measured() && !new.measured() => Unjudged::Failed("both"),
         (Some(old), _) if !old.measured() => Unjudged::Failed("OLD"),
@@ -200,7 +212,7 @@ pub(crate) fn diff_records(old: &SweepRecord, new: &SweepRecord, threshold: f64)
     let mut lines: Vec<Line> = old_rows
         .par_iter()
         .map(|&row| {
-            let other = new_rows.iter().copied().find(|other| axes(other) == axes(row));
+            let other = new_index.get(&axes(row)).copied();
             let judged = other
                 .filter(|other| row.measured() && other.measured())
                 .map(|other| diff::judge(&samples(row), &samples(other), threshold, &row.label()));
@@ -212,7 +224,7 @@ pub(crate) fn diff_records(old: &SweepRecord, new: &SweepRecord, threshold: f64)
             }
         })
         .collect();
-    for &row in new_rows.iter().filter(|row| !old_rows.iter().any(|other| axes(other) == axes(row))) {
+    for &row in new_rows.iter().filter(|row| !old_index.contains_key(&axes(row))) {
         lines.push(Line {
             axes: row.axes.clone(),
             threads_per_block: row.threads_per_block,
@@ -231,7 +243,7 @@ fn failed_checks(record: &SweepRecord, path: &std::path::Path) -> Result<(), Err
             exit::USAGE,
             format!(
                 "{}: {count} check(s) failed in that run, so its rows are not a measurement",
-                path.display()
+                shown(path)
             ),
         )),
     }
@@ -250,8 +262,8 @@ pub(crate) fn exec(request: &DiffRequest, console: &mut Console) -> Result<i32, 
             exit::USAGE,
             one_line(&format!(
                 "{} and {} are not the same measurement ({}); give --allow-different to compare them anyway",
-                request.old.display(),
-                request.new.display(),
+                shown(&request.old),
+                shown(&request.new),
                 comparison.differences.join("; ")
             )),
         ));
@@ -259,11 +271,7 @@ pub(crate) fn exec(request: &DiffRequest, console: &mut Console) -> Result<i32, 
     if comparison.lines.iter().all(|line| line.judged.is_none()) {
         return Err(Error::new(
             exit::USAGE,
-            format!(
-                "{} and {} have no configuration in common",
-                request.old.display(),
-                request.new.display()
-            ),
+            format!("{} and {} have no configuration in common", shown(&request.old), shown(&request.new)),
         ));
     }
     console.out(&render(request, &old, &new, &comparison));

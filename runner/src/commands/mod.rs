@@ -8,6 +8,8 @@ two binaries, are at the crate root.
 
 pub(crate) mod compare;
 pub(crate) mod diff;
+#[cfg(feature = "fuzzing")]
+pub(crate) mod fuzzing;
 pub(crate) mod launch;
 pub(crate) mod occupancy;
 pub(crate) mod report;

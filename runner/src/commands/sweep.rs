@@ -92,6 +92,9 @@ pub struct Measured {
     /// The lines before the table: the provenance lines where asked, the device, the work, the
     /// timing, and the grid where it is not one wave.
     pub(crate) head: String,
+    /// Lines for standard error that are no refusal: a torn last line of a `--resume`
+    /// journal dropped.
+    pub(crate) warnings: Vec<String>,
 }
 
 impl Measured {
@@ -187,6 +190,9 @@ fn on_device<D: Driver>(
             console.out(head);
         }
     })?;
+    for warning in &measured.warnings {
+        console.err(warning);
+    }
     plan.deliver(&measured.sweep, &measured.head, || measured.provenance.clone())
         .map_err(failed)?
         .perform(console)?;
@@ -224,11 +230,11 @@ pub(crate) fn measure<D: Driver>(
     if supervision.restarted() {
         resumes.extend(journal_path.as_deref());
     }
-    let (mut journal, note) = if journal_path.is_some() || !resumes.is_empty() {
-        let (journal, note) = Journal::open(journal_path.as_deref(), &resumes, key)?;
-        (Some(journal), note.filter(|_| settings.resume.is_some()))
+    let (mut journal, note, warnings) = if journal_path.is_some() || !resumes.is_empty() {
+        let (journal, note, warnings) = Journal::open(journal_path.as_deref(), &resumes, key)?;
+        (Some(journal), note.filter(|_| settings.resume.is_some()), warnings)
     } else {
-        (None, None)
+        (None, None, Vec::new())
     };
     gpu.watchdog().set_timeout(settings.launch_timeout);
     crate::measure::interrupt::install();
@@ -262,7 +268,7 @@ pub(crate) fn measure<D: Driver>(
         }
     }
     let provenance = facts.provenance(&sweep.limits);
-    Ok(Measured { sweep, provenance, head })
+    Ok(Measured { sweep, provenance, head, warnings })
 }
 
 /// Checks the sweep of `run` against the open device: every block size it launches within the

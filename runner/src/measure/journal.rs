@@ -8,9 +8,16 @@ module's PTX sha256, the kernel's entry points and work, the timing, the grid po
 holds its key, its configuration (block size, and its values on the axes), and what was measured
 (every sample, why the row stopped, where the output was wrong) or why nothing could be (a
 launch fault, a hang). The rest of a row (occupancy, grid, statistics) is derived again.
+
+A journal read back is outside input ([`read`]): at most [`MAX_INPUT_BYTES`], every line an
+entry whose samples are times (finite, above zero) where it was measured and none where it
+failed. One exception: a last line cut off with no line end, as a run killed mid-write leaves
+it, is dropped with one warning and the complete lines are resumed; a malformed line anywhere
+else is refused.
 */
 
-use crate::error::{Error, exit};
+use crate::error::{Error, exit, shown};
+use crate::files::{MAX_INPUT_BYTES, read_bounded};
 use crate::measure::timing::Stopped;
 use crate::model::axis_values::AxisValues;
 use crate::model::mismatch::Mismatch;
@@ -108,16 +115,25 @@ pub(crate) struct Journal {
 impl Journal {
     /// Appends to `journal` (created where missing) and skips what `resume` holds under `key`;
     /// the second value is the one line a resume says (how many it skips, how many it measures
-    /// again because their key differs).
+    /// again because their key differs), the third the warnings of its reading (a torn last
+    /// line dropped), each one line for standard error.
     pub fn open(
         journal: Option<&Path>,
         resumes: &[&Path],
         key: Key,
-    ) -> Result<(Self, Option<String>), Error> {
+    ) -> Result<(Self, Option<String>, Vec<String>), Error> {
         let mut resumed = HashMap::new();
         let mut note = None;
+        let mut warnings = Vec::new();
         for &path in resumes {
-            let (same, other) = read(path, &key)?;
+            let Read { same, other, torn } = read(path, &key)?;
+            warnings.extend(torn.map(|line| {
+                format!(
+                    "Warning: --resume {}: line {line} is cut off (a run ended mid-write): dropped; the {} line(s) before it are resumed\n",
+                    shown(path),
+                    line - 1
+                )
+            }));
             note = Some(match other {
                 0 => format!(
                     "Resume: {} configuration(s) from {} are not measured again\n",
@@ -137,7 +153,7 @@ impl Journal {
             Some(path) => Some((path.to_path_buf(), append(path)?)),
             None => None,
         };
-        Ok((Self { file, key, resumed }, note))
+        Ok((Self { file, key, resumed }, note, warnings))
     }
 
     /// The entry of `configuration` a resume skips, where there is one.
@@ -193,25 +209,29 @@ fn append(path: &Path) -> Result<File, Error> {
     })
 }
 
-/// The entries of `path` under `key` (the last one of each configuration), and how many
-/// configurations it holds under another key. A missing file holds none.
-fn read(path: &Path, key: &Key) -> Result<(Vec<Entry>, usize), Error> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(text) => text,
+/// What a journal holds for one run.
+struct Read {
+    /// The entries under the run's key, the last one of each configuration.
+    same: Vec<Entry>,
+    /// How many configurations it holds under another key only.
+    other: usize,
+    /// The number of a torn last line that was dropped.
+    torn: Option<usize>,
+}
+
+/// The entries of `path` under `key` (the last one of each configuration), how many
+/// configurations it holds under another key, and a torn last line dropped. A missing file
+/// holds none.
+fn read(path: &Path, key: &Key) -> Result<Read, Error> {
+    let usage = |why: String| Error::new(exit::USAGE, why);
+    let text = match std::fs::symlink_metadata(path) {
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => String::new(),
-        Err(error) => {
-            return Err(Error::new(exit::USAGE, format!("cannot read --resume {}: {error}", path.display())));
-        }
+        _ => read_bounded(path, "the --resume journal", MAX_INPUT_BYTES).map_err(usage)?,
     };
+    let (entries, torn) = entries(&text).map_err(|why| usage(format!("--resume {}: {why}", shown(path))))?;
     let mut same: HashMap<Configuration, Entry> = HashMap::new();
     let mut other = std::collections::HashSet::new();
-    for (number, line) in text.lines().enumerate().filter(|(_, line)| !line.trim().is_empty()) {
-        let entry: Entry = serde_json::from_str(line).map_err(|error| {
-            Error::new(
-                exit::USAGE,
-                format!("--resume {}: line {} is not a journal entry: {error}", path.display(), number + 1),
-            )
-        })?;
+    for entry in entries {
         if entry.key == *key {
             same.insert(entry.configuration.clone(), entry);
         } else {
@@ -224,7 +244,54 @@ fn read(path: &Path, key: &Key) -> Result<(Vec<Entry>, usize), Error> {
         (a.configuration.axes.clone(), a.configuration.threads_per_block)
             .cmp(&(b.configuration.axes.clone(), b.configuration.threads_per_block))
     });
-    Ok((same, other))
+    Ok(Read { same, other, torn })
+}
+
+/// The entries of a journal's text, checked, and the number of a torn last line (one with no
+/// line end that is not an entry), which is left out; `Err` names the first bad line.
+pub(crate) fn entries(text: &str) -> Result<(Vec<Entry>, Option<usize>), String> {
+    let mut entries = Vec::new();
+    let ends_whole = text.is_empty() || text.ends_with('\n');
+    let count = text.lines().count();
+    for (index, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let number = index + 1;
+        let entry = match serde_json::from_str::<Entry>(line) {
+            Ok(entry) => entry,
+            Err(_) if number == count && !ends_whole => return Ok((entries, Some(number))),
+            Err(error) => {
+                return Err(crate::error::one_line(&format!(
+                    "line {number} is not a journal entry: {error}"
+                )));
+            }
+        };
+        check(&entry).map_err(|why| format!("line {number} ({}) {why}", entry.configuration))?;
+        entries.push(entry);
+    }
+    Ok((entries, None))
+}
+
+/// An entry as a run writes one: a block size, samples that are times where it was measured,
+/// none where it failed.
+fn check(entry: &Entry) -> Result<(), String> {
+    if entry.configuration.threads_per_block == 0 {
+        return Err("has threads_per_block 0, not a block size".to_string());
+    }
+    match &entry.failed {
+        Some(_) if !entry.run_ms.is_empty() => {
+            Err(format!("failed yet holds {} sample(s) (run_ms)", entry.run_ms.len()))
+        }
+        Some(_) => Ok(()),
+        None if entry.run_ms.is_empty() => Err("has no samples (run_ms) and did not fail".to_string()),
+        None => match entry.run_ms.iter().enumerate().find(|(_, ms)| !(ms.is_finite() && **ms > 0.0)) {
+            Some((index, ms)) => {
+                Err(format!("has run_ms[{index}] {ms} ms: a time must be finite and above 0"))
+            }
+            None => Ok(()),
+        },
+    }
 }
 
 #[cfg(test)]
@@ -252,7 +319,7 @@ mod tests {
     #[test]
     fn entries_go_out_one_line_each_and_a_resume_keeps_those_of_its_key() {
         let path = temp("resume");
-        let (mut journal, note) = Journal::open(Some(&path), &[], key("H200 GPU-1")).unwrap();
+        let (mut journal, note, _) = Journal::open(Some(&path), &[], key("H200 GPU-1")).unwrap();
         assert_eq!(note, None);
         for threads_per_block in [64, 128] {
             let mut entry = journal.entry(Configuration {
@@ -273,7 +340,8 @@ mod tests {
         journal.record(&failed).unwrap();
         assert_eq!(std::fs::read_to_string(&path).unwrap().lines().count(), 3);
 
-        let (journal, note) = Journal::open(None, &[&path], key("H200 GPU-1")).unwrap();
+        let (journal, note, warnings) = Journal::open(None, &[&path], key("H200 GPU-1")).unwrap();
+        assert_eq!(warnings, Vec::<String>::new());
         assert!(note.unwrap().starts_with("Resume: 3 configuration(s) from "));
         let resumed = journal
             .resumed(&Configuration { threads_per_block: 128, axes: AxisValues::none(), first_round: false })
@@ -300,7 +368,7 @@ mod tests {
                 .is_none()
         );
 
-        let (journal, note) = Journal::open(None, &[&path], key("H100 GPU-2")).unwrap();
+        let (journal, note, _) = Journal::open(None, &[&path], key("H100 GPU-2")).unwrap();
         assert!(note.unwrap().contains("3 were measured under another key"));
         assert!(
             journal
@@ -317,7 +385,7 @@ mod tests {
     #[test]
     fn a_missing_resume_file_holds_nothing_and_a_bad_line_is_bad_input() {
         let path = temp("bad");
-        let (journal, note) = Journal::open(None, &[&path], key("x")).unwrap();
+        let (journal, note, _) = Journal::open(None, &[&path], key("x")).unwrap();
         assert!(note.unwrap().starts_with("Resume: 0 configuration(s)"));
         assert!(
             journal
@@ -333,5 +401,76 @@ mod tests {
         assert_eq!(error.exit_status(), exit::USAGE);
         assert!(error.to_string().contains("line 1 is not a journal entry"), "{error}");
         let _ = std::fs::remove_file(&path);
+    }
+
+    /// A journal of two measured configurations, as a run writes it.
+    fn two_lines() -> String {
+        let entry = |threads_per_block| {
+            let mut entry = Entry::unkeyed(Configuration {
+                threads_per_block,
+                axes: AxisValues::none(),
+                first_round: false,
+            });
+            (entry.key, entry.run_ms) = (key("x"), vec![0.5, 0.25]);
+            serde_json::to_string(&entry).unwrap() + "\n"
+        };
+        entry(64) + &entry(128)
+    }
+
+    #[test]
+    fn a_torn_last_line_is_dropped_with_one_warning_and_the_rest_resumed() {
+        let path = temp("torn");
+        let text = two_lines();
+        // Killed mid-write: the second line cut off, with no line end.
+        std::fs::write(&path, &text[..text.len() - 20]).unwrap();
+        let (journal, note, warnings) = Journal::open(None, &[&path], key("x")).unwrap();
+        assert!(note.unwrap().starts_with("Resume: 1 configuration(s) from "));
+        assert_eq!(
+            warnings,
+            [format!(
+                "Warning: --resume {}: line 2 is cut off (a run ended mid-write): dropped; the 1 line(s) before it are resumed\n",
+                path.display()
+            )]
+        );
+        let configuration = |threads_per_block| Configuration {
+            threads_per_block,
+            axes: AxisValues::none(),
+            first_round: false,
+        };
+        assert!(
+            journal.resumed(&configuration(64)).is_some() && journal.resumed(&configuration(128)).is_none()
+        );
+        // A whole last line without its line end is an entry; a bad line with one is refused,
+        // and so is a bad line that is not the last.
+        std::fs::write(&path, text.trim_end()).unwrap();
+        let (_, note, warnings) = Journal::open(None, &[&path], key("x")).unwrap();
+        assert!(note.unwrap().starts_with("Resume: 2 configuration(s) from ") && warnings.is_empty());
+        for bad in [format!("{}\n", &text[..text.len() - 20]), format!("{{\"key\"\n{text}")] {
+            std::fs::write(&path, bad).unwrap();
+            let error = Journal::open(None, &[&path], key("x")).err().unwrap();
+            assert_eq!(error.exit_status(), exit::USAGE);
+            assert!(error.to_string().contains(" is not a journal entry: "), "{error}");
+            assert_eq!(error.to_string().lines().count(), 1);
+        }
+        let _ = std::fs::remove_file(&path);
+    }
+
+    #[test]
+    fn an_entry_no_run_writes_is_refused_naming_its_line() {
+        let text = two_lines();
+        for (from, to, why) in [
+            ("[0.5,0.25]", "[-0.5,0.25]", "has run_ms[0] -0.5 ms: a time must be finite and above 0"),
+            ("[0.5,0.25]", "[]", "has no samples (run_ms) and did not fail"),
+            ("[0.5,0.25]", "[0.5],\"failed\":\"hung\"", "failed yet holds 1 sample(s) (run_ms)"),
+        ] {
+            let error = entries(&text.replacen(from, to, 1)).unwrap_err();
+            assert_eq!(error, format!("line 1 (64 threads per block) {why}"));
+        }
+        let error =
+            entries(&text.replacen("\"threads_per_block\":64", "\"threads_per_block\":0", 1)).unwrap_err();
+        assert_eq!(error, "line 1 (0 threads per block) has threads_per_block 0, not a block size");
+        let error = entries(&text.replacen("[0.5,0.25]", "[0.5,1e308]", 1)).unwrap_err();
+        assert!(error.starts_with("line 1 is not a journal entry: "), "{error}");
+        assert_eq!(entries(&text).unwrap().0.len(), 2);
     }
 }

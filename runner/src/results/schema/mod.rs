@@ -39,9 +39,11 @@ version: it upgrades the file's JSON step by step to the current layout, then re
 type. The JSON the exporter writes of a sweep is [`SweepRecord`] serialised as it is.
 */
 
+mod check;
 mod upgrade;
 
-use crate::error::{Error, exit};
+use crate::error::{Error, exit, shown};
+use crate::files::{MAX_INPUT_BYTES, read_bounded};
 use crate::measure::provenance::Provenance;
 use crate::measure::timing::{Stopped, Timing, TimingMode};
 use crate::model::axis_values::AxisValues;
@@ -273,28 +275,35 @@ impl RowRecord {
 }
 
 impl SweepRecord {
-    /// Reads `path`; a file that cannot be read, is not a sweep's JSON export, is of a newer
-    /// layout, has no rows or a measured row without samples is one line, exit 2.
+    /// Reads `path` (at most [`MAX_INPUT_BYTES`]); a file that cannot be read, is larger, is not
+    /// a sweep's JSON export, is of a newer layout, or holds what no sweep writes (no rows, a
+    /// measured row without samples, a time that is not finite and above zero, counts that
+    /// disagree: [`check`]) is one line naming the file, exit 2.
     pub fn read(path: &Path) -> Result<Self, Error> {
-        let bad = |why: String| Error::new(exit::USAGE, one_line(&format!("{}: {why}", path.display())));
-        let text = std::fs::read_to_string(path).map_err(|error| bad(format!("cannot read it: {error}")))?;
-        Self::parse(&text).map_err(bad)
+        let usage = |why: String| Error::new(exit::USAGE, one_line(&why));
+        let text = read_bounded(path, "result file", MAX_INPUT_BYTES).map_err(usage)?;
+        Self::parse(&text).map_err(|why| usage(format!("{}: {why}", shown(path))))
     }
 
-    /// Parses an export of any version this tool wrote, upgraded to the current layout; `Err`
-    /// says in one line why the text is not one.
+    /// Parses an export of any version this tool wrote, upgraded to the current layout, and
+    /// checks what it holds; `Err` says in one line why the text is not one.
     pub fn parse(text: &str) -> Result<Self, String> {
         let not_an_export = |error: serde_json::Error| one_line(&format!("{NOT_AN_EXPORT}: {error}"));
-        let value: serde_json::Value = serde_json::from_str(text).map_err(not_an_export)?;
-        let upgraded = upgrade::upgrade(value).map_err(|why| one_line(&why))?;
-        let mut record: Self = serde_json::from_value(upgraded.value).map_err(not_an_export)?;
-        record.origin = Origin { schema_version: upgraded.from, derived: upgraded.derived };
-        if record.rows.is_empty() {
-            return Err("the sweep has no rows".to_string());
-        }
-        if let Some(row) = record.rows.iter().find(|row| row.measured() && row.run_ms.is_empty()) {
-            return Err(one_line(&format!("the row of {} has no samples (run_ms)", row.label())));
-        }
+        // A file of the current layout is read as this type straight away: the upgrade's
+        // detour through `serde_json::Value` costs several times the parse of a large file.
+        // Anything else (an older layout, or not an export) takes the detour, which also says
+        // why a file is not an export.
+        let record = match serde_json::from_str::<Self>(text) {
+            Ok(record) if record.schema_version == SCHEMA_VERSION => record,
+            _ => {
+                let value: serde_json::Value = serde_json::from_str(text).map_err(not_an_export)?;
+                let upgraded = upgrade::upgrade(value).map_err(|why| one_line(&why))?;
+                let mut record: Self = serde_json::from_value(upgraded.value).map_err(not_an_export)?;
+                record.origin = Origin { schema_version: upgraded.from, derived: upgraded.derived };
+                record
+            }
+        };
+        check::check(&record).map_err(|why| one_line(&why))?;
         Ok(record)
     }
 
@@ -374,19 +383,9 @@ fn and_list(items: &[&str]) -> String {
 /// The start of every refusal of a file that is not an export.
 const NOT_AN_EXPORT: &str = "not a JSON export of a block-size sweep (--json, --format json)";
 
-/// `text` on one line: a control character (a newline in a string of a hostile file, which
-/// serde quotes in its message) is written escaped.
-pub(crate) fn one_line(text: &str) -> String {
-    text.chars()
-        .map(|character| {
-            if character.is_control() {
-                character.escape_default().to_string()
-            } else {
-                character.to_string()
-            }
-        })
-        .collect()
-}
+/// `text` on one line (a newline in a string of a hostile file, which serde quotes in its
+/// message, is written escaped): the error layer's, under the name this module's users import.
+pub(crate) use crate::error::one_line;
 
 /// A time the export wrote as null (a configuration with no measurement) reads as NaN.
 fn nan_if_null<'de, D: Deserializer<'de>>(deserializer: D) -> Result<f64, D::Error> {
@@ -417,6 +416,9 @@ mod tests {
     use crate::measure::timing::{L2Flush, NoiseStop};
     use serde_json::{Value, json};
 
+    /// A PTX hash as every version wrote one.
+    const SHA: &str = "0c6b50b2ecc5b680a9c217d17903d8d39082fd2605500534972ee53239105b8a";
+
     /// A row as version 3 writes it, at `threads` threads, its two samples 0.4 and 0.6 ms.
     fn row(threads: u32) -> Value {
         json!({
@@ -436,11 +438,11 @@ mod tests {
             "provenance": {
                 "command": "block-size --json s.json", "date": "2026-12-01T12:00:00Z", "gpu": "NVIDIA H200",
                 "compute_capability": "9.0", "driver_release": "580.159.04", "cuda_driver_api": "13.0",
-                "kernel": "cuda_builder", "ptx_sha256": "ab12", "registers_per_thread": 16,
+                "kernel": "cuda_builder", "ptx_sha256": SHA, "registers_per_thread": 16,
                 "compiler": "cuda_builder", "runner": "block-size 0.1.0"
             },
             "device": crate::measure::mock::MockGpu::h200_like().limits,
-            "kernel": "cuda_builder", "ptx_sha256": "ab12",
+            "kernel": "cuda_builder", "ptx_sha256": SHA,
             "workload": {"kernel": "grayscale", "bytes_per_pass": 1024.0, "bytes_counted": "moved per pass"},
             "width": 16, "height": 4, "pixels": 64,
             "timing": {
@@ -636,6 +638,175 @@ mod tests {
         );
         let missing = SweepRecord::read(Path::new("/no/such/file.json")).unwrap_err();
         assert_eq!(missing.exit_status(), exit::USAGE);
-        assert!(missing.to_string().starts_with("/no/such/file.json: cannot read it: "), "{missing}");
+        assert!(missing.to_string().starts_with("cannot read result file /no/such/file.json: "), "{missing}");
+        let endless = SweepRecord::read(Path::new("/dev/zero")).unwrap_err();
+        assert_eq!(endless.to_string(), "result file /dev/zero is larger than 1 GiB: refused");
+    }
+
+    /// The refusal of `document` with `edit` made, which must be one line.
+    fn refusal(edit: impl FnOnce(&mut Value)) -> String {
+        let mut document = version_3();
+        edit(&mut document);
+        let error = SweepRecord::parse(&document.to_string()).expect_err("refused");
+        assert_eq!(error.lines().count(), 1, "{error}");
+        error
+    }
+
+    #[test]
+    fn a_time_no_sweep_measures_is_refused_naming_the_row_and_the_field() {
+        // What used to read: negative, zero, huge (1e308 as an f32 sample is infinite) and null
+        // times, and a median that is not its samples'.
+        for (sample, why) in [(-1.0, "run_ms[0] -1 ms"), (0.0, "run_ms[0] 0 ms")] {
+            let error = refusal(|document| document["rows"][0]["run_ms"] = json!([sample, 0.6]));
+            assert_eq!(error, format!("the row of 256 threads has {why}: a time must be finite and above 0"));
+        }
+        // 1e308 is out of an f32's range: read through the JSON (every version's way where the
+        // straight read fails) it is infinite, which the check refuses.
+        let huge = |mut document: Value| {
+            document["rows"][0]["run_ms"] = json!([0.4, 1e308]);
+            SweepRecord::parse(&document.to_string()).unwrap_err()
+        };
+        assert_eq!(
+            huge(version_3()),
+            "the row of 256 threads has run_ms[1] inf ms: a time must be finite and above 0"
+        );
+        assert_eq!(
+            huge(version_2()),
+            "the row of 256 threads, items/thr 4 has run_ms[1] inf ms: a time must be finite and above 0"
+        );
+        let error = refusal(|document| document["rows"][0]["median_ms"] = json!(null));
+        assert_eq!(
+            error,
+            "the row of 256 threads has median_ms NaN where its samples give 0.5000000149011612"
+        );
+        let error = refusal(|document| document["rows"][0]["median_ms"] = json!(-0.072));
+        assert_eq!(
+            error,
+            "the row of 256 threads has median_ms -0.072 where its samples give 0.5000000149011612"
+        );
+        let error = refusal(|document| document["rows"][0]["min_ms"] = json!(1e308));
+        assert!(
+            error.starts_with("the row of 256 threads has min_ms 1e308 where its samples give 0.4"),
+            "{error}"
+        );
+        let error = refusal(|document| document["rows"][0]["samples"] = json!(7));
+        assert_eq!(error, "the row of 256 threads has samples 7 where run_ms holds 2");
+        let error = refusal(|document| document["rows"][0]["fraction_of_best"] = json!(-1.0));
+        assert_eq!(error, "the row of 256 threads has fraction_of_best -1: it must be above 0, at most 1");
+        let error = refusal(|document| document["rows"][0]["occupancy_percent"] = json!(null));
+        assert_eq!(error, "the row of 256 threads has occupancy_percent NaN: it must be from 0 to 100");
+        // JSON has no NaN: a string or a bare NaN is not a number to serde.
+        let error = refusal(|document| document["rows"][0]["median_ms"] = json!("NaN"));
+        assert!(error.starts_with(NOT_AN_EXPORT), "{error}");
+        assert!(SweepRecord::parse(&version_3().to_string().replace("0.5", "NaN")).is_err());
+    }
+
+    #[test]
+    fn a_row_without_a_measurement_has_no_samples_and_no_times() {
+        let error = refusal(|document| document["rows"][0]["failed"] = json!("hung"));
+        assert_eq!(
+            error,
+            "the row of 256 threads has 2 sample(s) (run_ms, samples 2) where it has no measurement (failed or pruned)"
+        );
+        let error = refusal(|document| {
+            let row = &mut document["rows"][0];
+            row["pruned"] = json!("beyond the block's registers");
+            (row["run_ms"], row["samples"]) = (json!([]), json!(0));
+        });
+        assert_eq!(
+            error,
+            "the row of 256 threads has median_ms 0.5 where it has no measurement (failed or pruned): null"
+        );
+        // As a sweep writes one: no samples, null times; then the fastest row it names is gone.
+        let error = refusal(|document| {
+            let row = &mut document["rows"][0];
+            row["failed"] = json!("hung");
+            (row["run_ms"], row["samples"]) = (json!([]), json!(0));
+            for field in
+                ["median_ms", "min_ms", "max_ms", "mad_ms", "gigabytes_per_second", "fraction_of_best"]
+            {
+                row[field] = json!(null);
+            }
+        });
+        assert_eq!(error, "rows_near_best is 1 where 0 row(s) were measured");
+    }
+
+    #[test]
+    fn counts_and_sizes_that_disagree_are_refused() {
+        for (edit, why) in [
+            (
+                json!({"warps_per_block": 9}),
+                "the row of 256 threads has warps_per_block 9 where its block size gives 8",
+            ),
+            (
+                json!({"idle_lanes": 3}),
+                "the row of 256 threads has idle_lanes 3 where its block size gives 0",
+            ),
+            (
+                json!({"warps_per_sm": 65}),
+                "the row of 256 threads has warps_per_sm 65 where its block size gives 64",
+            ),
+            (
+                json!({"threads_per_block": 0}),
+                "the row of 0 threads has threads_per_block 0, not a block size",
+            ),
+            (
+                json!({"threads_per_block": 4294967295u32}),
+                "the row of 4294967295 threads has threads_per_block 4294967295, not a block size",
+            ),
+            (
+                json!({"launches_per_sample": 0}),
+                "the row of 256 threads has launches_per_sample 0: a sample holds at least one launch",
+            ),
+            (
+                json!({"axes": {"tile": "4"}}),
+                "the row of 256 threads, tile 4 has values on the axes [\"tile\"] where the sweep's are []",
+            ),
+        ] {
+            let error = refusal(|document| {
+                for (field, value) in edit.as_object().unwrap() {
+                    document["rows"][0][field] = value.clone();
+                }
+            });
+            assert_eq!(error, why);
+        }
+        let error = refusal(|document| document["rows"].as_array_mut().unwrap().push(row(256)));
+        assert_eq!(error, "the row of 256 threads is there twice");
+        let error = refusal(|document| document["pixels"] = json!(65));
+        assert_eq!(error, "pixels is 65 where the frame is 16 x 4: they must agree");
+        let error = refusal(|document| document["device"]["warp_size"] = json!(0));
+        assert_eq!(error, "device.warp_size is 0: no device that ran a kernel has none");
+        let error = refusal(|document| document["rows_near_best"] = json!(2));
+        assert_eq!(error, "rows_near_best is 2 where 1 row(s) were measured");
+        let error = refusal(|document| document["fastest_threads_per_block"] = json!(512));
+        assert_eq!(error, "fastest_threads_per_block 512 (with its axes) names no measured row");
+        let error = refusal(|document| document["timing"]["launches_per_sample"] = json!(0));
+        assert_eq!(error, "timing.launches_per_sample is 0: a sample holds at least one launch");
+        let error = refusal(|document| document["workload"]["bytes_per_pass"] = json!(-1.0));
+        assert_eq!(error, "workload.bytes_per_pass is -1: it must be a finite count of bytes");
+    }
+
+    #[test]
+    fn a_ptx_hash_is_64_hex_digits() {
+        let error = refusal(|document| document["ptx_sha256"] = json!("é".repeat(17)));
+        assert_eq!(error, format!("ptx_sha256 {} is not a SHA-256 (64 hex digits)", "é".repeat(17)));
+        let error = refusal(|document| document["provenance"]["ptx_sha256"] = json!("ab12\n"));
+        assert_eq!(error, "provenance.ptx_sha256 \"ab12\\n\" is not a SHA-256 (64 hex digits)");
+        // Every version wrote one so: the evidence files (cli/tests/evidence.rs reads them all).
+        let mut upper = version_3();
+        upper["ptx_sha256"] = json!(SHA.to_uppercase());
+        assert!(SweepRecord::parse(&upper.to_string()).is_ok());
+    }
+
+    #[test]
+    fn a_file_of_the_current_layout_reads_the_same_by_either_path() {
+        // The straight read of version 3 and the upgrade's path agree (version 2 goes the
+        // upgrade's way; written again it is version 3 and goes straight).
+        let record = parse(&version_2());
+        let value = serde_json::to_value(&record).unwrap();
+        let straight = parse(&value);
+        let upgraded = upgrade::upgrade(value).unwrap();
+        let detour: SweepRecord = serde_json::from_value(upgraded.value).unwrap();
+        assert_eq!(straight, detour);
     }
 }

@@ -325,13 +325,13 @@ mod race {
         };
         let times = [(64, 2.0), (256, 1.0), (512, 1.004)];
         let sizes = [64, 256, 512];
-        let (mut journal, _) = Journal::open(Some(&path), &[], key.clone()).unwrap();
+        let (mut journal, _, _) = Journal::open(Some(&path), &[], key.clone()).unwrap();
         let first = race(&mut gpu(&times, &SPREAD), &settings(&sizes), Some(&mut journal));
         let lines = std::fs::read_to_string(&path).unwrap();
         // Three first rounds and two second ones.
         assert_eq!(lines.lines().count(), 5, "{lines}");
         assert_eq!(lines.matches("\"first_round\":true").count(), 3, "{lines}");
-        let (mut resumed, note) = Journal::open(None, &[&path], key).unwrap();
+        let (mut resumed, note, _) = Journal::open(None, &[&path], key).unwrap();
         assert!(note.unwrap().contains("5 configuration(s)"));
         let mut again = gpu(&times, &SPREAD);
         let second = race(&mut again, &settings(&sizes), Some(&mut resumed));

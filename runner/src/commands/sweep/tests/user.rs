@@ -395,6 +395,15 @@ fn a_journal_holds_each_configuration_and_a_resume_measures_only_the_others() {
     };
     let measured = run(&driver, &kernel(reference()), &other).unwrap();
     assert!(measured.head.contains("2 were measured under another key"), "{}", measured.head);
+    // Killed mid-write (kill -9): a last line cut off is dropped with one warning, and the whole
+    // lines before it are resumed.
+    let whole = std::fs::read_to_string(&path).unwrap();
+    let first = whole.lines().next().unwrap().to_string() + "\n";
+    std::fs::write(&path, first + &whole.lines().nth(1).unwrap()[..40]).unwrap();
+    let measured = run(&driver, &kernel(reference()), &resumed).unwrap();
+    assert!(measured.head.contains("Resume: 1 configuration(s) from "), "{}", measured.head);
+    assert_eq!(measured.warnings.len(), 1, "{:?}", measured.warnings);
+    assert!(measured.warnings[0].contains(": line 2 is cut off (a run ended mid-write): dropped; "));
     let _ = std::fs::remove_file(path);
 }
 
