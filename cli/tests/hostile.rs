@@ -344,12 +344,10 @@ fn cases() -> Vec<Case> {
         }),
         Case::new("the report of a sweep whose every row failed", "report failed.json --html r.html", 0, "")
             .given(|folder| {
-                let mut failed = good();
-                for row in failed["rows"].as_array_mut().unwrap() {
-                    row["failed"] = json!("too many resources requested for launch");
-                    row.as_object_mut().unwrap().remove("run_ms");
-                }
-                write_json(folder, "failed.json", &failed);
+                // The export of a real sweep whose every row failed, on the mock worker.
+                let args = arguments("--width 64 --height 64 --warmups 0 --runs 2 --block-sizes 512 --json failed.json");
+                let ran = block_size(folder, &args, &[("MOCK_FAULT_AT", "512")]);
+                assert_eq!(ran.map(|(code, _, _)| code), Some(1), "the failing sweep");
             })
             .writes(&["r.html"]),
         // 3. Files clobbered.
