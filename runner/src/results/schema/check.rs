@@ -200,7 +200,8 @@ fn row(record: &SweepRecord, row: &RowRecord) -> Result<(), String> {
     let from_samples = [stats.median, stats.min, stats.max, stats.mad];
     for ((field, value), expected) in times.iter().zip(from_samples) {
         let margin = STATISTIC_TOLERANCE * (expected.abs() + stats.median);
-        if !((value - expected).abs() <= margin) {
+        let agrees = (value - expected).abs() <= margin;
+        if !agrees {
             return Err(format!(
                 "has {field} {} where its samples give {}",
                 number(*value),
