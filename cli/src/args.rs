@@ -36,7 +36,7 @@ pub struct KernelArgs {
     /// Histogram bins, 1 to 4096 (--kernel histogram only) [default: 256]: 4 bytes of dynamic
     /// shared memory each per block, so more bins fit fewer blocks on an SM (4096 bins: 16 KiB);
     /// in a sweep a list (256,4096) is an axis, a column of the table
-    #[arg(long, allow_negative_numbers = true, value_name = "N", value_delimiter = ',')]
+    #[arg(long, allow_hyphen_values = true, value_name = "N", value_delimiter = ',')]
     pub bins: Vec<u32>,
 
     #[command(flatten)]
@@ -213,7 +213,7 @@ impl TimingArgs {
 #[cfg_attr(not(doc), allow(missing_docs))]
 pub struct BlockSizesArgs {
     /// Threads per block, comma-separated, each 1 to the device's maximum, none twice
-    #[arg(long, allow_negative_numbers = true, value_name = "LIST", value_delimiter = ',', default_values_t = Settings::default().block_sizes, action = ArgAction::Set)]
+    #[arg(long, allow_hyphen_values = true, value_name = "LIST", value_delimiter = ',', default_values_t = Settings::default().block_sizes, action = ArgAction::Set)]
     pub block_sizes: Vec<u32>,
 }
 
@@ -524,7 +524,7 @@ pub struct TailArgs {
     pub block_size: u32,
 
     /// Grid sizes in waves (blocks/SM x SMs), comma-separated, each above 0 and at most 1000
-    #[arg(long, allow_negative_numbers = true, value_name = "LIST", value_delimiter = ',', default_values_t = DEFAULT_WAVES, action = ArgAction::Set)]
+    #[arg(long, allow_hyphen_values = true, value_name = "LIST", value_delimiter = ',', default_values_t = DEFAULT_WAVES, action = ArgAction::Set)]
     pub waves: Vec<f64>,
 
     /// The timing options.

@@ -317,6 +317,8 @@ fn cases() -> Vec<Case> {
         Case::new("waves past u64", "{sweep} --grid waves:99999999999999999999", 2, "waves"),
         Case::new("an empty block size in a list", "--width 64 --height 64 --block-sizes 64,,128", 2, "--block-sizes"),
         Case::new("a block size past u32", "--width 64 --height 64 --block-sizes 99999999999", 2, "--block-sizes"),
+        Case::new("a negative block size in a list", "--width 64 --height 64 --block-sizes -1,2", 2, "-1 is not in"),
+        Case::new("an option where a list should be", "--width 64 --height 64 --block-sizes --json", 2, "--block-sizes"),
         Case::new("a repeated block size", "--width 64 --height 64 --block-sizes 64,64", 2, "twice"),
         Case::new("zero launches a sample", "{sweep} --launches-per-sample 0", 2, "--launches-per-sample"),
         Case::new("device -1", "{sweep} --device -1", 2, "--device"),

@@ -40,7 +40,7 @@ pub struct Occupancy {
     pub smem: u32,
 
     /// Threads per block, 1 to 1024
-    #[arg(long, allow_negative_numbers = true, value_name = "LIST", value_delimiter = ',', default_values_t = Settings::default().block_sizes, action = ArgAction::Set)]
+    #[arg(long, allow_hyphen_values = true, value_name = "LIST", value_delimiter = ',', default_values_t = Settings::default().block_sizes, action = ArgAction::Set)]
     pub block_sizes: Vec<u32>,
 }
 

@@ -17,13 +17,13 @@ pub struct Sweep {
     /// Grayscale pixels a thread converts a loop trip, a list: 1, 2, 4, 8 (the shapes of
     /// `variants`: k1, k2, k4, k8), an axis of the sweep, a column of the table (--kernel
     /// grayscale only) [default: 1, or 4 at --vector-width 4]
-    #[arg(long, allow_negative_numbers = true, value_name = "LIST", value_delimiter = ',')]
+    #[arg(long, allow_hyphen_values = true, value_name = "LIST", value_delimiter = ',')]
     pub pixels_per_thread: Vec<u32>,
 
     /// Grayscale floats one load reads, a list: 1, or 4 (16-byte vectors, the vec4 shape, at 4
     /// pixels per thread alone), an axis of the sweep, a column of the table (--kernel
     /// grayscale only) [default: 1]
-    #[arg(long, allow_negative_numbers = true, value_name = "LIST", value_delimiter = ',')]
+    #[arg(long, allow_hyphen_values = true, value_name = "LIST", value_delimiter = ',')]
     pub vector_width: Vec<u32>,
 
     #[command(flatten)]

@@ -32,7 +32,7 @@ pub struct Variants {
     pub frame: FrameArgs,
 
     /// Threads per block, comma-separated, each 1 to the device's maximum, none twice
-    #[arg(long, allow_negative_numbers = true, value_name = "LIST", value_delimiter = ',', default_values_t = VARIANT_BLOCK_SIZES, action = ArgAction::Set)]
+    #[arg(long, allow_hyphen_values = true, value_name = "LIST", value_delimiter = ',', default_values_t = VARIANT_BLOCK_SIZES, action = ArgAction::Set)]
     pub block_sizes: Vec<u32>,
 
     #[command(flatten)]

@@ -202,11 +202,33 @@ fn write_line(mut file: &File, entry: &Entry) -> std::io::Result<()> {
 }
 
 /// The journal opened to append to: the one open of it, nothing probed before (a FIFO's open
-/// waits here for its reader, as a write to it would).
+/// waits here for its reader, as a write to it would). A regular file whose last line has no
+/// line end gets one first, so that the next entry starts a line of its own: a whole entry is
+/// kept, and a torn one (a run killed mid-write, which a resume drops) is cut off, since an
+/// entry written after it would turn it into a bad line in the middle that no resume takes.
 fn append(path: &Path) -> Result<File, Error> {
-    OpenOptions::new().append(true).create(true).open(path).map_err(|error| {
+    let cannot = |error: std::io::Error| {
         Error::new(exit::USAGE, format!("cannot write the journal {}: {error}", crate::error::shown(path)))
-    })
+    };
+    let file = OpenOptions::new().append(true).create(true).open(path).map_err(cannot)?;
+    if file.metadata().is_ok_and(|metadata| metadata.is_file() && metadata.len() > 0) {
+        end_the_last_line(path, &file).map_err(cannot)?;
+    }
+    Ok(file)
+}
+
+/// Ends a journal's last line where it has no line end (see [`append`]).
+fn end_the_last_line(path: &Path, mut file: &File) -> std::io::Result<()> {
+    let text = std::fs::read(path)?;
+    if text.ends_with(b"\n") {
+        return Ok(());
+    }
+    let start = text.iter().rposition(|&byte| byte == b'\n').map_or(0, |at| at + 1);
+    if serde_json::from_slice::<Entry>(&text[start..]).is_ok() {
+        file.write_all(b"\n")
+    } else {
+        file.set_len(start as u64)
+    }
 }
 
 /// What a journal holds for one run.
@@ -415,6 +437,35 @@ mod tests {
             serde_json::to_string(&entry).unwrap() + "\n"
         };
         entry(64) + &entry(128)
+    }
+
+    #[test]
+    fn a_journal_continued_after_a_torn_line_resumes_again() {
+        let path = temp("continued");
+        let text = two_lines();
+        // Killed mid-write, then resumed into the same journal, twice.
+        std::fs::write(&path, &text[..text.len() - 20]).unwrap();
+        let (mut journal, _, warnings) = Journal::open(Some(&path), &[&path], key("x")).unwrap();
+        assert_eq!(warnings.len(), 1);
+        let mut entry = journal.entry(Configuration {
+            threads_per_block: 128,
+            axes: AxisValues::none(),
+            first_round: false,
+        });
+        entry.run_ms = vec![1.0, 1.5];
+        journal.record(&entry).unwrap();
+        drop(journal);
+        let (_, note, warnings) = Journal::open(Some(&path), &[&path], key("x")).unwrap();
+        assert!(note.unwrap().starts_with("Resume: 2 configuration(s) from ") && warnings.is_empty());
+        // A whole last entry without its line end is kept, and the next one starts a line.
+        std::fs::write(&path, text.trim_end()).unwrap();
+        let (mut journal, _, _) = Journal::open(Some(&path), &[], key("x")).unwrap();
+        journal.record(&entry).unwrap();
+        drop(journal);
+        let lines = std::fs::read_to_string(&path).unwrap();
+        assert_eq!(lines.lines().count(), 3, "{lines}");
+        assert!(Journal::open(None, &[&path], key("x")).is_ok());
+        let _ = std::fs::remove_file(&path);
     }
 
     #[test]
