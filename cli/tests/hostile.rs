@@ -12,29 +12,15 @@
 //!
 //! All cases run, and every failing one is listed, before the test fails.
 
+mod support;
+
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
-
-/// The mock worker example, which `cargo test` builds beside this test's binary.
-fn mock_worker() -> PathBuf {
-    static BUILT: std::sync::Once = std::sync::Once::new();
-    let deps = std::env::current_exe().unwrap().parent().unwrap().to_path_buf();
-    let worker = deps.parent().unwrap().join("examples").join("mock_worker");
-    BUILT.call_once(|| {
-        if !worker.exists() {
-            let status = Command::new(env!("CARGO"))
-                .args(["build", "--quiet", "-p", "block-size", "--example", "mock_worker"])
-                .status()
-                .unwrap();
-            assert!(status.success(), "building examples/mock_worker.rs");
-        }
-    });
-    worker
-}
+use support::mock_worker;
 
 /// What `{sweep}` in a case's arguments stands for: a small sweep on the mock worker.
 const SWEEP: &str = "--width 64 --height 64 --warmups 0 --runs 2 --block-sizes 64,128";
@@ -127,10 +113,10 @@ fn first_row(document: &mut Value) -> &mut Value {
 
 fn gpu_named(document: &mut Value, name: &str) {
     document["device"]["name"] = json!(name);
-    if let Some(provenance) = document.get_mut("provenance").and_then(Value::as_object_mut) {
-        if provenance.contains_key("gpu") {
-            provenance.insert("gpu".into(), json!(name));
-        }
+    if let Some(provenance) = document.get_mut("provenance").and_then(Value::as_object_mut)
+        && provenance.contains_key("gpu")
+    {
+        provenance.insert("gpu".into(), json!(name));
     }
 }
 
@@ -180,6 +166,9 @@ fn walk(root: &Path, folder: &Path) -> BTreeMap<String, Vec<u8>> {
     files
 }
 
+/// A check of a case's folder after its run: `Err` says what did not hold.
+type FolderCheck = fn(&Path) -> Result<(), String>;
+
 /// One hostile input.
 struct Case {
     /// What it is, for the failure list.
@@ -197,7 +186,7 @@ struct Case {
     /// Files the run may write or replace; every other file stays as it was.
     writes: &'static [&'static str],
     /// A last check of the folder after the run.
-    then: Option<fn(&Path) -> Result<(), String>>,
+    then: Option<FolderCheck>,
 }
 
 const NOTHING: fn(&Path) = |_| {};
@@ -218,7 +207,7 @@ impl Case {
         self.writes = writes;
         self
     }
-    const fn then(mut self, then: fn(&Path) -> Result<(), String>) -> Self {
+    const fn then(mut self, then: FolderCheck) -> Self {
         self.then = Some(then);
         self
     }
@@ -267,10 +256,8 @@ impl Case {
                 wrong.push(format!("a temporary file is left: {name}"));
             }
         }
-        if let Some(then) = self.then {
-            if let Err(why) = then(&folder) {
-                wrong.push(why);
-            }
+        if let Some(Err(why)) = self.then.map(|then| then(&folder)) {
+            wrong.push(why);
         }
         let _ = std::fs::remove_dir_all(&folder);
         match wrong.is_empty() {

@@ -3,28 +3,12 @@
 //! GPU context, hangs, or takes a signal at one configuration. Each test runs real processes: the
 //! supervisor, its workers, and a signal sent to them.
 
+mod support;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
-
-/// The mock worker example, which `cargo test` builds beside this test's binary (and this
-/// function builds where a test was run on its own).
-fn mock_worker() -> PathBuf {
-    static BUILT: std::sync::Once = std::sync::Once::new();
-    let deps = std::env::current_exe().unwrap().parent().unwrap().to_path_buf();
-    let worker = deps.parent().unwrap().join("examples").join("mock_worker");
-    BUILT.call_once(|| {
-        if !worker.exists() {
-            let status = Command::new(env!("CARGO"))
-                .args(["build", "--quiet", "-p", "block-size", "--example", "mock_worker"])
-                .status()
-                .unwrap();
-            assert!(status.success(), "building examples/mock_worker.rs");
-        }
-    });
-    assert!(worker.exists(), "{} is built by cargo test (examples/mock_worker.rs)", worker.display());
-    worker
-}
+use support::mock_worker;
 
 fn temp(name: &str) -> PathBuf {
     let path = std::env::temp_dir().join(format!("isolation-{}-{name}", std::process::id()));
