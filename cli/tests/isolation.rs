@@ -246,6 +246,45 @@ fn sigterm_keeps_the_finished_rows_too() {
 }
 
 #[test]
+fn a_supervisor_killed_with_sigkill_leaves_no_worker_behind() {
+    let journal = temp("sigkill.jsonl");
+    // Five rows of 3 s each: the worker would run on for seconds after its supervisor.
+    let mut child = block_size(&["--journal", journal.to_str().unwrap()], &[("MOCK_DELAY_MS", "3000")])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // The worker: the supervisor's one child, once it has started.
+    let children = format!("/proc/{0}/task/{0}/children", child.id());
+    let started = Instant::now();
+    let worker = loop {
+        let listed = std::fs::read_to_string(&children).unwrap_or_default();
+        if let Some(pid) = listed.split_whitespace().next() {
+            break pid.to_string();
+        }
+        assert!(started.elapsed() < Duration::from_secs(10), "no worker started");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    std::thread::sleep(Duration::from_millis(500));
+    // SIGKILL can pass nothing on: the worker, in a process group of its own, must end anyway.
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let alive = |pid: &str| {
+        std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .is_ok_and(|stat| !stat.rsplit(')').next().unwrap_or("").trim_start().starts_with('Z'))
+    };
+    let started = Instant::now();
+    while alive(&worker) && started.elapsed() < Duration::from_secs(2) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(!alive(&worker), "the worker {worker} still runs after its supervisor was killed");
+    let lines = journal_lines(&journal).len();
+    std::thread::sleep(Duration::from_millis(3500));
+    assert_eq!(journal_lines(&journal).len(), lines, "nothing appends to the journal any more");
+    let _ = std::fs::remove_file(&journal);
+}
+
+#[test]
 fn an_output_that_cannot_be_written_is_refused_before_any_gpu_work() {
     let (code, stdout, stderr) = run(&["--format", "json", "--output", "/proc/self/x.json"], &[]);
     assert_eq!((code, stdout.as_str()), (2, ""));

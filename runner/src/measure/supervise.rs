@@ -84,25 +84,29 @@ pub fn supervise(program: &Path, args: &[OsString], journal: Option<&Path>) -> R
             })
         };
     }
+    let supervisor = std::process::id() as libc::pid_t;
     let mut forwarded = vec![0; signals.len()];
     let result = (|| {
         for attempt in 1.. {
             let journaled = journal_lines(&journal);
-            let mut child = Command::new(program)
+            let mut command = Command::new(program);
+            command
                 .process_group(0)
                 .arg0(args.first().map_or(program.as_os_str(), |name| name.as_os_str()))
                 .args(args.iter().skip(1))
                 .env(JOURNAL, &journal)
-                .env(ATTEMPT, attempt.to_string())
-                .spawn()
-                .map_err(|error| {
-                    Error::new(exit::FAILED, format!("cannot start {}: {error}", shown(program)))
-                })?;
+                .env(ATTEMPT, attempt.to_string());
+            // SAFETY: the closure runs in the child between fork and exec and calls only
+            // prctl(2) and getppid(2), which are async-signal-safe.
+            unsafe { command.pre_exec(move || end_with(supervisor)) };
+            let mut child = command.spawn().map_err(|error| {
+                Error::new(exit::FAILED, format!("cannot start {}: {error}", shown(program)))
+            })?;
             let status = loop {
                 for ((&signal, count), forwarded) in signals.iter().zip(&received).zip(&mut forwarded) {
                     while *forwarded < count.load(Ordering::SeqCst) {
                         // SAFETY: kill(2) of our own child, not yet reaped (its pid is its own).
-                        unsafe { libc_kill(child.id() as i32, signal) };
+                        unsafe { libc::kill(child.id() as libc::pid_t, signal) };
                         *forwarded += 1;
                     }
                 }
@@ -150,7 +154,20 @@ fn nanos() -> u128 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |elapsed| elapsed.as_nanos())
 }
 
-unsafe extern "C" {
-    #[link_name = "kill"]
-    fn libc_kill(pid: i32, signal: i32) -> i32;
+/// In a worker about to start: it gets SIGKILL when its supervisor dies (Linux's parent-death
+/// signal), so that a supervisor killed with SIGKILL (`kill -9`, the OOM killer), which can pass
+/// nothing on, leaves no worker behind in its own process group, still measuring on the GPU
+/// beside whatever runs next and appending to the journal. Where the supervisor died before
+/// this call, the worker does not start.
+fn end_with(supervisor: libc::pid_t) -> std::io::Result<()> {
+    // SAFETY: prctl(PR_SET_PDEATHSIG) takes a signal number; getppid has no arguments.
+    unsafe {
+        if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong) != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        if libc::getppid() != supervisor {
+            return Err(std::io::Error::other("its supervisor ended before it started"));
+        }
+    }
+    Ok(())
 }

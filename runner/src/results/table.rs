@@ -333,12 +333,14 @@ impl Summary {
         ))
     }
 
-    /// "8 of 13 configurations reach at least 95 percent of that row."
-    pub fn near_best(&self) -> String {
-        format!(
+    /// "8 of 13 configurations reach at least 95 percent of that row."; `None` where no row
+    /// was measured (there is no fastest row to reach).
+    pub fn near_best(&self) -> Option<String> {
+        self.fastest?;
+        Some(format!(
             "{} of {} configurations reach at least 95 percent of that row.",
             self.rows_near_best, self.rows
-        )
+        ))
     }
 
     /// The table's footnote to its `*` marks, where it has any.
@@ -408,7 +410,7 @@ impl Summary {
     /// The lines after the table, each ending in a newline.
     pub fn lines(&self) -> String {
         let mut text = self.suggestion() + "\n";
-        for line in self.fastest().into_iter().chain([self.near_best()]) {
+        for line in self.fastest().into_iter().chain(self.near_best()) {
             text += &line;
             text.push('\n');
         }

@@ -290,7 +290,7 @@ fn markdown_says_the_summary_in_the_tables_words() {
     let sentences = [
         Some(summary.suggestion()),
         summary.fastest(),
-        Some(summary.near_best()),
+        summary.near_best(),
         summary.stop_sentence(),
         summary.pruned_sentence(),
         Some(format!("Occupancy: {}.", summary.model_clause())),

@@ -312,7 +312,7 @@ pub(crate) fn render(record: &SweepRecord) -> Result<String, String> {
             page += "<p class=\"note\">This file did not record the lines below its table; from its fields:</p>\n";
             let mut lines = vec![sentences::suggestion(record)];
             lines.extend(sentences::fastest(record));
-            lines.push(sentences::near_best(record));
+            lines.extend(sentences::near_best(record));
             lines.extend(sentences::stop(record));
             lines.extend(sentences::pruned(record));
             lines.push(format!("Occupancy: {}.", record.model_check));

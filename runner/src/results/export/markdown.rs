@@ -79,7 +79,9 @@ impl Exporter for MarkdownExporter {
         if let Some(fastest) = sentences::fastest(record) {
             writeln!(text, "{fastest}")?;
         }
-        writeln!(text, "{} \\* marks rows within the measured noise of it.", sentences::near_best(record))?;
+        if let Some(near_best) = sentences::near_best(record) {
+            writeln!(text, "{near_best} \\* marks rows within the measured noise of it.")?;
+        }
         if let Some(stop) = sentences::stop(record) {
             writeln!(text, "{stop}")?;
         }

@@ -41,13 +41,15 @@ fn launched(record: &SweepRecord) -> usize {
     record.rows.iter().filter(|row| row.pruned.is_none()).count()
 }
 
-/// "8 of 13 configurations reach at least 95 percent of that row."
-pub(super) fn near_best(record: &SweepRecord) -> String {
-    format!(
+/// "8 of 13 configurations reach at least 95 percent of that row."; `None` where no row was
+/// measured (there is no fastest row to reach).
+pub(super) fn near_best(record: &SweepRecord) -> Option<String> {
+    record.fastest()?;
+    Some(format!(
         "{} of {} configurations reach at least 95 percent of that row.",
         record.rows_near_best,
         launched(record)
-    )
+    ))
 }
 
 /// How the noise-driven stop ended the rows, where it ran: "Noise-driven stop: 9 of 13 rows
