@@ -44,7 +44,7 @@ echo "# the FIFO's reader got $(wc -c < "$W/from-fifo.json") bytes, $(grep -c th
 # Killed mid-sweep with SIGKILL (no chance to finish a line), then resumed into the same journal.
 "$B/block-size" --width 11520 --height 5760 --min-runs 200 --journal "$W/j.jsonl" > /dev/null 2>&1 &
 sleep 3; kill -9 $! 2>/dev/null; wait 2>/dev/null; sleep 1
-echo "# after the SIGKILL, block-size-cuda processes still running: $(pgrep -c -f 'target/release/block-size-cuda' || true)" >> "$OUT/hostile.txt"
+echo "# after the SIGKILL, block-size-cuda processes still running: $(pgrep -c -x block-size-cuda || true)" >> "$OUT/hostile.txt"
 echo "# killed with SIGKILL after 3 s: the journal holds $(wc -l < "$W/j.jsonl") line end(s), last byte $(tail -c 1 "$W/j.jsonl" | od -An -c | tr -d ' ')" >> "$OUT/hostile.txt"
 run "$B/block-size" --width 11520 --height 5760 --min-runs 200 --block-sizes 64,128,256,512,1024 --journal "$W/j.jsonl" --resume "$W/j.jsonl"
 run "$B/block-size" --width 11520 --height 5760 --min-runs 200 --block-sizes 64,128,256,512,1024 --journal "$W/j.jsonl" --resume "$W/j.jsonl"
