@@ -42,7 +42,7 @@ type. The JSON the exporter writes of a sweep is [`SweepRecord`] serialised as i
 mod check;
 mod upgrade;
 
-use crate::error::{Error, exit, shown};
+use crate::error::{Error, exit, one_line, shown};
 use crate::files::{MAX_INPUT_BYTES, read_bounded};
 use crate::measure::provenance::Provenance;
 use crate::measure::timing::{Stopped, Timing, TimingMode};
@@ -382,10 +382,6 @@ fn and_list(items: &[&str]) -> String {
 
 /// The start of every refusal of a file that is not an export.
 const NOT_AN_EXPORT: &str = "not a JSON export of a block-size sweep (--json, --format json)";
-
-/// `text` on one line (a newline in a string of a hostile file, which serde quotes in its
-/// message, is written escaped): the error layer's, under the name this module's users import.
-pub(crate) use crate::error::one_line;
 
 /// A time the export wrote as null (a configuration with no measurement) reads as NaN.
 fn nan_if_null<'de, D: Deserializer<'de>>(deserializer: D) -> Result<f64, D::Error> {
