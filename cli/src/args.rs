@@ -8,7 +8,7 @@ your own ([`SweepArgs`]).
 use block_size_builtin::requests::{DEFAULT_ROUNDS, DEFAULT_TAIL_BLOCK_SIZE, DEFAULT_WAVES};
 use block_size_builtin::{DEFAULT_HEIGHT, DEFAULT_WIDTH, KERNELS, KernelChoice};
 use block_size_runner::commands::{DEFAULT_BATCH_LAUNCHES, DEFAULT_MIN_RUNS};
-use block_size_runner::{DeviceChoice, Format, GridPolicy, Search, Settings, TimingMode, TimingSettings};
+use block_size_runner::{DeviceChoice, Format, GridPolicy, Objective, Search, Settings, TimingMode, TimingSettings};
 use clap::builder::PossibleValuesParser;
 use clap::{ArgAction, Args, ValueEnum};
 use std::path::PathBuf;
@@ -203,6 +203,7 @@ impl TimingArgs {
                 (false, true) => Some(false),
                 (false, false) => None,
             },
+            energy_window: None,
         }
     }
 }
@@ -278,6 +279,30 @@ impl SearchArg {
         match self {
             Self::Exhaustive => Search::Exhaustive,
             Self::Race => Search::Race,
+        }
+    }
+}
+
+// What `--objective` takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+#[cfg_attr(doc, doc = "What `--objective` takes.")]
+#[cfg_attr(not(doc), allow(missing_docs))]
+pub enum ObjectiveArg {
+    #[cfg_attr(doc, doc = "`time`: the lowest median time.")]
+    Time,
+    #[cfg_attr(doc, doc = "`energy`: the fewest joules a pass.")]
+    Energy,
+    #[cfg_attr(doc, doc = "`edp`: the lowest energy-delay product.")]
+    Edp,
+}
+
+impl ObjectiveArg {
+    /// The library's objective.
+    pub fn objective(self) -> Objective {
+        match self {
+            Self::Time => Objective::Time,
+            Self::Energy => Objective::Energy,
+            Self::Edp => Objective::Edp,
         }
     }
 }
@@ -420,6 +445,22 @@ pub struct SweepArgs {
     /// header, such as a hand-written main.rs); without it such a file is refused
     #[arg(long)]
     pub force: bool,
+
+    /// After each row's samples, read its energy from the GPU's energy counter (NVML): the row
+    /// runs back to back for at least --energy-window between two steps of the counter, and
+    /// the table gains mJ/pass and W (n/a where NVML is missing)
+    #[arg(long)]
+    pub energy: bool,
+
+    /// With --energy: the shortest window a row's energy is read over, in seconds or with a
+    /// unit [default: 0.5]
+    #[arg(long, allow_negative_numbers = true, value_name = "SECONDS", value_parser = parse_seconds, requires = "energy")]
+    pub energy_window: Option<Duration>,
+
+    /// What makes a row the winner (the table's best, the summary, --emit-rust): time, energy
+    /// (joules a pass) or edp (joules x seconds); energy and edp need --energy
+    #[arg(long, value_name = "OBJECTIVE", value_enum, default_value = "time")]
+    pub objective: ObjectiveArg,
 }
 
 impl SweepArgs {
@@ -429,7 +470,12 @@ impl SweepArgs {
         Settings {
             device: self.device,
             block_sizes: self.block_sizes.block_sizes.clone(),
-            timing: self.timing.settings(),
+            timing: TimingSettings {
+                energy_window: self
+                    .energy
+                    .then(|| self.energy_window.unwrap_or(block_size_runner::commands::DEFAULT_ENERGY_WINDOW)),
+                ..self.timing.settings()
+            },
             grid: self.grid,
             corrupt_output: self.corrupt_output,
             provenance: self.provenance.provenance,
@@ -453,6 +499,7 @@ impl SweepArgs {
             search: self.search.map(SearchArg::search),
             emit_rust: self.emit_rust.clone(),
             force: self.force,
+            objective: self.objective.objective(),
         }
     }
 }

@@ -126,3 +126,4 @@ pub use crate::measure::timing::TimingMode;
 pub use crate::model::grid::GridPolicy;
 pub use crate::results::export::Format;
 pub use crate::search::strategy::Search;
+pub use crate::measure::sensors::Objective;

@@ -20,7 +20,7 @@ pub(crate) mod variants;
 
 pub use self::launch::driver_loads;
 pub use self::occupancy::presets;
-pub use self::settings::DEFAULT_MIN_RUNS;
+pub use self::settings::{DEFAULT_ENERGY_WINDOW, DEFAULT_MIN_RUNS};
 pub use crate::measure::supervise::supervise;
 pub use crate::measure::timing::DEFAULT_BATCH_LAUNCHES;
 pub use crate::model::sm::DEFAULT_REGISTERS;

@@ -12,6 +12,7 @@ sweep opens it, for the library and the CLI alike.
 
 use crate::error::{Error, exit};
 use crate::files;
+use crate::measure::sensors::Objective;
 use crate::measure::timing::{DEFAULT_BATCH_LAUNCHES, NoiseStop, Timing, TimingMode};
 use crate::model::grid::GridPolicy;
 use crate::model::occupancy::DEFAULT_BLOCK_SIZES;
@@ -82,7 +83,19 @@ pub struct TimingSettings {
     /// `Some(false)` is cold timing without its flush (`--no-flush-l2`, cold only), `None` as
     /// the mode does (cold flushes, batch and launch do not).
     pub flush_l2: Option<bool>,
+    /// `--energy`: each row's energy, read over at least this long a window of the GPU's
+    /// energy counter after its samples (`--energy-window`, [`DEFAULT_ENERGY_WINDOW`]);
+    /// `None`: no energy.
+    pub energy_window: Option<Duration>,
 }
+
+/// The energy window unless asked otherwise (`--energy-window`): five steps of the H200's
+/// counter, which steps every 100 ms, so that the 4 ms a read takes on each end leaves under
+/// one percent of the window (docs/timing.md).
+pub const DEFAULT_ENERGY_WINDOW: Duration = Duration::from_millis(500);
+
+/// The longest energy window a row may ask for.
+const MAX_ENERGY_WINDOW: Duration = Duration::from_secs(60);
 
 impl Default for TimingSettings {
     fn default() -> Self {
@@ -95,6 +108,7 @@ impl Default for TimingSettings {
             max_noise: None,
             max_time_per_row: None,
             flush_l2: None,
+            energy_window: None,
         }
     }
 }
@@ -162,6 +176,15 @@ impl TimingSettings {
         if self.flush_l2 == Some(false) && mode != TimingMode::Cold {
             return Err(format!("--no-flush-l2 applies to --timing cold, not --timing {mode}"));
         }
+        if let Some(window) = self.energy_window
+            && !(Duration::from_millis(1)..=MAX_ENERGY_WINDOW).contains(&window)
+        {
+            return Err(format!(
+                "--energy-window must be from 0.001 to {} seconds, not {}",
+                MAX_ENERGY_WINDOW.as_secs(),
+                window.as_secs_f64()
+            ));
+        }
         let min_runs = self.min_runs.unwrap_or(DEFAULT_MIN_RUNS);
         let timing = Timing {
             mode,
@@ -174,6 +197,7 @@ impl TimingSettings {
             flush_l2: self.flush_l2 == Some(true),
             cold_keeps_l2: self.flush_l2 == Some(false),
             stop: None,
+            energy_window: self.energy_window,
         };
         let launches =
             u64::from(timing.warmups) + u64::from(timing.runs) * u64::from(timing.launches_per_sample);
@@ -263,6 +287,10 @@ pub struct Settings {
     /// `--force`: let `--emit-rust` replace a file it did not write itself (a hand-written
     /// `main.rs`); without it such a file is refused before the sweep.
     pub force: bool,
+    /// `--objective`: what makes a row the winner (the table's best, the summary's,
+    /// `--emit-rust`'s): its time (the default), its energy, or their product; the last two
+    /// need `--energy`.
+    pub objective: Objective,
 }
 
 impl Default for Settings {
@@ -286,6 +314,7 @@ impl Default for Settings {
             search: None,
             emit_rust: None,
             force: false,
+            objective: Objective::Time,
         }
     }
 }
@@ -318,6 +347,20 @@ impl Settings {
                 "--search race needs the noise-driven stop: --runs is a fixed count for every configuration"
                     .to_string(),
             ));
+        }
+        if self.objective != Objective::Time {
+            if timing.energy_window.is_none() {
+                return Err(usage(format!(
+                    "--objective {} needs --energy: a row's energy is read only with it",
+                    self.objective.name()
+                )));
+            }
+            if self.search == Some(Search::Race) {
+                return Err(usage(format!(
+                    "--search race drops rows by their time, not by --objective {}: give --search exhaustive",
+                    self.objective.name()
+                )));
+            }
         }
         if let Some(resume) = &self.resume
             && resume.is_dir()
@@ -372,7 +415,7 @@ impl Settings {
     pub(crate) fn search_for(&self, configurations: usize, timing: &Timing) -> Search {
         match self.search {
             Some(search) => search,
-            None if timing.stop.is_none() => Search::Exhaustive,
+            None if timing.stop.is_none() || self.objective != Objective::Time => Search::Exhaustive,
             None => Search::automatic(configurations),
         }
     }

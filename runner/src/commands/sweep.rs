@@ -230,13 +230,18 @@ pub(crate) fn measure<D: Driver>(
     if supervision.restarted() {
         resumes.extend(journal_path.as_deref());
     }
-    let (mut journal, note, warnings) = if journal_path.is_some() || !resumes.is_empty() {
+    let (mut journal, note, mut warnings) = if journal_path.is_some() || !resumes.is_empty() {
         let (journal, note, warnings) = Journal::open(journal_path.as_deref(), &resumes, key)?;
         (Some(journal), note.filter(|_| settings.resume.is_some()), warnings)
     } else {
         (None, None, Vec::new())
     };
     gpu.watchdog().set_timeout(settings.launch_timeout);
+    if (settings.stats || timing.energy_window.is_some())
+        && let Err(why) = gpu.sensors()
+    {
+        warnings.push(format!("Warning: no SM clock or energy readings ({why}): their columns say n/a\n"));
+    }
     crate::measure::interrupt::install();
     let mut head = head(gpu.limits(), &kernel.pass, timing, settings, &facts);
     head += note.as_deref().unwrap_or_default();
@@ -252,6 +257,7 @@ pub(crate) fn measure<D: Driver>(
     };
     let search = settings.search_for(kernel.configurations(&settings.block_sizes), &timing);
     let mut sweep = measure_by(run, &mut gpu, &plan, search, journal.as_mut())?;
+    sweep.objective = settings.objective;
     if let Some(EndedEarly::ContextLost { configurations_left }) = sweep.ended_early {
         let last = sweep.rows.last().map_or(0, |row| row.threads_per_block);
         if supervision.active() && configurations_left > 0 {

@@ -258,6 +258,12 @@ pub trait Gpu {
     /// device was opened for the driver, scripted in tests.
     fn clock(&self) -> Duration;
 
+    /// The device's clock and energy sensors (NVML, [`crate::measure::sensors`]); `Err`: why
+    /// it has none, one line.
+    fn sensors(&mut self) -> Result<&mut dyn crate::measure::sensors::Sensors, String> {
+        Err("this backend reads no sensors".into())
+    }
+
     /// One launch between its own pair of events (launch mode, no warm-up); its milliseconds.
     fn time_one_launch(&mut self, launch: &Launch) -> Result<f32> {
         let ops = crate::measure::timing::schedule(

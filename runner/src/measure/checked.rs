@@ -8,32 +8,86 @@ checking it.
 use crate::measure::workload::Workload;
 
 use crate::measure::backend::{Gpu, Launch, Timing};
-use crate::measure::timing::{COLD_WINDOW, Stopped, TimingMode, decide, next_chunk, schedule};
+use crate::measure::sensors::{ClockReading, RowClock, RowEnergy, throttled};
+use crate::measure::timing::{COLD_WINDOW, Op, Stopped, TimingMode, decide, next_chunk, schedule};
+use std::time::Duration;
 use crate::model::mismatch::Mismatch;
 use anyhow::{Context as _, Result};
 
-/// One row's samples and why they stopped (`None`: a fixed count).
+/// One row's samples, why they stopped (`None`: a fixed count) and the SM clock they ran at.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Samples {
     /// Each sample's milliseconds, in order.
     pub run_ms: Vec<f32>,
     /// Why the noise-driven stop ended the row (`None`: a fixed count).
     pub stopped: Option<Stopped>,
+    /// The SM clock while they ran (`None`: the device has no sensors).
+    pub clock: Option<RowClock>,
 }
 
 /// Most samples one call of [`sample`] asks for at once in batch and launch modes.
 const CHUNK_CAP: u32 = 64;
 
+/// The clock readings of one row: one after each chunk of samples.
+#[derive(Default)]
+struct ClockLog {
+    kept: Vec<(ClockReading, usize)>,
+    throttled_samples: u32,
+    reasons: Vec<String>,
+    /// The device has no sensors, or a read failed: the row's clock is `n/a`.
+    unread: bool,
+}
+
+impl ClockLog {
+    /// Reads the clock after a chunk of `samples`: whether to keep them. A throttled chunk
+    /// is dropped where `may_retake` (the row's budget lasts), else kept; counted either way.
+    fn read(&mut self, gpu: &mut dyn Gpu, samples: usize, may_retake: bool) -> bool {
+        if self.unread || samples == 0 {
+            return true;
+        }
+        let reading = gpu.sensors().ok().and_then(|sensors| {
+            let default = sensors.default_sm_mhz();
+            sensors.clock().ok().map(|reading| (reading, default))
+        });
+        let Some((reading, default_sm_mhz)) = reading else {
+            self.unread = true;
+            return true;
+        };
+        if let Some(why) = throttled(reading, default_sm_mhz) {
+            self.throttled_samples += samples as u32;
+            if !self.reasons.contains(&why) {
+                self.reasons.push(why);
+            }
+            if may_retake {
+                return false;
+            }
+        }
+        self.kept.push((reading, samples));
+        true
+    }
+
+    fn row(self) -> Option<RowClock> {
+        if self.unread {
+            return None;
+        }
+        RowClock::of(&self.kept, self.throttled_samples, self.reasons)
+    }
+}
+
 /// Times `launch` on `gpu`: `timing.warmups` warm-ups, then `timing.runs` samples of
 /// `timing.mode`, or with [`Timing::stop`] at least that many and more, a chunk at a time,
 /// until [`decide`] stops the row. The budget counts from after the warm-ups, on
-/// [`Gpu::clock`].
+/// [`Gpu::clock`]. Where the device has sensors, the SM clock is read after each chunk, and
+/// a chunk read throttled ([`throttled`]) is dropped and taken again while the budget lasts.
 pub fn sample(gpu: &mut dyn Gpu, launch: &Launch, timing: &Timing) -> Result<Samples> {
     let zero = !launch.zero_before_each.is_empty();
     stop_if_interrupted()?;
+    let mut clocks = ClockLog::default();
     let Some(stop) = timing.stop else {
         let ops = schedule(timing, timing.warmups, timing.runs, zero);
-        return Ok(Samples { run_ms: gpu.run_schedule(launch, &ops)?, stopped: None });
+        let run_ms = gpu.run_schedule(launch, &ops)?;
+        clocks.read(gpu, run_ms.len(), false);
+        return Ok(Samples { run_ms, stopped: None, clock: clocks.row() });
     };
     if timing.warmups > 0 {
         gpu.run_schedule(launch, &schedule(timing, timing.warmups, 0, zero))?;
@@ -45,11 +99,99 @@ pub fn sample(gpu: &mut dyn Gpu, launch: &Launch, timing: &Timing) -> Result<Sam
         stop_if_interrupted()?;
         let elapsed = gpu.clock().saturating_sub(started);
         if let Some(stopped) = decide(&run_ms, timing.runs, &stop, elapsed) {
-            return Ok(Samples { run_ms, stopped: Some(stopped) });
+            return Ok(Samples { run_ms, stopped: Some(stopped), clock: clocks.row() });
         }
         let chunk = next_chunk(run_ms.len() as u32, timing.runs, &stop, elapsed, cap);
-        run_ms.extend(gpu.run_schedule(launch, &schedule(timing, 0, chunk, zero))?);
+        let taken = gpu.run_schedule(launch, &schedule(timing, 0, chunk, zero))?;
+        let budget_left = gpu.clock().saturating_sub(started) < stop.max_time_per_row;
+        if clocks.read(gpu, taken.len(), budget_left) {
+            run_ms.extend(taken);
+        }
     }
+}
+
+/// Host time of GPU work each chunk of the energy window queues: two chunks are kept in
+/// flight, so the GPU never waits for the host while it reads the counter.
+const ENERGY_CHUNK: Duration = Duration::from_millis(10);
+
+/// The most launches one chunk of the energy window holds.
+const ENERGY_CHUNK_LAUNCHES: u32 = 4096;
+
+/// A counter step this soon after the window's first launches is not its start: the power
+/// before it may include the idle GPU.
+const ENERGY_SETTLE: Duration = Duration::from_millis(10);
+
+/// The energy of `launch` at `median_ms` a pass, on `gpu`'s energy counter: the launches run
+/// back to back, two chunks of about [`ENERGY_CHUNK`] queued at a time, while the host reads
+/// the counter; from the first step of the counter after [`ENERGY_SETTLE`] to the first step
+/// at least `window` later, the energy over the time between them is the mean power, and the
+/// joules per pass that power times `median_ms`. A step's time is taken halfway between the
+/// read that saw it and the read before. `None` where the device has no sensors, a read
+/// fails, or the counter does not step within four windows and a second.
+pub fn energy(gpu: &mut dyn Gpu, launch: &Launch, median_ms: f64, window: Duration) -> Result<Option<RowEnergy>> {
+    let Ok(sensors) = gpu.sensors() else { return Ok(None) };
+    let Ok(mut last) = sensors.energy_mj() else { return Ok(None) };
+    if !(median_ms.is_finite() && median_ms > 0.0) {
+        return Ok(None);
+    }
+    let zero = !launch.zero_before_each.is_empty();
+    let launches = (ENERGY_CHUNK.as_secs_f64() * 1e3 / median_ms).ceil().clamp(1.0, f64::from(ENERGY_CHUNK_LAUNCHES)) as usize;
+    let chunk_time = Duration::from_secs_f64(launches as f64 * median_ms / 1e3);
+    let chunk = |event: usize| -> Vec<Op> {
+        let mut ops = Vec::with_capacity(2 * launches + 1);
+        for _ in 0..launches {
+            if zero {
+                ops.push(Op::Zero);
+            }
+            ops.push(Op::Launch);
+        }
+        ops.push(Op::Record(event));
+        ops
+    };
+    let began = gpu.clock();
+    let give_up = began + window * 4 + Duration::from_secs(1);
+    gpu.run_schedule(launch, &chunk(0))?;
+    gpu.run_schedule(launch, &chunk(1))?;
+    let mut last_read = gpu.clock();
+    let mut steps: Vec<(Duration, u64)> = Vec::new();
+    let mut older = 0;
+    let measured = loop {
+        stop_if_interrupted()?;
+        let until = gpu.clock() + chunk_time;
+        while gpu.clock() < until {
+            let Ok(sensors) = gpu.sensors() else { break };
+            let Ok(value) = sensors.energy_mj() else { break };
+            let now = gpu.clock();
+            let at = (last_read + now) / 2;
+            if value != last && at.saturating_sub(began) >= ENERGY_SETTLE {
+                steps.push((at, value));
+            }
+            let stalled = now == last_read;
+            (last, last_read) = (value, now);
+            if stalled {
+                break;
+            }
+        }
+        if let (Some(&(first_at, first)), Some(&(at, value))) = (steps.first(), steps.last())
+            && at.saturating_sub(first_at) >= window
+        {
+            let seconds = (at - first_at).as_secs_f64();
+            break Some(((value - first) as f64 / 1e3 / seconds, seconds));
+        }
+        if gpu.clock() > give_up {
+            break None;
+        }
+        gpu.run_schedule(launch, &[Op::WaitFor(older)])?;
+        gpu.run_schedule(launch, &chunk(older))?;
+        older = 1 - older;
+    };
+    let mut tail = vec![Op::Synchronize];
+    if zero {
+        // The check sees one pass, as after a batch.
+        tail.extend([Op::Zero, Op::Launch, Op::Synchronize]);
+    }
+    gpu.run_schedule(launch, &tail)?;
+    Ok(measured.map(|(watts, window_s)| RowEnergy { joules_per_pass: watts * median_ms / 1e3, watts, window_s }))
 }
 
 /// What one checked measurement found.
@@ -60,10 +202,15 @@ pub struct Checked {
     pub stopped: Option<Stopped>,
     /// Where the output disagrees with the reference, if it does.
     pub mismatch: Option<Mismatch>,
+    /// The SM clock while the samples ran (`None`: no sensors).
+    pub clock: Option<RowClock>,
+    /// The row's energy, with `--energy` (`None`: not asked, or no sensors).
+    pub energy: Option<RowEnergy>,
 }
 
 /// Measures the active kernel on `workload` at `grid_blocks` x `threads_per_block`, its
-/// samples taken as `timing` says ([`sample`]). With `corrupt`, that output
+/// samples taken as `timing` says ([`sample`]), then with [`Timing::energy_window`] its
+/// energy ([`energy`]). With `corrupt`, that output
 /// element is overwritten on the device after the launches (the `--corrupt-pixel` self-test).
 /// `Err` only when the driver fails.
 pub fn measure(
@@ -76,12 +223,25 @@ pub fn measure(
 ) -> Result<Checked> {
     workload.clear_outputs(gpu)?;
     let launch = workload.launch(grid_blocks, threads_per_block)?;
-    let samples = sample(gpu, &launch, &timing)
-        .with_context(|| format!("launching {grid_blocks} blocks of {threads_per_block} threads"))?;
+    let context = || format!("launching {grid_blocks} blocks of {threads_per_block} threads");
+    let samples = sample(gpu, &launch, &timing).with_context(context)?;
+    let energy = match timing.energy_window {
+        Some(window) if !samples.run_ms.is_empty() => {
+            let median = crate::model::stats::RunStats::of(&samples.run_ms).median;
+            energy(gpu, &launch, median, window).with_context(context)?
+        }
+        _ => None,
+    };
     if let Some(index) = corrupt {
         workload.corrupt(gpu, index)?;
     }
-    Ok(Checked { run_ms: samples.run_ms, stopped: samples.stopped, mismatch: workload.check(gpu)? })
+    Ok(Checked {
+        run_ms: samples.run_ms,
+        stopped: samples.stopped,
+        mismatch: workload.check(gpu)?,
+        clock: samples.clock,
+        energy,
+    })
 }
 
 /// A signal asked the run to stop: the row in progress is dropped, the finished ones kept.

@@ -239,6 +239,9 @@ struct Blocker {
 pub struct CudaGpu {
     /// The device's UUID (`GPU-` and 32 hex digits), where the driver says.
     uuid: Option<String>,
+    /// The device's NVML sensors, opened the first time they are asked for; `Err`: why there
+    /// are none.
+    sensors: Option<Result<crate::measure::nvml::NvmlSensors, String>>,
     /// The buffers [`Gpu::alloc_zeroed`] handed out, by [`BufferId`].
     buffers: Vec<DeviceBuffer<u8>>,
     l2_scratch: Option<DeviceBuffer<u8>>,
@@ -421,6 +424,7 @@ impl CudaGpu {
             staging: None,
             limits,
             uuid: device_uuid(&device),
+            sensors: None,
             watchdog: Watchdog::new(),
             opened: std::time::Instant::now(),
             _context: context,
@@ -633,6 +637,10 @@ impl CudaGpu {
                     self.blocker.as_ref().context("no blocking kernel")?.flag.release();
                     *held = false;
                     released = true;
+                }
+                Op::WaitFor(event) => {
+                    let event = &self.events[event];
+                    self.watchdog.wait(|| event.synchronize()).context("a timed launch failed")?;
                 }
                 Op::Synchronize => {
                     self.watchdog.wait(|| self.stream.synchronize()).context("a timed launch failed")?;
@@ -893,6 +901,18 @@ impl Gpu for CudaGpu {
                 anyhow!("the {} kernel `{}` is not loaded", kernel.module.label, kernel.entry)
             })?;
         Ok(())
+    }
+
+    fn sensors(&mut self) -> Result<&mut dyn crate::measure::sensors::Sensors, String> {
+        let uuid = self.uuid.clone();
+        let sensors = self.sensors.get_or_insert_with(|| match uuid {
+            Some(uuid) => crate::measure::nvml::NvmlSensors::open(&uuid),
+            None => Err("the driver gave no UUID to find the GPU by in NVML".into()),
+        });
+        match sensors {
+            Ok(sensors) => Ok(sensors),
+            Err(why) => Err(why.clone()),
+        }
     }
 
     fn run_schedule(&mut self, launch: &Launch, ops: &[Op]) -> Result<Vec<f32>> {

@@ -18,6 +18,7 @@ else is refused.
 
 use crate::error::{Error, exit, shown};
 use crate::files::{MAX_INPUT_BYTES, read_bounded};
+use crate::measure::sensors::{RowClock, RowEnergy};
 use crate::measure::timing::Stopped;
 use crate::model::axis_values::AxisValues;
 use crate::model::mismatch::Mismatch;
@@ -87,6 +88,12 @@ pub(crate) struct Entry {
     /// failed, or the hang.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failed: Option<String>,
+    /// The SM clock while its samples ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock: Option<RowClock>,
+    /// Its energy (`--energy`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub energy: Option<RowEnergy>,
 }
 
 impl Entry {
@@ -101,7 +108,16 @@ impl Entry {
             timing: String::new(),
             grid: String::new(),
         };
-        Self { key, configuration, run_ms: Vec::new(), stopped: None, mismatch: None, failed: None }
+        Self {
+            key,
+            configuration,
+            run_ms: Vec::new(),
+            stopped: None,
+            mismatch: None,
+            failed: None,
+            clock: None,
+            energy: None,
+        }
     }
 }
 
@@ -170,6 +186,8 @@ impl Journal {
             stopped: None,
             mismatch: None,
             failed: None,
+            clock: None,
+            energy: None,
         }
     }
 

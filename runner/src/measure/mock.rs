@@ -20,7 +20,11 @@ use crate::measure::backend::{
 use crate::measure::compat::Refusal;
 pub use crate::measure::memory::{read_values, view_values, write_values};
 use crate::measure::ptx::KernelRef;
+use crate::measure::sensors::{ClockReading, Sensors};
 use crate::measure::timing::Op;
+
+mod sensors;
+pub use sensors::MockSensors;
 use crate::model::limits::{DeviceLimits, KernelResources, Suggestion};
 use anyhow::{Context as _, Result, anyhow, bail, ensure};
 use std::cell::RefCell;
@@ -195,6 +199,8 @@ pub struct MockGpu {
     pub emulations: Vec<(KernelRef, Emulation)>,
     /// The watchdog of its waits (a hang at `hang_at` is one).
     pub watchdog: Watchdog,
+    /// Its clock and energy sensors ([`MockSensors`]); `None`: none, as a GPU without NVML.
+    pub sensors: Option<MockSensors>,
 }
 
 /// The H200's blocks/SM at each of the sweep's default block sizes
@@ -274,6 +280,7 @@ impl MockGpu {
             loaded: Vec::new(),
             emulations: Vec::new(),
             watchdog: Watchdog::new(),
+            sensors: None,
         }
     }
 
@@ -611,8 +618,23 @@ impl Gpu for MockGpu {
                 Op::Record(event) => {
                     recorded.insert(event);
                     unsynchronised.insert(event);
+                    if let Some(sensors) = &mut self.sensors {
+                        sensors.record(event);
+                    }
                 }
-                Op::Launch => self.launch(launch, emulated[index])?,
+                Op::Launch => {
+                    self.launch(launch, emulated[index])?;
+                    let ms = self.scripted_ms(launch);
+                    if let Some(sensors) = &mut self.sensors {
+                        sensors.run(self.clock, ms, launch.threads_per_block);
+                    }
+                }
+                Op::WaitFor(event) => {
+                    ensure!(recorded.contains(&event), "op {index}: waiting for event {event}, never recorded");
+                    if let Some(sensors) = &self.sensors {
+                        self.clock = self.clock.max(sensors.reached(event));
+                    }
+                }
                 Op::Block => {
                     ensure!(!blocked, "op {index}: a second blocking kernel before the first is released");
                     blocked = true;
@@ -645,6 +667,29 @@ impl Gpu for MockGpu {
 
     fn clock(&self) -> Duration {
         self.clock
+    }
+
+    fn sensors(&mut self) -> Result<&mut dyn Sensors, String> {
+        match self.sensors {
+            Some(_) => Ok(self),
+            None => Err("the mock GPU has no sensors".into()),
+        }
+    }
+}
+
+impl Sensors for MockGpu {
+    fn clock(&mut self) -> Result<ClockReading> {
+        self.sensors.as_mut().context("no sensors")?.clock_reading()
+    }
+
+    fn energy_mj(&mut self) -> Result<u64> {
+        let sensors = self.sensors.as_mut().context("no sensors")?;
+        self.clock += sensors.read_cost;
+        Ok(sensors.counter_mj(self.clock))
+    }
+
+    fn default_sm_mhz(&self) -> u32 {
+        self.sensors.as_ref().map_or(0, |sensors| sensors.default_sm_mhz)
     }
 }
 

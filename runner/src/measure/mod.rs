@@ -19,9 +19,11 @@ pub mod journal;
 pub mod memory;
 #[cfg(any(test, feature = "mock"))]
 pub mod mock;
+pub mod nvml;
 pub mod progress;
 pub mod provenance;
 pub mod ptx;
+pub mod sensors;
 // The provenance stamp, shared with the PTX builders and the repository tests (stamp/): the
 // same file, linked in, so this crate packages without a path dependency.
 #[allow(dead_code)]

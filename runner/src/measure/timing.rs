@@ -151,6 +151,9 @@ pub struct Timing {
     /// `None`: exactly `runs` samples. `Some`: at least `runs`, then until the noise-driven
     /// stop says so.
     pub stop: Option<NoiseStop>,
+    /// `--energy`: after its samples, each row's energy is read over at least this long a
+    /// window of the GPU's energy counter (`crate::measure::sensors`); `None`: no energy.
+    pub energy_window: Option<Duration>,
 }
 
 impl Timing {
@@ -161,7 +164,16 @@ impl Timing {
             TimingMode::Batch => DEFAULT_BATCH_LAUNCHES,
             TimingMode::Cold | TimingMode::Launch => 1,
         };
-        Self { mode, warmups, runs, launches_per_sample, flush_l2: false, cold_keeps_l2: false, stop: None }
+        Self {
+            mode,
+            warmups,
+            runs,
+            launches_per_sample,
+            flush_l2: false,
+            cold_keeps_l2: false,
+            stop: None,
+            energy_window: None,
+        }
     }
 
     /// This program's method before batch and cold: `runs` launches after `warmups`, each
@@ -208,6 +220,27 @@ struct TimingRecord {
     launches_per_sample: u32,
     l2_flush: L2Flush,
     stop: Option<NoiseStop>,
+    #[serde(
+        default,
+        rename = "energy_window_s",
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "optional_seconds",
+        deserialize_with = "from_optional_seconds"
+    )]
+    energy_window: Option<Duration>,
+}
+
+fn optional_seconds<S: Serializer>(duration: &Option<Duration>, serializer: S) -> Result<S::Ok, S::Error> {
+    match duration {
+        Some(duration) => seconds(duration, serializer),
+        None => serializer.serialize_none(),
+    }
+}
+
+fn from_optional_seconds<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<Duration>, D::Error> {
+    Option::<f64>::deserialize(deserializer)?
+        .map(|seconds| Duration::try_from_secs_f64(seconds).map_err(serde::de::Error::custom))
+        .transpose()
 }
 
 impl From<Timing> for TimingRecord {
@@ -219,6 +252,7 @@ impl From<Timing> for TimingRecord {
             launches_per_sample: timing.launches_per_sample,
             l2_flush: timing.l2_flush(),
             stop: timing.stop,
+            energy_window: timing.energy_window,
         }
     }
 }
@@ -245,6 +279,7 @@ impl TryFrom<TimingRecord> for Timing {
             flush_l2,
             cold_keeps_l2,
             stop: record.stop,
+            energy_window: record.energy_window,
         })
     }
 }
@@ -268,6 +303,9 @@ pub enum Op {
     Release,
     /// Wait until the stream has done everything enqueued.
     Synchronize,
+    /// Wait until the stream has reached event `i`, the work queued after it still running:
+    /// the energy window keeps the GPU busy while the host reads the counter.
+    WaitFor(usize),
     /// One sample, read after a [`Op::Synchronize`]: the milliseconds between events `start`
     /// and `stop`, over the `launches` launches between them.
     Sample {

@@ -38,6 +38,8 @@ impl RowRecord {
             run_ms: row.run_ms.clone(),
             failed: row.failed.clone(),
             pruned: row.pruned.clone(),
+            sm_clock: row.clock.clone(),
+            energy: row.energy.clone(),
         }
     }
 }
@@ -71,10 +73,11 @@ impl SweepRecord {
             head: Some(head.lines().map(str::to_string).collect()),
             rows: sweep.rows.iter().map(|row| RowRecord::of(sweep, row)).collect(),
             suggestion: sweep.suggestion,
-            fastest_threads_per_block: sweep.best().map(|row| row.threads_per_block),
-            fastest_axes: sweep.best().map(|row| row.axes.clone()).unwrap_or_default(),
+            fastest_threads_per_block: sweep.fastest().map(|row| row.threads_per_block),
+            fastest_axes: sweep.fastest().map(|row| row.axes.clone()).unwrap_or_default(),
             rows_near_best: sweep.rows_near_best(),
             search: sweep.search,
+            objective: sweep.scored_objective(),
             model_check: summary.model_clause(),
             summary: Some(summary.lines().lines().map(str::to_string).collect()),
             failures: sweep.failures.iter().map(ToString::to_string).collect(),

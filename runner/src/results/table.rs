@@ -13,7 +13,8 @@ use crate::model::frame_size::mib;
 use crate::model::limits::{DeviceLimits, Suggestion};
 use crate::model::pass::Pass;
 use crate::model::sm;
-use crate::search::sweep::{ModelCheck, Sweep};
+use crate::measure::sensors::{Objective, RowClock};
+use crate::search::sweep::{ModelCheck, Row, Sweep};
 use tabled::builder::Builder;
 use tabled::settings::object::Columns;
 use tabled::settings::{Alignment, Padding, Style};
@@ -104,6 +105,12 @@ pub fn timing_line(timing: Timing) -> String {
             unit(timing),
             trimmed(stop.max_noise * 100.0, 3),
             trimmed(stop.max_time_per_row.as_secs_f64(), 3),
+        );
+    }
+    if let Some(window) = timing.energy_window {
+        text += &format!(
+            "  Energy: after its samples, each row runs back to back for at least {} s between two steps of the GPU's energy counter; mJ/pass = mean W x median ms\n",
+            trimmed(window.as_secs_f64(), 3)
         );
     }
     text
@@ -197,6 +204,93 @@ pub struct Summary {
     stops: Option<StopCounts>,
     /// The sentence on a sweep that ended before its last configuration, where it did.
     ended_early: Option<String>,
+    /// The sentences on the sensors' readings: the winner under another objective than
+    /// time, the energy, the SM clock and the samples taken again for throttling.
+    sensors: Vec<String>,
+}
+
+/// "256 threads per block" or "256 threads per block, items/thr 4": a row's configuration.
+fn configuration_phrase(row: &Row) -> String {
+    if row.axes.is_empty() {
+        format!("{} threads per block", row.threads_per_block)
+    } else {
+        format!("{} threads per block, {}", row.threads_per_block, row.axes)
+    }
+}
+
+/// The sentences on a sweep's sensors ([`Summary::sensors`]).
+fn sensor_sentences(sweep: &Sweep) -> Vec<String> {
+    let mut lines = Vec::new();
+    let objective = sweep.scored_objective();
+    if let Some(best) = sweep.best()
+        && objective != Objective::Time
+    {
+        let energy = best.energy.as_ref().map_or(f64::NAN, |energy| energy.joules_per_pass);
+        lines.push(format!(
+            "Winner by --objective {}: {} at {:.3} mJ a pass and {:.3} ms.",
+            objective.name(),
+            configuration_phrase(best),
+            energy * 1e3,
+            best.stats.median
+        ));
+    } else if sweep.objective != Objective::Time {
+        lines.push(format!(
+            "--objective {} found no row with an energy reading: the winner is the fastest.",
+            sweep.objective.name()
+        ));
+    }
+    let least = sweep.best_by_energy();
+    if let (Some(least), Some(fastest)) = (least, sweep.fastest()) {
+        let joules = |row: &Row| row.energy.as_ref().map(|energy| energy.joules_per_pass);
+        let (Some(least_j), watts) = (joules(least), least.energy.as_ref().map_or(f64::NAN, |e| e.watts)) else {
+            return lines;
+        };
+        let window = sweep.timing.energy_window.map_or(0.0, |window| window.as_secs_f64());
+        if std::ptr::eq(least, fastest) {
+            lines.push(format!(
+                "Energy ({} s windows of the GPU's energy counter): the fastest row also takes the least, {:.3} mJ a pass at {:.0} W.",
+                trimmed(window, 3),
+                least_j * 1e3,
+                watts
+            ));
+        } else {
+            let fastest_j = joules(fastest).map_or("n/a".to_string(), |j| format!("{:.3} mJ", j * 1e3));
+            lines.push(format!(
+                "Least energy ({} s windows of the GPU's energy counter): {} at {:.3} mJ a pass ({:.0} W, {:.3} ms); the fastest row takes {fastest_j}.",
+                trimmed(window, 3),
+                configuration_phrase(least),
+                least_j * 1e3,
+                watts,
+                least.stats.median
+            ));
+        }
+    }
+    let clocks: Vec<&RowClock> = sweep.measured_rows().filter_map(|row| row.clock.as_ref()).collect();
+    if !clocks.is_empty() {
+        let low = clocks.iter().map(|clock| clock.median_mhz).min().unwrap_or(0);
+        let high = clocks.iter().map(|clock| clock.median_mhz).max().unwrap_or(0);
+        let lowest = clocks.iter().map(|clock| clock.min_mhz).min().unwrap_or(0);
+        let range = if low == high { format!("{low} MHz") } else { format!("{low} to {high} MHz") };
+        let throttled: u32 = clocks.iter().map(|clock| clock.throttled_samples).sum();
+        let mut reasons: Vec<&str> = Vec::new();
+        for reason in clocks.iter().flat_map(|clock| &clock.reasons) {
+            if !reasons.contains(&reason.as_str()) {
+                reasons.push(reason);
+            }
+        }
+        let throttle = if throttled == 0 {
+            "no sample throttled".to_string()
+        } else {
+            format!(
+                "{throttled} sample(s) throttled ({}), taken again while a row's budget lasted",
+                reasons.join(", ")
+            )
+        };
+        lines.push(format!(
+            "SM clock: {range} (each row's median reading), lowest reading {lowest} MHz; {throttle}."
+        ));
+    }
+    lines
 }
 
 /// How the noise-driven stop ended a sweep's rows, and the samples they took.
@@ -233,8 +327,9 @@ impl Summary {
     pub fn of(sweep: &Sweep) -> Self {
         Self {
             suggestion: sweep.suggestion,
-            fastest: sweep.best().map(|best| (best.threads_per_block, best.stats.median)),
-            fastest_axes: sweep.best().map(|best| best.axes.clone()).unwrap_or_default(),
+            fastest: sweep.fastest().map(|best| (best.threads_per_block, best.stats.median)),
+            fastest_axes: sweep.fastest().map(|best| best.axes.clone()).unwrap_or_default(),
+            sensors: sensor_sentences(sweep),
             rows_near_best: sweep.rows_near_best(),
             rows: sweep.rows.len() - sweep.pruned_rows().count(),
             pruned: pruned_reasons(sweep),
@@ -422,6 +517,10 @@ impl Summary {
             text += &stop;
             text.push('\n');
         }
+        for line in &self.sensors {
+            text += line;
+            text.push('\n');
+        }
         if let Some(pruned) = self.pruned_sentence() {
             text += &pruned;
             text.push('\n');
@@ -486,13 +585,24 @@ pub fn header(limits: &DeviceLimits, pass: &Pass, timing: Timing) -> String {
 /// Extra columns `--stats` adds after the seed's ten, with their widths.
 const STATS_COLUMNS: [(&str, usize); 3] = [("min ms", 9), ("max ms", 9), ("MAD ms", 9)];
 
-/// The seed's ten columns, one row per block size; with `stats`, three more columns; where
-/// rows took different numbers of samples, how many each took; last, the binding limit.
+/// The SM clock column `--stats` adds after its three: each row's median reading, `n/a`
+/// where the device has no sensors.
+const CLOCK_COLUMN: (&str, usize) = ("SM MHz", 7);
+
+/// The columns `--energy` adds: millijoules a pass and mean watts, `n/a` where unread.
+const ENERGY_COLUMNS: [(&str, usize); 2] = [("mJ/pass", 9), ("W", 6)];
+
+/// The seed's ten columns, one row per block size; with `stats`, three more columns and the
+/// SM clock; with `--energy`, millijoules a pass and watts; where rows took different numbers
+/// of samples, how many each took; last, the binding limit.
 pub fn table(sweep: &Sweep, stats: bool) -> String {
     let runs = sweep.samples_vary();
+    let energy = sweep.timing.energy_window.is_some();
     let mut columns: Vec<(&str, usize)> = COLUMNS
         .iter()
         .chain(if stats { &STATS_COLUMNS[..] } else { &[] })
+        .chain(if stats { &[CLOCK_COLUMN][..] } else { &[] })
+        .chain(if energy { &ENERGY_COLUMNS[..] } else { &[] })
         .chain(if runs { &[RUNS_COLUMN][..] } else { &[] })
         .chain([&LIMITER_COLUMN])
         .copied()
@@ -514,13 +624,19 @@ pub fn table(sweep: &Sweep, stats: bool) -> String {
                 let what = if reason.starts_with("hung") { "hung" } else { "failed" };
                 record.extend([what.to_string(), "-".into(), "-".into()]);
                 if stats {
-                    record.extend(["-", "-", "-"].map(String::from));
+                    record.extend(["-", "-", "-", "-"].map(String::from));
+                }
+                if energy {
+                    record.extend(["-", "-"].map(String::from));
                 }
             }
             (None, Some(_)) => {
                 record.extend(["pruned", "-", "-"].map(String::from));
                 if stats {
-                    record.extend(["-", "-", "-"].map(String::from));
+                    record.extend(["-", "-", "-", "-"].map(String::from));
+                }
+                if energy {
+                    record.extend(["-", "-"].map(String::from));
                 }
             }
             (None, None) => {
@@ -535,6 +651,19 @@ pub fn table(sweep: &Sweep, stats: bool) -> String {
                 ]);
                 if stats {
                     record.extend([row.stats.min, row.stats.max, row.stats.mad].map(|ms| format!("{ms:.4}")));
+                    record.push(row.clock.as_ref().map_or("n/a".to_string(), |clock| {
+                        let throttled = if clock.throttled_samples > 0 { "t" } else { "" };
+                        format!("{}{throttled}", clock.median_mhz)
+                    }));
+                }
+                if energy {
+                    match &row.energy {
+                        Some(reading) => record.extend([
+                            format!("{:.3}", reading.joules_per_pass * 1e3),
+                            format!("{:.0}", reading.watts),
+                        ]),
+                        None => record.extend(["n/a", "n/a"].map(String::from)),
+                    }
                 }
             }
         }

@@ -8,6 +8,7 @@ use crate::measure::backend::{Gpu, Timing};
 use crate::measure::checked::{self, Checked};
 use crate::measure::interrupt::Interrupted;
 use crate::measure::journal::{self, Configuration, Journal};
+use crate::measure::sensors::{Objective, RowClock, RowEnergy};
 use crate::measure::timing::Stopped;
 use crate::measure::workload::Workload;
 use crate::model::axis_values::AxisValues;
@@ -61,6 +62,11 @@ pub struct Row {
     /// launch it (threads, registers or shared memory beyond a block's limits;
     /// `docs/search.md`). Its samples are empty; it is no failure.
     pub pruned: Option<String>,
+    /// The SM clock while its samples ran, and the samples taken again for throttling
+    /// (`None`: the device has no sensors).
+    pub clock: Option<RowClock>,
+    /// Its energy (`--energy`; `None`: not asked, or no sensors).
+    pub energy: Option<RowEnergy>,
 }
 
 /// A check that did not hold. Each variant says why its row, or the run, measures nothing.
@@ -223,6 +229,9 @@ pub struct Sweep {
     /// How its samples were spent: every configuration to the end, or a race
     /// (`crate::search::race`).
     pub search: crate::search::strategy::Search,
+    /// What makes a row the best ([`Sweep::best`]): its time unless asked otherwise
+    /// (`--objective`).
+    pub objective: Objective,
 }
 
 /// Why a sweep ended before its last configuration: its rows so far are kept.
@@ -244,9 +253,38 @@ impl Sweep {
         self.pass.item_count()
     }
 
-    /// The row with the lowest median time (the first of equals).
+    /// The best row under the sweep's objective (the first of equals): the lowest median
+    /// time, or the lowest energy or energy-delay product among the rows with an energy;
+    /// where none has one, the fastest.
     pub fn best(&self) -> Option<&Row> {
-        self.measured_rows().reduce(|best, row| if row.stats.median < best.stats.median { row } else { best })
+        self.best_by(self.scored_objective())
+    }
+
+    /// The row with the lowest median time (the first of equals).
+    pub fn fastest(&self) -> Option<&Row> {
+        self.best_by(Objective::Time)
+    }
+
+    /// The row with the fewest joules per pass, where any row has an energy.
+    pub fn best_by_energy(&self) -> Option<&Row> {
+        self.best_by(Objective::Energy)
+    }
+
+    /// The objective rows are ranked by: the sweep's, or time where no row has what it needs.
+    pub fn scored_objective(&self) -> Objective {
+        let scored = self.measured_rows().any(|row| self.score(self.objective, row).is_some());
+        if scored { self.objective } else { Objective::Time }
+    }
+
+    fn score(&self, objective: Objective, row: &Row) -> Option<f64> {
+        objective.score(row.stats.median, row.energy.as_ref())
+    }
+
+    fn best_by(&self, objective: Objective) -> Option<&Row> {
+        self.measured_rows()
+            .filter_map(|row| self.score(objective, row).map(|score| (score, row)))
+            .reduce(|best, row| if row.0 < best.0 { row } else { best })
+            .map(|(_, row)| row)
     }
 
     /// The rows with a measurement (not failed, not pruned).
@@ -259,15 +297,23 @@ impl Sweep {
         self.rows.iter().filter(|row| row.pruned.is_some())
     }
 
-    /// The best row's median time over this row's: 1.00 for the best row, smaller for slower ones.
+    /// The best row's score over this row's ([`Sweep::scored_objective`]; by time, the best
+    /// row's median over this row's): 1.00 for the best row, smaller for worse ones; NaN for a
+    /// row without the energy the objective needs.
     pub fn fraction_of_best(&self, row: &Row) -> f64 {
-        let best = self.best().map_or(row.stats.median, |best| best.stats.median);
-        best / row.stats.median
+        let objective = self.scored_objective();
+        let Some(score) = self.score(objective, row) else { return f64::NAN };
+        let best = self.best().and_then(|best| self.score(objective, best)).unwrap_or(score);
+        best / score
     }
 
     /// Whether a row other than the best is slower by no more than the measured noise: its
     /// median exceeds the best median by at most the two rows' median absolute deviations.
+    /// Under an energy objective, no row is (the noise is measured in time).
     pub fn within_noise_of_best(&self, row: &Row) -> bool {
+        if self.scored_objective() != Objective::Time {
+            return false;
+        }
         match self.best() {
             Some(best) if (best.threads_per_block, &best.axes) != (row.threads_per_block, &row.axes) => {
                 row.stats.median - best.stats.median <= best.stats.mad + row.stats.mad
@@ -461,6 +507,8 @@ pub(crate) fn measure_in(
                 axes: AxisValues::none(),
                 failed: None,
                 pruned: Some(reason),
+                clock: None,
+                energy: None,
             });
             continue;
         }
@@ -538,8 +586,9 @@ pub(crate) fn measure_in(
                     None => journal::Entry::unkeyed(configuration),
                 };
                 match measured {
-                    Ok(Checked { run_ms, stopped, mismatch }) => {
+                    Ok(Checked { run_ms, stopped, mismatch, clock, energy }) => {
                         (entry.run_ms, entry.stopped, entry.mismatch) = (run_ms, stopped, mismatch);
+                        (entry.clock, entry.energy) = (clock, energy);
                     }
                     Err(error) => {
                         if let Some(&Interrupted(signal)) = error.downcast_ref::<Interrupted>() {
@@ -565,7 +614,8 @@ pub(crate) fn measure_in(
         if let Some(reason) = &entry.failed {
             failures.push(CheckFailure::Failed { threads_per_block, reason: reason.clone() });
         }
-        let (run_ms, stopped, failed) = (entry.run_ms, entry.stopped, entry.failed);
+        let (run_ms, stopped, failed, clock, energy) =
+            (entry.run_ms, entry.stopped, entry.failed, entry.clock, entry.energy);
 
         rows.push(Row {
             threads_per_block,
@@ -582,6 +632,8 @@ pub(crate) fn measure_in(
             axes: AxisValues::none(),
             failed,
             pruned: None,
+            clock,
+            energy,
         });
         let configurations_left = block_sizes[index + 1..]
             .iter()
@@ -613,6 +665,7 @@ pub(crate) fn measure_in(
         failures,
         ended_early,
         search: crate::search::strategy::Search::Exhaustive,
+        objective: Objective::Time,
     })
 }
 

@@ -14,22 +14,52 @@ impl Exporter for CsvExporter {
         // flat row; JSON carries it).
         let mut flat = csv::Writer::from_writer(Vec::new());
         for row in &record.rows {
-            flat.serialize(RowRecord { run_ms: Vec::new(), axes: Default::default(), ..row.clone() })?;
+            flat.serialize(RowRecord {
+                run_ms: Vec::new(),
+                axes: Default::default(),
+                sm_clock: None,
+                energy: None,
+                ..row.clone()
+            })?;
         }
         let flat = flat.into_inner()?;
-        // Then a column per axis in front, named for it.
+        // Then a column per axis in front, named for it, and the sensors' columns behind where
+        // any row has them (empty in a row without).
+        let clocks = record.rows.iter().any(|row| row.sm_clock.is_some());
+        let energy = record.rows.iter().any(|row| row.energy.is_some());
+        let sensors = |row: Option<&RowRecord>| -> Vec<String> {
+            let mut cells = Vec::new();
+            if clocks {
+                let clock = row.and_then(|row| row.sm_clock.as_ref());
+                cells.extend(match (row, clock) {
+                    (None, _) => ["sm_clock_mhz", "sm_clock_min_mhz", "throttled_samples"].map(String::from).to_vec(),
+                    (Some(_), Some(clock)) => {
+                        vec![clock.median_mhz.to_string(), clock.min_mhz.to_string(), clock.throttled_samples.to_string()]
+                    }
+                    (Some(_), None) => vec![String::new(); 3],
+                });
+            }
+            if energy {
+                let reading = row.and_then(|row| row.energy.as_ref());
+                cells.extend(match (row, reading) {
+                    (None, _) => ["joules_per_pass", "watts"].map(String::from).to_vec(),
+                    (Some(_), Some(energy)) => vec![energy.joules_per_pass.to_string(), energy.watts.to_string()],
+                    (Some(_), None) => vec![String::new(); 2],
+                });
+            }
+            cells
+        };
         let mut reader = csv::ReaderBuilder::new().has_headers(false).from_reader(&flat[..]);
         let mut writer = csv::Writer::from_writer(Vec::new());
         for (index, line) in reader.records().enumerate() {
             let line = line?;
-            let axes: Vec<&str> = match index.checked_sub(1) {
+            let row = index.checked_sub(1).map(|row| &record.rows[row]);
+            let axes: Vec<&str> = match row {
                 None => record.axes.iter().map(String::as_str).collect(),
-                Some(row) => {
-                    let values = &record.rows[row].axes;
-                    record.axes.iter().map(|name| values.get(name).unwrap_or_default()).collect()
-                }
+                Some(row) => record.axes.iter().map(|name| row.axes.get(name).unwrap_or_default()).collect(),
             };
-            writer.write_record(axes.into_iter().chain(line.iter()))?;
+            let sensors = sensors(row);
+            writer.write_record(axes.into_iter().chain(line.iter()).chain(sensors.iter().map(String::as_str)))?;
         }
         Ok(String::from_utf8(writer.into_inner()?)?)
     }

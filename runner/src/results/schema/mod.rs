@@ -45,6 +45,7 @@ mod upgrade;
 use crate::error::{Error, exit, one_line, shown};
 use crate::files::{MAX_INPUT_BYTES, read_bounded};
 use crate::measure::provenance::Provenance;
+use crate::measure::sensors::{Objective, RowClock, RowEnergy};
 use crate::measure::timing::{Stopped, Timing, TimingMode};
 use crate::model::axis_values::AxisValues;
 use crate::model::grid::GridPolicy;
@@ -119,6 +120,10 @@ pub struct SweepRecord {
     /// `stopped: raced`).
     #[serde(deserialize_with = "search_by_name")]
     pub search: Search,
+    /// What made a row the best (`--objective`): `time` (absent), `energy` or `edp`; the
+    /// rows' `fraction_of_best` are by it.
+    #[serde(default, skip_serializing_if = "is_time")]
+    pub objective: Objective,
     /// The occupancy model's check, in words.
     pub model_check: String,
     /// The lines the table printed below itself: the suggestion, the fastest row, the rows
@@ -203,6 +208,17 @@ pub struct RowRecord {
     /// model (threads, registers or shared memory beyond a block's); empty where it was. Its
     /// times are then empty too.
     pub pruned: Option<String>,
+    /// The SM clock while its samples ran (absent: no sensors, or a file of before
+    /// 2026-12-02).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sm_clock: Option<RowClock>,
+    /// Its energy (`--energy`; absent without).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub energy: Option<RowEnergy>,
+}
+
+fn is_time(objective: &Objective) -> bool {
+    *objective == Objective::Time
 }
 
 /// The kernel and what one pass of it moves, as the export writes [`Pass`].
