@@ -6,10 +6,13 @@
 //! `MOCK_FAULT_AT=THREADS` (too many resources: the context survives), `MOCK_LOST_AT=THREADS`
 //! (an illegal address: the context is lost), `MOCK_HANG_AT=THREADS` (the launch never
 //! finishes), `MOCK_DELAY_MS=N` (every schedule takes N ms more, so a signal can arrive),
-//! `MOCK_GPU_NAME=NAME` (the name the device reports, any bytes a driver could hand back).
+//! `MOCK_GPU_NAME=NAME` (the name the device reports, any bytes a driver could hand back),
+//! `MOCK_SENSORS=1` (a clock and an energy counter, `block_size_runner::mock::MockSensors`),
+//! with `MOCK_WATTS=THREADS:W,...` (the power at those block sizes; 450 W at others) and
+//! `MOCK_THROTTLE=N` (the first N clock readings at 1400 MHz with the power cap set).
 
 use block_size_cli::app;
-use block_size_runner::mock::{MockDriver, MockFault};
+use block_size_runner::mock::{ClockReading, MockDriver, MockFault, MockSensors};
 use block_size_runner::with_stdio;
 
 fn threads(name: &str) -> Option<u32> {
@@ -28,6 +31,19 @@ fn main() {
     gpu.delay = std::time::Duration::from_millis(threads("MOCK_DELAY_MS").unwrap_or(0).into());
     if let Some(name) = std::env::var_os("MOCK_GPU_NAME") {
         gpu.limits.name = name.to_string_lossy().into_owned();
+    }
+    if std::env::var_os("MOCK_SENSORS").is_some() {
+        let mut sensors = MockSensors::default();
+        for pair in std::env::var("MOCK_WATTS").unwrap_or_default().split(',').filter(|pair| !pair.is_empty()) {
+            let (threads, watts) = pair.split_once(':').expect("MOCK_WATTS is THREADS:W,...");
+            sensors.watts.push((threads.parse().expect("threads"), watts.parse().expect("watts")));
+        }
+        let throttled = ClockReading { sm_mhz: 1400, reasons: 0x4 };
+        sensors.clock_script = vec![throttled; threads("MOCK_THROTTLE").unwrap_or(0) as usize];
+        if !sensors.clock_script.is_empty() {
+            sensors.clock_script.push(ClockReading { sm_mhz: 1980, reasons: 0 });
+        }
+        gpu.sensors = Some(sensors);
     }
     let driver = MockDriver { cuda_version: 13000, devices: vec![gpu] };
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();

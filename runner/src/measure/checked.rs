@@ -110,9 +110,12 @@ pub fn sample(gpu: &mut dyn Gpu, launch: &Launch, timing: &Timing) -> Result<Sam
     }
 }
 
-/// Host time of GPU work each chunk of the energy window queues: two chunks are kept in
-/// flight, so the GPU never waits for the host while it reads the counter.
+/// Host time of GPU work each chunk of the energy window queues.
 const ENERGY_CHUNK: Duration = Duration::from_millis(10);
+
+/// Chunks the energy window keeps queued, so that the GPU never waits for the host while it
+/// reads the counter (a read takes 4 ms on the H200).
+const ENERGY_CHUNKS_QUEUED: usize = 4;
 
 /// The most launches one chunk of the energy window holds.
 const ENERGY_CHUNK_LAUNCHES: u32 = 4096;
@@ -122,12 +125,13 @@ const ENERGY_CHUNK_LAUNCHES: u32 = 4096;
 const ENERGY_SETTLE: Duration = Duration::from_millis(10);
 
 /// The energy of `launch` at `median_ms` a pass, on `gpu`'s energy counter: the launches run
-/// back to back, two chunks of about [`ENERGY_CHUNK`] queued at a time, while the host reads
-/// the counter; from the first step of the counter after [`ENERGY_SETTLE`] to the first step
-/// at least `window` later, the energy over the time between them is the mean power, and the
-/// joules per pass that power times `median_ms`. A step's time is taken halfway between the
-/// read that saw it and the read before. `None` where the device has no sensors, a read
-/// fails, or the counter does not step within four windows and a second.
+/// back to back, [`ENERGY_CHUNKS_QUEUED`] chunks of about [`ENERGY_CHUNK`] queued, each
+/// queued again once the host expects it done, while the host reads the counter; from the
+/// first step of the counter after [`ENERGY_SETTLE`] to the first step at least `window`
+/// later, the energy over the time between them is the mean power, and the joules per pass
+/// that power times `median_ms`. A step's time is taken halfway between the read that saw it
+/// and the read before. `None` where the device has no sensors, a read fails, or the counter
+/// does not step within four windows and a second.
 pub fn energy(gpu: &mut dyn Gpu, launch: &Launch, median_ms: f64, window: Duration) -> Result<Option<RowEnergy>> {
     let Ok(sensors) = gpu.sensors() else { return Ok(None) };
     let Ok(mut last) = sensors.energy_mj() else { return Ok(None) };
@@ -135,11 +139,11 @@ pub fn energy(gpu: &mut dyn Gpu, launch: &Launch, median_ms: f64, window: Durati
         return Ok(None);
     }
     let zero = !launch.zero_before_each.is_empty();
-    let launches = (ENERGY_CHUNK.as_secs_f64() * 1e3 / median_ms).ceil().clamp(1.0, f64::from(ENERGY_CHUNK_LAUNCHES)) as usize;
-    let chunk_time = Duration::from_secs_f64(launches as f64 * median_ms / 1e3);
+    let launches = (ENERGY_CHUNK.as_secs_f64() * 1e3 / median_ms).ceil().clamp(1.0, f64::from(ENERGY_CHUNK_LAUNCHES));
+    let chunk_time = Duration::from_secs_f64(launches * median_ms / 1e3);
     let chunk = |event: usize| -> Vec<Op> {
-        let mut ops = Vec::with_capacity(2 * launches + 1);
-        for _ in 0..launches {
+        let mut ops = Vec::new();
+        for _ in 0..launches as usize {
             if zero {
                 ops.push(Op::Zero);
             }
@@ -150,40 +154,49 @@ pub fn energy(gpu: &mut dyn Gpu, launch: &Launch, median_ms: f64, window: Durati
     };
     let began = gpu.clock();
     let give_up = began + window * 4 + Duration::from_secs(1);
-    gpu.run_schedule(launch, &chunk(0))?;
-    gpu.run_schedule(launch, &chunk(1))?;
+    // Each chunk's event, and when the host expects the GPU to reach it.
+    let mut queued = std::collections::VecDeque::new();
+    let mut free_at = began;
+    for event in 0..ENERGY_CHUNKS_QUEUED {
+        gpu.run_schedule(launch, &chunk(event))?;
+        free_at = free_at.max(gpu.clock()) + chunk_time;
+        queued.push_back((event, free_at));
+    }
     let mut last_read = gpu.clock();
     let mut steps: Vec<(Duration, u64)> = Vec::new();
-    let mut older = 0;
     let measured = loop {
         stop_if_interrupted()?;
-        let until = gpu.clock() + chunk_time;
-        while gpu.clock() < until {
-            let Ok(sensors) = gpu.sensors() else { break };
-            let Ok(value) = sensors.energy_mj() else { break };
-            let now = gpu.clock();
-            let at = (last_read + now) / 2;
-            if value != last && at.saturating_sub(began) >= ENERGY_SETTLE {
-                steps.push((at, value));
-            }
-            let stalled = now == last_read;
-            (last, last_read) = (value, now);
-            if stalled {
-                break;
-            }
+        let Ok(sensors) = gpu.sensors() else { break None };
+        let Ok(value) = sensors.energy_mj() else { break None };
+        let now = gpu.clock();
+        // A read that took no time (a scripted clock) waits for the oldest chunk instead.
+        let mut stalled = now == last_read;
+        let at = (last_read + now) / 2;
+        if value != last && at.saturating_sub(began) >= ENERGY_SETTLE {
+            steps.push((at, value));
         }
+        (last, last_read) = (value, now);
         if let (Some(&(first_at, first)), Some(&(at, value))) = (steps.first(), steps.last())
             && at.saturating_sub(first_at) >= window
         {
             let seconds = (at - first_at).as_secs_f64();
-            break Some(((value - first) as f64 / 1e3 / seconds, seconds));
+            break Some((value.saturating_sub(first) as f64 / 1e3 / seconds, seconds));
         }
-        if gpu.clock() > give_up {
+        if now > give_up {
             break None;
         }
-        gpu.run_schedule(launch, &[Op::WaitFor(older)])?;
-        gpu.run_schedule(launch, &chunk(older))?;
-        older = 1 - older;
+        // Queue again the oldest chunk once the GPU should have finished it (a wait that
+        // returns at once where it has), one a read, so that a GPU slower than its median
+        // never keeps the host from reading.
+        if let Some(&(event, done)) = queued.front()
+            && (gpu.clock() >= done || std::mem::take(&mut stalled))
+        {
+            queued.pop_front();
+            gpu.run_schedule(launch, &[Op::WaitFor(event)])?;
+            gpu.run_schedule(launch, &chunk(event))?;
+            free_at = free_at.max(gpu.clock()) + chunk_time;
+            queued.push_back((event, free_at));
+        }
     };
     let mut tail = vec![Op::Synchronize];
     if zero {
@@ -249,5 +262,85 @@ fn stop_if_interrupted() -> Result<()> {
     match crate::measure::interrupt::requested() {
         Some(signal) => Err(anyhow::anyhow!(crate::measure::interrupt::Interrupted(signal))),
         None => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::measure::mock::{ClockReading, MockGpu, MockSensors};
+    use crate::measure::timing::NoiseStop;
+    use crate::tests::fixture;
+
+    fn gpu_with(sensors: MockSensors) -> (MockGpu, Box<dyn Workload>) {
+        let mut gpu = fixture::gpu();
+        gpu.sensors = Some(sensors);
+        gpu.milliseconds = vec![(128, 0.5), (256, 1.0)];
+        let workload = fixture::workload(&mut gpu, fixture::kernel(33 * 17));
+        (gpu, workload)
+    }
+
+    const STOP: NoiseStop =
+        NoiseStop { max_noise: 0.005, max_time_per_row: Duration::from_millis(100), max_runs: 1000 };
+
+    #[test]
+    fn the_energy_window_spans_whole_counter_steps_and_reads_the_scripted_power() {
+        let sensors = MockSensors { watts: vec![(128, 300.0), (256, 200.0)], ..MockSensors::default() };
+        let (mut gpu, mut workload) = gpu_with(sensors);
+        let timing = Timing { energy_window: Some(Duration::from_millis(500)), ..Timing::launch(1, 10) };
+        for (threads, watts, ms) in [(128, 300.0, 0.5), (256, 200.0, 1.0)] {
+            let started = gpu.clock;
+            let checked = measure(&mut gpu, workload.as_mut(), 64, threads, timing, None).unwrap();
+            assert_eq!(checked.mismatch, None, "the check after the window sees one pass");
+            let energy = checked.energy.expect("an energy reading");
+            assert!((energy.watts - watts).abs() / watts < 0.02, "{threads}: {energy:?}");
+            assert!((energy.joules_per_pass - watts * ms / 1e3).abs() / (watts * ms / 1e3) < 0.02);
+            // Whole steps of 100 ms, at least the window: 0.5 s here, the step times read to
+            // within a read (4 ms) of the true ones.
+            assert!((0.49..0.61).contains(&energy.window_s), "{energy:?}");
+            let spent = gpu.clock - started;
+            assert!(spent < Duration::from_millis(800), "a row's window costs {spent:?}");
+        }
+    }
+
+    #[test]
+    fn without_sensors_or_a_counter_that_never_steps_energy_is_unread() {
+        let mut gpu = fixture::gpu();
+        let mut workload = fixture::workload(&mut gpu, fixture::kernel(64));
+        let timing = Timing { energy_window: Some(Duration::from_millis(100)), ..Timing::launch(0, 3) };
+        let checked = measure(&mut gpu, workload.as_mut(), 1, 128, timing, None).unwrap();
+        assert_eq!((checked.energy, checked.clock), (None, None));
+        let (mut gpu, mut workload) = gpu_with(MockSensors { step: Duration::from_secs(3600), ..MockSensors::default() });
+        let checked = measure(&mut gpu, workload.as_mut(), 1, 128, timing, None).unwrap();
+        assert_eq!(checked.energy, None);
+        assert!(gpu.clock < Duration::from_secs(3), "it gives up after four windows and a second");
+    }
+
+    #[test]
+    fn a_throttled_chunk_is_taken_again_while_the_budget_lasts_and_counted() {
+        let throttled = ClockReading { sm_mhz: 1400, reasons: 0x4 };
+        let steady = ClockReading { sm_mhz: 1965, reasons: 0 };
+        let sensors = MockSensors { clock_script: vec![throttled, steady], ..MockSensors::default() };
+        let (mut gpu, mut workload) = gpu_with(sensors);
+        let timing = Timing::launch(0, 10).until(STOP);
+        let checked = measure(&mut gpu, workload.as_mut(), 1, 128, timing, None).unwrap();
+        let clock = checked.clock.unwrap();
+        assert_eq!(checked.run_ms.len(), 10, "the throttled ten were dropped and taken again");
+        assert_eq!((clock.median_mhz, clock.min_mhz, clock.throttled_samples), (1965, 1965, 10));
+        assert_eq!(clock.reasons, ["sw_power_cap"]);
+
+        // Every reading throttled: once the budget is spent the samples are kept, counted.
+        let sensors = MockSensors { clock_script: vec![throttled], ..MockSensors::default() };
+        let (mut gpu, mut workload) = gpu_with(sensors);
+        let checked = measure(&mut gpu, workload.as_mut(), 1, 256, timing, None).unwrap();
+        let clock = checked.clock.unwrap();
+        assert!(!checked.run_ms.is_empty());
+        assert_eq!(clock.min_mhz, 1400);
+        assert!(clock.throttled_samples as usize >= checked.run_ms.len() + 10, "{clock:?}");
+        // A fixed count keeps them and says so.
+        let sensors = MockSensors { clock_script: vec![throttled], ..MockSensors::default() };
+        let (mut gpu, mut workload) = gpu_with(sensors);
+        let checked = measure(&mut gpu, workload.as_mut(), 1, 128, Timing::launch(0, 7), None).unwrap();
+        assert_eq!((checked.run_ms.len(), checked.clock.unwrap().throttled_samples), (7, 7));
     }
 }

@@ -20,7 +20,8 @@ use crate::measure::backend::{
 use crate::measure::compat::Refusal;
 pub use crate::measure::memory::{read_values, view_values, write_values};
 use crate::measure::ptx::KernelRef;
-use crate::measure::sensors::{ClockReading, Sensors};
+pub use crate::measure::sensors::ClockReading;
+use crate::measure::sensors::Sensors;
 use crate::measure::timing::Op;
 
 mod sensors;
@@ -630,10 +631,13 @@ impl Gpu for MockGpu {
                     }
                 }
                 Op::WaitFor(event) => {
-                    ensure!(recorded.contains(&event), "op {index}: waiting for event {event}, never recorded");
-                    if let Some(sensors) = &self.sensors {
-                        self.clock = self.clock.max(sensors.reached(event));
-                    }
+                    // An event of an earlier schedule of the same row: the energy window's.
+                    let reached = self.sensors.as_ref().and_then(|sensors| sensors.reached(event));
+                    ensure!(
+                        recorded.contains(&event) || reached.is_some(),
+                        "op {index}: waiting for event {event}, never recorded"
+                    );
+                    self.clock = self.clock.max(reached.unwrap_or_default());
                 }
                 Op::Block => {
                     ensure!(!blocked, "op {index}: a second blocking kernel before the first is released");
@@ -646,6 +650,10 @@ impl Gpu for MockGpu {
                 Op::Synchronize => {
                     ensure!(!blocked, "op {index}: synchronising a stream the host has not released");
                     unsynchronised.clear();
+                    // With sensors the GPU's timeline is the clock's: the host waits for it.
+                    if let Some(sensors) = &self.sensors {
+                        self.clock = self.clock.max(sensors.free_at);
+                    }
                 }
                 Op::Sample { start, stop, launches } => {
                     for event in [start, stop] {
@@ -656,7 +664,9 @@ impl Gpu for MockGpu {
                         );
                     }
                     let ms = self.sample_ms(launch, samples.len());
-                    self.clock += Duration::from_secs_f64(f64::from(ms) * f64::from(launches.max(1)) / 1e3);
+                    if self.sensors.is_none() {
+                        self.clock += Duration::from_secs_f64(f64::from(ms) * f64::from(launches.max(1)) / 1e3);
+                    }
                     samples.push(ms);
                 }
             }

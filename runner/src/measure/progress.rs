@@ -199,6 +199,10 @@ impl Gpu for WithProgress<'_> {
         self.phase("timing");
         self.inner.run_schedule(launch, ops)
     }
+    fn sensors(&mut self) -> Result<&mut dyn crate::measure::sensors::Sensors, String> {
+        self.inner.sensors()
+    }
+
     fn clock(&self) -> Duration {
         self.inner.clock()
     }

@@ -322,9 +322,11 @@ impl Sweep {
         }
     }
 
-    /// Rows that reach at least 95 percent of the best row's speed.
+    /// Rows that reach at least 95 percent of the fastest row's speed (by time, whatever the
+    /// objective).
     pub fn rows_near_best(&self) -> usize {
-        self.measured_rows().filter(|row| self.fraction_of_best(row) >= NEAR_BEST_FRACTION).count()
+        let Some(fastest) = self.fastest() else { return 0 };
+        self.measured_rows().filter(|row| fastest.stats.median / row.stats.median >= NEAR_BEST_FRACTION).count()
     }
 
     /// A row's resident warps over the SM's maximum, in percent.

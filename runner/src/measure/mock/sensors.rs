@@ -35,9 +35,9 @@ pub struct MockSensors {
     /// When the GPU finishes what is queued.
     pub free_at: Duration,
     /// Busy intervals: (start s, end s, W).
-    busy: Vec<(f64, f64, f64)>,
+    pub busy: Vec<(f64, f64, f64)>,
     /// When the GPU reaches each event recorded.
-    events: HashMap<usize, Duration>,
+    pub events: HashMap<usize, Duration>,
 }
 
 impl Default for MockSensors {
@@ -79,8 +79,8 @@ impl MockSensors {
     }
 
     /// When the GPU reaches event `event`.
-    pub(super) fn reached(&self, event: usize) -> Duration {
-        self.events.get(&event).copied().unwrap_or_default()
+    pub(super) fn reached(&self, event: usize) -> Option<Duration> {
+        self.events.get(&event).copied()
     }
 
     pub(super) fn clock_reading(&mut self) -> Result<ClockReading> {
