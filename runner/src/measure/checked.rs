@@ -21,7 +21,7 @@ pub struct Samples {
     pub stopped: Option<Stopped>,
 }
 
-/// Most samples one call of [`sample`] asks for at once in batch and launch modes.
+/// Most samples one call of [`sample`] asks for at once in batch, launch and graph modes.
 const CHUNK_CAP: u32 = 64;
 
 /// Times `launch` on `gpu`: `timing.warmups` warm-ups, then `timing.runs` samples of
