@@ -87,6 +87,8 @@ pub enum TimingArg {
     Cold,
     #[cfg_attr(doc, doc = "`launch`.")]
     Launch,
+    #[cfg_attr(doc, doc = "`graph`.")]
+    Graph,
 }
 
 impl TimingArg {
@@ -96,6 +98,7 @@ impl TimingArg {
             Self::Batch => TimingMode::Batch,
             Self::Cold => TimingMode::Cold,
             Self::Launch => TimingMode::Launch,
+            Self::Graph => TimingMode::Graph,
         }
     }
 }
@@ -144,11 +147,13 @@ pub struct TimingArgs {
     /// their mean. cold: each sample one launch between its own events after an L2 flush
     /// (unless --no-flush-l2), every sample queued behind a blocking kernel that the host
     /// releases once all are enqueued. launch: each sample one launch between its own events,
-    /// the host enqueuing it after the previous one has finished
+    /// the host enqueuing it after the previous one has finished. graph: --launches-per-sample
+    /// launches captured once a row into a CUDA graph, each sample one replay of it between
+    /// one pair of events, their mean
     #[arg(long, value_name = "MODE", value_enum, default_value = "batch")]
     pub timing: TimingArg,
 
-    #[arg(long, allow_negative_numbers = true, value_name = "N", help = format!("Launches between one pair of events in a batch sample (--timing batch only) [default: {DEFAULT_BATCH_LAUNCHES}]"))]
+    #[arg(long, allow_negative_numbers = true, value_name = "N", help = format!("Launches between one pair of events in a batch sample, or in the graph a graph sample replays (--timing batch and graph only) [default: {DEFAULT_BATCH_LAUNCHES}]"))]
     #[cfg_attr(doc, doc = "`--launches-per-sample`.")]
     pub launches_per_sample: Option<u32>,
 
@@ -176,8 +181,9 @@ pub struct TimingArgs {
     pub max_time_per_row: Option<Duration>,
 
     /// Before each sample, outside the timed interval, overwrite a scratch buffer of twice
-    /// the L2, so no sample reads the previous one's data from L2 (batch: before each batch,
-    /// so its first launch starts cold; --timing cold flushes unless --no-flush-l2)
+    /// the L2, so no sample reads the previous one's data from L2 (batch and graph: before each
+    /// batch or replay, so its first launch starts cold; --timing cold flushes unless
+    /// --no-flush-l2)
     #[arg(long, conflicts_with = "no_flush_l2")]
     pub flush_l2: bool,
 

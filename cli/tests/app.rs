@@ -70,6 +70,39 @@ fn a_clean_sweep_on_the_mock_is_the_seeds_table_and_exit_0() {
 }
 
 #[test]
+fn graph_timing_is_accepted_and_every_row_checked_for_both_kernels_and_variants() {
+    let graph = [
+        "--width",
+        "64",
+        "--height",
+        "64",
+        "--timing",
+        "graph",
+        "--launches-per-sample",
+        "4",
+        "--warmups",
+        "1",
+        "--runs",
+        "2",
+    ];
+    let histogram = ["--kernel", "histogram", "--bins", "4096"];
+    let line = "Timing: graph mode, median of 2 samples after 1 warm-ups, each sample one replay of a CUDA graph \
+                of 4 launches between one pair of CUDA events, divided by 4";
+    // The histogram adds to its zeroed bins: its check sees one pass of a graph of four.
+    for args in [graph.to_vec(), [&graph[..], &histogram].concat(), [&graph[..], &["--flush-l2"]].concat()] {
+        let ran = run(&shared_memory_driver(), &args);
+        assert_eq!((ran.code, ran.stderr.as_str()), (0, ""), "{args:?}: {}", ran.stdout);
+        assert!(ran.stdout.contains(line), "{args:?}: {}", ran.stdout);
+        let flushed = args.contains(&"--flush-l2");
+        assert_eq!(ran.stdout.contains(", L2 flushed before each sample\n"), flushed, "{}", ran.stdout);
+    }
+    let ran =
+        run(&block_size_builtin::mock::h200(), &[&variants_args()[..], &["--timing", "graph"]].concat());
+    assert_eq!((ran.code, ran.stderr.as_str()), (0, ""), "{}", ran.stdout);
+    assert!(ran.stdout.contains("graph of 10 launches"), "{}", ran.stdout);
+}
+
+#[test]
 fn a_sweep_on_a_driver_too_old_for_its_ptx_is_exit_3_with_one_line_and_no_table() {
     let driver = MockDriver { cuda_version: CUDA_9_2, ..block_size_builtin::mock::h200() };
     for args in [QUICK.to_vec(), vec!["tail", "--width", "64", "--height", "64", "--runs", "1"]] {

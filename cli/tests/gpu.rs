@@ -169,7 +169,7 @@ fn corrupted_output_is_caught_at_its_index() {
 #[test]
 fn every_timing_mode_passes_every_check() {
     require_gpu!();
-    for mode in ["batch", "cold", "launch"] {
+    for mode in ["batch", "cold", "launch", "graph"] {
         for count in [&["--runs", "4"][..], &["--max-time-per-row", "50ms"]] {
             let args = [
                 &["--timing", mode, "--width", "1000", "--height", "999", "--block-sizes", "64,256"][..],
@@ -255,18 +255,22 @@ fn memcheck_reports_no_errors_on_a_sweep() {
         );
         return;
     };
-    // A frame that is no multiple of any block size, so every row has a ragged last wave.
-    let worker = Command::cargo_bin("block-size-cuda").unwrap().get_program().to_owned();
-    let output = std::process::Command::new(sanitizer)
-        .args(["--tool", "memcheck", "--leak-check", "full", "--error-exitcode", "99"])
-        .arg(worker)
-        .args(["--width", "1021", "--height", "997", "--warmups", "1", "--runs", "2"])
-        .output()
-        .unwrap();
-    let stdout = text(&output.stdout);
-    assert_eq!(output.status.code(), Some(0), "{stdout}{}", text(&output.stderr));
-    assert!(stdout.contains("ERROR SUMMARY: 0 errors"), "{stdout}");
-    println!("{stdout}");
+    // A frame that is no multiple of any block size, so every row has a ragged last wave; and
+    // the same in graph timing, whose launches run from a captured graph (and whose graphs are
+    // destroyed with the device: --leak-check).
+    for timing in ["batch", "graph"] {
+        let worker = Command::cargo_bin("block-size-cuda").unwrap().get_program().to_owned();
+        let output = std::process::Command::new(&sanitizer)
+            .args(["--tool", "memcheck", "--leak-check", "full", "--error-exitcode", "99"])
+            .arg(worker)
+            .args(["--width", "1021", "--height", "997", "--warmups", "1", "--runs", "2", "--timing", timing])
+            .output()
+            .unwrap();
+        let stdout = text(&output.stdout);
+        assert_eq!(output.status.code(), Some(0), "{timing}: {stdout}{}", text(&output.stderr));
+        assert!(stdout.contains("ERROR SUMMARY: 0 errors"), "{timing}: {stdout}");
+        println!("{stdout}");
+    }
 }
 
 #[test]

@@ -134,7 +134,7 @@ fn every_rejection_of_the_sweep_s_settings_is_the_same_line_through_both() {
         (
             &["--timing", "cold", "--launches-per-sample", "4"],
             timing(TimingSettings { launches_per_sample: Some(4), ..cold }),
-            "--launches-per-sample applies to --timing batch, not --timing cold",
+            "--launches-per-sample applies to --timing batch and graph, not --timing cold",
         ),
         (
             &["--no-flush-l2"],

@@ -45,8 +45,9 @@ pub struct Variants {
 
     /// How each row's samples sit between CUDA events: launch (the default, as the copy
     /// ceiling: each launch between its own events), batch (--runs samples of 10 launches
-    /// between one pair) or cold (one launch a sample after an L2 flush, queued behind a
-    /// blocking kernel); the copy ceiling is timed one copy per pair of events in every mode
+    /// between one pair), cold (one launch a sample after an L2 flush, queued behind a
+    /// blocking kernel) or graph (--runs replays of a CUDA graph of 10 launches, each between
+    /// one pair); the copy ceiling is timed one copy per pair of events in every mode
     #[arg(long, value_name = "MODE", value_enum, default_value = "launch")]
     pub timing: TimingArg,
 

@@ -54,19 +54,19 @@ impl Default for DeviceChoice {
 /// // Cold timing, exactly 20 samples a row.
 /// let timing = TimingSettings { mode: TimingMode::Cold, runs: Some(20), ..TimingSettings::default() };
 /// assert!(Settings { timing, ..Settings::default() }.validate().is_ok());
-/// // --launches-per-sample is batch timing's alone.
+/// // --launches-per-sample is batch and graph timing's alone.
 /// let wrong = TimingSettings { launches_per_sample: Some(4), ..timing };
 /// assert_eq!(
 ///     Settings { timing: wrong, ..Settings::default() }.validate().unwrap_err().to_string(),
-///     "--launches-per-sample applies to --timing batch, not --timing cold"
+///     "--launches-per-sample applies to --timing batch and graph, not --timing cold"
 /// );
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct TimingSettings {
     /// `--timing`: how a row's samples sit between CUDA events (batch by default).
     pub mode: TimingMode,
-    /// `--launches-per-sample`: launches between one pair of events in a batch sample (10;
-    /// batch only).
+    /// `--launches-per-sample`: launches between one pair of events in a batch sample, or in
+    /// the graph a graph sample replays (10; batch and graph only).
     pub launches_per_sample: Option<u32>,
     /// `--warmups`: untimed launches before each row (3).
     pub warmups: u32,
@@ -79,9 +79,9 @@ pub struct TimingSettings {
     /// `--max-time-per-row`: the stop's time limit for a row (0.5 s).
     pub max_time_per_row: Option<Duration>,
     /// Whether to overwrite twice the L2 before every sample, outside the timed interval:
-    /// `Some(true)` flushes in every mode (`--flush-l2`; batch: before each batch),
-    /// `Some(false)` is cold timing without its flush (`--no-flush-l2`, cold only), `None` as
-    /// the mode does (cold flushes, batch and launch do not).
+    /// `Some(true)` flushes in every mode (`--flush-l2`; batch and graph: before each batch or
+    /// replay), `Some(false)` is cold timing without its flush (`--no-flush-l2`, cold only),
+    /// `None` as the mode does (cold flushes, batch, launch and graph do not).
     pub flush_l2: Option<bool>,
     /// `--energy`: each row's energy, read over at least this long a window of the GPU's
     /// energy counter after its samples (`--energy-window`, [`DEFAULT_ENERGY_WINDOW`]);
@@ -170,8 +170,10 @@ impl TimingSettings {
                 "--max-noise must be a fraction from 0 to 1 (0.005 is half a percent), not {noise}"
             ));
         }
-        if self.launches_per_sample.is_some() && mode != TimingMode::Batch {
-            return Err(format!("--launches-per-sample applies to --timing batch, not --timing {mode}"));
+        if self.launches_per_sample.is_some() && !matches!(mode, TimingMode::Batch | TimingMode::Graph) {
+            return Err(format!(
+                "--launches-per-sample applies to --timing batch and graph, not --timing {mode}"
+            ));
         }
         if self.flush_l2 == Some(false) && mode != TimingMode::Cold {
             return Err(format!("--no-flush-l2 applies to --timing cold, not --timing {mode}"));
@@ -191,7 +193,9 @@ impl TimingSettings {
             warmups: self.warmups,
             runs: self.runs.unwrap_or(min_runs),
             launches_per_sample: match mode {
-                TimingMode::Batch => self.launches_per_sample.unwrap_or(DEFAULT_BATCH_LAUNCHES),
+                TimingMode::Batch | TimingMode::Graph => {
+                    self.launches_per_sample.unwrap_or(DEFAULT_BATCH_LAUNCHES)
+                }
                 TimingMode::Cold | TimingMode::Launch => 1,
             },
             flush_l2: self.flush_l2 == Some(true),
@@ -540,8 +544,11 @@ mod tests {
         let cold = TimingSettings { mode: TimingMode::Cold, ..TimingSettings::default() };
         assert_eq!(
             refused(timing(TimingSettings { launches_per_sample: Some(4), ..cold })),
-            "--launches-per-sample applies to --timing batch, not --timing cold"
+            "--launches-per-sample applies to --timing batch and graph, not --timing cold"
         );
+        let graph = TimingSettings { mode: TimingMode::Graph, launches_per_sample: Some(4), ..cold };
+        let graph = timing(graph).checked().unwrap();
+        assert_eq!((graph.launches(), graph.l2_flush()), (4, crate::measure::timing::L2Flush::None));
         assert_eq!(
             refused(timing(TimingSettings { flush_l2: Some(false), ..TimingSettings::default() })),
             "--no-flush-l2 applies to --timing cold, not --timing batch"

@@ -239,8 +239,9 @@ pub trait Gpu {
 
     /// Executes `ops` ([`crate::measure::timing::schedule`]) on the measuring stream with `launch` as
     /// the [`Op::Launch`]: its function handle and argument list are prepared before the first
-    /// op, so between a sample's events there is the launch alone. Returns the milliseconds of
-    /// each [`Op::Sample`], in order. Where a schedule fails after [`Op::Block`], the blocking
+    /// op, so between a sample's events there is the launch alone; so is the graph an
+    /// [`Op::Graph`] replays, where no schedule of the same launch and count captured it yet.
+    /// Returns the milliseconds of each [`Op::Sample`], in order. Where a schedule fails after [`Op::Block`], the blocking
     /// kernel is released before the error returns.
     fn run_schedule(&mut self, launch: &Launch, ops: &[Op]) -> Result<Vec<f32>>;
 

@@ -25,7 +25,7 @@ pub struct Samples {
     pub clock: Option<RowClock>,
 }
 
-/// Most samples one call of [`sample`] asks for at once in batch and launch modes.
+/// Most samples one call of [`sample`] asks for at once in batch, launch and graph modes.
 const CHUNK_CAP: u32 = 64;
 
 /// The clock readings of one row: one after each chunk of samples.

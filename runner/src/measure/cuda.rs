@@ -65,6 +65,7 @@ struct Loaded {
 }
 
 /// One argument's value, where the driver reads it from.
+#[derive(Clone, PartialEq)]
 enum Slot {
     U32(u32),
     U64(u64),
@@ -72,6 +73,7 @@ enum Slot {
 
 /// A launch with everything the driver needs ready: the function handle and the argument
 /// values. What [`Op::Launch`] does with it is `cuLaunchKernel` alone.
+#[derive(Clone, PartialEq)]
 struct Prepared {
     function: CUfunction,
     grid_blocks: u32,
@@ -122,6 +124,106 @@ impl Prepared {
             bail!("cuLaunchKernel: {status:?}");
         }
         Ok(())
+    }
+}
+
+/// The CUDA graph [`Op::Graph`] replays: `launches` launches of `prepared`, captured from the
+/// stream, and its executable. Dropped, both are destroyed.
+struct CapturedGraph {
+    /// What the kernel nodes were captured from: a schedule of another launch (another row, or
+    /// other arguments) or count captures again.
+    prepared: Prepared,
+    launches: u32,
+    graph: cust::sys::CUgraph,
+    exec: cust::sys::CUgraphExec,
+}
+
+impl CapturedGraph {
+    /// Captures `launches` launches of `prepared` on `stream` into a graph (stream capture,
+    /// thread-local mode: nothing else this thread does may touch the capture, and nothing of
+    /// it runs), instantiates it and uploads the executable on `stream`, so that its first
+    /// replay does not upload it. The capture holds the launches alone: the stream's other
+    /// work (zeroing, L2 flushes, events) stays outside the graph.
+    ///
+    /// # Safety
+    ///
+    /// As [`Prepared::launch`]: `prepared`'s arguments fit the function's parameters and point
+    /// into buffers that outlive every replay of the graph; `stream` is not capturing already.
+    unsafe fn capture(stream: &Stream, prepared: &Prepared, launches: u32) -> Result<Self> {
+        use cust::sys::{
+            CUresult, CUstreamCaptureMode, cuGraphInstantiateWithFlags, cuGraphUpload,
+            cuStreamBeginCapture_v2, cuStreamEndCapture,
+        };
+        // SAFETY: a live stream of the current context, not capturing (the caller's contract;
+        // every capture begun here is ended below, on every path).
+        let status = unsafe {
+            cuStreamBeginCapture_v2(
+                stream.as_inner(),
+                CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL,
+            )
+        };
+        if status != CUresult::CUDA_SUCCESS {
+            bail!("beginning a graph's capture (cuStreamBeginCapture): {status:?}");
+        }
+        let mut pointers = prepared.pointers();
+        let mut launched = Ok(());
+        for nth in 1..=launches {
+            // SAFETY: the caller's contract, as for Op::Launch; captured, the launch does not run,
+            // and the driver copies the argument values into the graph's kernel node.
+            launched = unsafe { prepared.launch(stream, &mut pointers) }
+                .with_context(|| format!("capturing launch {nth} of {launches} into a graph"));
+            if launched.is_err() {
+                break;
+            }
+        }
+        // Owned from here on: dropped, whatever it holds is destroyed.
+        let mut captured = Self {
+            prepared: prepared.clone(),
+            launches,
+            graph: std::ptr::null_mut(),
+            exec: std::ptr::null_mut(),
+        };
+        // SAFETY: the stream capturing since above; a pointer to one writable graph handle, null
+        // where the capture was invalidated.
+        let status = unsafe { cuStreamEndCapture(stream.as_inner(), &mut captured.graph) };
+        launched?;
+        if status != CUresult::CUDA_SUCCESS {
+            bail!("ending a graph's capture (cuStreamEndCapture): {status:?}");
+        }
+        // SAFETY: the graph just captured; a pointer to one writable executable handle; no flags.
+        let status = unsafe { cuGraphInstantiateWithFlags(&mut captured.exec, captured.graph, 0) };
+        if status != CUresult::CUDA_SUCCESS {
+            bail!("instantiating a graph of {launches} launches (cuGraphInstantiateWithFlags): {status:?}");
+        }
+        // SAFETY: the executable just instantiated, on a live stream of its context.
+        let status = unsafe { cuGraphUpload(captured.exec, stream.as_inner()) };
+        if status != CUresult::CUDA_SUCCESS {
+            bail!("uploading a graph of {launches} launches (cuGraphUpload): {status:?}");
+        }
+        Ok(captured)
+    }
+
+    /// Whether this graph holds `launches` launches of `prepared`.
+    fn holds(&self, prepared: &Prepared, launches: u32) -> bool {
+        self.launches == launches && self.prepared == *prepared
+    }
+}
+
+impl Drop for CapturedGraph {
+    fn drop(&mut self) {
+        use cust::sys::{cuGraphDestroy, cuGraphExecDestroy};
+        // SAFETY: each handle created by `capture` (null where it was not), destroyed once. A
+        // replay still in flight is not cut short: the driver frees its executable when it
+        // completes. A failure here has no one to tell (the context is going, or the handle
+        // is already gone), so the status is dropped as cuMemFreeHost's is.
+        unsafe {
+            if !self.exec.is_null() {
+                let _ = cuGraphExecDestroy(self.exec);
+            }
+            if !self.graph.is_null() {
+                let _ = cuGraphDestroy(self.graph);
+            }
+        }
     }
 }
 
@@ -242,6 +344,10 @@ pub struct CudaGpu {
     /// The device's NVML sensors, opened the first time they are asked for; `Err`: why there
     /// are none.
     sensors: Option<Result<crate::measure::nvml::NvmlSensors, String>>,
+    /// The graph the last graph schedule replayed ([`Op::Graph`]), kept for the schedules of
+    /// the same launch after it (a row's chunks under the noise-driven stop); destroyed before
+    /// the buffers its kernel nodes point into are freed.
+    graph: Option<CapturedGraph>,
     /// The buffers [`Gpu::alloc_zeroed`] handed out, by [`BufferId`].
     buffers: Vec<DeviceBuffer<u8>>,
     l2_scratch: Option<DeviceBuffer<u8>>,
@@ -416,6 +522,7 @@ impl CudaGpu {
             l2_scratch: None,
             events,
             blocker: None,
+            graph: None,
             flushes: 0,
             stream,
             modules: Vec::new(),
@@ -556,6 +663,22 @@ impl CudaGpu {
         Ok(())
     }
 
+    /// The graph of `launches` launches of `prepared` for [`Op::Graph`]: the one kept where it
+    /// holds them, else captured now (before the schedule's first op), the one it replaces
+    /// destroyed first.
+    fn ensure_graph(&mut self, prepared: &Prepared, launches: u32) -> Result<()> {
+        if self.graph.as_ref().is_some_and(|graph| graph.holds(prepared, launches)) {
+            return Ok(());
+        }
+        self.graph = None;
+        // SAFETY: `prepared` checked against the kernel's parameters by `prepare`, its buffers in
+        // self until the device is dropped (which destroys the graph first); a graph is replayed
+        // only by a schedule whose own launch is the one captured, with the same live addresses.
+        // The stream is not capturing: captures begin and end in `capture` alone.
+        self.graph = Some(unsafe { CapturedGraph::capture(&self.stream, prepared, launches) }?);
+        Ok(())
+    }
+
     /// `launch` of the active kernel, ready for [`Op::Launch`]: its arguments checked against
     /// the kernel's PTX parameters and turned into values, its function handle the one looked
     /// up at load.
@@ -599,6 +722,13 @@ impl CudaGpu {
         held: &mut bool,
     ) -> Result<Vec<f32>> {
         let mut pointers = prepared.pointers();
+        // The executable of the graph of `prepared`'s launches, looked up before the first op
+        // (not between a sample's events), and its count.
+        let graph = self
+            .graph
+            .as_ref()
+            .filter(|graph| graph.prepared == *prepared)
+            .map(|graph| (graph.exec, graph.launches));
         let mut samples = Vec::new();
         let mut released = false;
         for &op in ops {
@@ -612,6 +742,18 @@ impl CudaGpu {
                 // kernel (its element counts are the buffers' own), checked on the CPU by the
                 // workload's tests and on a GPU by compute-sanitizer (runner/tests/gpu.rs).
                 Op::Launch => unsafe { prepared.launch(&self.stream, &mut pointers) }?,
+                Op::Graph { launches } => {
+                    use cust::sys::{CUresult, cuGraphLaunch};
+                    let exec = graph.filter(|(_, captured)| *captured == launches).map(|(exec, _)| exec);
+                    let exec = exec.with_context(|| format!("no graph of {launches} launches captured"))?;
+                    // SAFETY: an executable self.graph owns, of `prepared`'s launches, captured
+                    // under the contract of Op::Launch above; every buffer lives in self past the
+                    // schedule's synchronisation.
+                    let status = unsafe { cuGraphLaunch(exec, self.stream.as_inner()) };
+                    if status != CUresult::CUDA_SUCCESS {
+                        bail!("cuGraphLaunch: {status:?}");
+                    }
+                }
                 Op::Block => {
                     let blocker = self.blocker.as_ref().context("no blocking kernel")?;
                     blocker.flag.hold();
@@ -927,6 +1069,9 @@ impl Gpu for CudaGpu {
         }
         if ops.contains(&Op::FlushL2) {
             self.ensure_l2_scratch()?;
+        }
+        if let Some(&Op::Graph { launches }) = ops.iter().find(|op| matches!(op, Op::Graph { .. })) {
+            self.ensure_graph(&prepared, launches)?;
         }
         let mut held = false;
         let result = self.execute(launch, &prepared, ops, &mut held);

@@ -175,6 +175,13 @@ pub struct MockGpu {
     pub clock: Duration,
     /// L2 flushes done so far.
     pub l2_flushes: usize,
+    /// Graphs captured for `Op::Graph` so far: one for each launch and count a schedule
+    /// replays where the last capture was of another.
+    pub graph_captures: usize,
+    /// `Op::Graph` replays so far, warm-ups included.
+    pub graph_replays: usize,
+    /// What the graph captured last holds: the active kernel, the launch and its count.
+    graph: Option<(usize, Launch, u32)>,
     /// Bandwidth the scripted device-to-device copy reaches, counting read and write.
     pub copy_gb_per_s: f64,
     /// The device memory the launches work on.
@@ -269,6 +276,9 @@ impl MockGpu {
             enqueued: Vec::new(),
             clock: Duration::ZERO,
             l2_flushes: 0,
+            graph_captures: 0,
+            graph_replays: 0,
+            graph: None,
             copy_gb_per_s: 4000.0,
             memory: MockMemory::default(),
             launches: Vec::new(),
@@ -401,13 +411,14 @@ impl MockGpu {
     /// Which launches of `ops` the emulation must run for the memory to end as the device's
     /// would: a kernel that overwrites its outputs ends the same after one launch or many, so
     /// the last launch alone; one that adds to outputs zeroed before it (`zero_before_each`),
-    /// every launch after the last [`Op::Zero`].
+    /// every launch after the last [`Op::Zero`]. An [`Op::Graph`] is its launches: where it
+    /// is emulated, all of them for a kernel that adds, the last alone for one that overwrites.
     fn emulated(ops: &[Op], accumulates: bool) -> Vec<bool> {
-        let last_launch = ops.iter().rposition(|op| *op == Op::Launch);
+        let last_launch = ops.iter().rposition(launches_kernel);
         let last_zero = ops.iter().rposition(|op| *op == Op::Zero);
         (0..ops.len())
             .map(|index| {
-                ops[index] == Op::Launch
+                launches_kernel(&ops[index])
                     && if accumulates {
                         last_zero.is_none_or(|zero| index > zero)
                     } else {
@@ -416,6 +427,11 @@ impl MockGpu {
             })
             .collect()
     }
+}
+
+/// Whether `op` launches the kernel: [`Op::Launch`], or the launches of an [`Op::Graph`].
+fn launches_kernel(op: &Op) -> bool {
+    matches!(op, Op::Launch | Op::Graph { .. })
 }
 
 impl Device for MockGpu {
@@ -478,6 +494,7 @@ impl DeviceSource for MockDriver {
         device.limits.ordinal = ordinal;
         device.loaded.clear();
         device.active = 0;
+        device.graph = None;
         Ok(device)
     }
 }
@@ -574,7 +591,7 @@ impl Gpu for MockGpu {
     /// blocking kernel's timeout) are errors.
     fn run_schedule(&mut self, launch: &Launch, ops: &[Op]) -> Result<Vec<f32>> {
         let threads_per_block = launch.threads_per_block;
-        if self.fail_launch_at == Some(threads_per_block) && ops.contains(&Op::Launch) {
+        if self.fail_launch_at == Some(threads_per_block) && ops.iter().any(launches_kernel) {
             bail!("launch failed: mock driver error at {threads_per_block} threads per block");
         }
         std::thread::sleep(self.delay);
@@ -583,12 +600,12 @@ impl Gpu for MockGpu {
         }
         if let Some((at, fault)) = self.fault_at
             && at == threads_per_block
-            && ops.contains(&Op::Launch)
+            && ops.iter().any(launches_kernel)
         {
             self.context_lost = fault.context_lost;
             return Err(anyhow!(fault)).context("a timed launch failed");
         }
-        if self.hang_at == Some(threads_per_block) && ops.contains(&Op::Launch) {
+        if self.hang_at == Some(threads_per_block) && ops.iter().any(launches_kernel) {
             self.watchdog.wait(|| {
                 loop {
                     std::thread::sleep(Duration::from_millis(50));
@@ -603,7 +620,17 @@ impl Gpu for MockGpu {
                 crate::measure::interrupt::simulate(signal);
             }
         }
-        let emulated = Self::emulated(ops, !launch.zero_before_each.is_empty());
+        // As the driver: the graph captured before the first op, where the last is of another
+        // kernel, launch or count.
+        if let Some(&Op::Graph { launches }) = ops.iter().find(|op| matches!(op, Op::Graph { .. })) {
+            let captured = (self.active, launch.clone(), launches);
+            if self.graph.as_ref() != Some(&captured) {
+                self.graph = Some(captured);
+                self.graph_captures += 1;
+            }
+        }
+        let accumulates = !launch.zero_before_each.is_empty();
+        let emulated = Self::emulated(ops, accumulates);
         let (mut recorded, mut unsynchronised) = (HashSet::new(), HashSet::new());
         let mut blocked = false;
         let mut samples = Vec::new();
@@ -638,6 +665,20 @@ impl Gpu for MockGpu {
                         "op {index}: waiting for event {event}, never recorded"
                     );
                     self.clock = self.clock.max(reached.unwrap_or_default());
+                }
+                Op::Graph { launches } => {
+                    let captured = self.graph.as_ref().is_some_and(|(active, graphed, count)| {
+                        (*active, graphed, *count) == (self.active, launch, launches)
+                    });
+                    ensure!(captured, "op {index}: a graph of {launches} launches was never captured");
+                    self.graph_replays += 1;
+                    let ms = self.scripted_ms(launch);
+                    for nth in 1..=launches {
+                        self.launch(launch, emulated[index] && (accumulates || nth == launches))?;
+                        if let Some(sensors) = &mut self.sensors {
+                            sensors.run(self.clock, ms, launch.threads_per_block);
+                        }
+                    }
                 }
                 Op::Block => {
                     ensure!(!blocked, "op {index}: a second blocking kernel before the first is released");

@@ -1,5 +1,5 @@
 /*!
-How a row is timed: three ways of putting launches between CUDA events ([`TimingMode`]), the
+How a row is timed: four ways of putting launches between CUDA events ([`TimingMode`]), the
 sequence of stream operations each of them enqueues ([`schedule`]: both backends execute it
 op by op, so the mock's record of it is what the driver is asked to do), and the noise-driven
 stop ([`decide`]) that takes samples until their relative spread is small enough or the row's
@@ -14,6 +14,11 @@ time budget is spent.
   gap of the host's between a sample's events, and no data left in L2 by the one before.
 - **launch** (this program's method before batch and cold): one launch per sample between
   its own events, the host waiting for each before it enqueues the next.
+- **graph**: batch's `launches_per_sample` launches captured once a row into a CUDA graph
+  ([`Op::Graph`]), each sample one replay of it between one pair of events outside the graph;
+  a sample is the replay's time over its launches. Of the host's launch calls only the
+  replay's one is inside it (once over all the launches), and of the gaps between launches
+  only those between the graph's kernel nodes.
 */
 
 use crate::measure::ptx::{BLOCKING_MODULE, KernelRef};
@@ -48,11 +53,14 @@ pub enum TimingMode {
     Cold,
     /// One launch per sample between its own events, the host waiting for each.
     Launch,
+    /// Several launches captured once a row into a CUDA graph, each sample one replay of it
+    /// between one pair of events; the sample is their mean.
+    Graph,
 }
 
 impl TimingMode {
     #[cfg(test)]
-    pub(crate) const ALL: [Self; 3] = [Self::Batch, Self::Cold, Self::Launch];
+    pub(crate) const ALL: [Self; 4] = [Self::Batch, Self::Cold, Self::Launch, Self::Graph];
 
     /// What `--timing` takes and the JSON export writes.
     pub(crate) fn name(self) -> &'static str {
@@ -60,6 +68,7 @@ impl TimingMode {
             Self::Batch => "batch",
             Self::Cold => "cold",
             Self::Launch => "launch",
+            Self::Graph => "graph",
         }
     }
 }
@@ -105,14 +114,15 @@ fn from_seconds<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Duration, 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum L2Flush {
-    /// No flush: each sample may find in L2 what the one before left there (batch and launch
-    /// timing by default; cold timing with `--no-flush-l2`).
+    /// No flush: each sample may find in L2 what the one before left there (batch, launch and
+    /// graph timing by default; cold timing with `--no-flush-l2`).
     None,
     /// Flushed before every sample, and every sample is one launch: each timed launch starts
     /// with a cold L2 (cold timing; launch timing with `--flush-l2`).
     BeforeEachLaunch,
     /// Flushed before every batch sample: its first launch starts cold, the others find
-    /// what the launch before them left (batch timing with `--flush-l2`).
+    /// what the launch before them left (batch or graph timing with `--flush-l2`; in graph
+    /// timing before each replay, outside the graph).
     BeforeEachBatch,
 }
 
@@ -139,7 +149,8 @@ pub struct Timing {
     pub warmups: u32,
     /// Samples: exactly this many, or with `stop` at least this many.
     pub runs: u32,
-    /// Launches between one pair of events in batch mode (the other modes take one a sample).
+    /// Launches between one pair of events in batch mode, and in the graph each sample replays
+    /// in graph mode (the other modes take one a sample).
     pub launches_per_sample: u32,
     /// Overwrite a scratch buffer of twice the L2 before each sample, outside the timed
     /// interval, so no sample finds the previous one's data in L2 (cold timing does unless
@@ -161,7 +172,7 @@ impl Timing {
     /// per sample, no flush asked for and a fixed count.
     pub const fn fixed(mode: TimingMode, warmups: u32, runs: u32) -> Self {
         let launches_per_sample = match mode {
-            TimingMode::Batch => DEFAULT_BATCH_LAUNCHES,
+            TimingMode::Batch | TimingMode::Graph => DEFAULT_BATCH_LAUNCHES,
             TimingMode::Cold | TimingMode::Launch => 1,
         };
         Self {
@@ -187,10 +198,10 @@ impl Timing {
         Self { stop: Some(stop), ..self }
     }
 
-    /// Launches one sample holds: `launches_per_sample` in batch mode, else 1.
+    /// Launches one sample holds: `launches_per_sample` in batch and graph mode, else 1.
     pub fn launches(&self) -> u32 {
         match self.mode {
-            TimingMode::Batch => self.launches_per_sample.max(1),
+            TimingMode::Batch | TimingMode::Graph => self.launches_per_sample.max(1),
             TimingMode::Cold | TimingMode::Launch => 1,
         }
     }
@@ -205,7 +216,7 @@ impl Timing {
     pub fn l2_flush(&self) -> L2Flush {
         match self.mode {
             _ if !self.flushes() => L2Flush::None,
-            TimingMode::Batch => L2Flush::BeforeEachBatch,
+            TimingMode::Batch | TimingMode::Graph => L2Flush::BeforeEachBatch,
             TimingMode::Cold | TimingMode::Launch => L2Flush::BeforeEachLaunch,
         }
     }
@@ -265,8 +276,8 @@ impl TryFrom<TimingRecord> for Timing {
             (TimingMode::Cold, L2Flush::None) => (false, true),
             (TimingMode::Cold, L2Flush::BeforeEachLaunch) => (false, false),
             (TimingMode::Launch, L2Flush::BeforeEachLaunch)
-            | (TimingMode::Batch, L2Flush::BeforeEachBatch) => (true, false),
-            (TimingMode::Batch | TimingMode::Launch, L2Flush::None) => (false, false),
+            | (TimingMode::Batch | TimingMode::Graph, L2Flush::BeforeEachBatch) => (true, false),
+            (TimingMode::Batch | TimingMode::Launch | TimingMode::Graph, L2Flush::None) => (false, false),
             (mode, flush) => {
                 return Err(format!("l2_flush `{}` does not go with {mode} timing", flush.name()));
             }
@@ -297,6 +308,15 @@ pub enum Op {
     Record(usize),
     /// The launch.
     Launch,
+    /// One replay of the row's CUDA graph of `launches` launches of the launch
+    /// (`cuGraphLaunch`): captured before the first op of a schedule that has one, once for a
+    /// launch and count, and replayed by every schedule of the same launch after it. The
+    /// graph holds those launches alone, never a [`Op::Zero`], [`Op::FlushL2`] or
+    /// [`Op::Record`].
+    Graph {
+        /// Launches the graph holds.
+        launches: u32,
+    },
     /// Arm the release flag and enqueue the blocking kernel, one thread.
     Block,
     /// The host writes the release flag.
@@ -328,7 +348,11 @@ pub enum Op {
 ///   with n = [`Timing::launches`]; a kernel that adds to zeroed outputs then holds n passes,
 ///   so `Zero Launch Synchronize` follows the last sample and the check sees one pass;
 /// - cold, per window of up to [`COLD_WINDOW`] samples: `Block`, per sample `[Zero] FlushL2
-///   Record(2i) Launch Record(2i+1)`, then `Release`, `Synchronize` and the window's samples.
+///   Record(2i) Launch Record(2i+1)`, then `Release`, `Synchronize` and the window's samples;
+/// - graph: as batch, with `Graph { launches: n }` (one replay of the graph of n launches)
+///   where batch has its n launches. Its warm-ups start with one untimed `[Zero] Graph`, so
+///   the graph's first replay is never a sample, and then the warm-up launches of every mode,
+///   so a kernel that adds to its outputs ends them with one pass.
 pub fn schedule(timing: &Timing, warmups: u32, samples: u32, zero: bool) -> Vec<Op> {
     let flush = timing.flushes();
     let mut ops = Vec::new();
@@ -338,6 +362,10 @@ pub fn schedule(timing: &Timing, warmups: u32, samples: u32, zero: bool) -> Vec<
         }
     };
     if warmups > 0 {
+        if timing.mode == TimingMode::Graph {
+            zero_op(&mut ops);
+            ops.push(Op::Graph { launches: timing.launches() });
+        }
         for _ in 0..warmups {
             zero_op(&mut ops);
             ops.push(Op::Launch);
@@ -345,7 +373,7 @@ pub fn schedule(timing: &Timing, warmups: u32, samples: u32, zero: bool) -> Vec<
         ops.push(Op::Synchronize);
     }
     match timing.mode {
-        TimingMode::Launch | TimingMode::Batch => {
+        TimingMode::Launch | TimingMode::Batch | TimingMode::Graph => {
             let launches = timing.launches();
             for _ in 0..samples {
                 zero_op(&mut ops);
@@ -353,7 +381,11 @@ pub fn schedule(timing: &Timing, warmups: u32, samples: u32, zero: bool) -> Vec<
                     ops.push(Op::FlushL2);
                 }
                 ops.push(Op::Record(0));
-                ops.extend(std::iter::repeat_n(Op::Launch, launches as usize));
+                if timing.mode == TimingMode::Graph {
+                    ops.push(Op::Graph { launches });
+                } else {
+                    ops.extend(std::iter::repeat_n(Op::Launch, launches as usize));
+                }
                 ops.extend([Op::Record(1), Op::Synchronize, Op::Sample { start: 0, stop: 1, launches }]);
             }
             if zero && launches > 1 && samples > 0 {
@@ -453,7 +485,7 @@ mod tests {
     use super::*;
     use crate::measure::backend::Gpu as _;
     use crate::measure::checked::sample;
-    use crate::measure::mock::MockGpu;
+    use crate::measure::mock::{EmulatedMemory, Launch, MockGpu, read_values, write_values};
     use crate::tests::fixture;
     use Op::*;
 
@@ -519,6 +551,56 @@ mod tests {
     }
 
     #[test]
+    fn graph_mode_replays_one_graph_of_n_launches_between_one_event_pair_per_sample() {
+        let graph = Timing { launches_per_sample: 3, ..Timing::fixed(TimingMode::Graph, 0, 0) };
+        let replay = Graph { launches: 3 };
+        let sample = [Record(0), replay, Record(1), Synchronize, Sample { start: 0, stop: 1, launches: 3 }];
+        // The warm-ups: one untimed replay (the graph's first), then the plain launches.
+        let ops = schedule(&graph, 2, 2, false);
+        assert_eq!(ops, [&[replay, Launch, Launch, Synchronize][..], &sample, &sample].concat());
+        // No warm-ups, no replay before the samples.
+        assert_eq!(schedule(&graph, 0, 1, false), sample);
+        // The flush and the zeroing before the start event, outside the graph; an accumulating
+        // kernel's warm-ups end with one pass, and one pass follows the last sample.
+        let ops = schedule(&Timing { flush_l2: true, ..graph }, 1, 1, true);
+        assert_eq!(
+            ops,
+            [
+                Zero,
+                replay,
+                Zero,
+                Launch,
+                Synchronize,
+                Zero,
+                FlushL2,
+                Record(0),
+                replay,
+                Record(1),
+                Synchronize,
+                Sample { start: 0, stop: 1, launches: 3 },
+                Zero,
+                Launch,
+                Synchronize
+            ]
+        );
+        // A graph of one launch leaves one pass: no pass after the samples.
+        let one = Timing { launches_per_sample: 1, ..graph };
+        assert_eq!(
+            schedule(&one, 0, 1, true),
+            [
+                Zero,
+                Record(0),
+                Graph { launches: 1 },
+                Record(1),
+                Synchronize,
+                Sample { start: 0, stop: 1, launches: 1 }
+            ]
+        );
+        // The default is batch's ten.
+        assert_eq!(schedule(&Timing::fixed(TimingMode::Graph, 0, 0), 0, 1, false)[1], Graph { launches: 10 });
+    }
+
+    #[test]
     fn cold_mode_queues_every_sample_behind_the_blocking_kernel_and_releases_last() {
         let ops = schedule(&COLD, 1, 3, false);
         assert_eq!(
@@ -560,9 +642,11 @@ mod tests {
     #[test]
     fn no_samples_is_the_warm_ups_alone() {
         for mode in TimingMode::ALL {
+            // Graph mode's warm-ups replay the graph first, once.
+            let first: &[Op] = if mode == TimingMode::Graph { &[Zero, Graph { launches: 10 }] } else { &[] };
             assert_eq!(
                 schedule(&Timing { flush_l2: true, ..Timing::fixed(mode, 0, 0) }, 2, 0, true),
-                [Zero, Launch, Zero, Launch, Synchronize]
+                [first, &[Zero, Launch, Zero, Launch, Synchronize]].concat()
             );
             assert_eq!(schedule(&Timing::fixed(mode, 0, 0), 0, 0, true), []);
         }
@@ -719,6 +803,89 @@ mod tests {
         assert_eq!((row.run_ms.len(), gpu.l2_flushes), (3, 3));
     }
 
+    /// Graph samples of `launches` launches.
+    const fn graph(launches: u32) -> Timing {
+        Timing { launches_per_sample: launches, ..Timing::fixed(TimingMode::Graph, 0, 0) }
+    }
+
+    #[test]
+    fn the_mock_captures_graph_mode_once_a_row_and_replays_it_once_a_sample() {
+        let (row, gpu) = one_row(false, Timing { warmups: 2, runs: 3, ..graph(4) });
+        let replay = Graph { launches: 4 };
+        let sample = [Record(0), replay, Record(1), Synchronize, Sample { start: 0, stop: 1, launches: 4 }];
+        assert_eq!(
+            gpu.enqueued,
+            [&[replay, Launch, Launch, Synchronize][..], &sample, &sample, &sample].concat()
+        );
+        // A sample is the replay's mean: the scripted time of one launch.
+        assert_eq!(row.run_ms, [1.0; 3]);
+        // One capture; one replay for the warm-ups and one a sample, each its four launches.
+        assert_eq!((gpu.graph_captures, gpu.graph_replays), (1, 1 + 3));
+        assert_eq!(gpu.launches.len(), 4 + 2 + 3 * 4);
+
+        // Under the noise-driven stop a row is several schedules (the warm-ups, then chunks of
+        // samples): all replay the row's one capture, and the next row captures its own.
+        let mut gpu = fixture::gpu();
+        gpu.sample_script = [&[1.3, 0.7, 1.2, 0.8][..], &[1.0; 60]].concat();
+        let mut workload = fixture::workload(&mut gpu, fixture::kernel(33 * 17));
+        let stop = NoiseStop { max_noise: 0.005, max_time_per_row: Duration::from_secs(10), max_runs: 1000 };
+        let timing = Timing { warmups: 1, runs: 5, ..graph(3) }.until(stop);
+        let sweep = crate::search::sweep::run(&mut gpu, workload.as_mut(), &[64, 128], timing, None).unwrap();
+        assert_eq!(sweep.failures, []);
+        let samples: Vec<usize> = sweep.rows.iter().map(|row| row.run_ms.len()).collect();
+        // The first row's chunks of 5, 1, 1, 1 and 2 (as the_noise_driven_stop_takes_samples_until_they_settle).
+        assert_eq!(samples, [10, 5]);
+        let schedules = gpu.enqueued.iter().filter(|op| **op == Synchronize).count();
+        assert_eq!(schedules, 2 + 15, "the warm-ups of each row, then one a sample");
+        assert_eq!((gpu.graph_captures, gpu.graph_replays), (2, 2 + 15));
+        // Every replay is of the row's own launch: 64 threads, then 128.
+        let threads: Vec<u32> = gpu.launches.iter().map(|&(_, threads)| threads).collect();
+        assert_eq!(threads, [[64].repeat(3 + 1 + 10 * 3), [128].repeat(3 + 1 + 5 * 3)].concat());
+    }
+
+    /// `out[i] += 2 x[i]`: the fixture's kernel as one that adds to its outputs, as a
+    /// histogram does.
+    fn adds(launch: &Launch, memory: &mut dyn EmulatedMemory, _fault: Option<usize>) -> Result<()> {
+        let [x, n, out, ..] = launch.args.as_slice() else { anyhow::bail!("scale takes three arguments") };
+        let n = n.as_usize()?;
+        let inputs = read_values::<f32>(memory.at(x)?, n)?;
+        let outputs = read_values::<f32>(memory.at(out)?, n)?;
+        let sums: Vec<f32> = inputs.iter().zip(outputs).map(|(x, out)| out + 2.0 * x).collect();
+        write_values(memory.at_mut(out)?, &sums)
+    }
+
+    #[test]
+    fn a_kernel_that_adds_to_its_outputs_is_checked_on_one_pass_of_the_graph() {
+        let stop = NoiseStop { max_noise: 0.005, max_time_per_row: Duration::from_secs(10), max_runs: 1000 };
+        let timings = [
+            Timing { warmups: 2, runs: 3, ..graph(4) },
+            Timing { warmups: 1, runs: 5, flush_l2: true, ..graph(4) }.until(stop),
+            Timing { warmups: 0, runs: 2, ..graph(1) },
+        ];
+        for timing in timings {
+            let mut gpu = fixture::gpu();
+            gpu.emulate(fixture::MODULE.kernel("scale"), adds);
+            let kernel = fixture::kernel(33 * 17).zeroed_before_each_launch("out");
+            let mut workload = fixture::workload(&mut gpu, kernel);
+            let sweep = crate::search::sweep::run(&mut gpu, workload.as_mut(), &[128], timing, None).unwrap();
+            assert_eq!(sweep.failures, [], "{timing:?}");
+            assert_eq!(gpu.graph_captures, 1, "{timing:?}");
+        }
+        // The mock adds every launch of a replay: without the pass after the samples the check
+        // would see four.
+        let mut gpu = fixture::gpu();
+        gpu.emulate(fixture::MODULE.kernel("scale"), adds);
+        let mut workload =
+            fixture::workload(&mut gpu, fixture::kernel(33 * 17).zeroed_before_each_launch("out"));
+        let launch = workload.launch(1, 128).unwrap();
+        let ops = schedule(&graph(4), 0, 1, true);
+        gpu.run_schedule(&launch, &ops[..ops.len() - 3]).unwrap();
+        let mismatch = workload.check(&mut gpu).unwrap().expect("four passes are not one");
+        assert!(mismatch.to_string().contains("the CPU reference says"), "{mismatch}");
+        gpu.run_schedule(&launch, &ops).unwrap();
+        assert!(workload.check(&mut gpu).unwrap().is_none());
+    }
+
     #[test]
     fn a_kernel_that_adds_to_its_outputs_is_zeroed_outside_every_sample_and_checked_on_one_pass() {
         // A kernel that adds to its outputs has them zeroed before each launch; the check (in
@@ -742,6 +909,22 @@ mod tests {
         assert_eq!(gpu.enqueued[..6], [Block, Zero, FlushL2, Record(0), Launch, Record(1)]);
         let (_, gpu) = one_row(true, Timing { flush_l2: true, ..Timing::launch(0, 3) });
         assert_eq!(gpu.enqueued[..4], [Zero, FlushL2, Record(0), Launch]);
+        let (_, gpu) = one_row(true, Timing { warmups: 1, runs: 2, flush_l2: true, ..graph(3) });
+        let replay = Graph { launches: 3 };
+        let sample = [
+            Zero,
+            FlushL2,
+            Record(0),
+            replay,
+            Record(1),
+            Synchronize,
+            Sample { start: 0, stop: 1, launches: 3 },
+        ];
+        let expected =
+            [&[Zero, replay, Zero, Launch, Synchronize][..], &sample, &sample, &[Zero, Launch, Synchronize]]
+                .concat();
+        assert_eq!(gpu.enqueued, expected);
+        assert_eq!((gpu.l2_flushes, gpu.graph_captures, gpu.graph_replays), (2, 1, 3));
     }
 
     #[test]
@@ -765,6 +948,28 @@ mod tests {
             "op 1: event 0 was never recorded"
         );
         assert_eq!(error(&mut gpu, &[Block, Launch]), "the schedule ends with the stream still held");
+        // One graph is captured a schedule, of the count its first replay asks for.
+        assert_eq!(
+            error(&mut gpu, &[Graph { launches: 2 }, Graph { launches: 3 }]),
+            "op 1: a graph of 3 launches was never captured"
+        );
+    }
+
+    #[test]
+    fn the_mock_injects_faults_and_failures_into_a_graph_as_into_a_launch() {
+        let mut gpu = fixture::gpu();
+        let workload = fixture::workload(&mut gpu, fixture::kernel(16));
+        let launch = workload.launch(1, 32).unwrap();
+        let ops = schedule(&Timing { runs: 1, ..graph(2) }, 0, 1, false);
+        assert!(!ops.contains(&Launch), "{ops:?}");
+        gpu.fail_launch_at = Some(32);
+        let error = gpu.run_schedule(&launch, &ops).unwrap_err();
+        assert_eq!(error.to_string(), "launch failed: mock driver error at 32 threads per block");
+        gpu.fail_launch_at = None;
+        gpu.fault_at = Some((32, crate::measure::mock::MockFault { context_lost: true }));
+        let error = gpu.run_schedule(&launch, &ops).unwrap_err();
+        assert_eq!(gpu.launch_fault(&error).map(|fault| fault.context_lost), Some(true));
+        assert!(gpu.context_lost);
     }
 
     #[test]
@@ -786,7 +991,7 @@ mod tests {
             let schedules = gpu.enqueued.iter().filter(|op| **op == Synchronize).count();
             let expected = match mode {
                 // The warm-ups, then one synchronisation per sample.
-                TimingMode::Batch | TimingMode::Launch => 1 + 10,
+                TimingMode::Batch | TimingMode::Launch | TimingMode::Graph => 1 + 10,
                 // The warm-ups, then one per window: five chunks.
                 TimingMode::Cold => 1 + 5,
             };
@@ -842,6 +1047,10 @@ mod tests {
         }
         assert_eq!(Timing::fixed(TimingMode::Batch, 0, 1).launches(), DEFAULT_BATCH_LAUNCHES);
         assert_eq!(Timing { launches_per_sample: 7, ..COLD }.launches(), 1);
+        assert_eq!(Timing::fixed(TimingMode::Graph, 0, 1).launches(), DEFAULT_BATCH_LAUNCHES);
+        assert_eq!(graph(7).launches(), 7);
+        assert!(!graph(7).flushes() && Timing { flush_l2: true, ..graph(7) }.flushes());
+        assert_eq!(serde_json::to_string(&TimingMode::Graph).unwrap(), "\"graph\"");
         assert!(COLD.flushes() && !Timing::launch(0, 1).flushes());
         assert!(!Timing { cold_keeps_l2: true, ..COLD }.flushes(), "--no-flush-l2");
         assert!(Timing { cold_keeps_l2: true, flush_l2: true, ..COLD }.flushes());
@@ -862,6 +1071,8 @@ mod tests {
             // Cold timing flushes though nobody asked with --flush-l2.
             (cold, L2Flush::BeforeEachLaunch),
             (Timing { cold_keeps_l2: true, ..cold }, L2Flush::None),
+            (Timing { warmups: 3, runs: 10, ..graph(4) }, L2Flush::None),
+            (Timing { warmups: 3, runs: 10, flush_l2: true, ..graph(4) }, L2Flush::BeforeEachBatch),
         ];
         for (timing, flush) in cases {
             let json = serde_json::to_value(timing.until(NoiseStop::DEFAULT)).unwrap();
@@ -877,5 +1088,11 @@ mod tests {
         });
         let error = serde_json::from_value::<Timing>(wrong).unwrap_err().to_string();
         assert_eq!(error, "l2_flush `before_each_launch` does not go with batch timing");
+        let wrong = serde_json::json!({
+            "mode": "graph", "warmups": 3, "runs": 10, "launches_per_sample": 10,
+            "l2_flush": "before_each_launch", "stop": null
+        });
+        let error = serde_json::from_value::<Timing>(wrong).unwrap_err().to_string();
+        assert_eq!(error, "l2_flush `before_each_launch` does not go with graph timing");
     }
 }

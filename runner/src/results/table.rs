@@ -19,11 +19,11 @@ use tabled::builder::Builder;
 use tabled::settings::object::Columns;
 use tabled::settings::{Alignment, Padding, Style};
 
-/// What one sample of `timing` is called: a batch mode sample is a batch; a cold or launch
-/// mode sample is one launch, a run.
+/// What one sample of `timing` is called: a batch mode sample is a batch, a graph mode one a
+/// replay of a graph of launches; a cold or launch mode sample is one launch, a run.
 fn unit(timing: Timing) -> &'static str {
     match timing.mode {
-        TimingMode::Batch => "samples",
+        TimingMode::Batch | TimingMode::Graph => "samples",
         TimingMode::Cold | TimingMode::Launch => "runs",
     }
 }
@@ -80,6 +80,12 @@ fn method(timing: Timing) -> String {
                 .to_string()
         }
         TimingMode::Launch => "each run between its own CUDA events".to_string(),
+        TimingMode::Graph => {
+            let launches = timing.launches();
+            format!(
+                "each sample one replay of a CUDA graph of {launches} launches between one pair of CUDA events, divided by {launches}"
+            )
+        }
     }
 }
 
@@ -87,7 +93,7 @@ fn method(timing: Timing) -> String {
 fn flushed(timing: Timing) -> &'static str {
     match timing.mode {
         _ if !timing.flush_l2 => "",
-        TimingMode::Batch => ", L2 flushed before each sample",
+        TimingMode::Batch | TimingMode::Graph => ", L2 flushed before each sample",
         TimingMode::Launch => ", L2 flushed before each run",
         TimingMode::Cold => "",
     }
@@ -782,6 +788,15 @@ mod tests {
              events after an L2 flush, every run queued behind a blocking kernel until all are enqueued\n"
         );
         assert_eq!(timing_title(cold), "cold, median of 5 runs, L2 flushed", "cold always flushes");
+        let graph = Timing { launches_per_sample: 4, ..Timing::fixed(TimingMode::Graph, 3, 10) };
+        assert_eq!(
+            timing_line(graph),
+            "Timing: graph mode, median of 10 samples after 3 warm-ups, each sample one replay of a CUDA graph \
+             of 4 launches between one pair of CUDA events, divided by 4\n"
+        );
+        let flushed = Timing { flush_l2: true, ..graph };
+        assert!(timing_line(flushed).ends_with(", divided by 4, L2 flushed before each sample\n"));
+        assert_eq!(timing_title(flushed), "graph, median of 10 samples, L2 flushed");
         let stop = NoiseStop {
             max_noise: 0.0025,
             max_time_per_row: std::time::Duration::from_millis(1500),

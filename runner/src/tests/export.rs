@@ -283,6 +283,41 @@ fn the_record_reads_back_as_it_was_written() {
 }
 
 #[test]
+fn a_graph_timed_sweep_reads_back_as_it_was_written() {
+    for flush_l2 in [false, true] {
+        let mut gpu = fixture::gpu();
+        gpu.run_spread = 0.02;
+        let mut workload = fixture::workload(&mut gpu, fixture::frame_kernel(320, 200));
+        let timing = Timing { launches_per_sample: 4, flush_l2, ..Timing::fixed(TimingMode::Graph, 3, 4) };
+        let sweep = sweep::run(&mut gpu, workload.as_mut(), &[32, 256], timing, None).unwrap();
+        assert_eq!((gpu.graph_captures, gpu.graph_replays), (2, 2 * (1 + 4)));
+        let record = SweepRecord::of(&sweep, provenance());
+        let text = Format::Json.exporter().render(&record).unwrap();
+        let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let flush = if flush_l2 { "before_each_batch" } else { "none" };
+        assert_eq!(
+            (&json["timing"]["mode"], &json["timing"]["launches_per_sample"], &json["timing"]["l2_flush"]),
+            (&"graph".into(), &4.into(), &flush.into())
+        );
+        for row in json["rows"].as_array().unwrap() {
+            assert_eq!((&row["timing_mode"], &row["launches_per_sample"]), (&"graph".into(), &4.into()));
+        }
+        let read = SweepRecord::parse(&text).unwrap();
+        assert_eq!(read, record);
+        assert_eq!(read.timing, timing);
+        for format in [Format::Csv, Format::Markdown, Format::Html] {
+            let exporter = format.exporter();
+            assert_eq!(exporter.render(&read).unwrap(), exporter.render(&record).unwrap(), "{format:?}");
+        }
+        let markdown = rendered(Format::Markdown, &read);
+        let flushed = if flush_l2 { ", L2 flushed before each sample" } else { "" };
+        let clause = format!("graph mode, median of 4 samples after 3 warm-ups{flushed};");
+        assert!(markdown.contains(&clause), "{markdown}");
+        assert!(rendered(Format::Csv, &read).lines().nth(1).unwrap().contains(",graph,4,4,,"));
+    }
+}
+
+#[test]
 fn markdown_says_the_summary_in_the_tables_words() {
     let sweep = dressed_sweep();
     let summary = crate::results::table::Summary::of(&sweep);

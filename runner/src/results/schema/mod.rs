@@ -188,9 +188,9 @@ pub struct RowRecord {
     /// where two meet; `-` where the model did not run); `None`: not recorded (the first
     /// version 1 files).
     pub limiter: Option<String>,
-    /// How the samples were taken (`--timing`): batch, cold or launch.
+    /// How the samples were taken (`--timing`): batch, cold, launch or graph.
     pub timing_mode: TimingMode,
-    /// Launches each sample holds: a batch's, or 1.
+    /// Launches each sample holds: a batch's or a graph's, or 1.
     pub launches_per_sample: u32,
     /// Samples this row took.
     pub samples: usize,
