@@ -398,6 +398,14 @@ fn rows_table(record: &SweepRecord) -> String {
     ] {
         let _ = write!(text, "<th>{heading}</th>");
     }
+    let clocks = record.rows.iter().any(|row| row.sm_clock.is_some());
+    let energy = record.rows.iter().any(|row| row.energy.is_some());
+    if clocks {
+        text += "<th>SM MHz</th>";
+    }
+    if energy {
+        text += "<th>mJ/pass</th><th>W</th>";
+    }
     if runs {
         text += "<th>runs</th>";
     }
@@ -434,6 +442,25 @@ fn rows_table(record: &SweepRecord) -> String {
             });
         for cell in cells {
             let _ = write!(text, "<td>{cell}</td>");
+        }
+        if clocks {
+            let cell = row.sm_clock.as_ref().map_or("n/a".to_string(), |clock| {
+                format!("{}{}", clock.median_mhz, if clock.throttled_samples > 0 { "t" } else { "" })
+            });
+            let _ = write!(text, "<td>{cell}</td>");
+        }
+        if energy {
+            match &row.energy {
+                Some(reading) => {
+                    let _ = write!(
+                        text,
+                        "<td>{:.3}</td><td>{:.0}</td>",
+                        reading.joules_per_pass * 1e3,
+                        reading.watts
+                    );
+                }
+                None => text += "<td>n/a</td><td>n/a</td>",
+            }
         }
         if runs {
             let _ = write!(text, "<td>{}</td>", row.run_ms.len());

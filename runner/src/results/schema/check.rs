@@ -12,6 +12,7 @@ checked finite and above zero where the row was measured, and null where it was 
 
 use super::{RowRecord, SweepRecord};
 use crate::error::shown;
+use crate::measure::sensors::Objective;
 use crate::model::occupancy::{WARP_SIZE, idle_lanes, warps_per_block};
 use crate::model::stats::RunStats;
 use rayon::prelude::*;
@@ -221,10 +222,29 @@ fn row(record: &SweepRecord, row: &RowRecord) -> Result<(), String> {
             "above 0, at most 1",
         ),
     ];
+    // Under an energy objective a row without an energy reading is not ranked.
+    let unranked = record.objective != Objective::Time && row.energy.is_none() && row.fraction_of_best.is_nan();
     for (field, value, low, high, range) in checks {
-        if !(low..=high).contains(&value) {
+        if !(low..=high).contains(&value) && !(unranked && field == "fraction_of_best") {
             return Err(format!("has {field} {}: it must be {range}", number(value)));
         }
+    }
+    if let Some(energy) = &row.energy {
+        for (field, value) in
+            [("joules_per_pass", energy.joules_per_pass), ("watts", energy.watts), ("window_s", energy.window_s)]
+        {
+            if !(value.is_finite() && value > 0.0) {
+                return Err(format!("has energy.{field} {}: it must be finite and above 0", number(value)));
+            }
+        }
+    }
+    if let Some(clock) = &row.sm_clock
+        && clock.min_mhz > clock.median_mhz
+    {
+        return Err(format!(
+            "has sm_clock.min_mhz {} above its median_mhz {}",
+            clock.min_mhz, clock.median_mhz
+        ));
     }
     Ok(())
 }
