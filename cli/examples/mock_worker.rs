@@ -34,7 +34,8 @@ fn main() {
     }
     if std::env::var_os("MOCK_SENSORS").is_some() {
         let mut sensors = MockSensors::default();
-        for pair in std::env::var("MOCK_WATTS").unwrap_or_default().split(',').filter(|pair| !pair.is_empty()) {
+        for pair in std::env::var("MOCK_WATTS").unwrap_or_default().split(',').filter(|pair| !pair.is_empty())
+        {
             let (threads, watts) = pair.split_once(':').expect("MOCK_WATTS is THREADS:W,...");
             sensors.watts.push((threads.parse().expect("threads"), watts.parse().expect("watts")));
         }

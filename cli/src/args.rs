@@ -8,7 +8,9 @@ your own ([`SweepArgs`]).
 use block_size_builtin::requests::{DEFAULT_ROUNDS, DEFAULT_TAIL_BLOCK_SIZE, DEFAULT_WAVES};
 use block_size_builtin::{DEFAULT_HEIGHT, DEFAULT_WIDTH, KERNELS, KernelChoice};
 use block_size_runner::commands::{DEFAULT_BATCH_LAUNCHES, DEFAULT_MIN_RUNS};
-use block_size_runner::{DeviceChoice, Format, GridPolicy, Objective, Search, Settings, TimingMode, TimingSettings};
+use block_size_runner::{
+    DeviceChoice, Format, GridPolicy, Objective, Search, Settings, TimingMode, TimingSettings,
+};
 use clap::builder::PossibleValuesParser;
 use clap::{ArgAction, Args, ValueEnum};
 use std::path::PathBuf;
@@ -477,9 +479,9 @@ impl SweepArgs {
             device: self.device,
             block_sizes: self.block_sizes.block_sizes.clone(),
             timing: TimingSettings {
-                energy_window: self
-                    .energy
-                    .then(|| self.energy_window.unwrap_or(block_size_runner::commands::DEFAULT_ENERGY_WINDOW)),
+                energy_window: self.energy.then(|| {
+                    self.energy_window.unwrap_or(block_size_runner::commands::DEFAULT_ENERGY_WINDOW)
+                }),
                 ..self.timing.settings()
             },
             grid: self.grid,

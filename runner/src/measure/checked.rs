@@ -10,9 +10,9 @@ use crate::measure::workload::Workload;
 use crate::measure::backend::{Gpu, Launch, Timing};
 use crate::measure::sensors::{ClockReading, RowClock, RowEnergy, throttled};
 use crate::measure::timing::{COLD_WINDOW, Op, Stopped, TimingMode, decide, next_chunk, schedule};
-use std::time::Duration;
 use crate::model::mismatch::Mismatch;
 use anyhow::{Context as _, Result};
+use std::time::Duration;
 
 /// One row's samples, why they stopped (`None`: a fixed count) and the SM clock they ran at.
 #[derive(Debug, Clone, PartialEq)]
@@ -132,14 +132,20 @@ const ENERGY_SETTLE: Duration = Duration::from_millis(10);
 /// that power times `median_ms`. A step's time is taken halfway between the read that saw it
 /// and the read before. `None` where the device has no sensors, a read fails, or the counter
 /// does not step within four windows and a second.
-pub fn energy(gpu: &mut dyn Gpu, launch: &Launch, median_ms: f64, window: Duration) -> Result<Option<RowEnergy>> {
+pub fn energy(
+    gpu: &mut dyn Gpu,
+    launch: &Launch,
+    median_ms: f64,
+    window: Duration,
+) -> Result<Option<RowEnergy>> {
     let Ok(sensors) = gpu.sensors() else { return Ok(None) };
     let Ok(mut last) = sensors.energy_mj() else { return Ok(None) };
     if !(median_ms.is_finite() && median_ms > 0.0) {
         return Ok(None);
     }
     let zero = !launch.zero_before_each.is_empty();
-    let launches = (ENERGY_CHUNK.as_secs_f64() * 1e3 / median_ms).ceil().clamp(1.0, f64::from(ENERGY_CHUNK_LAUNCHES));
+    let launches =
+        (ENERGY_CHUNK.as_secs_f64() * 1e3 / median_ms).ceil().clamp(1.0, f64::from(ENERGY_CHUNK_LAUNCHES));
     let chunk_time = Duration::from_secs_f64(launches * median_ms / 1e3);
     let chunk = |event: usize| -> Vec<Op> {
         let mut ops = Vec::new();
@@ -204,7 +210,11 @@ pub fn energy(gpu: &mut dyn Gpu, launch: &Launch, median_ms: f64, window: Durati
         tail.extend([Op::Zero, Op::Launch, Op::Synchronize]);
     }
     gpu.run_schedule(launch, &tail)?;
-    Ok(measured.map(|(watts, window_s)| RowEnergy { joules_per_pass: watts * median_ms / 1e3, watts, window_s }))
+    Ok(measured.map(|(watts, window_s)| RowEnergy {
+        joules_per_pass: watts * median_ms / 1e3,
+        watts,
+        window_s,
+    }))
 }
 
 /// What one checked measurement found.
@@ -310,7 +320,8 @@ mod tests {
         let timing = Timing { energy_window: Some(Duration::from_millis(100)), ..Timing::launch(0, 3) };
         let checked = measure(&mut gpu, workload.as_mut(), 1, 128, timing, None).unwrap();
         assert_eq!((checked.energy, checked.clock), (None, None));
-        let (mut gpu, mut workload) = gpu_with(MockSensors { step: Duration::from_secs(3600), ..MockSensors::default() });
+        let (mut gpu, mut workload) =
+            gpu_with(MockSensors { step: Duration::from_secs(3600), ..MockSensors::default() });
         let checked = measure(&mut gpu, workload.as_mut(), 1, 128, timing, None).unwrap();
         assert_eq!(checked.energy, None);
         assert!(gpu.clock < Duration::from_secs(3), "it gives up after four windows and a second");

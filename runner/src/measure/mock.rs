@@ -25,9 +25,9 @@ use crate::measure::sensors::Sensors;
 use crate::measure::timing::Op;
 
 mod sensors;
-pub use sensors::MockSensors;
 use crate::model::limits::{DeviceLimits, KernelResources, Suggestion};
 use anyhow::{Context as _, Result, anyhow, bail, ensure};
+pub use sensors::MockSensors;
 use std::cell::RefCell;
 use std::collections::HashSet;
 use std::time::Duration;
@@ -706,7 +706,8 @@ impl Gpu for MockGpu {
                     }
                     let ms = self.sample_ms(launch, samples.len());
                     if self.sensors.is_none() {
-                        self.clock += Duration::from_secs_f64(f64::from(ms) * f64::from(launches.max(1)) / 1e3);
+                        self.clock +=
+                            Duration::from_secs_f64(f64::from(ms) * f64::from(launches.max(1)) / 1e3);
                     }
                     samples.push(ms);
                 }

@@ -43,7 +43,6 @@ impl NvmlSensors {
             .or_else(|_| device.max_clock_info(Clock::SM))
             .map_err(|error| format!("NVML gave no default SM clock ({error})"))?;
         device.clock_info(Clock::SM).map_err(|error| format!("NVML gave no SM clock ({error})"))?;
-        drop(device);
         Ok(Self { nvml, index, default_sm_mhz })
     }
 
@@ -73,7 +72,13 @@ impl Sensors for NvmlSensors {
 mod tests {
     #[test]
     fn a_cuda_uuid_is_dashed_as_nvml_spells_it() {
-        assert_eq!(super::dashed("GPU-cf70adc60e1fead7c47d3ac916833ba7"), "GPU-cf70adc6-0e1f-ead7-c47d-3ac916833ba7");
-        assert_eq!(super::dashed("GPU-cf70adc6-0e1f-ead7-c47d-3ac916833ba7"), "GPU-cf70adc6-0e1f-ead7-c47d-3ac916833ba7");
+        assert_eq!(
+            super::dashed("GPU-cf70adc60e1fead7c47d3ac916833ba7"),
+            "GPU-cf70adc6-0e1f-ead7-c47d-3ac916833ba7"
+        );
+        assert_eq!(
+            super::dashed("GPU-cf70adc6-0e1f-ead7-c47d-3ac916833ba7"),
+            "GPU-cf70adc6-0e1f-ead7-c47d-3ac916833ba7"
+        );
     }
 }

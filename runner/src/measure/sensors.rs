@@ -59,8 +59,11 @@ pub const THROTTLE_REASONS: [(u64, &str); 5] = [
 /// `sm_clock_below_75_percent` where none is set but the clock is below
 /// [`THROTTLE_FRACTION`] of `default_sm_mhz`.
 pub fn throttled(reading: ClockReading, default_sm_mhz: u32) -> Option<String> {
-    let names: Vec<&str> =
-        THROTTLE_REASONS.iter().filter(|(bit, _)| reading.reasons & bit != 0).map(|(_, name)| *name).collect();
+    let names: Vec<&str> = THROTTLE_REASONS
+        .iter()
+        .filter(|(bit, _)| reading.reasons & bit != 0)
+        .map(|(_, name)| *name)
+        .collect();
     if !names.is_empty() {
         return Some(names.join("+"));
     }
@@ -100,8 +103,10 @@ impl RowClock {
     /// The clock of a row from its kept readings (one per chunk, each weighted by the samples
     /// it covers) and its throttled samples.
     pub fn of(kept: &[(ClockReading, usize)], throttled_samples: u32, reasons: Vec<String>) -> Option<Self> {
-        let mut weighted: Vec<u32> =
-            kept.iter().flat_map(|(reading, samples)| std::iter::repeat_n(reading.sm_mhz, (*samples).max(1))).collect();
+        let mut weighted: Vec<u32> = kept
+            .iter()
+            .flat_map(|(reading, samples)| std::iter::repeat_n(reading.sm_mhz, (*samples).max(1)))
+            .collect();
         if weighted.is_empty() && throttled_samples == 0 {
             return None;
         }
@@ -132,7 +137,7 @@ pub enum Objective {
 
 impl Objective {
     /// Its name, as `--objective` takes it.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Self::Time => "time",
             Self::Energy => "energy",
@@ -142,7 +147,7 @@ impl Objective {
 
     /// A row's score under this objective, lower being better: `None` where the row has no
     /// energy and the objective needs it.
-    pub fn score(self, median_ms: f64, energy: Option<&RowEnergy>) -> Option<f64> {
+    pub(crate) fn score(self, median_ms: f64, energy: Option<&RowEnergy>) -> Option<f64> {
         match self {
             Self::Time => Some(median_ms),
             Self::Energy => energy.map(|energy| energy.joules_per_pass),
@@ -162,13 +167,17 @@ mod tests {
         assert_eq!(throttled(at(1980, 0x1), 1980), None, "gpu idle is no throttle");
         assert_eq!(throttled(at(1485, 0x2), 1980), None, "75 percent exactly is not below it");
         assert_eq!(throttled(at(1484, 0), 1980).as_deref(), Some("sm_clock_below_75_percent"));
-        assert_eq!(throttled(at(1980, 0x4 | 0x40), 1980).as_deref(), Some("sw_power_cap+hw_thermal_slowdown"));
+        assert_eq!(
+            throttled(at(1980, 0x4 | 0x40), 1980).as_deref(),
+            Some("sw_power_cap+hw_thermal_slowdown")
+        );
     }
 
     #[test]
     fn the_row_clock_weighs_each_reading_by_its_samples() {
         let at = |sm_mhz| ClockReading { sm_mhz, reasons: 0 };
-        let clock = RowClock::of(&[(at(1980), 10), (at(1700), 1), (at(1965), 10)], 2, vec!["hw_slowdown".into()]);
+        let clock =
+            RowClock::of(&[(at(1980), 10), (at(1700), 1), (at(1965), 10)], 2, vec!["hw_slowdown".into()]);
         assert_eq!(
             clock,
             Some(RowClock {

@@ -8,12 +8,12 @@ and right-aligned columns. Each subcommand's own report is in its module under
 */
 
 use crate::measure::backend::Timing;
+use crate::measure::sensors::{Objective, RowClock};
 use crate::measure::timing::{NoiseStop, Stopped, TimingMode};
 use crate::model::frame_size::mib;
 use crate::model::limits::{DeviceLimits, Suggestion};
 use crate::model::pass::Pass;
 use crate::model::sm;
-use crate::measure::sensors::{Objective, RowClock};
 use crate::search::sweep::{ModelCheck, Row, Sweep};
 use tabled::builder::Builder;
 use tabled::settings::object::Columns;
@@ -248,7 +248,8 @@ fn sensor_sentences(sweep: &Sweep) -> Vec<String> {
     let least = sweep.best_by_energy();
     if let (Some(least), Some(fastest)) = (least, sweep.fastest()) {
         let joules = |row: &Row| row.energy.as_ref().map(|energy| energy.joules_per_pass);
-        let (Some(least_j), watts) = (joules(least), least.energy.as_ref().map_or(f64::NAN, |e| e.watts)) else {
+        let (Some(least_j), watts) = (joules(least), least.energy.as_ref().map_or(f64::NAN, |e| e.watts))
+        else {
             return lines;
         };
         let window = sweep.timing.energy_window.map_or(0.0, |window| window.as_secs_f64());

@@ -326,7 +326,9 @@ impl Sweep {
     /// objective).
     pub fn rows_near_best(&self) -> usize {
         let Some(fastest) = self.fastest() else { return 0 };
-        self.measured_rows().filter(|row| fastest.stats.median / row.stats.median >= NEAR_BEST_FRACTION).count()
+        self.measured_rows()
+            .filter(|row| fastest.stats.median / row.stats.median >= NEAR_BEST_FRACTION)
+            .count()
     }
 
     /// A row's resident warps over the SM's maximum, in percent.

@@ -65,7 +65,11 @@ impl MockSensors {
     pub(super) fn run(&mut self, now: Duration, ms: f32, threads_per_block: u32) {
         let start = self.free_at.max(now);
         self.free_at = start + Duration::from_secs_f64(f64::from(ms.max(0.0)) / 1e3);
-        let watts = self.watts.iter().find(|(threads, _)| *threads == threads_per_block).map_or(self.busy_watts, |w| w.1);
+        let watts = self
+            .watts
+            .iter()
+            .find(|(threads, _)| *threads == threads_per_block)
+            .map_or(self.busy_watts, |w| w.1);
         let (start, end) = (start.as_secs_f64(), self.free_at.as_secs_f64());
         match self.busy.last_mut() {
             Some(last) if last.1 == start && last.2 == watts => last.1 = end,

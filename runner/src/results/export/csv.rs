@@ -32,9 +32,15 @@ impl Exporter for CsvExporter {
             if clocks {
                 let clock = row.and_then(|row| row.sm_clock.as_ref());
                 cells.extend(match (row, clock) {
-                    (None, _) => ["sm_clock_mhz", "sm_clock_min_mhz", "throttled_samples"].map(String::from).to_vec(),
+                    (None, _) => {
+                        ["sm_clock_mhz", "sm_clock_min_mhz", "throttled_samples"].map(String::from).to_vec()
+                    }
                     (Some(_), Some(clock)) => {
-                        vec![clock.median_mhz.to_string(), clock.min_mhz.to_string(), clock.throttled_samples.to_string()]
+                        vec![
+                            clock.median_mhz.to_string(),
+                            clock.min_mhz.to_string(),
+                            clock.throttled_samples.to_string(),
+                        ]
                     }
                     (Some(_), None) => vec![String::new(); 3],
                 });
@@ -43,7 +49,9 @@ impl Exporter for CsvExporter {
                 let reading = row.and_then(|row| row.energy.as_ref());
                 cells.extend(match (row, reading) {
                     (None, _) => ["joules_per_pass", "watts"].map(String::from).to_vec(),
-                    (Some(_), Some(energy)) => vec![energy.joules_per_pass.to_string(), energy.watts.to_string()],
+                    (Some(_), Some(energy)) => {
+                        vec![energy.joules_per_pass.to_string(), energy.watts.to_string()]
+                    }
                     (Some(_), None) => vec![String::new(); 2],
                 });
             }
@@ -59,7 +67,9 @@ impl Exporter for CsvExporter {
                 Some(row) => record.axes.iter().map(|name| row.axes.get(name).unwrap_or_default()).collect(),
             };
             let sensors = sensors(row);
-            writer.write_record(axes.into_iter().chain(line.iter()).chain(sensors.iter().map(String::as_str)))?;
+            writer.write_record(
+                axes.into_iter().chain(line.iter()).chain(sensors.iter().map(String::as_str)),
+            )?;
         }
         Ok(String::from_utf8(writer.into_inner()?)?)
     }

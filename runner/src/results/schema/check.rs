@@ -223,16 +223,20 @@ fn row(record: &SweepRecord, row: &RowRecord) -> Result<(), String> {
         ),
     ];
     // Under an energy objective a row without an energy reading is not ranked.
-    let unranked = record.objective != Objective::Time && row.energy.is_none() && row.fraction_of_best.is_nan();
+    let unranked =
+        record.objective != Objective::Time && row.energy.is_none() && row.fraction_of_best.is_nan();
     for (field, value, low, high, range) in checks {
-        if !(low..=high).contains(&value) && !(unranked && field == "fraction_of_best") {
+        let allowed = (low..=high).contains(&value) || (unranked && field == "fraction_of_best");
+        if !allowed {
             return Err(format!("has {field} {}: it must be {range}", number(value)));
         }
     }
     if let Some(energy) = &row.energy {
-        for (field, value) in
-            [("joules_per_pass", energy.joules_per_pass), ("watts", energy.watts), ("window_s", energy.window_s)]
-        {
+        for (field, value) in [
+            ("joules_per_pass", energy.joules_per_pass),
+            ("watts", energy.watts),
+            ("window_s", energy.window_s),
+        ] {
             if !(value.is_finite() && value > 0.0) {
                 return Err(format!("has energy.{field} {}: it must be finite and above 0", number(value)));
             }
