@@ -22,6 +22,7 @@ is not [`rust_source`]'s, or a JSON that holds no winners) is refused before the
 use crate::error::{one_line, shown};
 use crate::files;
 use crate::measure::provenance::Provenance;
+use crate::measure::sensors::Objective;
 use crate::model::axis_values::AxisValues;
 use crate::search::sweep::Sweep;
 use serde::{Deserialize, Serialize};
@@ -49,8 +50,27 @@ pub struct Winner {
     pub configurations: usize,
     /// How the samples were spent: `exhaustive` or `race`.
     pub search: String,
+    /// What made it the winner (`--objective`): `time` (absent), `energy` or `edp`.
+    #[serde(default, skip_serializing_if = "is_time")]
+    pub objective: Objective,
+    /// Its joules a pass, where its energy was read (`--energy`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub joules_per_pass: Option<f64>,
     /// What was measured with what.
     pub provenance: Provenance,
+}
+
+fn is_time(objective: &Objective) -> bool {
+    *objective == Objective::Time
+}
+
+/// "fastest", or what else made a winner: "the fastest configuration".
+fn chosen(objective: Objective) -> &'static str {
+    match objective {
+        Objective::Time => "fastest",
+        Objective::Energy => "least-energy",
+        Objective::Edp => "lowest energy-delay",
+    }
 }
 
 /// The JSON beside the Rust source: the kernel, its axes, and one winner per GPU.
@@ -178,6 +198,8 @@ pub fn winner(sweep: &Sweep, provenance: &Provenance) -> Option<Winner> {
         samples: best.run_ms.len(),
         configurations: sweep.rows.len(),
         search: sweep.search.name().to_string(),
+        objective: sweep.scored_objective(),
+        joules_per_pass: best.energy.as_ref().map(|energy| energy.joules_per_pass),
         provenance: provenance.clone(),
     })
 }
@@ -224,9 +246,15 @@ pub fn rust_source(winners: &Winners) -> String {
         .iter()
         .map(|axis| (axis.as_str(), const_name(axis), axis_type(&winners.winners, axis)))
         .collect();
+    let objectives: Vec<Objective> = winners.winners.iter().map(|winner| winner.objective).collect();
+    let file_chosen = match objectives.first() {
+        Some(&first) if objectives.iter().all(|&objective| objective == first) => chosen(first),
+        Some(_) => "winning",
+        None => chosen(Objective::Time),
+    };
     let mut source = comment(
         &format!(
-            "{}{}{HEADER_MARK}the fastest configuration of `{}` on {} GPU(s), each measured on that GPU.\n\
+            "{}{}{HEADER_MARK}the {file_chosen} configuration of `{}` on {} GPU(s), each measured on that GPU.\n\
              Axes: block size{}. Provenance per GPU above its module.",
             HEADER_START.trim_start_matches("// "),
             one_line(
@@ -257,10 +285,12 @@ pub fn rust_source(winners: &Winners) -> String {
         let provenance = &winner.provenance;
         let (major, minor) = winner.compute_capability;
         let module = module_name(&winner.gpu, winner.compute_capability);
+        let chosen = chosen(winner.objective);
+        let energy = winner.joules_per_pass.map_or(String::new(), |joules| format!(", {:.3} mJ a pass", joules * 1e3));
         source += "\n";
         source += &comment(
             &format!(
-                "{} (compute capability {major}.{minor}): median {:.4} ms over {} samples; {} configurations, {} search.\n\
+                "{} (compute capability {major}.{minor}): median {:.4} ms over {} samples{energy}; {} configurations, {} search.\n\
                  Date: {}\nDriver: {} (CUDA {})\nPTX sha256: {}\nCommand: {}",
                 winner.gpu,
                 winner.median_ms,
@@ -277,38 +307,39 @@ pub fn rust_source(winners: &Winners) -> String {
         );
         source += &format!("#[allow(dead_code)]\npub mod {module} {{\n    use super::Config;\n\n");
         source += &format!(
-            "    /// Threads per block of the fastest configuration.\n    pub const BLOCK_SIZE: u32 = {};\n",
+            "    /// Threads per block of the {chosen} configuration.\n    pub const BLOCK_SIZE: u32 = {};\n",
             winner.block_size
         );
         for (name, constant, ty) in &axes {
             let value = winner.axes.get(name).unwrap_or_default();
             let ty = if *ty == "u32" { "u32" } else { "&str" };
             source += &format!(
-                "    /// `{name}` of the fastest configuration.\n    pub const {constant}: {ty} = {};\n",
+                "    /// `{name}` of the {chosen} configuration.\n    pub const {constant}: {ty} = {};\n",
                 literal(value, ty)
             );
         }
         source += &format!(
-            "    /// The fastest configuration on this GPU.\n    pub const CONFIG: Config = {};\n}}\n",
+            "    /// The {chosen} configuration on this GPU.\n    pub const CONFIG: Config = {};\n}}\n",
             fields("")
         );
         arms += &format!("        ({:?}, ({major}, {minor})) => Some({module}::CONFIG),\n", winner.gpu);
     }
     if let Some(first) = winners.winners.first() {
         let module = module_name(&first.gpu, first.compute_capability);
+        let chosen = chosen(first.objective);
         source += &format!(
-            "\n/// Threads per block of the fastest configuration on the first GPU, {}.\n",
+            "\n/// Threads per block of the {chosen} configuration on the first GPU, {}.\n",
             first.gpu
         );
         source += &format!("pub const BLOCK_SIZE: u32 = {module}::BLOCK_SIZE;\n");
         for (name, constant, ty) in &axes {
             let ty = if *ty == "u32" { "u32" } else { "&str" };
             source += &format!(
-                "/// `{name}` of the fastest configuration on the first GPU.\npub const {constant}: {ty} = {module}::{constant};\n"
+                "/// `{name}` of the {chosen} configuration on the first GPU.\npub const {constant}: {ty} = {module}::{constant};\n"
             );
         }
         source += &format!(
-            "\n/// The fastest configuration on the first GPU, {}: the one to fall back to.\npub const MEASURED: Config = {module}::CONFIG;\n",
+            "\n/// The {chosen} configuration on the first GPU, {}: the one to fall back to.\npub const MEASURED: Config = {module}::CONFIG;\n",
             first.gpu
         );
     }
@@ -355,6 +386,8 @@ mod tests {
             samples: 10,
             configurations: 26,
             search: "race".into(),
+            objective: Objective::Time,
+            joules_per_pass: None,
             provenance,
         }
     }
