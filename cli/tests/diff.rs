@@ -300,7 +300,7 @@ fn bad_files_are_one_line_and_exit_2() {
     let future =
         std::fs::read_to_string(good).unwrap().replace("\"schema_version\": 3", "\"schema_version\": 99");
     let future = write("future.json", &future);
-    refused(&[good, &future], "future.json: schema version 99, newer than the 3 this block-size reads");
+    refused(&[good, &future], "future.json: schema version 99, newer than the 4 this block-size reads");
     let text = std::fs::read_to_string(good).unwrap();
     let torn = write("torn.json", &text[..text.len() * 2 / 3]);
     refused(

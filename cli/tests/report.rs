@@ -183,10 +183,10 @@ fn bad_input_is_one_line_and_exit_2() {
         &[&torn, "--html", out],
         "torn.json: not a JSON export of a block-size sweep (--json, --format json): EOF while parsing",
     );
-    let future = write("future.json", &text.replace("\"schema_version\": 3", "\"schema_version\": 4"));
+    let future = write("future.json", &text.replace("\"schema_version\": 4", "\"schema_version\": 5"));
     refused(
         &[&future, "--html", out],
-        "future.json: schema version 4, newer than the 3 this block-size reads: update block-size",
+        "future.json: schema version 5, newer than the 4 this block-size reads: update block-size",
     );
     // Hostile: a line break where a name is (serde quotes it in its message), and a hash that is
     // not ASCII where the page shows its first characters.

@@ -83,6 +83,8 @@ fn the_energy_objective_picks_the_row_of_least_energy_where_the_fastest_differs(
     assert!(report.status.success(), "{}", String::from_utf8_lossy(&report.stderr));
     let diff = Command::new(bin).args(["diff"]).arg(&export).arg(&export).output().unwrap();
     assert!(diff.status.success(), "{}", String::from_utf8_lossy(&diff.stderr));
+    let compared = String::from_utf8(diff.stdout).unwrap();
+    assert!(compared.contains("mJ ratio") && compared.contains("150.000") && compared.contains("mJ ratio: NEW's joules"), "{compared}");
     let html = std::fs::read_to_string(&page).unwrap();
     assert!(html.contains("<th>mJ/pass</th>") && html.contains("<th>SM MHz</th>"));
 }

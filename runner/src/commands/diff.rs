@@ -77,6 +77,9 @@ pub(crate) struct Line {
     pub judged: Option<diff::Judged>,
     /// Why it is not judged, where it is not.
     pub unjudged: Option<Unjudged>,
+    /// OLD's and NEW's joules a pass, where both read the configuration's energy: one window
+    /// a file, so a ratio and no interval.
+    pub energy: Option<(f64, f64)>,
 }
 
 /// Why a configuration is not judged.
@@ -184,6 +187,20 @@ pub(crate) fn diff_records<'a>(old: &'a SweepRecord, new: &'a SweepRecord, thres
     differ("driver", driver(old), driver(new), &mut notes);
     differ("timing", timing_words(&old.timing), timing_words(&new.timing), &mut notes);
     differ("grid", old.grid.name(), new.grid.name(), &mut notes);
+    // A verdict may come from the clock rather than the code: say where the clocks differ.
+    let clocks = |record: &SweepRecord| {
+        let mut medians: Vec<u32> =
+            record.rows.iter().filter_map(|row| row.sm_clock.as_ref().map(|clock| clock.median_mhz)).collect();
+        medians.sort_unstable();
+        let throttled: u32 =
+            record.rows.iter().filter_map(|row| row.sm_clock.as_ref()).map(|clock| clock.throttled_samples).sum();
+        match (medians.first(), medians.last()) {
+            (Some(low), Some(high)) if low == high => format!("{low} MHz, {throttled} sample(s) throttled"),
+            (Some(low), Some(high)) => format!("{low} to {high} MHz, {throttled} sample(s) throttled"),
+            _ => "not read".to_string(),
+        }
+    };
+    differ("SM clock", clocks(old), clocks(new), &mut notes);
     differ("axes", old.axes.join(", "), new.axes.join(", "), &mut differences);
 
     // A pruned configuration was not launched in that file: nothing to compare. One that
@@ -216,11 +233,16 @@ pub(crate) fn diff_records<'a>(old: &'a SweepRecord, new: &'a SweepRecord, thres
             let judged = other
                 .filter(|other| row.measured() && other.measured())
                 .map(|other| diff::judge(&samples(row), &samples(other), threshold, &row.label()));
+            let energy = other.and_then(|other| match (&row.energy, &other.energy) {
+                (Some(old), Some(new)) => Some((old.joules_per_pass, new.joules_per_pass)),
+                _ => None,
+            });
             Line {
                 axes: row.axes.clone(),
                 threads_per_block: row.threads_per_block,
                 unjudged: judged.is_none().then(|| unjudged(Some(row), other)),
                 judged,
+                energy,
             }
         })
         .collect();
@@ -230,6 +252,7 @@ pub(crate) fn diff_records<'a>(old: &'a SweepRecord, new: &'a SweepRecord, thres
             threads_per_block: row.threads_per_block,
             judged: None,
             unjudged: Some(unjudged(None, Some(row))),
+            energy: None,
         });
     }
     FileDiff { differences, notes, lines }
@@ -322,6 +345,10 @@ pub(crate) fn render(
     let mut heading: Vec<String> = Vec::new();
     heading.extend(old.axes.iter().cloned());
     heading.extend(["thr/blk", "old ms", "new ms", "ratio", "95% interval", "verdict"].map(String::from));
+    let energy = comparison.lines.iter().any(|line| line.energy.is_some());
+    if energy {
+        heading.extend(["old mJ", "new mJ", "mJ ratio"].map(String::from));
+    }
     let mut records = vec![heading];
     for line in &comparison.lines {
         let mut record = Vec::new();
@@ -342,9 +369,20 @@ pub(crate) fn render(
                 record.push(why.map_or_else(|| "not judged".to_string(), Unjudged::words));
             }
         }
+        if energy {
+            match line.energy {
+                Some((old, new)) => {
+                    record.extend([format!("{:.3}", old * 1e3), format!("{:.3}", new * 1e3), format!("{:.3}", new / old)]);
+                }
+                None => record.extend(["-", "-", "-"].map(String::from)),
+            }
+        }
         records.push(record);
     }
     text += &render_columns(records);
+    if energy {
+        text += "mJ ratio: NEW's joules a pass over OLD's, from one energy window a configuration in each file: no interval, no verdict.\n";
+    }
     let judged = comparison.lines.iter().filter(|line| line.judged.is_some()).count();
     let counts: Vec<String> =
         Verdict::ALL.iter().map(|&verdict| format!("{} {verdict}", comparison.count(verdict))).collect();

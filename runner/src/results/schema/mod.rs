@@ -17,6 +17,10 @@ report` work from. It is written ([`serde::Serialize`]), read back ([`SweepRecor
   `tunable` (its value); `search`, `ended_early` and a row's `failed` came during it.
 - **3** (2026-12-01): any number of axes, `axes`, `fastest_axes` and a row's `axes`; a row's
   `pruned`.
+- **4** (2026-12-02): timing mode `graph`, `timing.energy_window_s`, `objective` (a row's
+  `fraction_of_best` is by it), a row's `sm_clock` and `energy`. A version 3 file reads as
+  version 4 unchanged; a version 3 reader refuses a version 4 file in one line rather than
+  misread its `fraction_of_best` or fail on `graph`.
 
 # The version rule
 
@@ -55,10 +59,10 @@ use crate::search::strategy::Search;
 use serde::{Deserialize, Deserializer, Serialize};
 use std::path::Path;
 
-/// The version of the JSON export's layout, its `schema_version` field: 3 since 2026-12-01
-/// (any number of axes). The reader upgrades versions 1 and 2 and refuses a newer one; the
+/// The version of the JSON export's layout, its `schema_version` field: 4 since 2026-12-02
+/// (graph timing, objectives, clocks and energy). The reader upgrades versions 1 to 3 and refuses a newer one; the
 /// rule for raising it is in docs/statistics-and-exports.md.
-pub const SCHEMA_VERSION: u32 = 3;
+pub const SCHEMA_VERSION: u32 = 4;
 
 /// A sweep's JSON export: the document, as written and as read back (upgraded to the current
 /// layout). Fields an older file did not have are derived where the file or the tool's history
@@ -520,15 +524,18 @@ mod tests {
     #[test]
     fn version_3_reads_as_written() {
         let record = parse(&version_3());
-        assert_eq!(record.origin, Origin::default());
+        assert_eq!(record.origin, Origin { schema_version: 3, derived: Vec::new() }, "nothing derived");
+        assert_eq!((record.objective, record.timing.energy_window), (Objective::Time, None));
+        assert!(record.rows.iter().all(|row| row.sm_clock.is_none() && row.energy.is_none()));
         assert_eq!(record.search, Search::Race);
         assert_eq!(record.timing.stop, Some(NoiseStop::DEFAULT));
         assert_eq!(record.shared_memory_per_block, Some(None), "null: recorded, not one value");
         assert_eq!(record.rows[0].stopped, Some(Stopped::Converged));
         assert_eq!(record.not_recorded(), Vec::<&str>::new());
         assert_eq!(record.lacking("This file"), None);
-        // Written again, it reads the same.
-        assert_eq!(parse(&serde_json::to_value(&record).unwrap()), record);
+        // Written again (as version 4), it reads the same.
+        let again = parse(&serde_json::to_value(&record).unwrap());
+        assert_eq!(again, SweepRecord { origin: Origin::default(), ..record });
     }
 
     #[test]
@@ -617,7 +624,7 @@ mod tests {
 
     #[test]
     fn what_is_not_an_export_is_said_in_one_line() {
-        let newer = version_3().to_string().replace("\"schema_version\":3", "\"schema_version\":4");
+        let newer = version_3().to_string().replace("\"schema_version\":3", "\"schema_version\":5");
         let hostile = version_3().to_string().replace("\"one-wave\"", "\"one\\nwave\"");
         let no_rows = version_3().to_string().replace(&row(256).to_string(), "");
         for (text, why) in [
@@ -631,7 +638,7 @@ mod tests {
                 "{\"schema_version\": 0}",
                 "not a JSON export of a block-size sweep (--json, --format json): schema_version 0 is not a version",
             ),
-            (&newer, "schema version 4, newer than the 3 this block-size reads: update block-size"),
+            (&newer, "schema version 5, newer than the 4 this block-size reads: update block-size"),
             (
                 &hostile,
                 "not a JSON export of a block-size sweep (--json, --format json): `one\\nwave` is not one-wave",

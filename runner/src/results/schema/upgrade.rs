@@ -21,7 +21,9 @@ What the steps derive, and why it is what the file would have said:
 
 Left to serde's reading of an absent `Option` as `None`, which is what those files mean: no
 `ended_early`, no row's `failed` or `pruned` (before them a signal or a launch fault ended the
-run without a file, and every configuration was launched), no row's `stopped` (a fixed count).
+run without a file, and every configuration was launched), no row's `stopped` (a fixed count);
+before version 4 no `objective` (time), no `timing.energy_window_s` (no energy), no row's
+`sm_clock` or `energy` (not read).
 */
 
 use super::{NOT_AN_EXPORT, SCHEMA_VERSION};
@@ -75,6 +77,8 @@ pub(super) fn upgrade(mut value: Value) -> Result<Upgraded, String> {
     if from < 3 {
         version_2_to_3(object, &mut derived);
     }
+    // Version 3 to 4 adds what a version 3 file cannot hold (graph timing, an objective other
+    // than time, a row's clock and energy) and changes nothing it holds: no step.
     object.insert("schema_version".to_string(), json!(SCHEMA_VERSION));
     Ok(Upgraded { value, from, derived })
 }
