@@ -298,7 +298,7 @@ fn bad_files_are_one_line_and_exit_2() {
     // A file without an end is refused at the bound, not read until memory runs out.
     refused(&[good, "/dev/zero"], "result file /dev/zero is larger than 1 GiB: refused");
     let future =
-        std::fs::read_to_string(good).unwrap().replace("\"schema_version\": 3", "\"schema_version\": 99");
+        std::fs::read_to_string(good).unwrap().replace("\"schema_version\": 4", "\"schema_version\": 99");
     let future = write("future.json", &future);
     refused(&[good, &future], "future.json: schema version 99, newer than the 4 this block-size reads");
     let text = std::fs::read_to_string(good).unwrap();
@@ -307,10 +307,10 @@ fn bad_files_are_one_line_and_exit_2() {
         &[good, &torn],
         "torn.json: not a JSON export of a block-size sweep (--json, --format json): EOF while parsing",
     );
-    let wordy = write("wordy.json", &text.replace("\"schema_version\": 3", "\"schema_version\": \"3\""));
+    let wordy = write("wordy.json", &text.replace("\"schema_version\": 4", "\"schema_version\": \"4\""));
     refused(
         &[&wordy, good],
-        "wordy.json: not a JSON export of a block-size sweep (--json, --format json): schema_version \"3\" is not a version",
+        "wordy.json: not a JSON export of a block-size sweep (--json, --format json): schema_version \"4\" is not a version",
     );
     // A hash that is not 64 hex digits (a cut by bytes in it once panicked) is refused; a GPU
     // name with a line break is still one line.

@@ -59,17 +59,28 @@ fn the_energy_objective_picks_the_row_of_least_energy_where_the_fastest_differs(
     // All three rows take 1 ms: the fastest is the first of equals, the least energy 512.
     assert!(stdout.contains("Fastest measured: 128 threads per block at 1.000 ms."), "{stdout}");
     assert!(stdout.contains("Winner by --objective energy: 512 threads per block at "), "{stdout}");
-    assert!(stdout.contains("Least energy (0.5 s windows of the GPU's energy counter): 512 threads per block"), "{stdout}");
+    assert!(
+        stdout.contains("Least energy (0.5 s windows of the GPU's energy counter): 512 threads per block"),
+        "{stdout}"
+    );
     let document = json(&export);
     assert_eq!(document["objective"], "energy");
     assert_eq!(document["timing"]["energy_window_s"], 0.5);
-    let watts: Vec<f64> =
-        document["rows"].as_array().unwrap().iter().map(|row| row["energy"]["watts"].as_f64().unwrap()).collect();
+    let watts: Vec<f64> = document["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|row| row["energy"]["watts"].as_f64().unwrap())
+        .collect();
     for (measured, scripted) in watts.iter().zip([450.0, 300.0, 150.0]) {
         assert!((measured - scripted).abs() / scripted < 0.02, "{watts:?}");
     }
-    let fractions: Vec<f64> =
-        document["rows"].as_array().unwrap().iter().map(|row| row["fraction_of_best"].as_f64().unwrap()).collect();
+    let fractions: Vec<f64> = document["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|row| row["fraction_of_best"].as_f64().unwrap())
+        .collect();
     assert!(fractions[2] == 1.0 && fractions[0] < 0.4, "by energy: {fractions:?}");
     assert_eq!(document["rows"][0]["sm_clock"]["median_mhz"], 1980);
     // The emitted winner is the objective's.
@@ -79,12 +90,18 @@ fn the_energy_objective_picks_the_row_of_least_energy_where_the_fastest_differs(
     assert!(rust.contains("median 1.0000 ms over 10 samples, 150."), "{rust}");
     // Read back, the file renders and diffs (the reader's checks hold for its fields).
     let (bin, page) = (env!("CARGO_BIN_EXE_block-size"), temp("r.html"));
-    let report = Command::new(bin).args(["report", export.to_str().unwrap(), "--html"]).arg(&page).output().unwrap();
+    let report =
+        Command::new(bin).args(["report", export.to_str().unwrap(), "--html"]).arg(&page).output().unwrap();
     assert!(report.status.success(), "{}", String::from_utf8_lossy(&report.stderr));
     let diff = Command::new(bin).args(["diff"]).arg(&export).arg(&export).output().unwrap();
     assert!(diff.status.success(), "{}", String::from_utf8_lossy(&diff.stderr));
     let compared = String::from_utf8(diff.stdout).unwrap();
-    assert!(compared.contains("mJ ratio") && compared.contains("150.000") && compared.contains("mJ ratio: NEW's joules"), "{compared}");
+    assert!(
+        compared.contains("mJ ratio")
+            && compared.contains("150.000")
+            && compared.contains("mJ ratio: NEW's joules"),
+        "{compared}"
+    );
     let html = std::fs::read_to_string(&page).unwrap();
     assert!(html.contains("<th>mJ/pass</th>") && html.contains("<th>SM MHz</th>"));
 }
@@ -112,8 +129,10 @@ fn by_time_the_summary_still_names_the_row_of_least_energy_and_a_resume_keeps_th
 #[test]
 fn throttled_samples_are_taken_again_and_counted() {
     let export = temp("throttled.json");
-    let (code, stdout, stderr) =
-        run(&["--stats", "--json", export.to_str().unwrap()], &[("MOCK_SENSORS", "1"), ("MOCK_THROTTLE", "2")]);
+    let (code, stdout, stderr) = run(
+        &["--stats", "--json", export.to_str().unwrap()],
+        &[("MOCK_SENSORS", "1"), ("MOCK_THROTTLE", "2")],
+    );
     assert_eq!(code, 0, "{stderr}");
     let line = stdout.lines().find(|line| line.starts_with("SM clock:")).unwrap_or_default();
     assert_eq!(
@@ -123,7 +142,10 @@ fn throttled_samples_are_taken_again_and_counted() {
     let row = &json(&export)["rows"][0];
     assert_eq!(row["sm_clock"]["throttled_samples"], 20);
     assert_eq!(row["samples"], 10, "the ten kept are unthrottled");
-    assert!(stdout.lines().any(|line| line.trim_start().starts_with("128 ") && line.contains("1980t")), "{stdout}");
+    assert!(
+        stdout.lines().any(|line| line.trim_start().starts_with("128 ") && line.contains("1980t")),
+        "{stdout}"
+    );
 }
 
 #[test]
@@ -132,11 +154,16 @@ fn without_nvml_the_columns_say_n_a_and_one_line_says_why() {
     let (code, stdout, stderr) = run(&["--energy", "--stats", "--csv", csv.to_str().unwrap()], &[]);
     assert_eq!(code, 0, "{stderr}");
     assert_eq!(
-        stderr.matches("Warning: no SM clock or energy readings (the mock GPU has no sensors): their columns say n/a").count(),
+        stderr
+            .matches(
+                "Warning: no SM clock or energy readings (the mock GPU has no sensors): their columns say n/a"
+            )
+            .count(),
         1,
         "{stderr}"
     );
-    let rows: Vec<&str> = stdout.lines().filter(|line| line.trim_start().starts_with(['1', '2', '5'])).collect();
+    let rows: Vec<&str> =
+        stdout.lines().filter(|line| line.trim_start().starts_with(['1', '2', '5'])).collect();
     assert_eq!(rows.len(), 3, "{stdout}");
     assert!(rows.iter().all(|row| row.matches("n/a").count() == 3), "{rows:?}");
     // The CSV has no sensor columns where nothing was read.
@@ -145,7 +172,10 @@ fn without_nvml_the_columns_say_n_a_and_one_line_says_why() {
     // An energy objective with nothing read falls back to time, and says so.
     let (code, stdout, _) = run(&["--energy", "--objective", "edp"], &[]);
     assert_eq!(code, 0);
-    assert!(stdout.contains("--objective edp found no row with an energy reading: the winner is the fastest."), "{stdout}");
+    assert!(
+        stdout.contains("--objective edp found no row with an energy reading: the winner is the fastest."),
+        "{stdout}"
+    );
 }
 
 #[test]

@@ -189,11 +189,18 @@ pub(crate) fn diff_records<'a>(old: &'a SweepRecord, new: &'a SweepRecord, thres
     differ("grid", old.grid.name(), new.grid.name(), &mut notes);
     // A verdict may come from the clock rather than the code: say where the clocks differ.
     let clocks = |record: &SweepRecord| {
-        let mut medians: Vec<u32> =
-            record.rows.iter().filter_map(|row| row.sm_clock.as_ref().map(|clock| clock.median_mhz)).collect();
+        let mut medians: Vec<u32> = record
+            .rows
+            .iter()
+            .filter_map(|row| row.sm_clock.as_ref().map(|clock| clock.median_mhz))
+            .collect();
         medians.sort_unstable();
-        let throttled: u32 =
-            record.rows.iter().filter_map(|row| row.sm_clock.as_ref()).map(|clock| clock.throttled_samples).sum();
+        let throttled: u32 = record
+            .rows
+            .iter()
+            .filter_map(|row| row.sm_clock.as_ref())
+            .map(|clock| clock.throttled_samples)
+            .sum();
         match (medians.first(), medians.last()) {
             (Some(low), Some(high)) if low == high => format!("{low} MHz, {throttled} sample(s) throttled"),
             (Some(low), Some(high)) => format!("{low} to {high} MHz, {throttled} sample(s) throttled"),
@@ -372,7 +379,11 @@ pub(crate) fn render(
         if energy {
             match line.energy {
                 Some((old, new)) => {
-                    record.extend([format!("{:.3}", old * 1e3), format!("{:.3}", new * 1e3), format!("{:.3}", new / old)]);
+                    record.extend([
+                        format!("{:.3}", old * 1e3),
+                        format!("{:.3}", new * 1e3),
+                        format!("{:.3}", new / old),
+                    ]);
                 }
                 None => record.extend(["-", "-", "-"].map(String::from)),
             }

@@ -286,7 +286,8 @@ pub fn rust_source(winners: &Winners) -> String {
         let (major, minor) = winner.compute_capability;
         let module = module_name(&winner.gpu, winner.compute_capability);
         let chosen = chosen(winner.objective);
-        let energy = winner.joules_per_pass.map_or(String::new(), |joules| format!(", {:.3} mJ a pass", joules * 1e3));
+        let energy =
+            winner.joules_per_pass.map_or(String::new(), |joules| format!(", {:.3} mJ a pass", joules * 1e3));
         source += "\n";
         source += &comment(
             &format!(
