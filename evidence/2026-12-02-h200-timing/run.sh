@@ -6,7 +6,7 @@
 # Steps: all by default, or those named (bash run.sh 0 1 2). The device hands back at most
 # eight files, so everything ends in one archive, $OUT/timing.tgz.
 set -u
-steps=" ${*:-0 1 2 3 4 5} "
+steps=" ${*:-0 1 2 3 4 5 6} "
 step() { [[ $steps == *" $1 "* ]]; }
 D=.device/timing
 B=$D/target/release
@@ -66,6 +66,19 @@ if step 5; then
   REQUIRE_GPU=1 PATH="$PATH:/usr/local/cuda/bin" $B/deps/gpu-* --test-threads=1 2>&1 | grep -v "^ *[0-9]"
   echo "# exit status: ${PIPESTATUS[0]}"
 } > "$OUT/gpu-tests.txt" 2>&1
+fi
+# 6. What --energy costs a sweep: the 4K default sweep's wall time without and with it,
+#    alternating, three times each.
+if step 6; then
+{
+  stamp
+  wall() { local label=$1; shift; local s e rc; s=$(date +%s.%N); "$@" > /dev/null 2>&1; rc=$?; e=$(date +%s.%N); echo "$label: $(awk "BEGIN {printf \"%.2f\", $e - $s}") s wall (exit $rc)"; }
+  for pass in 1 2 3; do
+    wall "block-size (4K default)" $B/block-size
+    wall "block-size --energy (4K default)" $B/block-size --energy
+  done
+  echo "# exit status: 0"
+} > "$OUT/energy-cost.txt" 2>&1
 fi
 grep -h "exit status" "$OUT"/*.txt | sort | uniq -c
 tar -czf /tmp/timing.tgz -C "$OUT" . && rm -rf "${OUT:?}"/* && mv /tmp/timing.tgz "$OUT/timing.tgz"
