@@ -122,8 +122,8 @@ pub use crate::kernel::{
 pub use crate::measure::backend::Driver;
 pub use crate::measure::cuda::CudaDriver;
 pub use crate::measure::ptx::{EmbeddedPtx, KernelRef};
-pub use crate::measure::sensors::Objective;
 pub use crate::measure::timing::TimingMode;
 pub use crate::model::grid::GridPolicy;
+pub use crate::model::objective::Objective;
 pub use crate::results::export::Format;
 pub use crate::search::strategy::Search;

@@ -12,9 +12,9 @@ sweep opens it, for the library and the CLI alike.
 
 use crate::error::{Error, exit};
 use crate::files;
-use crate::measure::sensors::Objective;
 use crate::measure::timing::{DEFAULT_BATCH_LAUNCHES, NoiseStop, Timing, TimingMode};
 use crate::model::grid::GridPolicy;
+use crate::model::objective::Objective;
 use crate::model::occupancy::DEFAULT_BLOCK_SIZES;
 use crate::results::export::Format;
 use crate::search::strategy::Search;

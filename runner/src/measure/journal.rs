@@ -108,6 +108,11 @@ impl Entry {
             timing: String::new(),
             grid: String::new(),
         };
+        Self::measuring(key, configuration)
+    }
+
+    /// An entry of `configuration` under `key`, nothing measured yet.
+    fn measuring(key: Key, configuration: Configuration) -> Self {
         Self {
             key,
             configuration,
@@ -179,16 +184,7 @@ impl Journal {
 
     /// An entry for `configuration` under this run's key.
     pub fn entry(&self, configuration: Configuration) -> Entry {
-        Entry {
-            key: self.key.clone(),
-            configuration,
-            run_ms: Vec::new(),
-            stopped: None,
-            mismatch: None,
-            failed: None,
-            clock: None,
-            energy: None,
-        }
+        Entry::measuring(self.key.clone(), configuration)
     }
 
     /// Appends `entry` as one line and flushes it to the file; entries a resume skipped are

@@ -121,41 +121,6 @@ impl RowClock {
     }
 }
 
-/// What makes a row the winner (`--objective`): the table's best, the summary's, the one
-/// `--emit-rust` writes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Objective {
-    /// The lowest median time.
-    #[default]
-    Time,
-    /// The fewest joules per pass (needs `--energy`).
-    Energy,
-    /// The lowest energy-delay product: joules per pass x median seconds.
-    Edp,
-}
-
-impl Objective {
-    /// Its name, as `--objective` takes it.
-    pub(crate) fn name(self) -> &'static str {
-        match self {
-            Self::Time => "time",
-            Self::Energy => "energy",
-            Self::Edp => "edp",
-        }
-    }
-
-    /// A row's score under this objective, lower being better: `None` where the row has no
-    /// energy and the objective needs it.
-    pub(crate) fn score(self, median_ms: f64, energy: Option<&RowEnergy>) -> Option<f64> {
-        match self {
-            Self::Time => Some(median_ms),
-            Self::Energy => energy.map(|energy| energy.joules_per_pass),
-            Self::Edp => energy.map(|energy| energy.joules_per_pass * median_ms / 1e3),
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -189,14 +154,5 @@ mod tests {
             })
         );
         assert_eq!(RowClock::of(&[], 0, Vec::new()), None);
-    }
-
-    #[test]
-    fn objectives_score_time_energy_and_their_product() {
-        let energy = RowEnergy { joules_per_pass: 0.05, watts: 400.0, window_s: 0.5 };
-        assert_eq!(Objective::Time.score(0.125, Some(&energy)), Some(0.125));
-        assert_eq!(Objective::Energy.score(0.125, Some(&energy)), Some(0.05));
-        assert_eq!(Objective::Edp.score(0.125, Some(&energy)), Some(0.05 * 0.125e-3));
-        assert_eq!(Objective::Energy.score(0.125, None), None);
     }
 }

@@ -2,7 +2,8 @@
 The model layer: what is known of a run without a GPU, and without cust. The occupancy
 arithmetic ([`occupancy`]) and the SM model of each architecture with its presets ([`sm`]), the
 pruning of configurations no device of the kind can launch ([`prune`]), grid policies
-([`grid`]), run statistics ([`stats`]) and frame sizes and units ([`frame_size`]).
+([`grid`]), run statistics ([`stats`]), frame sizes and units ([`frame_size`]), and what makes a row
+the winner ([`objective`]).
 */
 
 pub mod axis_values;
@@ -10,6 +11,7 @@ pub mod frame_size;
 pub mod grid;
 pub mod limits;
 pub mod mismatch;
+pub mod objective;
 pub mod occupancy;
 pub mod pass;
 pub mod prune;

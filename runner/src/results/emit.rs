@@ -22,8 +22,8 @@ is not [`rust_source`]'s, or a JSON that holds no winners) is refused before the
 use crate::error::{one_line, shown};
 use crate::files;
 use crate::measure::provenance::Provenance;
-use crate::measure::sensors::Objective;
 use crate::model::axis_values::AxisValues;
+use crate::model::objective::Objective;
 use crate::search::sweep::Sweep;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};

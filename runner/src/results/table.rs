@@ -8,10 +8,11 @@ and right-aligned columns. Each subcommand's own report is in its module under
 */
 
 use crate::measure::backend::Timing;
-use crate::measure::sensors::{Objective, RowClock};
+use crate::measure::sensors::RowClock;
 use crate::measure::timing::{NoiseStop, Stopped, TimingMode};
 use crate::model::frame_size::mib;
 use crate::model::limits::{DeviceLimits, Suggestion};
+use crate::model::objective::Objective;
 use crate::model::pass::Pass;
 use crate::model::sm;
 use crate::search::sweep::{ModelCheck, Row, Sweep};

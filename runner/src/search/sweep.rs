@@ -8,13 +8,14 @@ use crate::measure::backend::{Gpu, Timing};
 use crate::measure::checked::{self, Checked};
 use crate::measure::interrupt::Interrupted;
 use crate::measure::journal::{self, Configuration, Journal};
-use crate::measure::sensors::{Objective, RowClock, RowEnergy};
+use crate::measure::sensors::{RowClock, RowEnergy};
 use crate::measure::timing::Stopped;
 use crate::measure::workload::Workload;
 use crate::model::axis_values::AxisValues;
 use crate::model::grid::GridPolicy;
 use crate::model::limits::{DeviceLimits, KernelResources, Suggestion};
 use crate::model::mismatch::Mismatch;
+use crate::model::objective::Objective;
 use crate::model::occupancy::{WARP_SIZE, idle_lanes, occupancy_percent, warps_per_block};
 use crate::model::pass::Pass;
 use crate::model::sm::{Limiter, SmModel};
@@ -277,7 +278,7 @@ impl Sweep {
     }
 
     fn score(&self, objective: Objective, row: &Row) -> Option<f64> {
-        objective.score(row.stats.median, row.energy.as_ref())
+        objective.score(row.stats.median, row.energy.as_ref().map(|energy| energy.joules_per_pass))
     }
 
     fn best_by(&self, objective: Objective) -> Option<&Row> {

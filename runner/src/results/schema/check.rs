@@ -12,7 +12,7 @@ checked finite and above zero where the row was measured, and null where it was 
 
 use super::{RowRecord, SweepRecord};
 use crate::error::shown;
-use crate::measure::sensors::Objective;
+use crate::model::objective::Objective;
 use crate::model::occupancy::{WARP_SIZE, idle_lanes, warps_per_block};
 use crate::model::stats::RunStats;
 use rayon::prelude::*;
