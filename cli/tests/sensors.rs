@@ -169,6 +169,14 @@ fn without_nvml_the_columns_say_n_a_and_one_line_says_why() {
     // The CSV has no sensor columns where nothing was read.
     let text = std::fs::read_to_string(&csv).unwrap();
     assert!(!text.contains("joules_per_pass"), "{text}");
+    // Against a run whose clocks were read, diff says the clocks differ.
+    let (unread, read) = (temp("unread.json"), temp("read.json"));
+    assert_eq!(run(&["--json", unread.to_str().unwrap()], &[]).0, 0);
+    assert_eq!(run(&["--json", read.to_str().unwrap()], &[("MOCK_SENSORS", "1")]).0, 0);
+    let diff =
+        Command::new(env!("CARGO_BIN_EXE_block-size")).arg("diff").arg(&unread).arg(&read).output().unwrap();
+    let compared = String::from_utf8(diff.stdout).unwrap();
+    assert!(compared.contains("Note: SM clock: not read vs 1980 MHz, 0 sample(s) throttled\n"), "{compared}");
     // An energy objective with nothing read falls back to time, and says so.
     let (code, stdout, _) = run(&["--energy", "--objective", "edp"], &[]);
     assert_eq!(code, 0);
