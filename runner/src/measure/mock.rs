@@ -343,15 +343,20 @@ impl MockGpu {
         self.loaded.get(self.active).ok_or_else(|| anyhow!("no kernel loaded"))
     }
 
-    /// One "launch": recorded, and where `emulate`, the active kernel's CPU emulation over
-    /// the mock's memory. A grid-stride loop of any grid covers every element, so the
-    /// emulation computes them all.
+    /// One "launch": recorded (with sensors, also on their timeline), and where `emulate`, the
+    /// active kernel's CPU emulation over the mock's memory. A grid-stride loop of any grid
+    /// covers every element, so the emulation computes them all.
     fn launch(&mut self, launch: &Launch, emulate: bool) -> Result<()> {
         let (kernel, params) = self.active_kernel()?;
         let kernel = *kernel;
         check_args(&kernel, params, &launch.args)?;
         self.launches.push((launch.grid_blocks, launch.threads_per_block));
         self.last_launch = Some(launch.clone());
+        // On the sensors' timeline: the GPU busy for the launch's scripted time.
+        let ms = self.scripted_ms(launch);
+        if let Some(sensors) = &mut self.sensors {
+            sensors.run(self.clock, ms, launch.threads_per_block);
+        }
         if !emulate {
             return Ok(());
         }
@@ -650,13 +655,7 @@ impl Gpu for MockGpu {
                         sensors.record(event);
                     }
                 }
-                Op::Launch => {
-                    self.launch(launch, emulated[index])?;
-                    let ms = self.scripted_ms(launch);
-                    if let Some(sensors) = &mut self.sensors {
-                        sensors.run(self.clock, ms, launch.threads_per_block);
-                    }
-                }
+                Op::Launch => self.launch(launch, emulated[index])?,
                 Op::WaitFor(event) => {
                     // An event of an earlier schedule of the same row: the energy window's.
                     let reached = self.sensors.as_ref().and_then(|sensors| sensors.reached(event));
@@ -672,12 +671,8 @@ impl Gpu for MockGpu {
                     });
                     ensure!(captured, "op {index}: a graph of {launches} launches was never captured");
                     self.graph_replays += 1;
-                    let ms = self.scripted_ms(launch);
                     for nth in 1..=launches {
                         self.launch(launch, emulated[index] && (accumulates || nth == launches))?;
-                        if let Some(sensors) = &mut self.sensors {
-                            sensors.run(self.clock, ms, launch.threads_per_block);
-                        }
                     }
                 }
                 Op::Block => {

@@ -8,7 +8,7 @@ and right-aligned columns. Each subcommand's own report is in its module under
 */
 
 use crate::measure::backend::Timing;
-use crate::measure::sensors::RowClock;
+use crate::measure::sensors::{RowClock, RowEnergy};
 use crate::measure::timing::{NoiseStop, Stopped, TimingMode};
 use crate::model::frame_size::mib;
 use crate::model::limits::{DeviceLimits, Suggestion};
@@ -246,13 +246,12 @@ fn sensor_sentences(sweep: &Sweep) -> Vec<String> {
             sweep.objective.name()
         ));
     }
-    let least = sweep.best_by_energy();
-    if let (Some(least), Some(fastest)) = (least, sweep.fastest()) {
+    // The least-energy row is one with an energy reading (`best_by_energy` ranks no other).
+    if let (Some(least), Some(fastest)) = (sweep.best_by_energy(), sweep.fastest())
+        && let Some(reading) = &least.energy
+    {
+        let (least_j, watts) = (reading.joules_per_pass, reading.watts);
         let joules = |row: &Row| row.energy.as_ref().map(|energy| energy.joules_per_pass);
-        let (Some(least_j), watts) = (joules(least), least.energy.as_ref().map_or(f64::NAN, |e| e.watts))
-        else {
-            return lines;
-        };
         let window = sweep.timing.energy_window.map_or(0.0, |window| window.as_secs_f64());
         if std::ptr::eq(least, fastest) {
             lines.push(format!(
@@ -600,6 +599,23 @@ const CLOCK_COLUMN: (&str, usize) = ("SM MHz", 7);
 /// The columns `--energy` adds: millijoules a pass and mean watts, `n/a` where unread.
 const ENERGY_COLUMNS: [(&str, usize); 2] = [("mJ/pass", 9), ("W", 6)];
 
+/// The `SM MHz` cell of a row: its median reading, `t` after it where some of its samples were
+/// throttled; `n/a` where the clock was not read. The table's and the HTML page's.
+pub(crate) fn clock_cell(clock: Option<&RowClock>) -> String {
+    clock.map_or("n/a".to_string(), |clock| {
+        format!("{}{}", clock.median_mhz, if clock.throttled_samples > 0 { "t" } else { "" })
+    })
+}
+
+/// The `mJ/pass` and `W` cells of a row, `n/a` where its energy was not read. The table's and
+/// the HTML page's.
+pub(crate) fn energy_cells(energy: Option<&RowEnergy>) -> [String; 2] {
+    match energy {
+        Some(energy) => [format!("{:.3}", energy.joules_per_pass * 1e3), format!("{:.0}", energy.watts)],
+        None => ["n/a", "n/a"].map(String::from),
+    }
+}
+
 /// The seed's ten columns, one row per block size; with `stats`, three more columns and the
 /// SM clock; with `--energy`, millijoules a pass and watts; where rows took different numbers
 /// of samples, how many each took; last, the binding limit.
@@ -659,19 +675,10 @@ pub fn table(sweep: &Sweep, stats: bool) -> String {
                 ]);
                 if stats {
                     record.extend([row.stats.min, row.stats.max, row.stats.mad].map(|ms| format!("{ms:.4}")));
-                    record.push(row.clock.as_ref().map_or("n/a".to_string(), |clock| {
-                        let throttled = if clock.throttled_samples > 0 { "t" } else { "" };
-                        format!("{}{throttled}", clock.median_mhz)
-                    }));
+                    record.push(clock_cell(row.clock.as_ref()));
                 }
                 if energy {
-                    match &row.energy {
-                        Some(reading) => record.extend([
-                            format!("{:.3}", reading.joules_per_pass * 1e3),
-                            format!("{:.0}", reading.watts),
-                        ]),
-                        None => record.extend(["n/a", "n/a"].map(String::from)),
-                    }
+                    record.extend(energy_cells(row.energy.as_ref()));
                 }
             }
         }

@@ -444,22 +444,11 @@ fn rows_table(record: &SweepRecord) -> String {
             let _ = write!(text, "<td>{cell}</td>");
         }
         if clocks {
-            let cell = row.sm_clock.as_ref().map_or("n/a".to_string(), |clock| {
-                format!("{}{}", clock.median_mhz, if clock.throttled_samples > 0 { "t" } else { "" })
-            });
-            let _ = write!(text, "<td>{cell}</td>");
+            let _ = write!(text, "<td>{}</td>", table::clock_cell(row.sm_clock.as_ref()));
         }
         if energy {
-            match &row.energy {
-                Some(reading) => {
-                    let _ = write!(
-                        text,
-                        "<td>{:.3}</td><td>{:.0}</td>",
-                        reading.joules_per_pass * 1e3,
-                        reading.watts
-                    );
-                }
-                None => text += "<td>n/a</td><td>n/a</td>",
+            for cell in table::energy_cells(row.energy.as_ref()) {
+                let _ = write!(text, "<td>{cell}</td>");
             }
         }
         if runs {
