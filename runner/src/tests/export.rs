@@ -208,7 +208,19 @@ fn the_documented_fields_are_the_exports_fields() {
     // The tunable's fields are the ones marked, and they are what a sweep with a tunable adds.
     let marked: Vec<&str> =
         tables.iter().flatten().filter(|(_, optional)| *optional).map(|(field, _)| field.as_str()).collect();
-    assert_eq!(marked, ["objective", "fastest_axes", "energy_window_s", "axes", "sm_clock", "energy"]);
+    assert_eq!(
+        marked,
+        [
+            "objective",
+            "fastest_axes",
+            "shard",
+            "merged_from",
+            "energy_window_s",
+            "axes",
+            "sm_clock",
+            "energy"
+        ]
+    );
     // The CSV's columns are the rows' fields but the samples.
     let csv = rendered(Format::Csv, &record(None));
     let documented_rows: Vec<&str> = tables[2]
