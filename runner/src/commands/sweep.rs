@@ -156,8 +156,9 @@ pub(crate) fn on_devices<D: Driver>(
     if settings.split {
         parallel::check_one_model(driver, count)?;
     }
-    if supervision.active() && count > 1 {
-        // A worker for each GPU at once, this process their supervisor.
+    if supervision.active() {
+        // A worker for each GPU at once, this process their supervisor (with one GPU too, so
+        // that `--device all` takes one path wherever it runs).
         return parallel::on_every_device(settings, count, supervision.journal.as_deref(), console);
     }
     if settings.split {

@@ -205,7 +205,8 @@ fn run_workers(
                 if printed > 0 {
                     console.out("\n");
                 }
-                let (line, status) = print_device(settings, printed, &one, console)?;
+                let name_for = (count > 1).then_some(printed);
+                let (line, status) = print_device(settings, name_for, printed, &one, console)?;
                 summaries += &line;
                 code = code.max(status);
             }
@@ -255,9 +256,11 @@ fn run_workers(
     deliver_split(sweeps, provenances, settings, console)
 }
 
-/// One GPU's table as its worker printed it, its files written here, and its closing line.
+/// One GPU's table as its worker printed it, its files written here (named for `name_for`, the
+/// device, where there are several), and its closing line.
 fn print_device(
     settings: &Settings,
+    name_for: Option<u32>,
     device: u32,
     one: &Finished,
     console: &mut Console,
@@ -274,7 +277,7 @@ fn print_device(
             .to_string();
         return Ok((not_measured(device, one.status, &why), one.status.max(exit::FAILED)));
     };
-    Outputs::new(settings, Some(device))
+    Outputs::new(settings, name_for)
         .deliver(sweep, "", || provenance.clone())
         .map_err(failed)?
         .written()
