@@ -9,7 +9,7 @@ use block_size_builtin::requests::{DEFAULT_ROUNDS, DEFAULT_TAIL_BLOCK_SIZE, DEFA
 use block_size_builtin::{DEFAULT_HEIGHT, DEFAULT_WIDTH, KERNELS, KernelChoice};
 use block_size_runner::commands::{DEFAULT_BATCH_LAUNCHES, DEFAULT_MIN_RUNS};
 use block_size_runner::{
-    DeviceChoice, Format, GridPolicy, Objective, Search, Settings, TimingMode, TimingSettings,
+    DeviceChoice, Format, GridPolicy, Objective, Search, Settings, Shard, TimingMode, TimingSettings,
 };
 use clap::builder::PossibleValuesParser;
 use clap::{ArgAction, Args, ValueEnum};
@@ -246,6 +246,10 @@ pub struct ProvenanceArgs {
     pub provenance: bool,
 }
 
+fn parse_shard(text: &str) -> Result<Shard, String> {
+    Shard::parse(text)
+}
+
 fn parse_device_choice(text: &str) -> Result<DeviceChoice, String> {
     if text.eq_ignore_ascii_case("all") {
         return Ok(DeviceChoice::All);
@@ -469,6 +473,17 @@ pub struct SweepArgs {
     /// (joules a pass) or edp (joules x seconds); energy and edp need --energy
     #[arg(long, value_name = "OBJECTIVE", value_enum, default_value = "time")]
     pub objective: ObjectiveArg,
+
+    /// Measure shard I of N of the sweep's configurations alone, on one GPU (configuration k,
+    /// counted from 0, is shard k mod N + 1's; every shard measures exhaustively); block-size
+    /// merge puts the shards' --json files together
+    #[arg(long, value_name = "I/N", value_parser = parse_shard)]
+    pub shard: Option<Shard>,
+
+    /// With --device all: split one sweep across this machine's GPUs (of one model), a shard a
+    /// GPU, all at once, merged into one table
+    #[arg(long)]
+    pub split: bool,
 }
 
 impl SweepArgs {
@@ -508,6 +523,8 @@ impl SweepArgs {
             emit_rust: self.emit_rust.clone(),
             force: self.force,
             objective: self.objective.objective(),
+            shard: self.shard,
+            split: self.split,
         }
     }
 }

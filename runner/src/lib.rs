@@ -125,5 +125,6 @@ pub use crate::measure::ptx::{EmbeddedPtx, KernelRef};
 pub use crate::measure::timing::TimingMode;
 pub use crate::model::grid::GridPolicy;
 pub use crate::model::objective::Objective;
+pub use crate::model::shard::Shard;
 pub use crate::results::export::Format;
 pub use crate::search::strategy::Search;

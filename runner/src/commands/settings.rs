@@ -16,6 +16,7 @@ use crate::measure::timing::{DEFAULT_BATCH_LAUNCHES, NoiseStop, Timing, TimingMo
 use crate::model::grid::GridPolicy;
 use crate::model::objective::Objective;
 use crate::model::occupancy::DEFAULT_BLOCK_SIZES;
+use crate::model::shard::Shard;
 use crate::results::export::Format;
 use crate::search::strategy::Search;
 use std::path::{Path, PathBuf};
@@ -295,6 +296,12 @@ pub struct Settings {
     /// `--emit-rust`'s): its time (the default), its energy, or their product; the last two
     /// need `--energy`.
     pub objective: Objective,
+    /// `--shard I/N`: measure shard I of the sweep's configurations alone, for `block-size
+    /// merge` to put together with the others (`crate::model::shard`); on one device.
+    pub shard: Option<Shard>,
+    /// `--split`: with [`DeviceChoice::All`], one sweep split across the GPUs (each a shard,
+    /// all at once), merged into one result; the GPUs must be of one model.
+    pub split: bool,
 }
 
 impl Default for Settings {
@@ -319,6 +326,8 @@ impl Default for Settings {
             emit_rust: None,
             force: false,
             objective: Objective::Time,
+            shard: None,
+            split: false,
         }
     }
 }
@@ -366,12 +375,49 @@ impl Settings {
                 )));
             }
         }
+        self.check_split().map_err(usage)?;
         if let Some(resume) = &self.resume
             && resume.is_dir()
         {
             return Err(usage(format!("--resume {} is a folder, not a journal", resume.display())));
         }
         Ok(timing)
+    }
+
+    /// `--shard` and `--split`: a shard on one device, a split over all, both exhaustive, and
+    /// `--emit-rust` only where the whole sweep's winner is known.
+    fn check_split(&self) -> Result<(), String> {
+        let race = self.search == Some(Search::Race);
+        let racing = "--search race drops rows against a best that no shard sees: shards measure \
+                      exhaustively (give --search exhaustive, the default with";
+        if let Some(shard) = self.shard {
+            if self.device == DeviceChoice::All {
+                return Err(format!(
+                    "--shard {shard} measures its share on one GPU (--device INDEX); to split a sweep across \
+                     this machine's GPUs give --device all --split"
+                ));
+            }
+            if race {
+                return Err(format!("{racing} --shard)"));
+            }
+            if self.emit_rust.is_some() {
+                return Err(format!(
+                    "--emit-rust writes the sweep's winner, which shard {shard} alone does not know: merge the \
+                     shards' JSON with block-size merge --emit-rust"
+                ));
+            }
+        }
+        if self.split {
+            if self.device != DeviceChoice::All {
+                return Err(
+                    "--split splits one sweep across every GPU of this machine: give --device all".into()
+                );
+            }
+            if race {
+                return Err(format!("{racing} --split)"));
+            }
+        }
+        Ok(())
     }
 
     /// Every file the settings write, with the option that names it: `--emit-rust` twice, for
@@ -419,7 +465,14 @@ impl Settings {
     pub(crate) fn search_for(&self, configurations: usize, timing: &Timing) -> Search {
         match self.search {
             Some(search) => search,
-            None if timing.stop.is_none() || self.objective != Objective::Time => Search::Exhaustive,
+            // A shard races against no global best: every shard measures to the end.
+            None if timing.stop.is_none()
+                || self.objective != Objective::Time
+                || self.shard.is_some()
+                || self.split =>
+            {
+                Search::Exhaustive
+            }
             None => Search::automatic(configurations),
         }
     }

@@ -23,6 +23,7 @@ use crate::measure::supervise::Supervision;
 use crate::measure::timing::Timing;
 use crate::model::limits::DeviceLimits;
 use crate::model::pass::Pass;
+use crate::model::shard::ShardOf;
 use crate::results::export::{self, Format};
 use crate::results::plot;
 use crate::results::table;
@@ -211,6 +212,15 @@ pub(crate) fn measure<D: Driver>(
     on_head: &mut dyn FnMut(&str),
 ) -> Result<Measured, Error> {
     let kernel = run.kernel();
+    if let Some(shard) = settings.shard {
+        let configurations = kernel.configurations(&settings.block_sizes);
+        if shard.share(configurations) == 0 {
+            return Err(Error::new(
+                exit::USAGE,
+                format!("--shard {shard} holds no configuration: the sweep has {configurations}"),
+            ));
+        }
+    }
     let kernels = kernel.kernels();
     let device::Opened { mut gpu, left_out, .. } = device::open_loading(driver, ordinal, &kernels)?;
     if let Some(unloadable) = left_out.first() {
@@ -243,7 +253,9 @@ pub(crate) fn measure<D: Driver>(
         warnings.push(format!("Warning: no SM clock or energy readings ({why}): their columns say n/a\n"));
     }
     crate::measure::interrupt::install();
-    let mut head = head(gpu.limits(), &kernel.pass, timing, settings, &facts);
+    let configurations = kernel.configurations(&settings.block_sizes);
+    let shard = settings.shard.map(|shard| ShardOf { shard, configurations });
+    let mut head = head(gpu.limits(), &kernel.pass, timing, settings, &facts, shard);
     head += note.as_deref().unwrap_or_default();
     if !supervision.restarted() {
         on_head(&head);
@@ -254,6 +266,7 @@ pub(crate) fn measure<D: Driver>(
         grid: settings.grid,
         corrupt: settings.corrupt_output,
         round: sweep::Round::All,
+        shard: settings.shard,
     };
     let search = settings.search_for(kernel.configurations(&settings.block_sizes), &timing);
     let mut sweep = measure_by(run, &mut gpu, &plan, search, journal.as_mut())?;
@@ -385,10 +398,18 @@ fn journal_key(
 
 /// The lines before the table: the provenance (where asked), the device, the work, the timing,
 /// the grid.
-fn head(limits: &DeviceLimits, pass: &Pass, timing: Timing, settings: &Settings, facts: &Facts) -> String {
+fn head(
+    limits: &DeviceLimits,
+    pass: &Pass,
+    timing: Timing,
+    settings: &Settings,
+    facts: &Facts,
+    shard: Option<ShardOf>,
+) -> String {
     let mut text = if settings.provenance { facts.lines(limits) } else { String::new() };
     text += &table::header(limits, pass, timing);
     text += &settings.grid.header_line();
+    text += &table::shard_line(shard);
     text
 }
 

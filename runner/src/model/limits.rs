@@ -42,7 +42,7 @@ pub struct DeviceLimits {
 }
 
 /// What the compiled kernel asks of an SM, as the driver reports it after its JIT.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct KernelResources {
     /// 32-bit registers each thread uses.
     pub registers_per_thread: u32,

@@ -3,7 +3,7 @@ The model layer: what is known of a run without a GPU, and without cust. The occ
 arithmetic ([`occupancy`]) and the SM model of each architecture with its presets ([`sm`]), the
 pruning of configurations no device of the kind can launch ([`prune`]), grid policies
 ([`grid`]), run statistics ([`stats`]), frame sizes and units ([`frame_size`]), and what makes a row
-the winner ([`objective`]).
+the winner ([`objective`]), the split of a sweep into shards ([`shard`]).
 */
 
 pub mod axis_values;
@@ -15,5 +15,6 @@ pub mod objective;
 pub mod occupancy;
 pub mod pass;
 pub mod prune;
+pub mod shard;
 pub mod sm;
 pub mod stats;

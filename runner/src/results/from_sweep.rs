@@ -40,6 +40,7 @@ impl RowRecord {
             pruned: row.pruned.clone(),
             sm_clock: row.clock.clone(),
             energy: row.energy.clone(),
+            dynamic_shared_memory: Some(row.dynamic_shared_memory),
         }
     }
 }
@@ -55,7 +56,9 @@ impl SweepRecord {
             }
             _ => None,
         };
-        let head = table::header(&sweep.limits, &sweep.pass, sweep.timing) + &sweep.grid.header_line();
+        let head = table::header(&sweep.limits, &sweep.pass, sweep.timing)
+            + &sweep.grid.header_line()
+            + &table::shard_line(sweep.shard);
         Self {
             schema_version: SCHEMA_VERSION,
             kernel: provenance.kernel.clone(),
@@ -80,6 +83,9 @@ impl SweepRecord {
             objective: sweep.scored_objective(),
             model_check: summary.model_clause(),
             summary: Some(summary.lines().lines().map(str::to_string).collect()),
+            occupancy_model: Some(sweep.model_check.clone()),
+            shard: sweep.shard,
+            merged_from: Vec::new(),
             failures: sweep.failures.iter().map(ToString::to_string).collect(),
             ended_early: sweep.ended_early.map(|ended| match ended {
                 EndedEarly::Interrupted(signal) => format!("interrupted by {}", signal.name()),

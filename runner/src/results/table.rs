@@ -14,6 +14,7 @@ use crate::model::frame_size::mib;
 use crate::model::limits::{DeviceLimits, Suggestion};
 use crate::model::objective::Objective;
 use crate::model::pass::Pass;
+use crate::model::shard::ShardOf;
 use crate::model::sm;
 use crate::search::sweep::{ModelCheck, Row, Sweep};
 use tabled::builder::Builder;
@@ -587,6 +588,18 @@ const RUNS_COLUMN: (&str, usize) = ("runs", 6);
 /// The lines printed before the sweep starts.
 pub fn header(limits: &DeviceLimits, pass: &Pass, timing: Timing) -> String {
     device_and_image(limits, pass) + &timing_line(timing)
+}
+
+/// The line under the header of one shard's sweep (`--shard I/N`): its share, and what puts
+/// the shards together; empty for a whole sweep.
+pub fn shard_line(shard: Option<ShardOf>) -> String {
+    match shard {
+        Some(ShardOf { shard, configurations }) => format!(
+            "Shard {shard}: {} of the sweep's {configurations} configurations (block-size merge puts the shards' JSON together)\n",
+            shard.share(configurations)
+        ),
+        None => String::new(),
+    }
 }
 
 /// Extra columns `--stats` adds after the seed's ten, with their widths.

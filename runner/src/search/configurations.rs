@@ -11,6 +11,7 @@ use crate::measure::backend::Gpu;
 use crate::measure::journal::Journal;
 use crate::measure::progress::WithProgress;
 use crate::measure::workload::Workload as _;
+use crate::model::shard::ShardOf;
 use crate::search::assemble;
 use crate::search::sweep::{self, Plan, Session, Sweep};
 use anyhow::{Context as _, Result};
@@ -27,8 +28,17 @@ pub(crate) fn measure(
     run.select(0, gpu)?;
     run.upload(gpu)?;
     let mut parts = Vec::with_capacity(kernel.variants().len());
+    // Configuration k of the whole sweep, counted across the configurations of the axes, for
+    // a shard's share (`crate::model::shard`).
+    let mut k = 0;
     for variant in kernel.variants() {
-        let block_sizes = kernel.kept(variant.index, &plan.block_sizes);
+        let mut block_sizes = kernel.kept(variant.index, &plan.block_sizes);
+        if let Some(shard) = plan.shard {
+            block_sizes.retain(|_| {
+                k += 1;
+                shard.holds(k - 1)
+            });
+        }
         if block_sizes.is_empty() {
             // The restriction keeps no block size of this configuration: no rows, no part.
             continue;
@@ -44,8 +54,11 @@ pub(crate) fn measure(
             break;
         }
     }
-    assemble::assemble(kernel.axis_names(), parts)
-        .context("the kernel has no configuration to sweep (the description was validated)")
+    let mut sweep = assemble::assemble(kernel.axis_names(), parts)
+        .context("the kernel has no configuration to sweep (the description was validated)")?;
+    sweep.shard =
+        plan.shard.map(|shard| ShardOf { shard, configurations: kernel.configurations(&plan.block_sizes) });
+    Ok(sweep)
 }
 
 /// Sweeps the uploaded `run` as `plan` says, with a progress bar on a long sweep.

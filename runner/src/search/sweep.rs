@@ -179,8 +179,10 @@ impl std::fmt::Display for CheckFailure {
 }
 
 /// The occupancy model run beside the driver: the kernel's resources it was given, and at
-/// how many rows it agreed (disagreements are [`CheckFailure::ModelDisagrees`]).
-#[derive(Debug, Clone, PartialEq)]
+/// how many rows it agreed (disagreements are [`CheckFailure::ModelDisagrees`]). The JSON
+/// export keeps it whole (`occupancy_model`), so that `block-size merge` can add shards' up.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum ModelCheck {
     /// The model ran: with these resources, agreeing at this many rows.
     Ran {
@@ -233,6 +235,9 @@ pub struct Sweep {
     /// What makes a row the best ([`Sweep::best`]): its time unless asked otherwise
     /// (`--objective`).
     pub objective: Objective,
+    /// Where this sweep is one shard of a larger one (`--shard I/N`): which, and of how many
+    /// configurations; its rows are that shard's alone.
+    pub shard: Option<crate::model::shard::ShardOf>,
 }
 
 /// Why a sweep ended before its last configuration: its rows so far are kept.
@@ -390,6 +395,7 @@ pub fn run(
             grid: GridPolicy::OneWave,
             corrupt,
             round: Round::All,
+            shard: None,
         },
     )
 }
@@ -410,6 +416,8 @@ pub struct Plan {
     pub corrupt: Option<usize>,
     /// Which configurations it measures: all, or a race's round ([`crate::search::race`]).
     pub round: Round,
+    /// One shard of the sweep's configurations alone (`--shard I/N`), where given.
+    pub shard: Option<crate::model::shard::Shard>,
 }
 
 /// Which configurations a sweep measures: all of them, or one round of a race
@@ -466,7 +474,7 @@ pub(crate) fn measure_in(
     settings: &Plan,
     session: &mut Session,
 ) -> Result<Sweep> {
-    let Plan { ref block_sizes, timing, grid, corrupt, ref round } = *settings;
+    let Plan { ref block_sizes, timing, grid, corrupt, ref round, .. } = *settings;
     let limits = gpu.limits().clone();
     let pixels = workload.pass().item_count();
     let mut rows = Vec::with_capacity(block_sizes.len());
@@ -671,6 +679,7 @@ pub(crate) fn measure_in(
         ended_early,
         search: crate::search::strategy::Search::Exhaustive,
         objective: Objective::Time,
+        shard: None,
     })
 }
 

@@ -20,7 +20,9 @@ report` work from. It is written ([`serde::Serialize`]), read back ([`SweepRecor
 - **4** (2026-12-02): timing mode `graph`, `timing.energy_window_s`, `objective` (a row's
   `fraction_of_best` is by it), a row's `sm_clock` and `energy`. A version 3 file reads as
   version 4 unchanged; a version 3 reader refuses a version 4 file in one line rather than
-  misread its `fraction_of_best` or fail on `graph`.
+  misread its `fraction_of_best` or fail on `graph`. Later in version 4, for `block-size
+  merge` (absent: not recorded, or a sweep measured whole): `occupancy_model`, `shard`,
+  `merged_from` and a row's `dynamic_shared_memory`.
 
 # The version rule
 
@@ -56,7 +58,9 @@ use crate::model::grid::GridPolicy;
 use crate::model::limits::{DeviceLimits, Suggestion};
 use crate::model::objective::Objective;
 use crate::model::pass::Pass;
+use crate::model::shard::{Shard, ShardOf};
 use crate::search::strategy::Search;
+use crate::search::sweep::ModelCheck;
 use serde::{Deserialize, Deserializer, Serialize};
 use std::path::Path;
 
@@ -136,6 +140,18 @@ pub struct SweepRecord {
     /// (version 1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub summary: Option<Vec<String>>,
+    /// The occupancy model's check whole, for `block-size merge` to add shards' up; `None`:
+    /// not recorded (a file of before `merge`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub occupancy_model: Option<ModelCheck>,
+    /// Where this file is one shard of a sweep (`--shard I/N`): which, and of how many
+    /// configurations; absent for a whole sweep.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<ShardOf>,
+    /// Where this file is `block-size merge`'s (or `--split`'s) of shards: each shard's
+    /// command, date and GPU; empty for a sweep measured whole.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub merged_from: Vec<PartRecord>,
     /// Failed checks; a non-empty list means the rows are not a measurement.
     pub failures: Vec<String>,
     /// Why the sweep ended before its last configuration ("interrupted by SIGINT", "the GPU
@@ -220,6 +236,24 @@ pub struct RowRecord {
     /// Its energy (`--energy`; absent without).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub energy: Option<RowEnergy>,
+    /// Bytes of dynamic shared memory its blocks were launched with (absent: not recorded, a
+    /// file of before `merge`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dynamic_shared_memory: Option<u32>,
+}
+
+/// One shard of a merged file: what measured it, where and when.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PartRecord {
+    /// Which shard (absent: a whole sweep).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<Shard>,
+    /// Its command line.
+    pub command: String,
+    /// When it started (RFC 3339, UTC).
+    pub date: String,
+    /// Its GPU's name.
+    pub gpu: String,
 }
 
 fn is_time(objective: &Objective) -> bool {

@@ -194,6 +194,7 @@ mod race {
             grid: crate::model::grid::GridPolicy::OneWave,
             corrupt: None,
             round: sweep::Round::All,
+            shard: None,
         }
     }
 
