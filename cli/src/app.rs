@@ -49,6 +49,7 @@ pub fn run_with<D: Driver>(driver: &D, args: &[OsString], console: &mut Console)
             Ok(exit::SUCCESS)
         }
         Request::Diff(request) => request.exec(console),
+        Request::Merge(request) => request.exec(console),
         Request::Report(request) => {
             request.exec()?;
             Ok(exit::SUCCESS)

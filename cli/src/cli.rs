@@ -9,7 +9,7 @@ memory) come later, in the library, when it opens the device.
 */
 
 use crate::cmd::new::NewRequest;
-use crate::cmd::{compare, diff, new, occupancy, report, sweep, tail, variants};
+use crate::cmd::{compare, diff, merge, new, occupancy, report, sweep, tail, variants};
 use block_size_builtin::{CompareRequest, SweepRequest, TailRequest, VariantsRequest};
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use std::ffi::OsString;
@@ -63,6 +63,8 @@ pub enum Command {
     Diff(diff::Diff),
     #[cfg_attr(doc, doc = "`block-size report`.")]
     Report(report::Report),
+    #[cfg_attr(doc, doc = "`block-size merge`.")]
+    Merge(merge::Merge),
 }
 
 /// A validated command line: the sweep, a subcommand of the GPU, or one that needs no GPU (the
@@ -87,6 +89,8 @@ pub enum Request {
     Diff(diff::Diff),
     /// `block-size report`, which writes the HTML report of a JSON export and needs no GPU.
     Report(report::Report),
+    /// `block-size merge`, which merges result files of one sweep and needs no GPU.
+    Merge(merge::Merge),
 }
 
 /// Why the command line was not run.
@@ -148,6 +152,7 @@ where
         Some(Command::Occupancy(args)) => return Ok(Request::Occupancy(args)),
         Some(Command::Diff(args)) => return Ok(Request::Diff(args)),
         Some(Command::Report(args)) => return Ok(Request::Report(args)),
+        Some(Command::Merge(args)) => return Ok(Request::Merge(args)),
         Some(Command::Compare(args)) => {
             let request = args.request(command);
             let validated = request.validate();
@@ -227,6 +232,7 @@ mod tests {
         assert!(matches!(parse(["block-size", "occupancy", "--gpu", "t4"]), Ok(Request::Occupancy(_))));
         assert!(matches!(parse(["block-size", "new", "/tmp/mine"]), Ok(Request::New(_))));
         assert!(matches!(parse(["block-size", "diff", "a.json", "b.json"]), Ok(Request::Diff(_))));
+        assert!(matches!(parse(["block-size", "merge", "a.json", "b.json"]), Ok(Request::Merge(_))));
         assert!(matches!(
             parse(["block-size", "report", "a.json", "--html", "a.html"]),
             Ok(Request::Report(_))

@@ -34,7 +34,7 @@ fn main() {
 const TEST_WORKER: &str = "BLOCK_SIZE_TEST_WORKER";
 
 fn run(args: &[OsString]) -> Result<i32, Error> {
-    // The occupancy calculator, `diff`, `report` and `new` need no GPU: answer them here, driver
+    // The occupancy calculator, `diff`, `merge`, `report` and `new` need no GPU: answer them here, driver
     // or not.
     match app::parse_or_stop(args)? {
         Request::Occupancy(request) => {
@@ -54,6 +54,7 @@ fn run(args: &[OsString]) -> Result<i32, Error> {
             return commands::supervise(&worker, args, request.settings.journal.as_deref());
         }
         Request::Diff(request) => return with_stdio(|console| request.exec(console)),
+        Request::Merge(request) => return with_stdio(|console| request.exec(console)),
         Request::Report(request) => return request.exec().map(|()| exit::SUCCESS),
         _ => {}
     }

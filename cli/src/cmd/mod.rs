@@ -6,6 +6,7 @@ project of your own instead.
 
 pub mod compare;
 pub mod diff;
+pub mod merge;
 pub mod new;
 pub mod occupancy;
 pub mod report;

@@ -1,6 +1,6 @@
 /*!
 What `block-size` runs besides the sweep of a kernel: the GPU-free subcommands (`diff`,
-`occupancy`, `report`) as functions of plain values, checked here, not by a command-line parser;
+`merge`, `occupancy`, `report`) as functions of plain values, checked here, not by a command-line parser;
 the supervisor of a program in two binaries; and the defaults of the options the CLI shows in its
 help. The sweep, `compare`, `tail` and `variants` of any kernel, and the launcher of a program in
 two binaries, are at the crate root.
@@ -11,6 +11,7 @@ pub(crate) mod diff;
 #[cfg(feature = "fuzzing")]
 pub(crate) mod fuzzing;
 pub(crate) mod launch;
+pub(crate) mod merge;
 pub(crate) mod occupancy;
 pub(crate) mod report;
 pub(crate) mod settings;
@@ -52,6 +53,44 @@ pub fn diff(
     };
     request.validate()?;
     self::diff::exec(&request, console)
+}
+
+/// What `block-size merge` writes besides its tables: each file where given.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MergeOutputs {
+    /// `--json`: the merged result (one GPU model: a sweep's JSON export, which `diff`,
+    /// `report` and `merge` read; several: a JSON array of them).
+    pub json: Option<std::path::PathBuf>,
+    /// `--emit-rust`: the winners' Rust source, a module per GPU model, its JSON beside it.
+    pub emit_rust: Option<std::path::PathBuf>,
+    /// `--html`: one page of every GPU model's result.
+    pub html: Option<std::path::PathBuf>,
+    /// `--stats`: the min, max and MAD columns in the tables.
+    pub stats: bool,
+    /// `--force`: let `--emit-rust` replace a file it did not write.
+    pub force: bool,
+}
+
+/// `block-size merge`, which needs no GPU: the JSON exports `inputs` (whole sweeps, or every
+/// shard of one, `--shard I/N`, from any machines) of one kernel, PTX, axes, work, timing and
+/// grid, merged into one result per GPU model; a table each on `console`, and the files of
+/// `outputs`. A file that is not an export, is older than `merge`, or does not merge (another
+/// kernel, other axes or PTX, a shard missing or twice, two results for one GPU model) is one
+/// line, exit 2. `Ok` carries the exit status: 0, or 1 where a check failed in any part.
+pub fn merge(
+    inputs: &[std::path::PathBuf],
+    outputs: &MergeOutputs,
+    console: &mut Console,
+) -> Result<i32, Error> {
+    let request = self::merge::MergeRequest {
+        inputs: inputs.to_vec(),
+        json: outputs.json.clone(),
+        emit_rust: outputs.emit_rust.clone(),
+        html: outputs.html.clone(),
+        stats: outputs.stats,
+        force: outputs.force,
+    };
+    self::merge::exec(&request, console)
 }
 
 /// `block-size occupancy`, which needs no GPU: the calculator's tables for the presets `gpus`

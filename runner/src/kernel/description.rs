@@ -17,6 +17,7 @@ use crate::measure::ptx::{EmbeddedPtx, KernelRef};
 use crate::model::frame_size::FrameSize;
 use crate::model::pass::{Items, Pass};
 use anyhow::{Context as _, Result};
+use std::borrow::Cow;
 
 /// A number type a buffer of your kernel holds: `f32`, `f64`, `u16`, `u32`, `u64` or `i32`.
 /// Sealed: these six are the types a row's [`Values`] can hold.
@@ -245,12 +246,12 @@ impl Kernel {
             result: None,
             checks: Vec::new(),
             pass: Pass {
-                kernel: entry,
+                kernel: Cow::Borrowed(entry),
                 frame: FrameSize::new(0, 0),
                 bytes_per_pass: 0.0,
-                bytes_counted: "moved per pass",
+                bytes_counted: Cow::Borrowed("moved per pass"),
                 detail: None,
-                items: Some(Items { count: 0, noun: "items" }),
+                items: Some(Items { count: 0, noun: Cow::Borrowed("items") }),
             },
         }
     }
@@ -326,14 +327,14 @@ impl Kernel {
             }
         }
         if let Some(first) = self.variants().first() {
-            self.pass.kernel = first.entry;
+            self.pass.kernel = Cow::Borrowed(first.entry);
         }
     }
 
     /// What one pass covers: `count` items called `noun` ("values"). The grid policies size
     /// every grid by the count.
     pub fn items(mut self, count: u64, noun: &'static str) -> Self {
-        self.pass.items = Some(Items { count, noun });
+        self.pass.items = Some(Items { count, noun: Cow::Borrowed(noun) });
         self
     }
 
@@ -352,7 +353,7 @@ impl Kernel {
     /// whose bandwidth is its input's alone.
     pub fn bytes_per_pass(mut self, bytes: u64, counted: &'static str) -> Self {
         self.pass.bytes_per_pass = bytes as f64;
-        self.pass.bytes_counted = counted;
+        self.pass.bytes_counted = Cow::Borrowed(counted);
         self
     }
 

@@ -60,6 +60,10 @@ pub trait DeviceSource {
 
     /// Opens device `ordinal`, with no module loaded yet.
     fn open(&self, ordinal: u32) -> Result<Self::Device, OpenError>;
+
+    /// Device `ordinal`'s name and compute capability, read without opening it (no context):
+    /// what `--split` compares the GPUs by.
+    fn model(&self, ordinal: u32) -> Result<(String, (u32, u32))>;
 }
 
 /// An open device: a [`Gpu`] whose kernels are loaded one by one.

@@ -52,6 +52,15 @@ impl DeviceSource for CudaDriver {
     fn open(&self, ordinal: u32) -> Result<CudaGpu, OpenError> {
         CudaGpu::open(ordinal)
     }
+
+    fn model(&self, ordinal: u32) -> Result<(String, (u32, u32))> {
+        CudaGpu::device_count()?;
+        let device = Device::get_device(ordinal).map_err(|e| anyhow!("reading device {ordinal}: {e}"))?;
+        let name = device.name().context("reading the device name")?;
+        let major = attribute(&device, DeviceAttribute::ComputeCapabilityMajor)?;
+        let minor = attribute(&device, DeviceAttribute::ComputeCapabilityMinor)?;
+        Ok((name, (major, minor)))
+    }
 }
 
 /// One loaded kernel: its module, its function handle (looked up once, at load), and its PTX

@@ -502,6 +502,12 @@ impl DeviceSource for MockDriver {
         device.graph = None;
         Ok(device)
     }
+
+    fn model(&self, ordinal: u32) -> Result<(String, (u32, u32))> {
+        let device =
+            self.devices.get(ordinal as usize).ok_or_else(|| anyhow!("there is no CUDA device {ordinal}"))?;
+        Ok((device.limits.name.clone(), device.limits.compute_capability))
+    }
 }
 
 impl Gpu for MockGpu {

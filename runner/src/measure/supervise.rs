@@ -12,6 +12,7 @@ do not print the header again).
 */
 
 use crate::error::{Error, exit, shown};
+use crate::model::shard::Shard;
 use std::ffi::OsString;
 use std::os::unix::process::CommandExt as _;
 use std::path::{Path, PathBuf};
@@ -22,6 +23,13 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 const JOURNAL: &str = "BLOCK_SIZE_WORKER_JOURNAL";
 /// Which attempt the worker is, from 1.
 const ATTEMPT: &str = "BLOCK_SIZE_WORKER_ATTEMPT";
+/// For one worker of several at once (`--device all`): the device it measures.
+const DEVICE: &str = "BLOCK_SIZE_WORKER_DEVICE";
+/// With [`DEVICE`], under `--split`: the shard it measures, `I/N`.
+const SHARD: &str = "BLOCK_SIZE_WORKER_SHARD";
+/// With [`DEVICE`]: where it writes its result's JSON for the process that started it, which
+/// alone writes the files the settings name.
+const PART: &str = "BLOCK_SIZE_WORKER_PART";
 
 /// What a supervised worker was told.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -30,6 +38,20 @@ pub(crate) struct Supervision {
     pub journal: Option<PathBuf>,
     /// 1 for the first worker, more after a restart.
     pub attempt: u32,
+    /// Where this worker is one of several at once: its device, its shard (`--split`), and
+    /// where its result goes.
+    pub part: Option<Part>,
+}
+
+/// One worker's share of a run on several devices at once.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Part {
+    /// The device it measures.
+    pub device: u32,
+    /// The shard of the sweep it measures (`--split`); `None`: the whole sweep.
+    pub shard: Option<Shard>,
+    /// Where it writes its result's JSON export.
+    pub result: PathBuf,
 }
 
 impl Supervision {
@@ -37,7 +59,14 @@ impl Supervision {
     pub fn from_env() -> Self {
         let journal = std::env::var_os(JOURNAL).map(PathBuf::from);
         let attempt = std::env::var(ATTEMPT).ok().and_then(|text| text.parse().ok()).unwrap_or(1);
-        Self { journal, attempt }
+        let device = std::env::var(DEVICE).ok().and_then(|text| text.parse().ok());
+        let result = std::env::var_os(PART).map(PathBuf::from);
+        let part = device.zip(result).map(|(device, result)| Part {
+            device,
+            shard: std::env::var(SHARD).ok().and_then(|text| Shard::parse(&text).ok()),
+            result,
+        });
+        Self { journal, attempt, part }
     }
 
     /// Whether a supervisor will start a fresh worker when this one exits with RESTART.
@@ -68,9 +97,7 @@ pub(crate) fn is_worker() -> bool {
 /// worker prints what it has and exits 130 or 143, or at a second signal exits at once; this
 /// process then exits with the worker's status.
 pub fn supervise(program: &Path, args: &[OsString], journal: Option<&Path>) -> Result<i32, Error> {
-    let temporary = journal.is_none().then(|| {
-        std::env::temp_dir().join(format!("block-size-journal-{}-{}.jsonl", std::process::id(), nanos()))
-    });
+    let temporary = journal.is_none().then(temporary_journal);
     let journal = journal.map(Path::to_path_buf).or_else(|| temporary.clone()).expect("one of the two");
     let signals = [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM];
     let received: Vec<std::sync::Arc<AtomicUsize>> = signals.iter().map(|_| Default::default()).collect();
@@ -84,65 +111,169 @@ pub fn supervise(program: &Path, args: &[OsString], journal: Option<&Path>) -> R
             })
         };
     }
-    let supervisor = std::process::id() as libc::pid_t;
     let mut forwarded = vec![0; signals.len()];
     let result = (|| {
-        for attempt in 1.. {
-            let journaled = journal_lines(&journal);
-            let mut command = Command::new(program);
-            command
-                .process_group(0)
-                .arg0(args.first().map_or(program.as_os_str(), |name| name.as_os_str()))
-                .args(args.iter().skip(1))
-                .env(JOURNAL, &journal)
-                .env(ATTEMPT, attempt.to_string());
-            // SAFETY: the closure runs in the child between fork and exec and calls only
-            // prctl(2) and getppid(2), which are async-signal-safe.
-            unsafe { command.pre_exec(move || end_with(supervisor)) };
-            let mut child = command.spawn().map_err(|error| {
-                Error::new(exit::FAILED, format!("cannot start {}: {error}", shown(program)))
-            })?;
-            let status = loop {
-                for ((&signal, count), forwarded) in signals.iter().zip(&received).zip(&mut forwarded) {
-                    while *forwarded < count.load(Ordering::SeqCst) {
-                        // SAFETY: kill(2) of our own child, not yet reaped (its pid is its own).
-                        unsafe { libc::kill(child.id() as libc::pid_t, signal) };
-                        *forwarded += 1;
-                    }
+        let mut worker = Worker::start(program, args, journal.clone(), Vec::new(), None)?;
+        loop {
+            for ((&signal, count), forwarded) in signals.iter().zip(&received).zip(&mut forwarded) {
+                while *forwarded < count.load(Ordering::SeqCst) {
+                    worker.signal(signal);
+                    *forwarded += 1;
                 }
-                match child.try_wait() {
-                    Ok(Some(status)) => break status,
-                    Ok(None) => std::thread::sleep(std::time::Duration::from_millis(20)),
-                    Err(error) => {
-                        return Err(Error::new(exit::FAILED, format!("waiting for the worker: {error}")));
-                    }
-                }
-            };
-            let code = status.code().unwrap_or_else(|| {
-                use std::os::unix::process::ExitStatusExt as _;
-                128 + status.signal().unwrap_or(0)
-            });
+            }
             // A signal ends the run, whatever the worker exited with: its status, or the
             // signal's where the worker was on its way to a restart.
-            let signalled = signals.iter().zip(&received).find(|(_, count)| count.load(Ordering::SeqCst) > 0);
-            match (code, signalled) {
-                (exit::RESTART, Some((&signal, _))) => return Ok(128 + signal),
-                (exit::RESTART, None) if journal_lines(&journal) > journaled => {}
-                (exit::RESTART, None) => {
-                    return Err(Error::new(
-                        exit::FAILED,
-                        "a worker lost the GPU context without journaling the configuration it was measuring; giving up",
-                    ));
-                }
-                (code, _) => return Ok(code),
+            let signalled = signals
+                .iter()
+                .zip(&received)
+                .find(|(_, count)| count.load(Ordering::SeqCst) > 0)
+                .map(|(&signal, _)| signal);
+            match worker.poll(signalled)? {
+                Some(code) => return Ok(code),
+                None => std::thread::sleep(std::time::Duration::from_millis(20)),
             }
         }
-        unreachable!("the attempts only end by returning")
     })();
     if let Some(path) = temporary {
         let _ = std::fs::remove_file(path);
     }
     result
+}
+
+/// A temporary journal's path, unique to this process and moment.
+pub(crate) fn temporary_journal() -> PathBuf {
+    std::env::temp_dir().join(format!("block-size-journal-{}-{}.jsonl", std::process::id(), nanos()))
+}
+
+/// One supervised worker: the process now measuring, and what starts the next one after a
+/// restart.
+pub(crate) struct Worker {
+    program: PathBuf,
+    args: Vec<OsString>,
+    journal: PathBuf,
+    environment: Vec<(&'static str, OsString)>,
+    /// Standard output and error go to these files where given (else this process's).
+    output: Option<(PathBuf, PathBuf)>,
+    attempt: u32,
+    /// Journal lines when this attempt started.
+    journaled: usize,
+    child: std::process::Child,
+}
+
+impl Worker {
+    /// Starts the first attempt of `program` with `args`, journaling to `journal`, with
+    /// `environment` besides the supervision's, its standard output and error appended to
+    /// `output`'s two files where given.
+    pub fn start(
+        program: &Path,
+        args: &[OsString],
+        journal: PathBuf,
+        environment: Vec<(&'static str, OsString)>,
+        output: Option<(PathBuf, PathBuf)>,
+    ) -> Result<Self, Error> {
+        let journaled = journal_lines(&journal);
+        let child = spawn(program, args, &journal, 1, &environment, output.as_ref())?;
+        Ok(Self {
+            program: program.to_path_buf(),
+            args: args.to_vec(),
+            journal,
+            environment,
+            output,
+            attempt: 1,
+            journaled,
+            child,
+        })
+    }
+
+    /// Sends `signal` to the worker now running.
+    pub fn signal(&self, signal: i32) {
+        // SAFETY: kill(2) of our own child, not yet reaped (its pid is its own).
+        unsafe { libc::kill(self.child.id() as libc::pid_t, signal) };
+    }
+
+    /// `Some(status)` once the run of this worker is over; `None` while it runs (after a
+    /// restart, the fresh one runs). `signalled`: a signal this process got, which ends the run
+    /// at the next exit.
+    pub fn poll(&mut self, signalled: Option<i32>) -> Result<Option<i32>, Error> {
+        let status = match self.child.try_wait() {
+            Ok(Some(status)) => status,
+            Ok(None) => return Ok(None),
+            Err(error) => return Err(Error::new(exit::FAILED, format!("waiting for the worker: {error}"))),
+        };
+        let code = status.code().unwrap_or_else(|| {
+            use std::os::unix::process::ExitStatusExt as _;
+            128 + status.signal().unwrap_or(0)
+        });
+        match (code, signalled) {
+            (exit::RESTART, Some(signal)) => Ok(Some(128 + signal)),
+            (exit::RESTART, None) if journal_lines(&self.journal) > self.journaled => {
+                self.attempt += 1;
+                self.journaled = journal_lines(&self.journal);
+                self.child = spawn(
+                    &self.program,
+                    &self.args,
+                    &self.journal,
+                    self.attempt,
+                    &self.environment,
+                    self.output.as_ref(),
+                )?;
+                Ok(None)
+            }
+            (exit::RESTART, None) => Err(Error::new(
+                exit::FAILED,
+                "a worker lost the GPU context without journaling the configuration it was measuring; giving up",
+            )),
+            (code, _) => Ok(Some(code)),
+        }
+    }
+
+    /// The journal its attempts write.
+    pub fn journal(&self) -> &Path {
+        &self.journal
+    }
+}
+
+/// Starts attempt `attempt` of the worker: in a process group of its own, ended with this
+/// process ([`end_with`]).
+fn spawn(
+    program: &Path,
+    args: &[OsString],
+    journal: &Path,
+    attempt: u32,
+    environment: &[(&'static str, OsString)],
+    output: Option<&(PathBuf, PathBuf)>,
+) -> Result<std::process::Child, Error> {
+    let cannot =
+        |error: std::io::Error| Error::new(exit::FAILED, format!("cannot start {}: {error}", shown(program)));
+    let supervisor = std::process::id() as libc::pid_t;
+    let mut command = Command::new(program);
+    command
+        .process_group(0)
+        .arg0(args.first().map_or(program.as_os_str(), |name| name.as_os_str()))
+        .args(args.iter().skip(1))
+        .env(JOURNAL, journal)
+        .env(ATTEMPT, attempt.to_string());
+    for (name, value) in environment {
+        command.env(name, value);
+    }
+    if let Some((stdout, stderr)) = output {
+        let append = |path: &Path| std::fs::OpenOptions::new().create(true).append(true).open(path);
+        command.stdout(append(stdout).map_err(cannot)?).stderr(append(stderr).map_err(cannot)?);
+    }
+    // SAFETY: the closure runs in the child between fork and exec and calls only
+    // prctl(2) and getppid(2), which are async-signal-safe.
+    unsafe { command.pre_exec(move || end_with(supervisor)) };
+    command.spawn().map_err(cannot)
+}
+
+/// The environment of the worker of `part`: its device, its shard, its result's file.
+pub(crate) fn part_environment(part: &Part) -> Vec<(&'static str, OsString)> {
+    let mut environment =
+        vec![(DEVICE, part.device.to_string().into()), (PART, part.result.clone().into_os_string())];
+    if let Some(shard) = part.shard {
+        environment.push((SHARD, shard.to_string().into()));
+    }
+    environment
 }
 
 /// Lines in the journal at `path` (0 where it does not exist yet): configurations finished.

@@ -5,19 +5,21 @@
 
 use crate::model::frame_size::{self, FrameSize};
 use serde::Serialize;
+use std::borrow::Cow;
 
-/// What one pass of a kernel is, as the reports describe it.
+/// What one pass of a kernel is, as the reports describe it. Its words are the kernel
+/// description's (`'static`) or, for a sweep read back from its JSON, the file's.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Pass {
     /// The kernel's name (`--kernel`).
-    pub kernel: &'static str,
+    pub kernel: Cow<'static, str>,
     /// The frame a pass covers.
     #[serde(skip)]
     pub frame: FrameSize,
     /// Bytes one pass moves, as every GB/s column counts them.
     pub bytes_per_pass: f64,
     /// What those bytes are: "moved per pass" (grayscale: three planes read, one written).
-    pub bytes_counted: &'static str,
+    pub bytes_counted: Cow<'static, str>,
     /// A line on the kernel's parameters, where it has any (the histogram's bins).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub detail: Option<String>,
@@ -28,12 +30,12 @@ pub struct Pass {
 }
 
 /// A count of the items a pass covers, and what they are called ("values").
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Items {
     /// How many.
     pub count: u64,
     /// Their name in the plural, for the header: "values", "particles".
-    pub noun: &'static str,
+    pub noun: Cow<'static, str>,
 }
 
 impl Pass {
@@ -45,6 +47,6 @@ impl Pass {
     /// Items a pass covers, which the grid policies size grids by: [`Pass::items`]' count, or
     /// the frame's pixels.
     pub fn item_count(&self) -> u64 {
-        self.items.map_or_else(|| self.frame.pixels(), |items| items.count)
+        self.items.as_ref().map_or_else(|| self.frame.pixels(), |items| items.count)
     }
 }

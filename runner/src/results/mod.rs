@@ -9,7 +9,9 @@ HTML), two sweeps compared (`diff`), the SVG plot (`plot`), and the winners as R
 pub(crate) mod diff;
 pub(crate) mod emit;
 pub(crate) mod export;
+pub(crate) mod from_record;
 pub(crate) mod from_sweep;
+pub(crate) mod merge;
 pub(crate) mod plot;
 pub(crate) mod schema;
 pub(crate) mod table;

@@ -141,7 +141,7 @@ pub fn timing_title(timing: Timing) -> String {
 pub fn device_and_image(limits: &DeviceLimits, pass: &Pass) -> String {
     let frame = pass.frame;
     // A frame's pixels, or a user kernel's items ("Work: 16777216 values").
-    let covered = match pass.items {
+    let covered = match &pass.items {
         Some(items) => format!("Work: {} {}", items.count, items.noun),
         None => format!("Image: {frame}, {} pixels", frame.pixels()),
     };
@@ -763,6 +763,32 @@ pub fn device_summary(sweep: &Sweep) -> String {
             sweep.rows.len()
         ),
         None => format!("GPU {} ({}): no rows; {verdict}.\n", sweep.limits.ordinal, sweep.limits.name),
+    }
+}
+
+/// One line a GPU model for `block-size merge`'s closing summary: its best configuration.
+pub fn model_summary(sweep: &Sweep) -> String {
+    let (major, minor) = sweep.limits.compute_capability;
+    let verdict = if sweep.failures.is_empty() {
+        "every check held".to_string()
+    } else {
+        format!("{} check(s) failed", sweep.failures.len())
+    };
+    match sweep.best() {
+        Some(best) => format!(
+            "{} ({major}.{minor}): {} at {:.3} ms ({:.1} GB/s), the {} of {} rows; {verdict}.\n",
+            sweep.limits.name,
+            crate::model::axis_values::configuration_label(best.threads_per_block, &best.axes),
+            best.stats.median,
+            sweep.gigabytes_per_second(best),
+            match sweep.scored_objective() {
+                Objective::Time => "fastest",
+                Objective::Energy => "least-energy",
+                Objective::Edp => "lowest energy-delay",
+            },
+            sweep.rows.len()
+        ),
+        None => format!("{} ({major}.{minor}): no rows; {verdict}.\n", sweep.limits.name),
     }
 }
 

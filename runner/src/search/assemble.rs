@@ -48,7 +48,7 @@ pub fn assemble(names: Vec<String>, mut parts: Vec<(AxisValues, Sweep)>) -> Opti
 /// One model check for all configurations: the sum of agreeing rows where every
 /// configuration's kernel has the same resources (or the model ran for none), else each
 /// configuration's own.
-fn merge_model_checks(checks: Vec<(AxisValues, ModelCheck)>) -> ModelCheck {
+pub(crate) fn merge_model_checks(checks: Vec<(AxisValues, ModelCheck)>) -> ModelCheck {
     let resources: Vec<Option<KernelResources>> = checks
         .iter()
         .map(|(_, check)| match check {

@@ -137,6 +137,8 @@ pub enum CheckFailure {
         /// How many configurations were left.
         configurations: usize,
     },
+    /// A failure read back from a sweep's JSON export, in its words (`block-size merge`).
+    Recorded(String),
 }
 
 impl std::fmt::Display for CheckFailure {
@@ -174,6 +176,7 @@ impl std::fmt::Display for CheckFailure {
                 "{configurations} configuration(s) after a launch fault that lost the GPU context were not measured \
                  (block-size and sweep_and_print measure them in a fresh worker)"
             ),
+            Self::Recorded(ref words) => f.write_str(words),
         }
     }
 }

@@ -250,34 +250,12 @@ const SCRIPT: &str = include_str!("report.js");
 
 /// The page of `record`; `Err` says why it cannot be drawn (the plot could not be).
 pub(crate) fn render(record: &SweepRecord) -> Result<String, String> {
-    let mut chart = Chart::of(record);
-    chart.title = neutral(&chart.title);
-    let svg = plot::render(&chart).map_err(|error| format!("{error:#}"))?;
-    let provenance = record.provenance.as_ref();
-    let registers = provenance
-        .and_then(|provenance| provenance.registers_per_thread)
-        .map_or(crate::model::sm::DEFAULT_REGISTERS, |registers| registers.min(255));
-    let start = Start {
-        gpu: if explorable(&record.device).is_some() { "measured" } else { "h200" }.to_string(),
-        threads: record.fastest().map_or(256, |fastest| fastest.threads_per_block.clamp(1, MAX_THREADS)),
-        registers,
-        shared: record.shared_memory_per_block.flatten().unwrap_or(0),
-    };
-    let explorer = Explorer::new(&record.device, start);
-    let model = script_safe(&serde_json::to_string(&explorer).map_err(|error| error.to_string())?);
-
     let title = format!("block-size: {} on {}", record.workload.kernel, record.device.name);
-    let mut page = String::new();
-    let _ = write!(
-        page,
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
-         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
-         <title>{}</title>\n<style>\n{STYLE}</style>\n</head>\n<body>\n",
-        escape(&title)
-    );
-    let _ = writeln!(page, "<header>\n<h1>{}</h1>", escape(&title));
-    let date =
-        provenance.map_or_else(|| "date not recorded".to_string(), |provenance| provenance.date.clone());
+    let mut page = page_start(&title);
+    let date = record
+        .provenance
+        .as_ref()
+        .map_or_else(|| "date not recorded".to_string(), |provenance| provenance.date.clone());
     let _ = writeln!(
         page,
         "<p class=\"byline\">{} &middot; {} &middot; PTX sha256 <code>{}</code> &middot; block-size JSON schema {}</p>",
@@ -289,23 +267,126 @@ pub(crate) fn render(record: &SweepRecord) -> Result<String, String> {
     if let Some(lacking) = record.lacking("This file") {
         let _ = writeln!(page, "<p class=\"note schema\">{}</p>", escape(&lacking));
     }
-    if record.failures.is_empty() {
-        page +=
-            "<p class=\"verdict ok\">Every check held: each row's output matched the CPU reference.</p>\n";
-    } else {
+    page += &verdict(record);
+    page += "</header>\n<main>\n";
+    page += &sections(record, "")?;
+    page += EXPLORER_HTML;
+    page += &provenance_section(record, "provenance", "Provenance")?;
+    page += "</main>\n";
+    page += &page_end(record)?;
+    Ok(page)
+}
+
+/// One page of several GPU models' results of one sweep (`block-size merge`): a line per model
+/// with its best configuration, then each model's summary, table, plot and provenance; the
+/// occupancy explorer starts at the first model's device.
+pub(crate) fn render_many(records: &[SweepRecord]) -> Result<String, String> {
+    let first = records.first().ok_or("no result to render")?;
+    let title = format!("block-size: {} on {} GPU models", first.workload.kernel, records.len());
+    let mut page = page_start(&title);
+    let _ = writeln!(
+        page,
+        "<p class=\"byline\">{} &middot; PTX sha256 <code>{}</code> &middot; block-size JSON schema {}</p>",
+        escape(&first.extent()),
+        escape(&first.ptx_sha256.chars().take(16).collect::<String>()),
+        first.origin.schema_version
+    );
+    page += "<table class=\"provenance\">\n<tr><th>GPU</th><th>best</th><th>ms</th><th>GB/s</th><th>rows</th><th>checks</th></tr>\n";
+    for record in records {
+        let (major, minor) = record.device.compute_capability;
+        let best = record.rows.iter().find(|row| row.measured() && row.fraction_of_best == 1.0);
+        let (label, ms, rate) = best.map_or(("-".to_string(), "-".to_string(), "-".to_string()), |row| {
+            (row.label(), format!("{:.3}", row.median_ms), format!("{:.1}", row.gigabytes_per_second))
+        });
+        let checks = if record.failures.is_empty() {
+            "all held".to_string()
+        } else {
+            format!("{} failed", record.failures.len())
+        };
         let _ = writeln!(
             page,
-            "<p class=\"verdict failed\">{} check(s) failed: this table is not a measurement.</p>\n<ul class=\"failures\">",
-            record.failures.len()
+            "<tr><td>{} ({major}.{minor})</td><td>{}</td><td>{ms}</td><td>{rate}</td><td>{}</td><td>{checks}</td></tr>",
+            escape(&record.device.name),
+            escape(&label),
+            record.rows.len()
         );
-        for failure in &record.failures {
-            let _ = writeln!(page, "<li>{}</li>", escape(failure));
-        }
-        page += "</ul>\n";
     }
-    page += "</header>\n<main>\n";
+    page += "</table>\n</header>\n<main>\n";
+    for (index, record) in records.iter().enumerate() {
+        let (major, minor) = record.device.compute_capability;
+        let _ = writeln!(
+            page,
+            "<section id=\"gpu-{index}\">\n<h2>{} ({major}.{minor})</h2>",
+            escape(&record.device.name)
+        );
+        page += &verdict(record);
+        page += "</section>\n";
+        page += &sections(record, &format!("-{index}"))?;
+        page += &provenance_section(record, &format!("provenance-{index}"), "Provenance")?;
+    }
+    page += EXPLORER_HTML;
+    page += "</main>\n";
+    page += &page_end(first)?;
+    Ok(page)
+}
 
-    page += "<section id=\"summary\">\n<h2>Summary</h2>\n";
+/// The document's start, up to the open header and its title.
+fn page_start(title: &str) -> String {
+    let mut page = String::new();
+    let _ = write!(
+        page,
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+         <title>{}</title>\n<style>\n{STYLE}</style>\n</head>\n<body>\n",
+        escape(title)
+    );
+    let _ = writeln!(page, "<header>\n<h1>{}</h1>", escape(title));
+    page
+}
+
+/// The occupancy explorer's data (starting at `record`'s device and fastest row) and script,
+/// and the document's end.
+fn page_end(record: &SweepRecord) -> Result<String, String> {
+    let registers = record
+        .provenance
+        .as_ref()
+        .and_then(|provenance| provenance.registers_per_thread)
+        .map_or(crate::model::sm::DEFAULT_REGISTERS, |registers| registers.min(255));
+    let start = Start {
+        gpu: if explorable(&record.device).is_some() { "measured" } else { "h200" }.to_string(),
+        threads: record.fastest().map_or(256, |fastest| fastest.threads_per_block.clamp(1, MAX_THREADS)),
+        registers,
+        shared: record.shared_memory_per_block.flatten().unwrap_or(0),
+    };
+    let explorer = Explorer::new(&record.device, start);
+    let model = script_safe(&serde_json::to_string(&explorer).map_err(|error| error.to_string())?);
+    Ok(format!(
+        "<script type=\"application/json\" id=\"occupancy-model\">{model}</script>\n<script>\n{SCRIPT}</script>\n</body>\n</html>\n"
+    ))
+}
+
+/// Every check held, or the failed ones.
+fn verdict(record: &SweepRecord) -> String {
+    if record.failures.is_empty() {
+        return "<p class=\"verdict ok\">Every check held: each row's output matched the CPU reference.</p>\n".to_string();
+    }
+    let mut text = format!(
+        "<p class=\"verdict failed\">{} check(s) failed: this table is not a measurement.</p>\n<ul class=\"failures\">\n",
+        record.failures.len()
+    );
+    for failure in &record.failures {
+        let _ = writeln!(text, "<li>{}</li>", escape(failure));
+    }
+    text + "</ul>\n"
+}
+
+/// The summary, the sweep's head and table, and the plot of `record`, their ids ending in
+/// `suffix`.
+fn sections(record: &SweepRecord, suffix: &str) -> Result<String, String> {
+    let mut chart = Chart::of(record);
+    chart.title = neutral(&chart.title);
+    let svg = plot::render(&chart).map_err(|error| format!("{error:#}"))?;
+    let mut page = format!("<section id=\"summary{suffix}\">\n<h2>Summary</h2>\n");
     let summary = match &record.summary {
         Some(lines) => lines.clone(),
         None => {
@@ -325,7 +406,7 @@ pub(crate) fn render(record: &SweepRecord) -> Result<String, String> {
     }
     page += "</ul>\n</section>\n";
 
-    page += "<section id=\"sweep\">\n<h2>The sweep</h2>\n";
+    let _ = writeln!(page, "<section id=\"sweep{suffix}\">\n<h2>The sweep</h2>");
     let head = match &record.head {
         Some(lines) => lines.join("\n"),
         None => {
@@ -341,14 +422,17 @@ pub(crate) fn render(record: &SweepRecord) -> Result<String, String> {
              row's median over this row's (* within the two rows' MADs of it); limiter: the limits that bind \
              blk/SM by the occupancy model.</p>\n</section>\n";
 
-    page += "<section id=\"plot\">\n<h2>Plot</h2>\n<figure>\n";
+    let _ = writeln!(page, "<section id=\"plot{suffix}\">\n<h2>Plot</h2>\n<figure>");
     page += &svg;
     page += "\n<figcaption>GB/s at each row's median (whiskers: its fastest and slowest sample) and occupancy, \
              against block size; the triangle marks the fastest row.</figcaption>\n</figure>\n</section>\n";
+    Ok(page)
+}
 
-    page += EXPLORER_HTML;
-
-    page += "<section id=\"provenance\">\n<h2>Provenance</h2>\n";
+/// The provenance's fields by name, and the device's limits.
+fn provenance_section(record: &SweepRecord, id: &str, title: &str) -> Result<String, String> {
+    let provenance = record.provenance.as_ref();
+    let mut page = format!("<section id=\"{id}\">\n<h2>{title}</h2>\n");
     if provenance.is_none() {
         page += "<p class=\"note\">This file did not record its provenance (command, date, driver, compilers).</p>\n";
     }
@@ -365,6 +449,17 @@ pub(crate) fn render(record: &SweepRecord) -> Result<String, String> {
             let _ = writeln!(page, "<tr><th>{}</th><td>{}</td></tr>", escape(key), escape(&value));
         }
     }
+    for part in &record.merged_from {
+        let shard = part.shard.map_or_else(|| "whole sweep".to_string(), |shard| format!("shard {shard}"));
+        let _ = writeln!(
+            page,
+            "<tr><th>{}</th><td>{} &middot; {} &middot; {}</td></tr>",
+            escape(&shard),
+            escape(&part.gpu),
+            escape(&part.date),
+            escape(&part.command)
+        );
+    }
     let device = &record.device;
     let _ = writeln!(
         page,
@@ -377,11 +472,7 @@ pub(crate) fn render(record: &SweepRecord) -> Result<String, String> {
         device.reserved_shared_memory_per_block,
         device.l2_cache_bytes
     );
-    page += "</table>\n</section>\n</main>\n";
-    let _ = write!(
-        page,
-        "<script type=\"application/json\" id=\"occupancy-model\">{model}</script>\n<script>\n{SCRIPT}</script>\n</body>\n</html>\n"
-    );
+    page += "</table>\n</section>\n";
     Ok(page)
 }
 

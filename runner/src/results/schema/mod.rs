@@ -312,7 +312,10 @@ impl PassRecord {
             bytes_per_pass: pass.bytes_per_pass,
             bytes_counted: pass.bytes_counted.to_string(),
             detail: pass.detail.clone(),
-            items: pass.items.map(|items| ItemsRecord { count: items.count, noun: items.noun.to_string() }),
+            items: pass
+                .items
+                .as_ref()
+                .map(|items| ItemsRecord { count: items.count, noun: items.noun.to_string() }),
         }
     }
 }
