@@ -14,7 +14,8 @@
 //!   (no driver, no GPU: exit 3) they must exit 3 with nothing on stdout, never 2 (bad input).
 //!   Where this machine could run them, they are not started (a sweep is not a unit test) and
 //!   the test says SKIPPED for them;
-//! - the rest (`scripts/test`, `scripts/regenerate-ptx`, the example host crate's `cargo run`)
+//! - the rest (`scripts/test`, `scripts/regenerate-ptx`, the example host crate's `cargo run`,
+//!   `examples/slurm/submit`)
 //!   are named in [`NOT_RUN`] with the reason; any other command fails the test, so that a new
 //!   one gets a decision.
 
@@ -28,7 +29,7 @@ fn repo_root() -> PathBuf {
 }
 
 /// Commands shown in the docs that this test does not run, by their first words, and why.
-const NOT_RUN: [(&str, &str); 4] = [
+const NOT_RUN: [(&str, &str); 5] = [
     ("scripts/test", "it runs this test suite, this test included"),
     (
         "scripts/regenerate-ptx",
@@ -37,6 +38,11 @@ const NOT_RUN: [(&str, &str); 4] = [
     (
         "target/release/block-size new",
         "it writes a project where it is told; cli/tests/new.rs runs it into a temporary folder, then builds and tests what it wrote",
+    ),
+    (
+        "examples/slurm/submit",
+        "it submits jobs to a Slurm cluster; scripts/slurm-test runs it on a single-node Slurm it starts, \
+         with the mock worker standing in for the GPU",
     ),
     (
         "cargo run --release -p reduce-example",
