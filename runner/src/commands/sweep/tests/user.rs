@@ -592,7 +592,7 @@ fn shards_merged_are_the_unsplit_sweep_row_for_row_and_check_for_check() {
     let mut record = SweepRecord::of(&merged[0].sweep, provenance.clone());
     assert_eq!(record.rows.len(), 24);
     // The failures are listed shard by shard; the same set.
-    let mut sorted = |record: &mut SweepRecord| record.failures.sort();
+    let sorted = |record: &mut SweepRecord| record.failures.sort();
     sorted(&mut unsplit);
     sorted(&mut record);
     assert!(!unsplit.failures.is_empty());
