@@ -365,7 +365,8 @@ fn deliver_split(
     let (major, minor) = sweep.limits.compute_capability;
     let mut head = table::header(&sweep.limits, &sweep.pass, sweep.timing) + &sweep.grid.header_line();
     head += &format!(
-        "Split: the sweep's {configurations} configurations across {count} GPUs of {} ({major}.{minor}), a shard each, merged\n",
+        "Split: the sweep's {configurations} configurations across {count} GPU{} of {} ({major}.{minor}), a shard each, merged\n",
+        if count == 1 { "" } else { "s" },
         sweep.limits.name
     );
     let plan = Outputs::new(settings, None);
