@@ -80,8 +80,17 @@ fn every_sweep_export_in_evidence_diffs_against_itself_and_gets_a_page() {
             scope.spawn(move || {
                 let file = path.to_str().unwrap();
                 let (code, stdout, stderr) = run(&["diff", file, file]);
-                assert_eq!(code, Some(0), "diff {file} {file}: {stderr}");
-                assert!(stdout.contains(" SAME, 0 FASTER, 0 SLOWER, "), "{file}: {stdout}");
+                let value: serde_json::Value =
+                    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+                if value["failures"].as_array().is_some_and(|failures| !failures.is_empty()) {
+                    // A run whose checks failed (a fault on the GPU, kept as evidence) is no
+                    // measurement to compare: one line, exit 2.
+                    assert_eq!(code, Some(2), "diff {file} {file}: {stderr}");
+                    assert!(stderr.contains("check(s) failed in that run"), "{file}: {stderr}");
+                } else {
+                    assert_eq!(code, Some(0), "diff {file} {file}: {stderr}");
+                    assert!(stdout.contains(" SAME, 0 FASTER, 0 SLOWER, "), "{file}: {stdout}");
+                }
                 let (code, _, stderr) = run(&["report", file, "--html", page.to_str().unwrap()]);
                 assert_eq!((code, stderr.as_str()), (Some(0), ""), "report {file}");
                 assert!(std::fs::read_to_string(&page).unwrap().ends_with("</html>\n"), "{file}");
