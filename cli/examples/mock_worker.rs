@@ -9,7 +9,9 @@
 //! `MOCK_GPU_NAME=NAME` (the name the device reports, any bytes a driver could hand back),
 //! `MOCK_SENSORS=1` (a clock and an energy counter, `block_size_runner::mock::MockSensors`),
 //! with `MOCK_WATTS=THREADS:W,...` (the power at those block sizes; 450 W at others) and
-//! `MOCK_THROTTLE=N` (the first N clock readings at 1400 MHz with the power cap set).
+//! `MOCK_THROTTLE=N` (the first N clock readings at 1400 MHz with the power cap set),
+//! `MOCK_DEVICES=N` (N such GPUs, for `--device all`), `MOCK_FAULTS_ON=ORDINAL` (the fault, loss
+//! or hang above on that GPU alone) and `MOCK_GPU_NAMES=NAME,...` (each GPU's name in turn).
 
 use block_size_cli::app;
 use block_size_runner::mock::{ClockReading, MockDriver, MockFault, MockSensors};
@@ -20,7 +22,8 @@ fn threads(name: &str) -> Option<u32> {
 }
 
 fn main() {
-    let mut gpu = block_size_builtin::mock::h200_like();
+    let healthy = block_size_builtin::mock::h200_like();
+    let mut gpu = healthy.clone();
     if let Some(at) = threads("MOCK_FAULT_AT") {
         gpu.fault_at = Some((at, MockFault { context_lost: false }));
     }
@@ -46,7 +49,31 @@ fn main() {
         }
         gpu.sensors = Some(sensors);
     }
-    let driver = MockDriver { cuda_version: 13000, devices: vec![gpu] };
+    let count = threads("MOCK_DEVICES").unwrap_or(1).max(1);
+    let faults_on = threads("MOCK_FAULTS_ON");
+    let names: Vec<String> = std::env::var("MOCK_GPU_NAMES")
+        .unwrap_or_default()
+        .split(',')
+        .filter(|name| !name.is_empty())
+        .map(String::from)
+        .collect();
+    let devices = (0..count)
+        .map(|ordinal| {
+            let mut device = match faults_on {
+                Some(on) if on != ordinal => {
+                    let mut device = gpu.clone();
+                    (device.fault_at, device.hang_at) = (healthy.fault_at, healthy.hang_at);
+                    device
+                }
+                _ => gpu.clone(),
+            };
+            if let Some(name) = names.get(ordinal as usize) {
+                device.limits.name = name.clone();
+            }
+            device
+        })
+        .collect();
+    let driver = MockDriver { cuda_version: 13000, devices };
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     std::process::exit(with_stdio(|console| app::main_with(&driver, &args, console)));
 }

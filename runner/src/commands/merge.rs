@@ -147,7 +147,7 @@ fn emitted(merged: &[Merged], path: &std::path::Path) -> Result<Vec<Effect>, Str
     let mut added = 0;
     for result in merged {
         if !result.sweep.failures.is_empty() {
-            effects.push(Effect::Stderr(format!(
+            effects.push(Effect::Note(format!(
                 "--emit-rust: no winner of {}: a check failed\n",
                 result.model()
             )));
@@ -156,7 +156,7 @@ fn emitted(merged: &[Merged], path: &std::path::Path) -> Result<Vec<Effect>, Str
         let Some(winner) = emit::winner(&result.sweep, &result.provenance) else { continue };
         let (winners, note) = emit::Winners::merge(text.as_deref(), result.sweep.axes.clone(), winner);
         if let Some(note) = note {
-            effects.push(Effect::Stderr(format!("--emit-rust: {} {note}\n", shown(&emit::json_path(path)))));
+            effects.push(Effect::Note(format!("--emit-rust: {} {note}\n", shown(emit::json_path(path)))));
         }
         text = Some(serde_json::to_string_pretty(&winners).map_err(|error| error.to_string())?);
         added += 1;
@@ -167,7 +167,7 @@ fn emitted(merged: &[Merged], path: &std::path::Path) -> Result<Vec<Effect>, Str
             effects.push(Effect::File(path.to_path_buf(), emit::rust_source(&winners)));
             effects.push(Effect::File(emit::json_path(path), json + "\n"));
         }
-        None => effects.push(Effect::Stderr(format!(
+        None => effects.push(Effect::Note(format!(
             "--emit-rust: {} not written: no GPU model's checks all held\n",
             shown(path)
         ))),

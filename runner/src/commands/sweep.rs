@@ -140,6 +140,10 @@ pub(crate) fn on_devices<D: Driver>(
     timing: Timing,
     console: &mut Console,
 ) -> Result<i32, Error> {
+    let supervision = Supervision::from_env();
+    if let Some(part) = &supervision.part {
+        return parallel::as_part(driver, run, settings, timing, part, console);
+    }
     let count = match settings.device {
         DeviceChoice::One(ordinal) => {
             let measured = on_device(driver, ordinal, run, settings, timing, None, console)?;
@@ -149,6 +153,17 @@ pub(crate) fn on_devices<D: Driver>(
             driver.device_count().map_err(|error| Error::new(exit::NO_DEVICE, format!("{error:#}")))?
         }
     };
+    if settings.split {
+        parallel::check_one_model(driver, count)?;
+    }
+    if supervision.active() {
+        // A worker for each GPU at once, this process their supervisor (with one GPU too, so
+        // that `--device all` takes one path wherever it runs).
+        return parallel::on_every_device(settings, count, supervision.journal.as_deref(), console);
+    }
+    if settings.split {
+        return parallel::split_here(driver, run, settings, timing, count, console);
+    }
     // Every device gets its table or its one error line; the status is the worst of them.
     let several = count > 1;
     let mut code = exit::SUCCESS;
@@ -164,14 +179,18 @@ pub(crate) fn on_devices<D: Driver>(
             }
             Err(error) => {
                 console.err(&format!("Error: GPU {ordinal}: {error}\n"));
-                summaries +=
-                    &format!("GPU {ordinal}: not measured (exit {}): {error}\n", error.exit_status());
+                summaries += &not_measured(ordinal, error.exit_status(), &error.to_string());
                 code = code.max(error.exit_status());
             }
         }
     }
     console.out(&format!("\n{summaries}"));
     Ok(code)
+}
+
+/// `--device all`'s closing line for a device that has no table.
+pub(crate) fn not_measured(ordinal: u32, status: i32, why: &str) -> String {
+    format!("GPU {ordinal}: not measured (exit {status}): {why}\n")
 }
 
 /// One device's sweep, written where the plan says. With `name_for` (several devices), files
@@ -235,7 +254,12 @@ pub(crate) fn measure<D: Driver>(
     run.build().map_err(|error| Error::new(exit::USAGE, format!("{error:#}")))?;
     let supervision = Supervision::from_env();
     let key = journal_key(&gpu, &facts, &kernels, &kernel.pass, timing, settings);
-    let journal_path = settings.journal.clone().or_else(|| supervision.journal.clone());
+    // One worker of several journals to its own file, which the process that started it
+    // copies into the run's journal: no two processes append to one file.
+    let journal_path = match supervision.part {
+        Some(_) => supervision.journal.clone(),
+        None => settings.journal.clone().or_else(|| supervision.journal.clone()),
+    };
     let mut resumes: Vec<&Path> = settings.resume.iter().map(PathBuf::as_path).collect();
     if supervision.restarted() {
         resumes.extend(journal_path.as_deref());
@@ -501,13 +525,13 @@ impl Outputs {
                         winner,
                     );
                     if let Some(note) = note {
-                        effects.push(Effect::Stderr(format!("--emit-rust: {} {note}\n", shown(&json_path))));
+                        effects.push(Effect::Note(format!("--emit-rust: {} {note}\n", shown(&json_path))));
                     }
                     effects.push(Effect::File(path.clone(), crate::results::emit::rust_source(&winners)));
                     let json = serde_json::to_string_pretty(&winners)? + "\n";
                     effects.push(Effect::File(json_path, json));
                 }
-                (why_not, _) => effects.push(Effect::Stderr(format!(
+                (why_not, _) => effects.push(Effect::Note(format!(
                     "--emit-rust: {} not written: {}\n",
                     shown(path),
                     why_not.unwrap_or("no configuration was measured")
@@ -515,7 +539,7 @@ impl Outputs {
             }
         }
         effects.retain(
-            |effect| !matches!(effect, Effect::Stdout(text) | Effect::Stderr(text) if text.is_empty()),
+            |effect| !matches!(effect, Effect::Stdout(text) | Effect::Stderr(text) | Effect::Note(text) if text.is_empty()),
         );
         Ok(Delivery(effects))
     }
@@ -528,6 +552,9 @@ pub(crate) enum Effect {
     Stdout(String),
     /// Text for standard error.
     Stderr(String),
+    /// A line for standard error about a file's writing (`--emit-rust`'s): it goes with the
+    /// files where the table and the files are written by different processes.
+    Note(String),
     /// A file and its text.
     File(PathBuf, String),
 }
@@ -537,6 +564,26 @@ pub(crate) enum Effect {
 pub(crate) struct Delivery(pub Vec<Effect>);
 
 impl Delivery {
+    /// What goes to the terminal: the table or export on standard output, the failed checks.
+    pub fn printed(self) -> Self {
+        Self(
+            self.0
+                .into_iter()
+                .filter(|effect| matches!(effect, Effect::Stdout(_) | Effect::Stderr(_)))
+                .collect(),
+        )
+    }
+
+    /// What goes to files, and the notes on their writing.
+    pub fn written(self) -> Self {
+        Self(
+            self.0
+                .into_iter()
+                .filter(|effect| matches!(effect, Effect::File(..) | Effect::Note(_)))
+                .collect(),
+        )
+    }
+
     /// Writes each in turn, each file whole ([`files::write_whole`]: a failed write keeps the
     /// file that was there). A file that cannot be written (its paths were checked before the
     /// sweep, but a disk can fill) is never lost: it goes to a file of the same name in the
@@ -547,7 +594,7 @@ impl Delivery {
         for effect in self.0 {
             match effect {
                 Effect::Stdout(text) => console.out(&text),
-                Effect::Stderr(text) => console.err(&text),
+                Effect::Stderr(text) | Effect::Note(text) => console.err(&text),
                 Effect::File(path, text) => {
                     if let Err(error) = files::write_whole(&path, text.as_bytes()) {
                         lost = lost.or(Some(rescue(&path, &text, &error, console)));
@@ -583,6 +630,7 @@ pub(crate) fn per_device(path: &Path, ordinal: u32) -> PathBuf {
     path.with_file_name(name)
 }
 
+pub(crate) mod parallel;
 pub(crate) mod prepare;
 #[cfg(test)]
 mod tests;

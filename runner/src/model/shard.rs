@@ -13,9 +13,9 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Shard {
     /// Which shard, from 1.
-    pub index: u32,
+    pub(crate) index: u32,
     /// How many shards the sweep is split into.
-    pub count: u32,
+    pub(crate) count: u32,
 }
 
 impl Shard {
@@ -34,12 +34,12 @@ impl Shard {
     }
 
     /// Whether configuration `k` of the sweep (from 0) is this shard's.
-    pub fn holds(self, k: usize) -> bool {
+    pub(crate) fn holds(self, k: usize) -> bool {
         k % self.count as usize == (self.index - 1) as usize
     }
 
     /// How many of `configurations` are this shard's.
-    pub fn share(self, configurations: usize) -> usize {
+    pub(crate) fn share(self, configurations: usize) -> usize {
         (0..configurations).filter(|&k| self.holds(k)).count()
     }
 }

@@ -23,6 +23,7 @@ impl RowRecord {
             warps_per_sm: row.resident_warps,
             occupancy_percent: sweep.occupancy_percent(row),
             grid_blocks: row.grid_blocks,
+            dynamic_shared_memory: Some(row.dynamic_shared_memory),
             median_ms: median,
             min_ms: min,
             max_ms: max,
@@ -40,7 +41,6 @@ impl RowRecord {
             pruned: row.pruned.clone(),
             sm_clock: row.clock.clone(),
             energy: row.energy.clone(),
-            dynamic_shared_memory: Some(row.dynamic_shared_memory),
         }
     }
 }

@@ -20,6 +20,9 @@ use crate::search::assemble;
 use crate::search::strategy::Search;
 use crate::search::sweep::{ModelCheck, Sweep};
 
+/// A GPU model: its name and compute capability.
+type GpuModel = (String, (u32, u32));
+
 /// One GPU model's result: the sweep, the provenance of its first part, the parts it was put
 /// together from (empty for a whole sweep read as it is), and the files they came from.
 #[derive(Debug, Clone, PartialEq)]
@@ -58,7 +61,7 @@ pub(crate) fn merge(records: Vec<(String, SweepRecord)>) -> Result<Vec<Merged>, 
         same_sweep(first_name, first, name, record)?;
     }
     // The GPU models in order of first appearance, each with its files.
-    let mut models: Vec<((String, (u32, u32)), Vec<(String, SweepRecord)>)> = Vec::new();
+    let mut models: Vec<(GpuModel, Vec<(String, SweepRecord)>)> = Vec::new();
     for (name, record) in records {
         let model = (record.device.name.clone(), record.device.compute_capability);
         match models.iter_mut().find(|(known, _)| *known == model) {
@@ -94,7 +97,9 @@ fn same_sweep(first_name: &str, first: &SweepRecord, name: &str, record: &SweepR
     if first.timing != record.timing {
         return differ("timing", &first.timing, &record.timing);
     }
-    if first.grid != record.grid {
+    // With axes the grid may be one of them: a sweep's `grid` is then its first
+    // configuration's, which a shard need not hold.
+    if first.axes.is_empty() && first.grid != record.grid {
         return differ("grid policies", &first.grid.name(), &record.grid.name());
     }
     if first.objective != record.objective {

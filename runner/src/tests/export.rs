@@ -208,7 +208,19 @@ fn the_documented_fields_are_the_exports_fields() {
     // The tunable's fields are the ones marked, and they are what a sweep with a tunable adds.
     let marked: Vec<&str> =
         tables.iter().flatten().filter(|(_, optional)| *optional).map(|(field, _)| field.as_str()).collect();
-    assert_eq!(marked, ["objective", "fastest_axes", "energy_window_s", "axes", "sm_clock", "energy"]);
+    assert_eq!(
+        marked,
+        [
+            "objective",
+            "fastest_axes",
+            "shard",
+            "merged_from",
+            "energy_window_s",
+            "axes",
+            "sm_clock",
+            "energy"
+        ]
+    );
     // The CSV's columns are the rows' fields but the samples.
     let csv = rendered(Format::Csv, &record(None));
     let documented_rows: Vec<&str> = tables[2]
@@ -406,4 +418,55 @@ fn a_hostile_gpu_name_neither_breaks_the_page_s_script_nor_reorders_its_text() {
     assert!(!page.contains(['\u{202e}', '\u{2066}']), "a bidirectional control is on the page");
     assert!(page.contains("<title>block-size: k\\u{202e}lenrek on H200 &lt;!--&lt;script&gt;"), "{page}");
     assert_eq!(page.matches("<script").count(), 2, "one model, one script");
+}
+
+#[test]
+fn a_sweep_read_back_from_its_record_renders_as_the_sweep_did() {
+    // What `block-size merge` and `--split` rely on: the sweep of a file is the sweep the file
+    // was written from, for every export, the table, the plot and --emit-rust.
+    let mut failing = sweep_of(fixture::frame_kernel(320, 200), Some(7));
+    failing.shard = Some(crate::model::shard::ShardOf {
+        shard: crate::model::shard::Shard { index: 2, count: 3 },
+        configurations: 12,
+    });
+    let sweeps = [
+        sweep_of(fixture::frame_kernel(320, 200), None),
+        sweep_of(fixture::frame_kernel(320, 200).dynamic_shared_memory(|_, _| 4000), None),
+        {
+            let mut dressed = dressed_sweep();
+            for row in &mut dressed.rows {
+                row.stats = crate::model::stats::RunStats::of(&row.run_ms);
+            }
+            dressed
+        },
+        failing,
+    ];
+    for sweep in &sweeps {
+        let record = SweepRecord::of(sweep, provenance());
+        let text = Format::Json.exporter().render(&record).unwrap();
+        let (read, read_provenance) =
+            crate::results::from_record::sweep_of(&SweepRecord::parse(&text).unwrap()).unwrap();
+        assert_eq!(read_provenance, provenance());
+        for format in [Format::Json, Format::Csv, Format::Markdown, Format::Html] {
+            assert_eq!(
+                crate::results::export::render(&read, provenance(), format).unwrap(),
+                crate::results::export::render(sweep, provenance(), format).unwrap(),
+                "{format:?}"
+            );
+        }
+        assert_eq!(crate::results::table::body(&read, true), crate::results::table::body(sweep, true));
+        assert_eq!(crate::results::table::stderr(&read), crate::results::table::stderr(sweep));
+        assert_eq!(crate::results::plot::svg(&read).unwrap(), crate::results::plot::svg(sweep).unwrap());
+        assert_eq!(
+            crate::results::emit::winner(&read, &provenance()),
+            crate::results::emit::winner(sweep, &provenance())
+        );
+    }
+    // A file of before `merge` is refused in words that say what to do.
+    let mut old = SweepRecord::of(&sweeps[0], provenance());
+    old.occupancy_model = None;
+    assert_eq!(
+        crate::results::from_record::sweep_of(&old).unwrap_err(),
+        "written by a block-size of before `merge` (it has no occupancy_model); measure it again to merge it"
+    );
 }

@@ -185,6 +185,10 @@ pub struct RowRecord {
     pub occupancy_percent: f64,
     /// Blocks launched.
     pub grid_blocks: u32,
+    /// Bytes of dynamic shared memory its blocks were launched with (absent: not recorded, a
+    /// file of before `merge`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dynamic_shared_memory: Option<u32>,
     /// The median sample, in milliseconds (NaN, written null, where there is no measurement).
     #[serde(deserialize_with = "nan_if_null")]
     pub median_ms: f64,
@@ -236,10 +240,6 @@ pub struct RowRecord {
     /// Its energy (`--energy`; absent without).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub energy: Option<RowEnergy>,
-    /// Bytes of dynamic shared memory its blocks were launched with (absent: not recorded, a
-    /// file of before `merge`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub dynamic_shared_memory: Option<u32>,
 }
 
 /// One shard of a merged file: what measured it, where and when.

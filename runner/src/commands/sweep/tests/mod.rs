@@ -404,7 +404,7 @@ fn no_winner_is_written_from_a_sweep_whose_checks_failed() {
     let Delivery(effects) = plan.deliver(&measured(Some(3)), "HEAD\n", provenance).unwrap();
     assert!(!effects.iter().any(|effect| matches!(effect, Effect::File(..))), "{effects:?}");
     assert!(
-        effects.contains(&Effect::Stderr("--emit-rust: winner.rs not written: a check failed\n".into())),
+        effects.contains(&Effect::Note("--emit-rust: winner.rs not written: a check failed\n".into())),
         "{effects:?}"
     );
 }

@@ -561,3 +561,108 @@ fn axes_that_cannot_be_swept_are_refused_before_the_device() {
     assert_eq!(error.exit_status(), crate::exit::USAGE);
     assert!(error.to_string().contains("65536 B of dynamic shared memory per block"), "{error}");
 }
+
+#[test]
+fn shards_merged_are_the_unsplit_sweep_row_for_row_and_check_for_check() {
+    use crate::results::schema::SweepRecord;
+    // Three axes and a pruned configuration: 24 configurations dealt into 5 shards of 4 or 5.
+    let swept = kernel(reference())
+        .axis(crate::Axis::entries("items/thr", [("1", "scale"), ("2", "scale_x2")]))
+        .axis(crate::Axis::powers_of_two("tile", 1, 4))
+        .axis(crate::Axis::grid("grid policy", [GridPolicy::OneWave, GridPolicy::Waves(2)]))
+        .dynamic_shared_memory(|threads, variant| threads * 16 * variant.integer("tile").unwrap() as u32);
+    let mut driver = driver();
+    driver.devices[0].limits.multiprocessors = 1;
+    // A wrong value in every launch of one entry, so that the checks travel too.
+    driver.devices[0].wrong_kernel = Some(MODULE.kernel("scale_x2"));
+    let whole = run(&driver, &swept, &options(&[16, 1024])).unwrap();
+    let provenance = whole.provenance.clone();
+    let json = |record: &SweepRecord| serde_json::to_string_pretty(record).unwrap();
+    let mut files = Vec::new();
+    for index in (1..=5).rev() {
+        let shard = crate::Shard::new(index, 5).unwrap();
+        let part = run(&driver, &swept, &Settings { shard: Some(shard), ..options(&[16, 1024]) }).unwrap();
+        assert_eq!(part.sweep.rows.len(), shard.share(24));
+        assert_eq!(part.sweep.search, crate::Search::Exhaustive);
+        files.push((format!("part-{index}.json"), SweepRecord::of(&part.sweep, provenance.clone())));
+    }
+    let merged = crate::results::merge::merge(files.clone()).unwrap();
+    assert_eq!(merged.len(), 1);
+    let mut unsplit = SweepRecord::of(&whole.sweep, provenance.clone());
+    let mut record = SweepRecord::of(&merged[0].sweep, provenance.clone());
+    assert_eq!(record.rows.len(), 24);
+    // The failures are listed shard by shard; the same set.
+    let sorted = |record: &mut SweepRecord| record.failures.sort();
+    sorted(&mut unsplit);
+    sorted(&mut record);
+    assert!(!unsplit.failures.is_empty());
+    assert_eq!(json(&record), json(&unsplit));
+    // A shard missing, or given twice, is refused in one line.
+    let missing = files[1..].to_vec();
+    assert_eq!(
+        crate::results::merge::merge(missing).unwrap_err(),
+        "shard 5/5 of Mock H200 (9.0) is missing: merge needs every shard of the sweep"
+    );
+    let mut twice = files.clone();
+    twice.push(("again.json".into(), files[0].1.clone()));
+    assert_eq!(
+        crate::results::merge::merge(twice).unwrap_err(),
+        "part-5.json and again.json both hold shard 5/5 of Mock H200 (9.0)"
+    );
+    // Another kernel's file, or other axes, is not of the sweep.
+    let mut other = files.clone();
+    other[2].1.ptx_sha256 = "0".repeat(64);
+    assert!(
+        crate::results::merge::merge(other)
+            .unwrap_err()
+            .starts_with("part-5.json and part-3.json are of different PTX")
+    );
+    let mut other = files;
+    other[1].1.axes.pop();
+    assert!(
+        crate::results::merge::merge(other)
+            .unwrap_err()
+            .starts_with("part-5.json and part-4.json are of different axes")
+    );
+}
+
+#[test]
+fn split_across_the_gpus_of_one_model_is_the_sweep_on_one() {
+    let mut driver = driver();
+    driver.devices.push(driver.devices[0].clone());
+    driver.devices.push(driver.devices[0].clone());
+    let swept = kernel(reference()).axis(Axis::entries("items/thr", [("1", "scale"), ("2", "scale_x2")]));
+    let folder = std::env::temp_dir().join(format!("block-size-split-{}", std::process::id()));
+    std::fs::create_dir_all(&folder).unwrap();
+    let (one, split) = (folder.join("one.csv"), folder.join("split.csv"));
+    let sizes = [32, 64, 128];
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let on_one = Settings { exports: vec![(crate::Format::Csv, one.clone())], ..options(&sizes) };
+    let code = run_and_print(&driver, &swept, &on_one, &mut Console { out: &mut out, err: &mut err });
+    assert_eq!(code, 0, "{}", String::from_utf8_lossy(&err));
+    let on_all = Settings {
+        device: DeviceChoice::All,
+        split: true,
+        exports: vec![(crate::Format::Csv, split.clone())],
+        ..options(&sizes)
+    };
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let code = run_and_print(&driver, &swept, &on_all, &mut Console { out: &mut out, err: &mut err });
+    let (out, err) = (String::from_utf8(out).unwrap(), String::from_utf8(err).unwrap());
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains(
+            "Split: the sweep's 6 configurations across 3 GPUs of Mock H200 (9.0), a shard each, merged"
+        ),
+        "{out}"
+    );
+    assert_eq!(std::fs::read_to_string(&split).unwrap(), std::fs::read_to_string(&one).unwrap());
+    // GPUs of two models are refused before any is measured.
+    driver.devices[2].limits.name = "Mock L40S".into();
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    assert_eq!(run_and_print(&driver, &swept, &on_all, &mut Console { out: &mut out, err: &mut err }), 2);
+    assert!(String::from_utf8(err).unwrap().starts_with(
+        "Error: --split needs GPUs of one model: GPU 0 is Mock H200 (9.0), GPU 2 is Mock L40S (9.0)"
+    ));
+    std::fs::remove_dir_all(folder).unwrap();
+}
