@@ -1,6 +1,7 @@
 //! The host side of the example: sweeps the kernels of `examples/reduce/kernels` over block
 //! sizes x items per thread with the block-size runner, checking every row's sum.
 
+pub mod bounds;
 pub mod faults;
 pub mod reference;
 pub mod stencil;

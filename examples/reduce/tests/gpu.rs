@@ -112,3 +112,38 @@ fn a_kernel_that_hangs_at_one_block_size_is_named_and_the_rest_finish() {
     assert_eq!(stderr.matches("check failed:").count(), 1, "{stderr}");
     assert!(stdout.contains("hung"), "{stdout}");
 }
+
+#[test]
+fn block_sizes_the_ptx_forbids_are_pruned_and_the_rest_pass_on_the_gpu() {
+    // The driver folds `.maxntid 256` and `.reqntid 128` into the kernel's most threads a
+    // block: a block size it would refuse with "invalid argument" is pruned, not failed.
+    for (entry, launched, directive) in [
+        (
+            "double_at_most_256",
+            "16,32,64,96,100,128,160,192,256",
+            "above the PTX's `.maxntid 256` (256 threads)",
+        ),
+        ("double_exactly_128", "128", "the PTX's `.reqntid 128` requires exactly 128 threads per block"),
+    ] {
+        let args = ["--entry", entry, "--n", "1000003", "--warmups", "1", "--runs", "3", "--format", "json"];
+        let Some(output) = on_gpu("bounds", env!("CARGO_BIN_EXE_bounds-example"), &args) else { return };
+        let (stdout, stderr) = (text(&output.stdout), text(&output.stderr));
+        assert_eq!((output.status.code(), stderr.as_str()), (Some(0), ""), "{entry}: {stdout}");
+        let export: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+        let rows = export["rows"].as_array().unwrap();
+        assert_eq!(rows.len(), 13, "{entry}: the default block sizes");
+        let measured: Vec<String> = rows
+            .iter()
+            .filter(|row| row["pruned"].is_null())
+            .map(|row| row["threads_per_block"].to_string())
+            .collect();
+        assert_eq!(measured.join(","), launched, "{entry}");
+        assert!(
+            rows.iter()
+                .filter(|row| !row["pruned"].is_null())
+                .all(|row| row["pruned"].as_str().unwrap().contains(directive)),
+            "{entry}"
+        );
+        assert!(rows.iter().all(|row| row["failed"].is_null()), "{entry}");
+    }
+}

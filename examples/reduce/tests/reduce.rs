@@ -260,7 +260,7 @@ fn a_block_size_whose_shared_memory_no_block_may_have_is_pruned_with_its_reason(
     );
     assert!(
         ran.stdout.contains(
-            "Not launched, 2 configuration(s) the occupancy model says the device cannot launch (docs/search.md): \
+            "Not launched, 2 configuration(s) the device cannot launch (docs/search.md): \
              1024 threads, items/thr 1; 1024 threads, items/thr 4: 65536 B of dynamic shared memory, above the 49152 B \
              a block gets without opting in."
         ),

@@ -291,10 +291,26 @@ pub(crate) fn measure<D: Driver>(
         corrupt: settings.corrupt_output,
         round: sweep::Round::All,
         shard: settings.shard,
+        bounds: None,
     };
     let search = settings.search_for(kernel.configurations(&settings.block_sizes), &timing);
     let mut sweep = measure_by(run, &mut gpu, &plan, search, journal.as_mut())?;
     sweep.objective = settings.objective;
+    // Every configuration pruned (by the model, or by the kernel's launch bounds): nothing was
+    // launched, and a table of it would look like a sweep.
+    if let Some(first) = sweep.rows.first()
+        && sweep.ended_early.is_none()
+        && sweep.rows.iter().all(|row| row.pruned.is_some())
+    {
+        return Err(Error::new(
+            exit::USAGE,
+            format!(
+                "nothing to launch: the device cannot launch any configuration of this sweep; {}: {}",
+                crate::model::axis_values::configuration_label(first.threads_per_block, &first.axes),
+                first.pruned.as_deref().unwrap_or_default()
+            ),
+        ));
+    }
     if let Some(EndedEarly::ContextLost { configurations_left }) = sweep.ended_early {
         let last = sweep.rows.last().map_or(0, |row| row.threads_per_block);
         if supervision.active() && configurations_left > 0 {

@@ -206,6 +206,11 @@ pub trait Gpu {
     /// Registers and static shared memory of the active kernel.
     fn kernel_resources(&self) -> Result<KernelResources>;
 
+    /// The most threads a block of the selected kernel may have
+    /// (`CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK`: the device's, lowered by the PTX's
+    /// `.maxntid` or `.reqntid` and by the kernel's registers).
+    fn max_threads_per_block(&self) -> Result<u32>;
+
     /// Blocks of `threads_per_block` threads of the active kernel, each with
     /// `dynamic_shared_memory` bytes of dynamic shared memory, that fit on one SM, from the
     /// driver (`cuOccupancyMaxActiveBlocksPerMultiprocessor`).

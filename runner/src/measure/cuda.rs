@@ -1007,6 +1007,14 @@ impl Gpu for CudaGpu {
         })
     }
 
+    fn max_threads_per_block(&self) -> Result<u32> {
+        let value = self
+            .function()?
+            .get_attribute(FunctionAttribute::MaxThreadsPerBlock)
+            .context("reading the kernel's MaxThreadsPerBlock")?;
+        u32::try_from(value).map_err(|_| anyhow!("the driver reported MaxThreadsPerBlock = {value}"))
+    }
+
     fn blocks_per_sm(&self, threads_per_block: u32, dynamic_shared_memory: u32) -> Result<u32> {
         let function = self.function()?;
         Ok(function.max_active_blocks_per_multiprocessor(

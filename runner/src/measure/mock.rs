@@ -536,6 +536,15 @@ impl Gpu for MockGpu {
         Ok(self.resources)
     }
 
+    /// The driver's folding of the selected kernel's `.maxntid` and `.reqntid` into the device's
+    /// maximum, from its PTX.
+    fn max_threads_per_block(&self) -> Result<u32> {
+        let device = self.limits.max_threads_per_block;
+        Ok(self.loaded.get(self.active).map_or(device, |(kernel, _)| {
+            crate::model::launch_bounds::LaunchBounds::driver_max(kernel.module.ptx, kernel.entry, device)
+        }))
+    }
+
     fn blocks_per_sm(&self, threads_per_block: u32, dynamic_shared_memory: u32) -> Result<u32> {
         self.occupancy_queries.borrow_mut().push((threads_per_block, dynamic_shared_memory));
         let scripted = self

@@ -160,6 +160,9 @@ impl Gpu for WithProgress<'_> {
     fn select_kernel(&mut self, kernel: KernelRef) -> Result<()> {
         self.inner.select_kernel(kernel)
     }
+    fn max_threads_per_block(&self) -> Result<u32> {
+        self.inner.max_threads_per_block()
+    }
     fn kernel_resources(&self) -> Result<KernelResources> {
         self.inner.kernel_resources()
     }

@@ -9,6 +9,7 @@ the winner ([`objective`]), the split of a sweep into shards ([`shard`]).
 pub mod axis_values;
 pub mod frame_size;
 pub mod grid;
+pub mod launch_bounds;
 pub mod limits;
 pub mod mismatch;
 pub mod objective;

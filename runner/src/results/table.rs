@@ -431,7 +431,7 @@ impl Summary {
             .map(|(reason, configurations)| format!("{}: {reason}", configurations.join("; ")))
             .collect();
         Some(format!(
-            "Not launched, {count} configuration(s) the occupancy model says the device cannot launch (docs/search.md): {}.",
+            "Not launched, {count} configuration(s) the device cannot launch (docs/search.md): {}.",
             reasons.join(". ")
         ))
     }

@@ -11,6 +11,7 @@ use crate::measure::backend::Gpu;
 use crate::measure::journal::Journal;
 use crate::measure::progress::WithProgress;
 use crate::measure::workload::Workload as _;
+use crate::model::launch_bounds::LaunchBounds;
 use crate::model::shard::ShardOf;
 use crate::search::assemble;
 use crate::search::sweep::{self, Plan, Session, Sweep};
@@ -43,9 +44,21 @@ pub(crate) fn measure(
             // The restriction keeps no block size of this configuration: no rows, no part.
             continue;
         }
-        gpu.select_kernel(kernel.module().kernel(variant.entry))?;
+        let entry = kernel.module().kernel(variant.entry);
+        gpu.select_kernel(entry)?;
         run.select(variant.index, gpu).with_context(|| format!("the configuration {}", variant.axes))?;
-        let plan = Plan { block_sizes, grid: variant.grid.unwrap_or(plan.grid), ..plan.clone() };
+        let bounds = LaunchBounds::of(
+            entry.module.ptx,
+            entry.entry,
+            gpu.max_threads_per_block().context("reading the kernel's most threads a block")?,
+            gpu.limits().max_threads_per_block,
+        );
+        let plan = Plan {
+            block_sizes,
+            grid: variant.grid.unwrap_or(plan.grid),
+            bounds: Some(bounds),
+            ..plan.clone()
+        };
         let mut session = Session { journal: journal.as_deref_mut(), axes: variant.axes.clone() };
         let part = with_progress(gpu, run, &plan, &mut session)?;
         let ended_early = part.ended_early.is_some();

@@ -399,6 +399,7 @@ pub fn run(
             corrupt,
             round: Round::All,
             shard: None,
+            bounds: None,
         },
     )
 }
@@ -421,6 +422,9 @@ pub struct Plan {
     pub round: Round,
     /// One shard of the sweep's configurations alone (`--shard I/N`), where given.
     pub shard: Option<crate::model::shard::Shard>,
+    /// What the kernel's PTX and the driver allow a block (`.reqntid`, `.maxntid`), where read:
+    /// the block sizes they forbid are pruned with the directive named.
+    pub bounds: Option<crate::model::launch_bounds::LaunchBounds>,
 }
 
 /// Which configurations a sweep measures: all of them, or one round of a race
@@ -477,7 +481,7 @@ pub(crate) fn measure_in(
     settings: &Plan,
     session: &mut Session,
 ) -> Result<Sweep> {
-    let Plan { ref block_sizes, timing, grid, corrupt, ref round, .. } = *settings;
+    let Plan { ref block_sizes, timing, grid, corrupt, ref round, ref bounds, .. } = *settings;
     let limits = gpu.limits().clone();
     let pixels = workload.pass().item_count();
     let mut rows = Vec::with_capacity(block_sizes.len());
@@ -506,7 +510,9 @@ pub(crate) fn measure_in(
             resources,
             threads_per_block,
             dynamic_shared_memory,
-        ) {
+        )
+        .or_else(|| bounds.as_ref().and_then(|bounds| bounds.refuses(threads_per_block)))
+        {
             // Not launched, not queried: the row says why, and the sweep goes on.
             rows.push(Row {
                 threads_per_block,
@@ -784,7 +790,7 @@ mod tests {
         assert!(table.contains("    0%       0    pruned        -        -  cannot launch\n"), "{table}");
         assert!(
             table.contains(
-                "Not launched, 1 configuration(s) the occupancy model says the device cannot launch (docs/search.md): \
+                "Not launched, 1 configuration(s) the device cannot launch (docs/search.md): \
                  1024 threads: 128 registers a thread x 1024 threads, above the 65536 registers a block may hold.\n"
             ),
             "{table}"

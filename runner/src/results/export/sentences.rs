@@ -88,7 +88,7 @@ pub(super) fn stop(record: &SweepRecord) -> Option<String> {
     Some(text)
 }
 
-/// "Not launched, 2 configuration(s) the occupancy model says the device cannot launch
+/// "Not launched, 2 configuration(s) the device cannot launch
 /// (docs/search.md): 1024 threads, items/thr 4: ...", a clause per reason; `None` where every
 /// configuration was launched.
 pub(super) fn pruned(record: &SweepRecord) -> Option<String> {
@@ -109,7 +109,7 @@ pub(super) fn pruned(record: &SweepRecord) -> Option<String> {
         .map(|(reason, configurations)| format!("{}: {reason}", configurations.join("; ")))
         .collect();
     Some(format!(
-        "Not launched, {count} configuration(s) the occupancy model says the device cannot launch (docs/search.md): {}.",
+        "Not launched, {count} configuration(s) the device cannot launch (docs/search.md): {}.",
         clauses.join(". ")
     ))
 }

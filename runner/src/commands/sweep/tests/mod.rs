@@ -195,6 +195,7 @@ mod race {
             corrupt: None,
             round: sweep::Round::All,
             shard: None,
+            bounds: None,
         }
     }
 

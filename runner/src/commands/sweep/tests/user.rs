@@ -15,6 +15,13 @@ const PTX: &str = ".version 7.8\n.target sm_75\n.address_size 64\n\n\
 
 const MODULE: EmbeddedPtx = EmbeddedPtx::user("scale", PTX);
 
+/// `scale` twice more, under launch bounds: exactly 128 threads, and at most 256.
+const BOUNDED_PTX: &str = ".version 7.8\n.target sm_75\n.address_size 64\n\n\
+    .visible .entry scale_exactly_128(\n\t.param .u64 p0,\n\t.param .u64 p1,\n\t.param .u64 p2\n)\n.reqntid 128, 1, 1\n{\n\tret;\n}\n\n\
+    .visible .entry scale_at_most_256(\n\t.param .u64 p0,\n\t.param .u64 p1,\n\t.param .u64 p2\n)\n.maxntid 256, 1, 1\n{\n\tret;\n}\n";
+
+const BOUNDED: EmbeddedPtx = EmbeddedPtx::user("bounded", BOUNDED_PTX);
+
 /// The block size at which the emulation's value 0 comes out one ulp high.
 const ODD_BLOCK: u32 = 256;
 
@@ -476,7 +483,7 @@ fn three_axes_run_their_cross_product_with_a_column_each_and_what_cannot_launch_
     let table: Vec<&str> = report.lines().skip_while(|line| !line.contains("thr/blk")).collect();
     assert!(table[0].starts_with("  items/thr   tile   grid policy  thr/blk"), "{report}");
     assert!(table[1].starts_with("          1      1      one-wave       16"), "{report}");
-    assert!(report.contains("Not launched, 4 configuration(s) the occupancy model says the device cannot launch (docs/search.md): \
+    assert!(report.contains("Not launched, 4 configuration(s) the device cannot launch (docs/search.md): \
         1024 threads, items/thr 1, tile 4, grid policy one-wave; 1024 threads, items/thr 1, tile 4, grid policy waves:2; "), "{report}");
     assert!(
         report
@@ -665,4 +672,64 @@ fn split_across_the_gpus_of_one_model_is_the_sweep_on_one() {
         "Error: --split needs GPUs of one model: GPU 0 is Mock H200 (9.0), GPU 2 is Mock L40S (9.0)"
     ));
     std::fs::remove_dir_all(folder).unwrap();
+}
+
+#[test]
+fn block_sizes_the_ptx_forbids_are_pruned_with_the_directive_named() {
+    for (entry, launched, directive) in [
+        ("scale_exactly_128", vec![128], "the PTX's `.reqntid 128` requires exactly 128 threads per block"),
+        (
+            "scale_at_most_256",
+            vec![16, 32, 64, 96, 100, 128, 160, 192, 256],
+            "above the PTX's `.maxntid 256` (256 threads)",
+        ),
+    ] {
+        let mut driver = driver();
+        driver.devices[0].emulate(BOUNDED.kernel(entry), emulate);
+        let bounded = Kernel::new(BOUNDED, entry)
+            .items(N as u64, "values")
+            .bytes_per_pass(8 * N as u64, "moved per pass")
+            .input("x", (0..N).map(|i| i as f32 / 8.0).collect::<Vec<f32>>())
+            .output::<f32>("out", N)
+            .args(|_| vec![Arg::Buffer("x"), Arg::Usize(N), Arg::Buffer("out")])
+            .check(reference());
+        let measured =
+            run(&driver, &bounded, &options(&crate::model::occupancy::DEFAULT_BLOCK_SIZES)).unwrap();
+        let sweep = &measured.sweep;
+        assert_eq!(sweep.rows.len(), crate::model::occupancy::DEFAULT_BLOCK_SIZES.len());
+        let measured_sizes: Vec<u32> =
+            sweep.rows.iter().filter(|row| row.pruned.is_none()).map(|row| row.threads_per_block).collect();
+        assert_eq!(measured_sizes, launched, "{entry}");
+        for row in sweep.pruned_rows() {
+            assert!(row.pruned.as_deref().unwrap().contains(directive), "{entry}: {:?}", row.pruned);
+        }
+        // A pruned configuration is no failed check: the only one is the emulation's odd block.
+        let odd = format!("wrong output at {ODD_BLOCK} threads per block");
+        assert!(failures(&measured).iter().all(|failure| failure.starts_with(&odd)), "{entry}");
+    }
+}
+
+#[test]
+fn a_sweep_whose_every_block_size_the_ptx_forbids_is_refused() {
+    let mut driver = driver();
+    driver.devices[0].emulate(BOUNDED.kernel("scale_exactly_128"), emulate);
+    let bounded = Kernel::new(BOUNDED, "scale_exactly_128")
+        .items(N as u64, "values")
+        .bytes_per_pass(8 * N as u64, "moved per pass")
+        .input("x", (0..N).map(|i| i as f32 / 8.0).collect::<Vec<f32>>())
+        .output::<f32>("out", N)
+        .args(|_| vec![Arg::Buffer("x"), Arg::Usize(N), Arg::Buffer("out")])
+        .check(reference());
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let code =
+        run_and_print(&driver, &bounded, &options(&[64, 256]), &mut Console { out: &mut out, err: &mut err });
+    let err = String::from_utf8(err).unwrap();
+    assert_eq!(code, 2, "{err}");
+    assert_eq!(
+        err,
+        "Error: nothing to launch: the device cannot launch any configuration of this sweep; 64 threads: \
+         the PTX's `.reqntid 128` requires exactly 128 threads per block\n"
+    );
+    // The head was printed while the sweep ran; no table, no summary.
+    assert!(!String::from_utf8(out).unwrap().contains("thr/blk"));
 }
