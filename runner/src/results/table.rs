@@ -744,13 +744,17 @@ pub fn stderr(sweep: &Sweep) -> String {
     failure_lines(&sweep.failures, "the table above is not a measurement of this kernel")
 }
 
+/// "every check held", or how many failed: the closing summaries' verdict.
+fn checks_verdict(sweep: &Sweep) -> String {
+    match sweep.failures.len() {
+        0 => "every check held".to_string(),
+        failed => format!("{failed} check(s) failed"),
+    }
+}
+
 /// One line for `--device all`'s closing summary.
 pub fn device_summary(sweep: &Sweep) -> String {
-    let verdict = if sweep.failures.is_empty() {
-        "every check held".to_string()
-    } else {
-        format!("{} check(s) failed", sweep.failures.len())
-    };
+    let verdict = checks_verdict(sweep);
     match sweep.best() {
         Some(best) => format!(
             "GPU {} ({}): fastest {} threads per block at {:.3} ms ({:.1} GB/s); {} of {} rows within 95 percent; {verdict}.\n",
@@ -769,11 +773,7 @@ pub fn device_summary(sweep: &Sweep) -> String {
 /// One line a GPU model for `block-size merge`'s closing summary: its best configuration.
 pub fn model_summary(sweep: &Sweep) -> String {
     let (major, minor) = sweep.limits.compute_capability;
-    let verdict = if sweep.failures.is_empty() {
-        "every check held".to_string()
-    } else {
-        format!("{} check(s) failed", sweep.failures.len())
-    };
+    let verdict = checks_verdict(sweep);
     match sweep.best() {
         Some(best) => format!(
             "{} ({major}.{minor}): {} at {:.3} ms ({:.1} GB/s), the {} of {} rows; {verdict}.\n",

@@ -65,8 +65,13 @@ fn kernel(check: Check) -> Kernel {
 
 /// [`kernel`] with the entry point `entry`.
 fn kernel_at(entry: &'static str, check: Check) -> Kernel {
+    kernel_at_of(MODULE, entry, check)
+}
+
+/// [`kernel`] at `entry` of `module`.
+fn kernel_at_of(module: EmbeddedPtx, entry: &'static str, check: Check) -> Kernel {
     let x: Vec<f32> = (0..N).map(|i| i as f32 / 8.0).collect();
-    Kernel::new(MODULE, entry)
+    Kernel::new(module, entry)
         .items(N as u64, "values")
         .bytes_per_pass(8 * N as u64, "moved per pass")
         .input("x", x)
@@ -438,14 +443,18 @@ fn a_restriction_leaves_configurations_out_of_the_sweep_and_none_kept_is_refused
     assert_eq!(error.to_string(), "the kernel's restriction keeps none of the 2 configurations asked for");
 }
 
-#[test]
-fn three_axes_run_their_cross_product_with_a_column_each_and_what_cannot_launch_is_pruned() {
-    // items/thr (an entry) x tile (a number: the shared memory) x grid (the policy): 2 x 3 x 2.
-    let swept = kernel(reference())
+/// items/thr (an entry) x tile (a number: the shared memory) x grid (the policy): 2 x 3 x 2.
+fn three_axes() -> Kernel {
+    kernel(reference())
         .axis(crate::Axis::entries("items/thr", [("1", "scale"), ("2", "scale_x2")]))
         .axis(crate::Axis::powers_of_two("tile", 1, 4))
         .axis(crate::Axis::grid("grid policy", [GridPolicy::OneWave, GridPolicy::Waves(2)]))
-        .dynamic_shared_memory(|threads, variant| threads * 16 * variant.integer("tile").unwrap() as u32);
+        .dynamic_shared_memory(|threads, variant| threads * 16 * variant.integer("tile").unwrap() as u32)
+}
+
+#[test]
+fn three_axes_run_their_cross_product_with_a_column_each_and_what_cannot_launch_is_pruned() {
+    let swept = three_axes();
     assert_eq!(swept.variants().len(), 12);
     assert_eq!(swept.kernels().len(), 2, "each entry loaded once");
     let mut driver = driver();
@@ -573,11 +582,7 @@ fn axes_that_cannot_be_swept_are_refused_before_the_device() {
 fn shards_merged_are_the_unsplit_sweep_row_for_row_and_check_for_check() {
     use crate::results::schema::SweepRecord;
     // Three axes and a pruned configuration: 24 configurations dealt into 5 shards of 4 or 5.
-    let swept = kernel(reference())
-        .axis(crate::Axis::entries("items/thr", [("1", "scale"), ("2", "scale_x2")]))
-        .axis(crate::Axis::powers_of_two("tile", 1, 4))
-        .axis(crate::Axis::grid("grid policy", [GridPolicy::OneWave, GridPolicy::Waves(2)]))
-        .dynamic_shared_memory(|threads, variant| threads * 16 * variant.integer("tile").unwrap() as u32);
+    let swept = three_axes();
     let mut driver = driver();
     driver.devices[0].limits.multiprocessors = 1;
     // A wrong value in every launch of one entry, so that the checks travel too.
@@ -686,13 +691,7 @@ fn block_sizes_the_ptx_forbids_are_pruned_with_the_directive_named() {
     ] {
         let mut driver = driver();
         driver.devices[0].emulate(BOUNDED.kernel(entry), emulate);
-        let bounded = Kernel::new(BOUNDED, entry)
-            .items(N as u64, "values")
-            .bytes_per_pass(8 * N as u64, "moved per pass")
-            .input("x", (0..N).map(|i| i as f32 / 8.0).collect::<Vec<f32>>())
-            .output::<f32>("out", N)
-            .args(|_| vec![Arg::Buffer("x"), Arg::Usize(N), Arg::Buffer("out")])
-            .check(reference());
+        let bounded = kernel_at_of(BOUNDED, entry, reference());
         let measured =
             run(&driver, &bounded, &options(&crate::model::occupancy::DEFAULT_BLOCK_SIZES)).unwrap();
         let sweep = &measured.sweep;
@@ -713,13 +712,7 @@ fn block_sizes_the_ptx_forbids_are_pruned_with_the_directive_named() {
 fn a_sweep_whose_every_block_size_the_ptx_forbids_is_refused() {
     let mut driver = driver();
     driver.devices[0].emulate(BOUNDED.kernel("scale_exactly_128"), emulate);
-    let bounded = Kernel::new(BOUNDED, "scale_exactly_128")
-        .items(N as u64, "values")
-        .bytes_per_pass(8 * N as u64, "moved per pass")
-        .input("x", (0..N).map(|i| i as f32 / 8.0).collect::<Vec<f32>>())
-        .output::<f32>("out", N)
-        .args(|_| vec![Arg::Buffer("x"), Arg::Usize(N), Arg::Buffer("out")])
-        .check(reference());
+    let bounded = kernel_at_of(BOUNDED, "scale_exactly_128", reference());
     let (mut out, mut err) = (Vec::new(), Vec::new());
     let code =
         run_and_print(&driver, &bounded, &options(&[64, 256]), &mut Console { out: &mut out, err: &mut err });
