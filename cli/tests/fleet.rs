@@ -7,7 +7,7 @@ mod support;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use support::mock_worker;
+use support::{json, mock_worker};
 
 fn folder(name: &str) -> PathBuf {
     let path = std::env::temp_dir().join(format!("fleet-{}-{name}", std::process::id()));
@@ -33,10 +33,6 @@ fn run_in(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> (i32, String, Stri
 fn sweep_in(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> (i32, String, String) {
     let all: Vec<&str> = QUICK.iter().chain(&SIZES).chain(args).copied().collect();
     run_in(dir, &all, env)
-}
-
-fn json(path: &Path) -> serde_json::Value {
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
 /// Each row of an export: (block size, its failure or pruning, if any).

@@ -8,7 +8,7 @@ mod support;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
-use support::mock_worker;
+use support::{json, mock_worker};
 
 fn temp(name: &str) -> PathBuf {
     let path = std::env::temp_dir().join(format!("isolation-{}-{name}", std::process::id()));
@@ -32,10 +32,6 @@ fn block_size(args: &[&str], env: &[(&str, &str)]) -> Command {
 fn run(args: &[&str], env: &[(&str, &str)]) -> (i32, String, String) {
     let Output { status, stdout, stderr } = block_size(args, env).output().unwrap();
     (status.code().unwrap_or(-1), String::from_utf8(stdout).unwrap(), String::from_utf8(stderr).unwrap())
-}
-
-fn json(path: &Path) -> serde_json::Value {
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
 /// The rows of an export: (block size, failed reason).

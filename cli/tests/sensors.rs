@@ -6,7 +6,7 @@ mod support;
 
 use std::path::PathBuf;
 use std::process::Command;
-use support::mock_worker;
+use support::{json, mock_worker};
 
 fn temp(name: &str) -> PathBuf {
     let path = std::env::temp_dir().join(format!("sensors-{}-{name}", std::process::id()));
@@ -32,10 +32,6 @@ fn run(args: &[&str], env: &[(&str, &str)]) -> (i32, String, String) {
         String::from_utf8(output.stdout).unwrap(),
         String::from_utf8(output.stderr).unwrap(),
     )
-}
-
-fn json(path: &PathBuf) -> serde_json::Value {
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
 #[test]

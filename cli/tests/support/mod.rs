@@ -21,3 +21,10 @@ pub fn mock_worker() -> PathBuf {
     assert!(worker.exists(), "{} is built by cargo test (examples/mock_worker.rs)", worker.display());
     worker
 }
+
+/// The JSON file at `path`, parsed (an export, a journal's winners, ...).
+// Not every test that shares this module reads a file.
+#[allow(dead_code)]
+pub fn json(path: &std::path::Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
