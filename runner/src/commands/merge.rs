@@ -127,7 +127,7 @@ fn deliver(merged: &[Merged], request: &MergeRequest) -> Result<Delivery, String
         effects.extend(emitted(merged, path)?);
     }
     effects
-        .retain(|effect| !matches!(effect, Effect::Stdout(text) | Effect::Stderr(text) if text.is_empty()));
+        .retain(|effect| !matches!(effect, Effect::Stdout(text) | Effect::Stderr(text) | Effect::Note(text) if text.is_empty()));
     Ok(Delivery(effects))
 }
 
@@ -143,8 +143,7 @@ fn said_sources(result: &Merged) -> String {
 /// as a sweep adds its own; a model whose checks failed adds none, with the line that says so.
 fn emitted(merged: &[Merged], path: &std::path::Path) -> Result<Vec<Effect>, String> {
     let mut effects = Vec::new();
-    let mut text = emit::existing_winners(path);
-    let mut added = 0;
+    let mut winners: Option<emit::Winners> = None;
     for result in merged {
         if !result.sweep.failures.is_empty() {
             effects.push(Effect::Note(format!(
@@ -154,16 +153,26 @@ fn emitted(merged: &[Merged], path: &std::path::Path) -> Result<Vec<Effect>, Str
             continue;
         }
         let Some(winner) = emit::winner(&result.sweep, &result.provenance) else { continue };
-        let (winners, note) = emit::Winners::merge(text.as_deref(), result.sweep.axes.clone(), winner);
-        if let Some(note) = note {
-            effects.push(Effect::Note(format!("--emit-rust: {} {note}\n", shown(emit::json_path(path)))));
+        match &mut winners {
+            // The merged files are of one kernel and axes: the later models join the first.
+            Some(known) => known.add(winner),
+            None => {
+                let existing = emit::existing_winners(path);
+                let (first, note) =
+                    emit::Winners::merge(existing.as_deref(), result.sweep.axes.clone(), winner);
+                if let Some(note) = note {
+                    effects.push(Effect::Note(format!(
+                        "--emit-rust: {} {note}\n",
+                        shown(emit::json_path(path))
+                    )));
+                }
+                winners = Some(first);
+            }
         }
-        text = Some(serde_json::to_string_pretty(&winners).map_err(|error| error.to_string())?);
-        added += 1;
     }
-    match text.filter(|_| added > 0) {
-        Some(json) => {
-            let winners: emit::Winners = serde_json::from_str(&json).map_err(|error| error.to_string())?;
+    match winners {
+        Some(winners) => {
+            let json = serde_json::to_string_pretty(&winners).map_err(|error| error.to_string())?;
             effects.push(Effect::File(path.to_path_buf(), emit::rust_source(&winners)));
             effects.push(Effect::File(emit::json_path(path), json + "\n"));
         }

@@ -231,14 +231,14 @@ pub(crate) fn measure<D: Driver>(
     on_head: &mut dyn FnMut(&str),
 ) -> Result<Measured, Error> {
     let kernel = run.kernel();
-    if let Some(shard) = settings.shard {
-        let configurations = kernel.configurations(&settings.block_sizes);
-        if shard.share(configurations) == 0 {
-            return Err(Error::new(
-                exit::USAGE,
-                format!("--shard {shard} holds no configuration: the sweep has {configurations}"),
-            ));
-        }
+    let configurations = kernel.configurations(&settings.block_sizes);
+    if let Some(shard) = settings.shard
+        && shard.share(configurations) == 0
+    {
+        return Err(Error::new(
+            exit::USAGE,
+            format!("--shard {shard} holds no configuration: the sweep has {configurations}"),
+        ));
     }
     let kernels = kernel.kernels();
     let device::Opened { mut gpu, left_out, .. } = device::open_loading(driver, ordinal, &kernels)?;
@@ -277,7 +277,6 @@ pub(crate) fn measure<D: Driver>(
         warnings.push(format!("Warning: no SM clock or energy readings ({why}): their columns say n/a\n"));
     }
     crate::measure::interrupt::install();
-    let configurations = kernel.configurations(&settings.block_sizes);
     let shard = settings.shard.map(|shard| ShardOf { shard, configurations });
     let mut head = head(gpu.limits(), &kernel.pass, timing, settings, &facts, shard);
     head += note.as_deref().unwrap_or_default();
@@ -293,7 +292,7 @@ pub(crate) fn measure<D: Driver>(
         shard: settings.shard,
         bounds: None,
     };
-    let search = settings.search_for(kernel.configurations(&settings.block_sizes), &timing);
+    let search = settings.search_for(configurations, &timing);
     let mut sweep = measure_by(run, &mut gpu, &plan, search, journal.as_mut())?;
     sweep.objective = settings.objective;
     // Every configuration pruned (by the model, or by the kernel's launch bounds): nothing was

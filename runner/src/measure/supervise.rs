@@ -281,7 +281,8 @@ fn journal_lines(path: &Path) -> usize {
     std::fs::read_to_string(path).map_or(0, |text| text.lines().count())
 }
 
-fn nanos() -> u128 {
+/// Nanoseconds since the epoch, which with the process id names a temporary file or folder.
+pub(crate) fn nanos() -> u128 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |elapsed| elapsed.as_nanos())
 }
 

@@ -97,14 +97,7 @@ impl Winners {
         let Some(text) = existing else { return (fresh(winner), None) };
         match serde_json::from_str::<Self>(text) {
             Ok(mut known) if known.kernel == winner.kernel && known.axes == axes => {
-                let same_gpu = |other: &Winner| {
-                    (other.gpu.as_str(), other.compute_capability)
-                        == (winner.gpu.as_str(), winner.compute_capability)
-                };
-                match known.winners.iter_mut().find(|other| same_gpu(other)) {
-                    Some(slot) => *slot = winner,
-                    None => known.winners.push(winner),
-                }
+                known.add(winner);
                 (known, None)
             }
             Ok(known) => {
@@ -118,6 +111,18 @@ impl Winners {
                 (fresh(winner), Some(note))
             }
             Err(error) => (fresh(winner), Some(format!("was not a list of winners ({error}); replaced"))),
+        }
+    }
+
+    /// `winner` added: replacing the winner of the same GPU (name and compute capability), or
+    /// after the others. Of the same kernel and axes, which the caller knows.
+    pub(crate) fn add(&mut self, winner: Winner) {
+        let same_gpu = |other: &Winner| {
+            (other.gpu.as_str(), other.compute_capability) == (winner.gpu.as_str(), winner.compute_capability)
+        };
+        match self.winners.iter_mut().find(|other| same_gpu(other)) {
+            Some(slot) => *slot = winner,
+            None => self.winners.push(winner),
         }
     }
 }

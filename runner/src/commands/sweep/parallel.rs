@@ -108,13 +108,8 @@ pub(crate) fn on_every_device(
     journal: Option<&Path>,
     console: &mut Console,
 ) -> Result<i32, Error> {
-    let folder = std::env::temp_dir().join(format!(
-        "block-size-parts-{}-{}",
-        std::process::id(),
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |elapsed| elapsed.as_nanos())
-    ));
+    let folder =
+        std::env::temp_dir().join(format!("block-size-parts-{}-{}", std::process::id(), supervise::nanos()));
     std::fs::create_dir_all(&folder)
         .map_err(|error| Error::new(exit::FAILED, format!("creating {}: {error}", folder.display())))?;
     let result = run_workers(settings, count, journal, &folder, console);
