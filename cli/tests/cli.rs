@@ -114,6 +114,31 @@ fn occupancy_names_the_binding_limit() {
     insta::assert_snapshot!("occupancy_h200_limited", String::from_utf8(output.stdout).unwrap());
 }
 
+#[test]
+fn occupancy_of_block_shapes_is_residency_of_their_threads_with_the_shape_shown() {
+    let table = |args: &[&str]| {
+        let output = block_size().args(args).output().unwrap();
+        assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+        String::from_utf8(output.stdout).unwrap()
+    };
+    let shapes =
+        table(&["occupancy", "--gpu", "h200", "--regs", "64", "--block-shapes", "32x8,16x16,8x8x4,256,1024"]);
+    insta::assert_snapshot!("occupancy_h200_block_shapes", shapes);
+    // Shapes of one thread count agree with the 1-D table at that count, column for column.
+    let linear = table(&["occupancy", "--gpu", "h200", "--regs", "64", "--block-sizes", "256"]);
+    let cells = |line: &str| line.split_whitespace().map(String::from).collect::<Vec<_>>();
+    let row_256 = cells(linear.lines().last().unwrap());
+    for line in shapes.lines().filter(|line| line.split_whitespace().nth(1) == Some("256")) {
+        assert_eq!(cells(line)[1..], row_256[..], "{line}");
+    }
+    // 2d: every power-of-two shape of each block size, x a warp or wider.
+    let generated =
+        table(&["occupancy", "--compare-gpus", "t4,h200", "--block-sizes", "64,256", "--block-shapes", "2d"]);
+    let firsts: Vec<&str> =
+        generated.lines().skip(5).filter_map(|line| line.split_whitespace().next()).collect();
+    assert_eq!(firsts, ["64", "32x2", "256", "128x2", "64x4", "32x8"], "{generated}");
+}
+
 /// Issue 25, hostile input on the command line: no panic (exit 101), no abort, one line.
 mod hostile_command_line {
     use super::*;
@@ -135,6 +160,11 @@ mod hostile_command_line {
             &["compare", "--rounds", "4294967295"],
             &["occupancy", "--gpu", "h200", "--regs", "-1"],
             &["occupancy", "--gpu", "h200", "--regs", "4294967295"],
+            &["occupancy", "--gpu", "h200", "--block-shapes", "1x1x128"],
+            &["occupancy", "--gpu", "h200", "--block-shapes", "64x32"],
+            &["occupancy", "--gpu", "h200", "--block-shapes", "4294967295x4294967295"],
+            &["occupancy", "--gpu", "h200", "--block-shapes", "32x0"],
+            &["occupancy", "--gpu", "h200", "--block-shapes", "32x8,32x8"],
             &["diff", "a.json"],
             &["diff", "a.json", "b.json", "--threshold", "-2%"],
             &["--kernel", "grey\nscale"],

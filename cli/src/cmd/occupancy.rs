@@ -42,6 +42,10 @@ pub struct Occupancy {
     /// Threads per block, 1 to 1024
     #[arg(long, allow_hyphen_values = true, value_name = "LIST", value_delimiter = ',', default_values_t = Settings::default().block_sizes, action = ArgAction::Set)]
     pub block_sizes: Vec<u32>,
+
+    /// Block shapes instead of 1-D blocks (32x8,16x16,8x8x4), or 2d / 3d: every shape of each --block-sizes count whose sides are powers of two, x at least 32
+    #[arg(long, value_name = "LIST", value_delimiter = ',', action = ArgAction::Set)]
+    pub block_shapes: Vec<String>,
 }
 
 /// `--gpu` and `--compare-gpus` take the presets' keys.
@@ -56,6 +60,6 @@ impl Occupancy {
             Some(gpu) => vec![gpu.to_ascii_lowercase()],
             None => self.compare_gpus.iter().map(|gpu| gpu.to_ascii_lowercase()).collect(),
         };
-        commands::occupancy(&gpus, self.regs, self.smem, &self.block_sizes)
+        commands::occupancy(&gpus, self.regs, self.smem, &self.block_sizes, &self.block_shapes)
     }
 }

@@ -96,18 +96,23 @@ pub fn merge(
 /// `block-size occupancy`, which needs no GPU: the calculator's tables for the presets `gpus`
 /// ([`presets`], any case; several are compared side by side) and a kernel of
 /// `registers_per_thread` registers (0 to 255; [`DEFAULT_REGISTERS`]) and
-/// `shared_memory_per_block` bytes, at each of `block_sizes` (1 to 1024).
+/// `shared_memory_per_block` bytes, at each of `block_sizes` (1 to 1024); where
+/// `block_shapes` is not empty, at each of its shapes (`32x8`) instead, `2d` and `3d` standing
+/// for every shape of each block size in that many dimensions (one line, exit 2, for a shape
+/// past the device bounds).
 pub fn occupancy(
     gpus: &[String],
     registers_per_thread: u32,
     shared_memory_per_block: u32,
     block_sizes: &[u32],
+    block_shapes: &[String],
 ) -> Result<String, Error> {
     self::occupancy::exec(&self::occupancy::OccupancyRequest {
         gpus: gpus.to_vec(),
         registers_per_thread,
         shared_memory_per_block,
         block_sizes: block_sizes.to_vec(),
+        block_shapes: block_shapes.to_vec(),
     })
 }
 

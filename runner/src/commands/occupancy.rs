@@ -2,12 +2,16 @@
 `block-size occupancy`: the occupancy calculator, no GPU needed. For a kernel of `--regs`
 registers per thread and `--smem` bytes of shared memory per block, how many blocks of each
 size fit on one SM of a preset GPU ([`crate::model::sm`]), the occupancy they reach and which
-limit binds; with `--compare-gpus`, several presets side by side.
+limit binds; with `--compare-gpus`, several presets side by side. With `--block-shapes`, rows
+are block shapes (`32x8`, or every 2-D or 3-D shape of each `--block-sizes` count): residency
+depends on the thread count `x * y * z` alone, and each dimension is held to the device's
+bounds ([`crate::model::block_shape`]).
 */
 
 use crate::commands::settings::check_block_sizes;
 
 use crate::error::{Error, exit};
+use crate::model::block_shape::{BlockShape, MAX_BLOCK_DIMENSIONS};
 use crate::model::occupancy::DEFAULT_BLOCK_SIZES;
 use crate::model::sm::{self, DEFAULT_REGISTERS, Occupancy, Preset};
 use crate::results::table::render_columns;
@@ -28,6 +32,9 @@ pub(crate) struct OccupancyRequest {
     pub shared_memory_per_block: u32,
     /// `--block-sizes`: threads per block of each row, 1 to 1024.
     pub block_sizes: Vec<u32>,
+    /// `--block-shapes`: shapes (`32x8`), or `2d` / `3d` for every shape of each of
+    /// `block_sizes` in that many dimensions; empty for the block sizes as 1-D blocks.
+    pub block_shapes: Vec<String>,
 }
 
 impl Default for OccupancyRequest {
@@ -37,6 +44,7 @@ impl Default for OccupancyRequest {
             registers_per_thread: DEFAULT_REGISTERS,
             shared_memory_per_block: 0,
             block_sizes: DEFAULT_BLOCK_SIZES.to_vec(),
+            block_shapes: Vec::new(),
         }
     }
 }
@@ -66,12 +74,46 @@ impl OccupancyRequest {
         }
         Ok(presets)
     }
+
+    /// The rows' blocks: `--block-shapes` read, or the block sizes as 1-D blocks.
+    fn blocks(&self) -> Result<Vec<BlockShape>, Error> {
+        let usage = |message: String| Error::new(exit::USAGE, message);
+        if self.block_shapes.is_empty() {
+            return Ok(self.block_sizes.iter().map(|&threads| BlockShape::linear(threads)).collect());
+        }
+        let mut blocks = Vec::new();
+        for text in &self.block_shapes {
+            match text.trim() {
+                dimensions @ ("2d" | "3d") => {
+                    let dimensions = if dimensions == "2d" { 2 } else { 3 };
+                    for &threads in &self.block_sizes {
+                        blocks.extend(BlockShape::generate(threads, dimensions, 32));
+                    }
+                }
+                shape => {
+                    let shape: BlockShape = shape
+                        .parse()
+                        .map_err(|error: String| usage(format!("--block-shapes: {error}, or 2d or 3d")))?;
+                    shape
+                        .check(MAX_BLOCK_DIMENSIONS, 1024)
+                        .map_err(|error| usage(format!("--block-shapes: {error}")))?;
+                    blocks.push(shape);
+                }
+            }
+        }
+        let mut seen = std::collections::BTreeSet::new();
+        if let Some(twice) = blocks.iter().find(|block| !seen.insert(**block)) {
+            return Err(usage(format!("--block-shapes: {twice} is asked for twice")));
+        }
+        Ok(blocks)
+    }
 }
 
 /// The calculator's tables for `request`.
 pub(crate) fn exec(request: &OccupancyRequest) -> Result<String, Error> {
     let presets = request.presets()?;
-    Ok(render(&run(presets, request)))
+    let blocks = request.blocks()?;
+    Ok(render(&run(presets, request, &blocks)))
 }
 
 /// What the model says: each preset's occupancy at each block size.
@@ -83,19 +125,19 @@ pub(crate) struct Modelled {
     pub registers_per_thread: u32,
     /// Shared memory per block of the kernel modelled, in bytes.
     pub shared_memory_per_block: u32,
-    /// Per block size, one occupancy per preset, in the presets' order.
-    pub rows: Vec<(u32, Vec<Occupancy>)>,
+    /// Per block, one occupancy per preset, in the presets' order.
+    pub rows: Vec<(BlockShape, Vec<Occupancy>)>,
 }
 
-/// Runs the model for every preset and block size asked.
-fn run(presets: Vec<&'static Preset>, options: &OccupancyRequest) -> Modelled {
+/// Runs the model for every preset and block asked.
+fn run(presets: Vec<&'static Preset>, options: &OccupancyRequest, blocks: &[BlockShape]) -> Modelled {
     let (registers, shared) = (options.registers_per_thread, options.shared_memory_per_block);
-    let rows = options
-        .block_sizes
+    let rows = blocks
         .iter()
-        .map(|&threads| {
+        .map(|&block| {
+            let threads = block.threads();
             (
-                threads,
+                block,
                 presets.iter().map(|preset| preset.model().occupancy(threads, registers, shared)).collect(),
             )
         })
@@ -130,30 +172,42 @@ pub(crate) fn render(modelled: &Modelled) -> String {
         modelled.registers_per_thread, modelled.shared_memory_per_block
     );
 
+    // A table of 1-D blocks reads as it always has; shapes get a column of their own.
+    let shaped = modelled.rows.iter().any(|(block, _)| !block.is_linear());
+    let lead = |block: &BlockShape| -> Vec<String> {
+        if shaped {
+            vec![block.to_string(), block.threads().to_string()]
+        } else {
+            vec![block.threads().to_string()]
+        }
+    };
+    let mut heading =
+        if shaped { vec!["block".to_string(), "thr/blk".to_string()] } else { vec!["thr/blk".to_string()] };
     let mut records = Vec::new();
     if let [_] = modelled.presets.as_slice() {
-        records.push(["thr/blk", "warps", "blk/SM", "warps/SM", "occ", "limiter"].map(String::from).to_vec());
-        for (threads, occupancies) in &modelled.rows {
+        heading.extend(["warps", "blk/SM", "warps/SM", "occ", "limiter"].map(String::from));
+        records.push(heading);
+        for (block, occupancies) in &modelled.rows {
             let occupancy = &occupancies[0];
-            records.push(vec![
-                threads.to_string(),
-                crate::model::occupancy::warps_per_block(*threads).to_string(),
+            let mut record = lead(block);
+            record.extend([
+                crate::model::occupancy::warps_per_block(block.threads()).to_string(),
                 occupancy.blocks_per_sm.to_string(),
                 occupancy.warps_per_sm.to_string(),
                 format!("{:.0}%", occupancy.occupancy_percent),
                 occupancy.limiter_names(),
             ]);
+            records.push(record);
         }
     } else {
         // Two columns per GPU: its blocks per SM, and the occupancy they reach.
-        let mut heading = vec!["thr/blk".to_string()];
         for preset in &modelled.presets {
             heading.push(format!("{} blk/SM", preset.key));
             heading.push("occ".to_string());
         }
         records.push(heading);
-        for (threads, occupancies) in &modelled.rows {
-            let mut record = vec![threads.to_string()];
+        for (block, occupancies) in &modelled.rows {
+            let mut record = lead(block);
             for occupancy in occupancies {
                 record.push(occupancy.blocks_per_sm.to_string());
                 record.push(format!("{:.0}%", occupancy.occupancy_percent));

@@ -7,6 +7,7 @@ the winner ([`objective`]), the split of a sweep into shards ([`shard`]).
 */
 
 pub mod axis_values;
+pub mod block_shape;
 pub mod frame_size;
 pub mod grid;
 pub mod launch_bounds;
