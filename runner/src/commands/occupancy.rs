@@ -11,7 +11,7 @@ bounds ([`crate::model::block_shape`]).
 use crate::commands::settings::check_block_sizes;
 
 use crate::error::{Error, exit};
-use crate::model::block_shape::{BlockShape, MAX_BLOCK_DIMENSIONS};
+use crate::model::block_shape::{BlockShape, MAX_BLOCK_DIMENSIONS, MAX_THREADS_PER_BLOCK};
 use crate::model::occupancy::DEFAULT_BLOCK_SIZES;
 use crate::model::sm::{self, DEFAULT_REGISTERS, Occupancy, Preset};
 use crate::results::table::render_columns;
@@ -51,7 +51,6 @@ impl Default for OccupancyRequest {
 
 impl OccupancyRequest {
     fn presets(&self) -> Result<Vec<&'static Preset>, Error> {
-        let usage = |message: String| Error::new(exit::USAGE, message);
         if self.gpus.is_empty() {
             return Err(usage("give a GPU to model: --gpu PRESET or --compare-gpus LIST".to_string()));
         }
@@ -69,15 +68,16 @@ impl OccupancyRequest {
             return Err(usage(format!("--regs must be 0 to 255, not {}", self.registers_per_thread)));
         }
         check_block_sizes(&self.block_sizes).map_err(usage)?;
-        if let Some(size) = self.block_sizes.iter().find(|&&size| size > 1024) {
-            return Err(usage(format!("--block-sizes: {size} is above the 1024 threads a block can have")));
+        if let Some(size) = self.block_sizes.iter().find(|&&size| size > MAX_THREADS_PER_BLOCK) {
+            return Err(usage(format!(
+                "--block-sizes: {size} is above the {MAX_THREADS_PER_BLOCK} threads a block can have"
+            )));
         }
         Ok(presets)
     }
 
     /// The rows' blocks: `--block-shapes` read, or the block sizes as 1-D blocks.
     fn blocks(&self) -> Result<Vec<BlockShape>, Error> {
-        let usage = |message: String| Error::new(exit::USAGE, message);
         if self.block_shapes.is_empty() {
             return Ok(self.block_sizes.iter().map(|&threads| BlockShape::linear(threads)).collect());
         }
@@ -95,7 +95,7 @@ impl OccupancyRequest {
                         .parse()
                         .map_err(|error: String| usage(format!("--block-shapes: {error}, or 2d or 3d")))?;
                     shape
-                        .check(MAX_BLOCK_DIMENSIONS, 1024)
+                        .check(MAX_BLOCK_DIMENSIONS, MAX_THREADS_PER_BLOCK)
                         .map_err(|error| usage(format!("--block-shapes: {error}")))?;
                     blocks.push(shape);
                 }
@@ -107,6 +107,11 @@ impl OccupancyRequest {
         }
         Ok(blocks)
     }
+}
+
+/// A refusal of the request: one line, exit 2.
+fn usage(message: String) -> Error {
+    Error::new(exit::USAGE, message)
 }
 
 /// The calculator's tables for `request`.

@@ -17,6 +17,10 @@ use std::str::FromStr;
 /// compute capability 2.0).
 pub const MAX_BLOCK_DIMENSIONS: [u32; 3] = [1024, 1024, 64];
 
+/// The most threads a block may have (`maxThreadsPerBlock` of every device since compute
+/// capability 2.0), whatever its shape.
+pub const MAX_THREADS_PER_BLOCK: u32 = 1024;
+
 /// A block's threads in x, y and z.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct BlockShape {
@@ -152,7 +156,9 @@ mod tests {
 
     #[test]
     fn the_device_bounds_each_dimension_and_the_product() {
-        let check = |text: &str| text.parse::<BlockShape>().unwrap().check(MAX_BLOCK_DIMENSIONS, 1024);
+        let check = |text: &str| {
+            text.parse::<BlockShape>().unwrap().check(MAX_BLOCK_DIMENSIONS, MAX_THREADS_PER_BLOCK)
+        };
         assert_eq!(check("32x32"), Ok(()));
         assert_eq!(check("1x1x64"), Ok(()));
         assert_eq!(
@@ -183,7 +189,10 @@ mod tests {
             for dimensions in 1..=3 {
                 for shape in BlockShape::generate(threads, dimensions, 32) {
                     assert_eq!(shape.threads(), threads, "{shape}");
-                    assert!(shape.x >= 32 && shape.check(MAX_BLOCK_DIMENSIONS, 1024).is_ok(), "{shape}");
+                    assert!(
+                        shape.x >= 32 && shape.check(MAX_BLOCK_DIMENSIONS, MAX_THREADS_PER_BLOCK).is_ok(),
+                        "{shape}"
+                    );
                 }
             }
         }
