@@ -34,7 +34,11 @@ mod tests {
     fn every_kernel_is_a_shape_of_its_family_and_in_every_module() {
         assert_eq!(KERNELS[0].0, "grayscale", "the default comes first");
         let histograms: Vec<&str> = histogram::SHAPES.iter().map(|shape| shape.entry).collect();
-        assert_eq!(KERNELS[1..].iter().map(|(name, _)| *name).collect::<Vec<_>>(), histograms);
+        assert_eq!(KERNELS[1].0, grayscale::NAME_2D);
+        assert_eq!(KERNELS[2..].iter().map(|(name, _)| *name).collect::<Vec<_>>(), histograms);
+        for module in [ptx::RUST_CUDA, ptx::NVCC] {
+            assert!(module.ptx.contains(".entry grayscale_2d("), "{} lacks grayscale_2d", module.file);
+        }
         for shape in grayscale::SHAPES {
             for module in [ptx::RUST_CUDA, ptx::NVCC, ptx::RUSTC_NVPTX, ptx::RUSTC_NVPTX_FMA] {
                 if module != ptx::RUST_CUDA && module != ptx::NVCC && shape.entry != grayscale::NAME {

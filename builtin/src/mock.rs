@@ -17,6 +17,9 @@ pub fn emulations() -> Vec<(block_size_runner::KernelRef, Emulation)> {
             all.push((module.kernel(shape.entry), grayscale::emulation::emulate));
         }
     }
+    for module in [RUST_CUDA, NVCC] {
+        all.push((module.kernel(grayscale::NAME_2D), grayscale::emulation::emulate_2d));
+    }
     for module in [RUST_CUDA, HISTOGRAM_NVCC] {
         for (index, shape) in histogram::SHAPES.iter().enumerate() {
             all.push((module.kernel(shape.entry), histogram::emulation::BY_SHAPE[index]));

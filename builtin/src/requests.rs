@@ -35,8 +35,12 @@ pub const DEFAULT_VARIANT_RUNS: u32 = 10;
 
 /// This repository's kernels by name, each with its one-line description: what `--kernel`
 /// takes, the default first.
-pub const KERNELS: [(&str, &str); 8] = [
+pub const KERNELS: [(&str, &str); 9] = [
     (grayscale::NAME, "Rec. 601 luma of three float planes, one pixel per thread per trip (the default)"),
+    (
+        grayscale::NAME_2D,
+        "the luma over rows and columns: 2-D blocks (--block-shapes, 2d by default) over a 2-D grid",
+    ),
     ("histogram", "luma histogram with per-block bins in dynamic shared memory (--bins x 4 bytes a block)"),
     ("histogram_x4", "the histogram with 8-byte vector loads (4 pixels)"),
     ("histogram_x8", "the histogram with 16-byte vector loads (8 pixels)"),
@@ -152,6 +156,7 @@ impl KernelChoice {
         }
         Ok(match self.histogram_shape() {
             Some(shape) => histogram::kernel(shape, self.frame(), Bins::One(bins[0]), 0),
+            None if self.kernel == grayscale::NAME_2D => grayscale::kernel_2d(self.frame(), 0),
             None => grayscale::kernel(self.frame(), 0),
         })
     }
@@ -214,6 +219,17 @@ impl SweepRequest {
             }
             let bins = if bins.len() > 1 { Bins::Axis(bins) } else { Bins::One(bins[0]) };
             return Ok(histogram::kernel(shape, self.kernel.frame(), bins, 0));
+        }
+        if self.kernel.kernel == grayscale::NAME_2D {
+            if !pixels_per_thread.is_empty() || !vector_width.is_empty() {
+                let option =
+                    if pixels_per_thread.is_empty() { "--vector-width" } else { "--pixels-per-thread" };
+                return Err(usage(format!(
+                    "{option} applies to --kernel grayscale alone, not --kernel {}",
+                    grayscale::NAME_2D
+                )));
+            }
+            return Ok(grayscale::kernel_2d(self.kernel.frame(), 0));
         }
         let kernel = grayscale::kernel(self.kernel.frame(), 0);
         if pixels_per_thread.is_empty() && vector_width.is_empty() {

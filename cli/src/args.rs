@@ -9,7 +9,8 @@ use block_size_builtin::requests::{DEFAULT_ROUNDS, DEFAULT_TAIL_BLOCK_SIZE, DEFA
 use block_size_builtin::{DEFAULT_HEIGHT, DEFAULT_WIDTH, KERNELS, KernelChoice};
 use block_size_runner::commands::{DEFAULT_BATCH_LAUNCHES, DEFAULT_MIN_RUNS};
 use block_size_runner::{
-    DeviceChoice, Format, GridPolicy, Objective, Search, Settings, Shard, TimingMode, TimingSettings,
+    BlockShape, DeviceChoice, Format, GridPolicy, Objective, Search, Settings, Shard, TimingMode,
+    TimingSettings,
 };
 use clap::builder::PossibleValuesParser;
 use clap::{ArgAction, Args, ValueEnum};
@@ -224,6 +225,57 @@ pub struct BlockSizesArgs {
     /// Threads per block, comma-separated, each 1 to the device's maximum, none twice
     #[arg(long, allow_hyphen_values = true, value_name = "LIST", value_delimiter = ',', default_values_t = Settings::default().block_sizes, action = ArgAction::Set)]
     pub block_sizes: Vec<u32>,
+
+    /// Block shapes instead of block sizes (32x8,16x16,8x8x4), or 2d / 3d: every shape of each --block-sizes count whose sides are powers of two, x at least 32; a shape beyond x needs a kernel with a 2-D or 3-D domain, whose sweep takes 2d by default
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_block_shape_item, action = ArgAction::Set)]
+    pub block_shapes: Vec<BlockShapeItem>,
+}
+
+impl BlockSizesArgs {
+    /// `--block-shapes` with `2d` and `3d` made shapes of each of `--block-sizes`; empty where
+    /// it was not given.
+    pub fn block_shapes(&self) -> Vec<BlockShape> {
+        BlockShapeItem::expand(&self.block_shapes, &self.block_sizes)
+    }
+}
+
+/// One item of a `--block-shapes` list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BlockShapeItem {
+    /// A shape: `32x8`.
+    Shape(BlockShape),
+    /// `2d` or `3d`: every shape of each block size in this many dimensions whose sides are
+    /// powers of two, x at least a warp ([`BlockShape::generate`]).
+    Generated(u32),
+}
+
+impl BlockShapeItem {
+    /// The shapes `items` stand for, with `block_sizes` the counts `2d` and `3d` shape.
+    pub fn expand(items: &[Self], block_sizes: &[u32]) -> Vec<BlockShape> {
+        items
+            .iter()
+            .flat_map(|item| match *item {
+                Self::Shape(shape) => vec![shape],
+                Self::Generated(dimensions) => block_sizes
+                    .iter()
+                    .flat_map(|&threads| BlockShape::generate(threads, dimensions, WARP_SIZE))
+                    .collect(),
+            })
+            .collect()
+    }
+}
+
+/// The threads of a warp, the narrowest x of a generated shape.
+const WARP_SIZE: u32 = 32;
+
+pub(crate) fn parse_block_shape_item(text: &str) -> Result<BlockShapeItem, String> {
+    match text.trim() {
+        "2d" | "2D" => Ok(BlockShapeItem::Generated(2)),
+        "3d" | "3D" => Ok(BlockShapeItem::Generated(3)),
+        shape => {
+            shape.parse().map(BlockShapeItem::Shape).map_err(|why: String| format!("{why}, or 2d or 3d"))
+        }
+    }
 }
 
 // `--device` of the subcommands that measure one GPU.
@@ -493,6 +545,7 @@ impl SweepArgs {
         Settings {
             device: self.device,
             block_sizes: self.block_sizes.block_sizes.clone(),
+            block_shapes: self.block_sizes.block_shapes(),
             timing: TimingSettings {
                 energy_window: self.energy.then(|| {
                     self.energy_window.unwrap_or(block_size_runner::commands::DEFAULT_ENERGY_WINDOW)
@@ -569,6 +622,7 @@ impl CompareArgs {
         Settings {
             device: DeviceChoice::One(self.device.device),
             block_sizes: self.block_sizes.block_sizes.clone(),
+            block_shapes: self.block_sizes.block_shapes(),
             timing: TimingSettings { warmups: self.warmups.warmups, ..TimingSettings::default() },
             provenance: self.provenance.provenance,
             ..Settings::default()

@@ -495,3 +495,96 @@ fn memcheck_reports_no_errors_on_a_histogram_sweep() {
         );
     }
 }
+
+#[test]
+fn the_2d_grayscale_covers_every_pixel_at_every_shape_and_grid() {
+    require_gpu!();
+    // A frame that is no multiple of any block side, the default shapes (2d of the block sizes)
+    // and 3-D and skewed shapes, under each grid policy: every row checked against the CPU.
+    for grid in ["one-wave", "per-item", "waves:2"] {
+        for shapes in [None, Some("32x8,16x16,8x8x4,1x1024,1024,32x1x2,5x7")] {
+            let mut args = vec!["--kernel", "grayscale_2d", "--width", "1021", "--height", "997"];
+            args.extend(["--grid", grid, "--runs", "2", "--warmups", "1"]);
+            if let Some(shapes) = shapes {
+                args.extend(["--block-shapes", shapes]);
+            }
+            let output = block_size(&args);
+            let stdout = text(&output.stdout);
+            assert_eq!(output.status.code(), Some(0), "{grid} {shapes:?}: {stdout}{}", text(&output.stderr));
+            assert!(stdout.contains(" thr/blk   block  warps"), "{stdout}");
+            // Rows: a thread count, then the block's shape, then the rest of the seed's columns.
+            let rows = stdout
+                .lines()
+                .map(|line| line.split_whitespace().collect::<Vec<_>>())
+                .filter(|words| {
+                    words.len() >= 12 && words[0].parse::<u32>().is_ok() && words[6].ends_with('%')
+                })
+                .count();
+            // 2d of the 13 default block sizes: 28 shapes (powers of two from 64 get theirs).
+            let expected = if shapes.is_some() { 7 } else { 28 };
+            assert_eq!(rows, expected, "{grid} {shapes:?}: {stdout}");
+        }
+    }
+}
+
+#[test]
+fn compare_checks_and_times_the_2d_grayscale_in_rust_and_cuda_cpp() {
+    require_gpu!();
+    let output = block_size(&[
+        "compare",
+        "--kernel",
+        "grayscale_2d",
+        "--width",
+        "1021",
+        "--height",
+        "997",
+        "--block-shapes",
+        "32x8,16x16,256",
+        "--rounds",
+        "5",
+    ]);
+    let stdout = text(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{stdout}{}", text(&output.stderr));
+    for label in ["cuda_builder", "nvcc"] {
+        assert!(stdout.contains(&format!("Fastest {label} row: ")), "{stdout}");
+    }
+    assert!(stdout.contains("cuda_builder / nvcc time: row medians from "), "{stdout}");
+}
+
+#[test]
+fn memcheck_reports_no_errors_on_a_2d_sweep() {
+    require_gpu!();
+    let Some(sanitizer) = compute_sanitizer() else {
+        skipped!(
+            "SKIPPED memcheck_reports_no_errors_on_a_2d_sweep (no memory check run): compute-sanitizer is not on \
+             PATH nor in /usr/local/cuda/bin; install the CUDA toolkit's compute-sanitizer to run it"
+        );
+        return;
+    };
+    // Rust's and nvcc's grayscale_2d (compare launches both) at shapes whose last blocks hang
+    // over the frame's right and bottom edges, one wave and one thread per pixel.
+    for grid in ["one-wave", "per-item"] {
+        let worker = Command::cargo_bin("block-size-cuda").unwrap().get_program().to_owned();
+        let mut command = std::process::Command::new(&sanitizer);
+        command.args(["--tool", "memcheck", "--leak-check", "full", "--error-exitcode", "99"]).arg(&worker);
+        let shapes = ["--block-shapes", "32x8,16x16,8x8x4,5x7"];
+        command.args(["--kernel", "grayscale_2d", "--width", "1021", "--height", "997", "--grid", grid]);
+        let output = command.args(shapes).args(["--warmups", "1", "--runs", "2"]).output().unwrap();
+        let stdout = text(&output.stdout);
+        assert_eq!(output.status.code(), Some(0), "{grid}: {stdout}{}", text(&output.stderr));
+        assert!(stdout.contains("ERROR SUMMARY: 0 errors"), "{grid}: {stdout}");
+        println!("{stdout}");
+    }
+    let worker = Command::cargo_bin("block-size-cuda").unwrap().get_program().to_owned();
+    let output = std::process::Command::new(&sanitizer)
+        .args(["--tool", "memcheck", "--error-exitcode", "99"])
+        .arg(worker)
+        .args(["compare", "--kernel", "grayscale_2d", "--width", "1021", "--height", "997"])
+        .args(["--block-shapes", "32x8,5x7", "--rounds", "2", "--warmups", "1"])
+        .output()
+        .unwrap();
+    let stdout = text(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "compare: {stdout}{}", text(&output.stderr));
+    assert!(stdout.contains("ERROR SUMMARY: 0 errors"), "compare: {stdout}");
+    println!("{stdout}");
+}

@@ -94,3 +94,22 @@ extern "C" __global__ void grayscale_k4(const float* r, const float* g, const fl
 extern "C" __global__ void grayscale_k8(const float* r, const float* g, const float* b, float* out, size_t n) {
     unrolledLoop<8>(r, g, b, out, n, firstIndex(), gridStride());
 }
+
+// The image as rows and columns, for 2-D blocks over a 2-D grid: a grid-stride loop in x
+// along each row and in y down the columns, as grayscale_2d in kernels/src/lib.rs. Any 2-D
+// launch covers every pixel exactly once; z is not used.
+extern "C" __global__ void grayscale_2d(const float* r, const float* g, const float* b, float* out, unsigned width,
+                                        unsigned height) {
+    const size_t firstX = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    const size_t stepX = static_cast<size_t>(gridDim.x) * blockDim.x;
+    const size_t stepY = static_cast<size_t>(gridDim.y) * blockDim.y;
+    if (firstX >= width) {
+        return;
+    }
+    for (size_t y = static_cast<size_t>(blockIdx.y) * blockDim.y + threadIdx.y; y < height; y += stepY) {
+        const size_t row = y * width;
+        for (size_t x = firstX; x < width; x += stepX) {
+            out[row + x] = luma(r[row + x], g[row + x], b[row + x]);
+        }
+    }
+}

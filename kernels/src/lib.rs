@@ -55,6 +55,61 @@ pub unsafe fn grayscale(r: *const f32, g: *const f32, b: *const f32, out: *mut f
     unsafe { grid_stride::grayscale(r, g, b, out, n, first, step) }
 }
 
+/// [`grayscale`] over the image as rows and columns: `out[y * width + x] = luma(r, g, b)` at
+/// `(x, y)`, launched with 2-D blocks (`32x8`, `16x16`) over a 2-D grid.
+///
+/// # Safety
+///
+/// `r`, `g` and `b` must each point to `width * height` readable `f32` values in device
+/// memory, row after row with no padding, and `out` to as many writable `f32` values that
+/// overlap none of the inputs. The kernel reads and writes nothing else.
+///
+/// # Parameters
+///
+/// - `r`, `g`, `b`: the red, green and blue planes, `width * height` values each.
+/// - `out`: the luma plane, every one of its values written.
+/// - `width`, `height`: the image's columns and rows.
+///
+/// # Thread Mapping
+///
+/// A grid-stride loop in two dimensions: thread `(x, y)` with
+/// `x = blockIdx.x * blockDim.x + threadIdx.x` and `y = blockIdx.y * blockDim.y + threadIdx.y`
+/// takes pixel `(x, y)`, then steps by the grid's width in threads (`gridDim.x * blockDim.x`)
+/// along the row and by its height in threads down the columns. Any 2-D grid and block cover
+/// every pixel exactly once; a grid of `ceil(width / blockDim.x) x ceil(height / blockDim.y)`
+/// blocks makes one trip. `threadIdx.z` and `blockIdx.z` are not used: a block or grid deeper
+/// than 1 repeats the same pixels. Lanes of a warp take consecutive columns of one row while
+/// `blockDim.x` is at least 32, so loads and stores coalesce; a narrower block spreads a warp
+/// over several rows. Indices are `usize`.
+#[kernel]
+#[allow(improper_ctypes_definitions)]
+pub unsafe fn grayscale_2d(r: *const f32, g: *const f32, b: *const f32, out: *mut f32, width: u32, height: u32) {
+    let (width, height) = (width as usize, height as usize);
+    let (block_x, block_y) = (thread::block_dim_x() as usize, thread::block_dim_y() as usize);
+    let first_x = thread::block_idx_x() as usize * block_x + thread::thread_idx_x() as usize;
+    let step_x = thread::grid_dim_x() as usize * block_x;
+    let mut y = thread::block_idx_y() as usize * block_y + thread::thread_idx_y() as usize;
+    let step_y = thread::grid_dim_y() as usize * block_y;
+    // A column past the image's width takes no pixel on any row.
+    if first_x >= width {
+        return;
+    }
+    while y < height {
+        let row = y * width;
+        let mut x = first_x;
+        while x < width {
+            let i = row + x;
+            // SAFETY: x < width and y < height, so i < width * height, the planes' length by
+            // this kernel's contract; both steps are at least 1 since every dimension is.
+            unsafe {
+                *out.add(i) = luma::luma(*r.add(i), *g.add(i), *b.add(i));
+            }
+            x += step_x;
+        }
+        y += step_y;
+    }
+}
+
 /// Reads the launch's indices: this thread's first pixel (or vector) and the grid's stride.
 #[inline(always)]
 fn first_and_step() -> (usize, usize) {

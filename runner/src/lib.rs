@@ -6,7 +6,7 @@ until the samples are steady, a check of every row, and `block_size.cu`'s table;
 against its CUDA C++ twin ([`compare`]), the tail effect ([`tail`]) and its shapes against a
 copy ceiling ([`variants`]).
 
-The public face is small (at most 170 items, `cargo xtask public-items --max 170`):
+The public face is small (at most 190 items, `cargo xtask public-items --max 190`):
 
 - the kernel: [`Kernel`], its PTX ([`EmbeddedPtx`]) and entry points ([`KernelRef`]), its twins,
   buffers of an [`Element`] type, launch [`Arg`]s, dynamic shared memory, [`Axis`]es beyond the
@@ -14,7 +14,8 @@ The public face is small (at most 170 items, `cargo xtask public-items --max 170
   ([`Readback`] to [`Values`]) and its [`Check`] ([`Agreement`]); this repository's own kernels
   are described the same way (the `block-size-builtin` crate);
 - the settings: [`Settings`] and [`TimingSettings`] ([`TimingMode`], [`GridPolicy`],
-  [`Search`], [`DeviceChoice`], [`Format`]), with `block-size`'s defaults and the validation
+  [`Search`], [`DeviceChoice`], [`Format`]), blocks as shapes ([`BlockShape`]) for a kernel over
+  a 2-D or 3-D domain ([`Kernel::domain`]; each launch's [`GridShape`]), with `block-size`'s defaults and the validation
   `block-size` runs too ([`Settings::validate_for`] and its siblings for each command);
 - the commands, on a [`Driver`] ([`CudaDriver`]; with the `mock` feature, `mock::MockDriver`,
   a CPU stand-in running a CPU emulation of your kernel): [`sweep`] (one device, its
@@ -123,6 +124,7 @@ pub use crate::measure::backend::Driver;
 pub use crate::measure::cuda::CudaDriver;
 pub use crate::measure::ptx::{EmbeddedPtx, KernelRef};
 pub use crate::measure::timing::TimingMode;
+pub use crate::model::block_shape::{BlockShape, GridShape};
 pub use crate::model::grid::GridPolicy;
 pub use crate::model::objective::Objective;
 pub use crate::model::shard::Shard;

@@ -26,8 +26,12 @@ const STENCILS: [&str; 2] = ["stencil3", "stencil3_cuda_std_barrier"];
 /// finishes at 512 (`examples/reduce/kernels/src/faults.rs`; docs/reliability.md).
 const FAULTS: [&str; 2] = ["copy_faulting_at_1024", "copy_hanging_at_512"];
 
-/// Every entry, in the PTX's order (the faults module first, then the stencils), each with
-/// three 64-bit parameters.
+/// The tiled transpose, `(input: *const f32, output: *mut f32, rows: u32, cols: u32, tile:
+/// u32)`: a 2-D kernel, its tile in dynamic shared memory (`examples/reduce/src/transpose.rs`).
+const TRANSPOSE: &str = "transpose";
+
+/// Every entry with three 64-bit parameters, in the PTX's order (the faults module first, then
+/// the stencils).
 const ENTRIES: [&str; 6] = [FAULTS[0], FAULTS[1], STENCILS[0], STENCILS[1], REDUCTIONS[0], REDUCTIONS[1]];
 
 fn ptx() -> String {
@@ -79,7 +83,8 @@ fn the_example_stamp_matches_its_committed_ptx() {
         stamp.regenerate
     );
     assert_eq!(stamp.kernels, entry_names(&ptx), "the stamp lists the PTX's entries");
-    assert_eq!(entry_names(&ptx), ENTRIES);
+    assert_eq!(entry_names(&ptx)[..6], ENTRIES);
+    assert_eq!(entry_names(&ptx)[6..], [TRANSPOSE]);
 }
 
 #[test]
@@ -140,6 +145,7 @@ fn every_example_entry_takes_a_pointer_a_usize_and_a_pointer() {
     for entry in ENTRIES {
         assert_eq!(params(&ptx, entry), ["u64", "u64", "u64"], "{entry}");
     }
+    assert_eq!(params(&ptx, TRANSPOSE), ["u64", "u64", "u32", "u32", "u32"]);
 }
 
 #[test]
@@ -152,7 +158,8 @@ fn the_example_reduces_in_dynamic_shared_memory_only() {
         shared,
         [
             ".extern .shared .align 4 .b8 stencil3_tile[];",
-            ".extern .shared .align 4 .b8 sum_of_squares_partials[];"
+            ".extern .shared .align 4 .b8 sum_of_squares_partials[];",
+            ".extern .shared .align 4 .b8 transpose_tile[];"
         ]
     );
     for entry in REDUCTIONS {
@@ -191,6 +198,26 @@ fn the_stencil_uses_its_tile_and_the_unaligned_barrier_and_its_twin_the_aligned_
         assert!(body.contains("ld.global.f32") && body.contains("st.global.f32"), "{entry}");
         assert!(!body.contains("sum_of_squares_partials"), "{entry}");
     }
+}
+
+#[test]
+fn the_transpose_moves_its_tile_through_shared_memory_between_unaligned_barriers() {
+    let ptx = ptx();
+    let body = body(&ptx, TRANSPOSE);
+    // Two barriers in the source (after the load, before the next tile's), the unaligned kind
+    // wherever the compiler copied them.
+    let barriers = barriers(body);
+    assert!(barriers.len() >= 2, "{barriers:?}");
+    assert!(barriers.iter().all(|barrier| barrier.opcode == "barrier.sync"), "{barriers:?}");
+    // Moved as 32-bit words: a copy, bit for bit.
+    assert!(
+        body.contains("transpose_tile") && body.contains("st.shared.u32") && body.contains("ld.shared.u32")
+    );
+    // It reads blockIdx, blockDim and gridDim in y: a 2-D kernel.
+    for register in ["%ctaid.y", "%ntid.y", "%nctaid.y", "%tid.y"] {
+        assert!(body.contains(register), "{register}");
+    }
+    assert!(!body.contains("sum_of_squares_partials") && !body.contains("stencil3_tile"));
 }
 
 #[test]

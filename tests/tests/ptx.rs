@@ -166,11 +166,13 @@ fn nvptx_stamp_names_the_pinned_toolchain_and_nvcc_stamp_its_release() {
 }
 
 /// The parameter types of each kernel signature, as the PTX of every compiler must declare
-/// them: the grayscale kernels take four pointers and a usize, the histogram two pointers, a
+/// them: the grayscale kernels take four pointers and a usize (the 2-D one a u32 width and height
+/// instead of the usize), the histogram two pointers, a
 /// usize and a u32, and the blocking kernel of cold timing (no workload's: the timing's own)
 /// a pointer to its flag and a u64 timeout.
-const SIGNATURES: [(&str, &[&str]); 3] = [
+const SIGNATURES: [(&str, &[&str]); 4] = [
     ("grayscale", &["u64", "u64", "u64", "u64", "u64"]),
+    ("grayscale_2d", &["u64", "u64", "u64", "u64", "u32", "u32"]),
     ("histogram", &["u64", "u64", "u64", "u32"]),
     ("block_until_released", &["u64", "u64"]),
 ];
@@ -188,6 +190,9 @@ fn every_ptx_defines_the_kernels_the_runner_launches() {
             } else if grayscale::SHAPES.iter().any(|shape| shape.entry == entry) {
                 // Every shape of the grayscale kernel takes the grayscale kernel's arguments,
                 grayscale::NAME
+            } else if entry == grayscale::NAME_2D {
+                // the 2-D grayscale its own (a width and a height),
+                grayscale::NAME_2D
             } else if histogram::shape_of_entry(entry).is_some() {
                 // and every shape of the histogram the histogram's.
                 "histogram"
@@ -225,7 +230,7 @@ fn every_kernels_arguments_fit_every_ptx_it_is_launched_from() {
         kernel: kernel.to_string(),
         width: 5,
         height: 3,
-        bins: if kernel == grayscale::NAME { Vec::new() } else { vec![64] },
+        bins: if kernel.starts_with(grayscale::NAME) { Vec::new() } else { vec![64] },
     };
     let (mut out, mut err) = (Vec::new(), Vec::new());
     let mut console = Console { out: &mut out, err: &mut err };

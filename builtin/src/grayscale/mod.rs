@@ -16,6 +16,10 @@ use block_size_runner::{Arg, Axis, Check, Kernel, Values};
 /// The kernel's name, as `--kernel` takes it, and its entry point.
 pub const NAME: &str = frame::luma::KERNEL_NAME;
 
+/// The 2-D kernel's name and entry point: the image as rows and columns, launched with 2-D
+/// blocks over a 2-D grid.
+pub const NAME_2D: &str = "grayscale_2d";
+
 /// Bytes one pass moves per pixel: three planes read and one written, 4 bytes each.
 pub const BYTES_PER_PIXEL: u64 = 16;
 
@@ -56,6 +60,26 @@ pub fn kernel(frame: Frame, offset: usize) -> Kernel {
     over(Kernel::new(RUST_CUDA, NAME).twin(NVCC).twin(RUSTC_NVPTX).twin(RUSTC_NVPTX_FMA), frame, offset)
 }
 
+/// The 2-D grayscale kernel over `frame` (`grayscale_2d`: the same luma, a grid-stride loop
+/// over rows and columns) with its nvcc twin, the baseline: a kernel with a domain of the
+/// frame's width and height, so its sweep takes block shapes (`32x8`, `16x16`; by default every
+/// power-of-two shape of each block size) and launches 2-D grids.
+pub fn kernel_2d(frame: Frame, offset: usize) -> Kernel {
+    let (width, height) = (frame.width, frame.height);
+    planes(Kernel::new(RUST_CUDA, NAME_2D).twin(NVCC), frame, offset).domain(width, height, 1).args(
+        move |_| {
+            vec![
+                Arg::Buffer("red"),
+                Arg::Buffer("green"),
+                Arg::Buffer("blue"),
+                Arg::Buffer("out"),
+                Arg::U32(width),
+                Arg::U32(height),
+            ]
+        },
+    )
+}
+
 /// Every shape of the kernel over `frame` as one kernel whose axis `variant` names them (`k1`,
 /// `vec4`, ...), each covering its pixels a thread a trip, with nvcc's twin: what `variants`
 /// measures.
@@ -74,6 +98,15 @@ pub fn shapes(frame: Frame, offset: usize) -> Kernel {
 
 /// `kernel`'s buffers, arguments and check over `frame`, every plane `offset` floats in.
 fn over(kernel: Kernel, frame: Frame, offset: usize) -> Kernel {
+    let n = usize::try_from(frame.pixels()).unwrap_or(usize::MAX);
+    planes(kernel, frame, offset).args(move |_| {
+        vec![Arg::Buffer("red"), Arg::Buffer("green"), Arg::Buffer("blue"), Arg::Buffer("out"), Arg::Usize(n)]
+    })
+}
+
+/// `kernel`'s buffers and check over `frame`, every plane `offset` floats in: what the 1-D
+/// and the 2-D kernels share.
+fn planes(kernel: Kernel, frame: Frame, offset: usize) -> Kernel {
     let pixels = frame.pixels();
     let n = usize::try_from(pixels).unwrap_or(usize::MAX);
     let [red, green, blue] = frame::PERIODS;
@@ -88,15 +121,6 @@ fn over(kernel: Kernel, frame: Frame, offset: usize) -> Kernel {
         .offset("green", offset)
         .offset("blue", offset)
         .offset("out", offset)
-        .args(move |_| {
-            vec![
-                Arg::Buffer("red"),
-                Arg::Buffer("green"),
-                Arg::Buffer("blue"),
-                Arg::Buffer("out"),
-                Arg::Usize(n),
-            ]
-        })
         .check(Check::reference(move |values, _| check(values, n)))
 }
 
@@ -117,7 +141,7 @@ pub(crate) mod emulation {
 
     use crate::grayscale::frame::luma;
     use anyhow::{Result, bail};
-    use block_size_runner::mock::{EmulatedMemory, Launch, view_values, write_values};
+    use block_size_runner::mock::{EmulatedMemory, Launch, read_values, threads, view_values, write_values};
 
     /// Value a faulty mock kernel writes: luma of inputs in [0, 1] is never above 1.
     const FAULT_VALUE: f32 = 2.0;
@@ -132,6 +156,35 @@ pub(crate) mod emulation {
         let (red, green, blue) = (plane(red)?, plane(green)?, plane(blue)?);
         let mut luma: Vec<f32> =
             red.iter().zip(green.iter()).zip(blue.iter()).map(|((&r, &g), &b)| luma::luma(r, g, b)).collect();
+        if let Some(pixel) = fault.and_then(|index| luma.get_mut(index)) {
+            *pixel = FAULT_VALUE;
+        }
+        write_values(memory.at_mut(out)?, &luma)
+    }
+
+    /// `grayscale_2d` thread by thread, as the kernel maps them: thread (x, y) converts
+    /// pixels (x + i gridDim.x blockDim.x, y + j gridDim.y blockDim.y) inside the image, so a
+    /// launch whose grid and block miss a pixel leaves it 0 and fails the check.
+    pub fn emulate_2d(launch: &Launch, memory: &mut dyn EmulatedMemory, fault: Option<usize>) -> Result<()> {
+        let [red, green, blue, out, width, height] = launch.args.as_slice() else {
+            bail!("grayscale_2d takes six arguments, not {}", launch.args.len());
+        };
+        let (width, height) = (u64::from(width.as_u32()?), u64::from(height.as_u32()?));
+        let pixels = usize::try_from(width * height)?;
+        let plane = |arg| view_values::<f32>(memory.at(arg)?, pixels);
+        let (red, green, blue) = (plane(red)?, plane(green)?, plane(blue)?);
+        let mut luma = read_values::<f32>(memory.at(out)?, pixels)?;
+        let step_x = u64::from(launch.grid.x) * u64::from(launch.block.x);
+        let step_y = u64::from(launch.grid.y) * u64::from(launch.block.y);
+        for thread in threads(launch) {
+            let [first_x, first_y, _] = thread.global(launch);
+            for y in (first_y..height).step_by(usize::try_from(step_y)?) {
+                for x in (first_x..width).step_by(usize::try_from(step_x)?) {
+                    let i = usize::try_from(y * width + x)?;
+                    luma[i] = luma::luma(red[i], green[i], blue[i]);
+                }
+            }
+        }
         if let Some(pixel) = fault.and_then(|index| luma.get_mut(index)) {
             *pixel = FAULT_VALUE;
         }

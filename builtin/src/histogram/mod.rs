@@ -350,10 +350,10 @@ pub(crate) mod emulation {
             reference::histogram(&values, bins)
         } else {
             let address = luma_offset % BUFFER_ALIGNMENT;
-            let threads = u64::from(launch.grid_blocks) * u64::from(launch.threads_per_block);
+            let threads = u64::from(launch.grid_blocks()) * u64::from(launch.threads_per_block());
             let threads = usize::try_from(threads).context("the grid's thread count")?;
             ensure!(threads > 0, "a launch of no threads");
-            count_by_threads(shape, &values, address, bins, threads, launch.threads_per_block)?
+            count_by_threads(shape, &values, address, bins, threads, launch.threads_per_block())?
         };
         for (count, add) in counts.iter_mut().zip(added) {
             *count = count.wrapping_add(add);

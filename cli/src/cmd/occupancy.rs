@@ -44,8 +44,8 @@ pub struct Occupancy {
     pub block_sizes: Vec<u32>,
 
     /// Block shapes instead of 1-D blocks (32x8,16x16,8x8x4), or 2d / 3d: every shape of each --block-sizes count whose sides are powers of two, x at least 32
-    #[arg(long, value_name = "LIST", value_delimiter = ',', action = ArgAction::Set)]
-    pub block_shapes: Vec<String>,
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = crate::args::parse_block_shape_item, action = ArgAction::Set)]
+    pub block_shapes: Vec<crate::args::BlockShapeItem>,
 }
 
 /// `--gpu` and `--compare-gpus` take the presets' keys.
@@ -60,6 +60,7 @@ impl Occupancy {
             Some(gpu) => vec![gpu.to_ascii_lowercase()],
             None => self.compare_gpus.iter().map(|gpu| gpu.to_ascii_lowercase()).collect(),
         };
-        commands::occupancy(&gpus, self.regs, self.smem, &self.block_sizes, &self.block_shapes)
+        let shapes = crate::args::BlockShapeItem::expand(&self.block_shapes, &self.block_sizes);
+        commands::occupancy(&gpus, self.regs, self.smem, &self.block_sizes, &shapes)
     }
 }

@@ -15,6 +15,7 @@ a check, is one line, exit 2.
 use crate::error::{Console, Error, exit, one_line, shown};
 use crate::measure::timing::Timing;
 use crate::model::axis_values::AxisValues;
+use crate::model::block_shape::BlockShape;
 use crate::results::diff::{self, CONFIDENCE, DEFAULT_THRESHOLD, RESAMPLES, Verdict};
 use crate::results::schema::{RowRecord, SweepRecord};
 use crate::results::table::render_columns;
@@ -73,6 +74,9 @@ pub(crate) struct Line {
     pub axes: AxisValues,
     /// Threads per block.
     pub threads_per_block: u32,
+    /// Its block: its block size in x alone, or a shape (a 1-D row of an older file is its
+    /// block size in x alone, so it meets the same row of a newer one).
+    pub block: BlockShape,
     /// The verdict with its numbers, where both files measured the configuration.
     pub judged: Option<diff::Judged>,
     /// Why it is not judged, where it is not.
@@ -122,9 +126,9 @@ impl FileDiff {
     }
 }
 
-/// A row's configuration: its values on the axes and the block size.
-fn axes(row: &RowRecord) -> (&AxisValues, u32) {
-    (&row.axes, row.threads_per_block)
+/// A row's configuration: its values on the axes, the block size and the block's shape.
+fn axes(row: &RowRecord) -> (&AxisValues, u32, BlockShape) {
+    (&row.axes, row.threads_per_block, row.shape())
 }
 
 /// The rows of `record` that were launched: a pruned configuration has nothing to compare.
@@ -247,6 +251,7 @@ pub(crate) fn diff_records<'a>(old: &'a SweepRecord, new: &'a SweepRecord, thres
             Line {
                 axes: row.axes.clone(),
                 threads_per_block: row.threads_per_block,
+                block: row.shape(),
                 unjudged: judged.is_none().then(|| unjudged(Some(row), other)),
                 judged,
                 energy,
@@ -257,6 +262,7 @@ pub(crate) fn diff_records<'a>(old: &'a SweepRecord, new: &'a SweepRecord, thres
         lines.push(Line {
             axes: row.axes.clone(),
             threads_per_block: row.threads_per_block,
+            block: row.shape(),
             judged: None,
             unjudged: Some(unjudged(None, Some(row))),
             energy: None,
@@ -351,7 +357,13 @@ pub(crate) fn render(
 
     let mut heading: Vec<String> = Vec::new();
     heading.extend(old.axes.iter().cloned());
-    heading.extend(["thr/blk", "old ms", "new ms", "ratio", "95% interval", "verdict"].map(String::from));
+    heading.push("thr/blk".to_string());
+    // A block column where a configuration's block is a shape: 1-D diffs read as before.
+    let shaped = comparison.lines.iter().any(|line| !line.block.is_linear());
+    if shaped {
+        heading.push("block".to_string());
+    }
+    heading.extend(["old ms", "new ms", "ratio", "95% interval", "verdict"].map(String::from));
     let energy = comparison.lines.iter().any(|line| line.energy.is_some());
     if energy {
         heading.extend(["old mJ", "new mJ", "mJ ratio"].map(String::from));
@@ -363,6 +375,9 @@ pub(crate) fn render(
             record.push(line.axes.get(name).unwrap_or_default().to_string());
         }
         record.push(line.threads_per_block.to_string());
+        if shaped {
+            record.push(line.block.to_string());
+        }
         match (&line.judged, line.unjudged) {
             (Some(judged), _) => record.extend([
                 format!("{:.4}", judged.old_median),

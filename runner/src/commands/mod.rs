@@ -28,6 +28,7 @@ pub use crate::model::sm::DEFAULT_REGISTERS;
 pub use crate::results::diff::DEFAULT_THRESHOLD;
 
 use crate::error::{Console, Error};
+use crate::model::block_shape::BlockShape;
 use std::path::Path;
 
 /// `block-size diff OLD NEW`, which needs no GPU: two sweeps' JSON exports (of any schema
@@ -97,15 +98,15 @@ pub fn merge(
 /// ([`presets`], any case; several are compared side by side) and a kernel of
 /// `registers_per_thread` registers (0 to 255; [`DEFAULT_REGISTERS`]) and
 /// `shared_memory_per_block` bytes, at each of `block_sizes` (1 to 1024); where
-/// `block_shapes` is not empty, at each of its shapes (`32x8`) instead, `2d` and `3d` standing
-/// for every shape of each block size in that many dimensions (one line, exit 2, for a shape
-/// past the device bounds).
+/// `block_shapes` is not empty, at each of its shapes (`32x8`) instead, residency from their
+/// threads (one line, exit 2, for a shape past every device's bounds or given twice;
+/// [`BlockShape::generate`] makes every power-of-two shape of a block size).
 pub fn occupancy(
     gpus: &[String],
     registers_per_thread: u32,
     shared_memory_per_block: u32,
     block_sizes: &[u32],
-    block_shapes: &[String],
+    block_shapes: &[BlockShape],
 ) -> Result<String, Error> {
     self::occupancy::exec(&self::occupancy::OccupancyRequest {
         gpus: gpus.to_vec(),

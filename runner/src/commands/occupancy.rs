@@ -8,10 +8,10 @@ depends on the thread count `x * y * z` alone, and each dimension is held to the
 bounds ([`crate::model::block_shape`]).
 */
 
-use crate::commands::settings::check_block_sizes;
+use crate::commands::settings::{check_block_shapes, check_block_sizes};
 
 use crate::error::{Error, exit};
-use crate::model::block_shape::{BlockShape, MAX_BLOCK_DIMENSIONS, MAX_THREADS_PER_BLOCK};
+use crate::model::block_shape::{BlockShape, MAX_THREADS_PER_BLOCK};
 use crate::model::occupancy::DEFAULT_BLOCK_SIZES;
 use crate::model::sm::{self, DEFAULT_REGISTERS, Occupancy, Preset};
 use crate::results::table::render_columns;
@@ -32,9 +32,8 @@ pub(crate) struct OccupancyRequest {
     pub shared_memory_per_block: u32,
     /// `--block-sizes`: threads per block of each row, 1 to 1024.
     pub block_sizes: Vec<u32>,
-    /// `--block-shapes`: shapes (`32x8`), or `2d` / `3d` for every shape of each of
-    /// `block_sizes` in that many dimensions; empty for the block sizes as 1-D blocks.
-    pub block_shapes: Vec<String>,
+    /// `--block-shapes`: the shapes (`32x8`); empty for the block sizes as 1-D blocks.
+    pub block_shapes: Vec<BlockShape>,
 }
 
 impl Default for OccupancyRequest {
@@ -76,36 +75,14 @@ impl OccupancyRequest {
         Ok(presets)
     }
 
-    /// The rows' blocks: `--block-shapes` read, or the block sizes as 1-D blocks.
+    /// The rows' blocks: `--block-shapes`, each within every device's bounds and none twice,
+    /// or the block sizes as 1-D blocks.
     fn blocks(&self) -> Result<Vec<BlockShape>, Error> {
         if self.block_shapes.is_empty() {
             return Ok(self.block_sizes.iter().map(|&threads| BlockShape::linear(threads)).collect());
         }
-        let mut blocks = Vec::new();
-        for text in &self.block_shapes {
-            match text.trim() {
-                dimensions @ ("2d" | "3d") => {
-                    let dimensions = if dimensions == "2d" { 2 } else { 3 };
-                    for &threads in &self.block_sizes {
-                        blocks.extend(BlockShape::generate(threads, dimensions, 32));
-                    }
-                }
-                shape => {
-                    let shape: BlockShape = shape
-                        .parse()
-                        .map_err(|error: String| usage(format!("--block-shapes: {error}, or 2d or 3d")))?;
-                    shape
-                        .check(MAX_BLOCK_DIMENSIONS, MAX_THREADS_PER_BLOCK)
-                        .map_err(|error| usage(format!("--block-shapes: {error}")))?;
-                    blocks.push(shape);
-                }
-            }
-        }
-        let mut seen = std::collections::BTreeSet::new();
-        if let Some(twice) = blocks.iter().find(|block| !seen.insert(**block)) {
-            return Err(usage(format!("--block-shapes: {twice} is asked for twice")));
-        }
-        Ok(blocks)
+        check_block_shapes(&self.block_shapes).map_err(usage)?;
+        Ok(self.block_shapes.clone())
     }
 }
 

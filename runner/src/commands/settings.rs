@@ -12,10 +12,12 @@ sweep opens it, for the library and the CLI alike.
 
 use crate::error::{Error, exit};
 use crate::files;
+use crate::kernel::Kernel;
 use crate::measure::timing::{DEFAULT_BATCH_LAUNCHES, NoiseStop, Timing, TimingMode};
+use crate::model::block_shape::{BlockShape, MAX_BLOCK_DIMENSIONS, MAX_THREADS_PER_BLOCK};
 use crate::model::grid::GridPolicy;
 use crate::model::objective::Objective;
-use crate::model::occupancy::DEFAULT_BLOCK_SIZES;
+use crate::model::occupancy::{DEFAULT_BLOCK_SIZES, WARP_SIZE};
 use crate::model::shard::Shard;
 use crate::results::export::Format;
 use crate::search::strategy::Search;
@@ -251,6 +253,12 @@ pub struct Settings {
     pub device: DeviceChoice,
     /// `--block-sizes`: threads per block of each row, in order, each once.
     pub block_sizes: Vec<u32>,
+    /// `--block-shapes`: the block of each row as a shape (`32x8`, `8x8x4`), in order, each
+    /// once, in place of `block_sizes`. Empty: `block_sizes`, in x alone for a kernel without
+    /// a domain, and for a kernel with one ([`crate::Kernel::domain`]) every power-of-two
+    /// shape of each size with a warp or more in x ([`BlockShape::generate`]). A shape other
+    /// than in x alone needs a kernel with a domain.
+    pub block_shapes: Vec<BlockShape>,
     /// The timing options.
     pub timing: TimingSettings,
     /// `--grid`: how many blocks each row launches (one full wave).
@@ -309,6 +317,7 @@ impl Default for Settings {
         Self {
             device: DeviceChoice::One(0),
             block_sizes: DEFAULT_BLOCK_SIZES.to_vec(),
+            block_shapes: Vec::new(),
             timing: TimingSettings::default(),
             grid: GridPolicy::OneWave,
             corrupt_output: None,
@@ -342,6 +351,7 @@ impl Settings {
     pub(crate) fn checked(&self) -> Result<Timing, Error> {
         let usage = |message: String| Error::new(exit::USAGE, message);
         check_block_sizes(&self.block_sizes).map_err(usage)?;
+        check_block_shapes(&self.block_shapes).map_err(usage)?;
         let timing = self.timing.validate()?;
         if let GridPolicy::Waves(0) = self.grid {
             return Err(usage("--grid waves:0 launches nothing: give waves:1 or more".to_string()));
@@ -477,6 +487,30 @@ impl Settings {
         }
     }
 
+    /// The block of each row of a sweep of `kernel`: [`Settings::block_shapes`], or
+    /// [`Settings::block_sizes`] in x alone or, for a kernel with a domain, as the shapes
+    /// generated from them. A shape other than in x alone for a kernel without a domain is
+    /// the one line refusing it.
+    pub(crate) fn blocks_of(&self, kernel: &Kernel) -> Result<Vec<BlockShape>, String> {
+        if self.block_shapes.is_empty() {
+            let dimensions = kernel.shape_dimensions();
+            return Ok(self
+                .block_sizes
+                .iter()
+                .flat_map(|&threads| BlockShape::generate(threads, dimensions, WARP_SIZE))
+                .collect());
+        }
+        if kernel.domain_sides().is_none()
+            && let Some(shape) = self.block_shapes.iter().find(|shape| !shape.is_linear())
+        {
+            return Err(format!(
+                "--block-shapes {shape}: the kernel `{}` launches blocks in x alone (its description has no domain, Kernel::domain); give it block sizes, or shapes in x alone",
+                kernel.pass.kernel
+            ));
+        }
+        Ok(self.block_shapes.clone())
+    }
+
     /// The command line to record: [`Settings::command`], or this process's.
     pub(crate) fn command_line(&self) -> Vec<std::ffi::OsString> {
         crate::measure::device::command_line(&self.command)
@@ -493,6 +527,20 @@ pub(crate) fn check_block_sizes(block_sizes: &[u32]) -> Result<(), String> {
     }
     match first_repeat(block_sizes) {
         Some(size) => Err(format!("block size {size} is listed twice in --block-sizes")),
+        None => Ok(()),
+    }
+}
+
+/// A list of block shapes: none twice, each within every device's bounds (1024, 1024, 64
+/// threads and 1024 in all); empty is `--block-sizes`'s.
+pub(crate) fn check_block_shapes(shapes: &[BlockShape]) -> Result<(), String> {
+    for shape in shapes {
+        shape
+            .check(MAX_BLOCK_DIMENSIONS, MAX_THREADS_PER_BLOCK)
+            .map_err(|why| format!("--block-shapes {shape}: {why}"))?;
+    }
+    match first_repeat(shapes) {
+        Some(shape) => Err(format!("block shape {shape} is listed twice in --block-shapes")),
         None => Ok(()),
     }
 }

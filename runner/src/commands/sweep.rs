@@ -21,6 +21,7 @@ use crate::measure::provenance::Provenance;
 use crate::measure::ptx::KernelRef;
 use crate::measure::supervise::Supervision;
 use crate::measure::timing::Timing;
+use crate::model::block_shape::BlockShape;
 use crate::model::limits::DeviceLimits;
 use crate::model::pass::Pass;
 use crate::model::shard::ShardOf;
@@ -231,7 +232,8 @@ pub(crate) fn measure<D: Driver>(
     on_head: &mut dyn FnMut(&str),
 ) -> Result<Measured, Error> {
     let kernel = run.kernel();
-    let configurations = kernel.configurations(&settings.block_sizes);
+    let blocks = settings.blocks_of(kernel).map_err(|why| Error::new(exit::USAGE, why))?;
+    let configurations = kernel.configurations(&blocks);
     if let Some(shard) = settings.shard
         && shard.share(configurations) == 0
     {
@@ -246,7 +248,7 @@ pub(crate) fn measure<D: Driver>(
         return Err(Error::new(exit::NO_DEVICE, unloadable.to_string()));
     }
     let scratch = if timing.flushes() { 2 * u64::from(gpu.limits().l2_cache_bytes) } else { 0 };
-    check_device(run, &gpu, &settings.block_sizes, scratch)?;
+    check_device(run, &gpu, &blocks, scratch)?;
     let facts =
         Facts::gather(&mut gpu, driver.cuda_version(), &kernels, &settings.command_line()).map_err(failed)?;
     // The host data before the header: a host that cannot hold it is bad input, with nothing
@@ -284,7 +286,7 @@ pub(crate) fn measure<D: Driver>(
         on_head(&head);
     }
     let plan = sweep::Plan {
-        block_sizes: settings.block_sizes.clone(),
+        blocks,
         timing,
         grid: settings.grid,
         corrupt: settings.corrupt_output,
@@ -305,7 +307,7 @@ pub(crate) fn measure<D: Driver>(
             exit::USAGE,
             format!(
                 "nothing to launch: the device cannot launch any configuration of this sweep; {}: {}",
-                crate::model::axis_values::configuration_label(first.threads_per_block, &first.axes),
+                crate::model::axis_values::configuration_label(first.block, &first.axes),
                 first.pruned.as_deref().unwrap_or_default()
             ),
         ));
@@ -338,7 +340,7 @@ pub(crate) fn measure<D: Driver>(
 pub(crate) fn check_device(
     run: &mut Run,
     gpu: &dyn Device,
-    block_sizes: &[u32],
+    blocks: &[BlockShape],
     scratch: u64,
 ) -> Result<(), Error> {
     let kernel = run.kernel();
@@ -346,7 +348,7 @@ pub(crate) fn check_device(
     let mut refusal = None;
     let mut launchable = 0;
     for variant in kernel.variants() {
-        let kept = kernel.kept(variant.index, block_sizes);
+        let kept: Vec<u32> = kernel.kept(variant.index, blocks).iter().map(|block| block.threads()).collect();
         let shared = |threads| (kernel.shared)(threads, variant);
         // One check a block size: those that fit, and the first refusal.
         let mut fits = Vec::with_capacity(kept.len());
@@ -400,7 +402,7 @@ fn measure_by(
         .iter()
         .zip(&alive)
         .filter(|&(_, &alive)| alive)
-        .map(|(row, _)| (row.axes.clone(), row.threads_per_block))
+        .map(|(row, _)| (row.axes.clone(), row.block))
         .collect();
     let second_round = sweep::Plan { round: sweep::Round::Survivors(survivors), ..plan.clone() };
     let second = configurations::measure(run, gpu, &second_round, journal).map_err(failed)?;

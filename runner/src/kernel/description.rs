@@ -14,7 +14,9 @@ use super::check::{Check, Typed, Values, zeros};
 use super::shape::{LaunchShape, Variant};
 use crate::measure::memory::Plain;
 use crate::measure::ptx::{EmbeddedPtx, KernelRef};
+use crate::model::block_shape::BlockShape;
 use crate::model::frame_size::FrameSize;
+use crate::model::grid::{GridPolicy, sides};
 use crate::model::pass::{Items, Pass};
 use anyhow::{Context as _, Result};
 use std::borrow::Cow;
@@ -178,6 +180,8 @@ type RestrictFn = Box<dyn Fn(u32, &Variant) -> bool>;
 type EntryFn = Box<dyn Fn(&Variant) -> &'static str>;
 type ItemsFn = Box<dyn Fn(&Variant) -> u32>;
 type ResultFn = Box<dyn Fn(&Readback, &LaunchShape) -> Result<Values>>;
+type TileFn = Box<dyn Fn(&Variant, BlockShape) -> [u32; 3]>;
+type ShapeRestrictFn = Box<dyn Fn(BlockShape, &Variant) -> bool>;
 
 /// A kernel, described for the runner: its module and entry points ([`Kernel::new`]), the
 /// same entry points compiled from other sources ([`Kernel::twin`]: its CUDA C++ twin, rustc's
@@ -201,10 +205,16 @@ pub struct Kernel {
     pub(crate) args: ArgsFn,
     pub(crate) shared: SharedFn,
     pub(crate) restrict: RestrictFn,
+    /// Which block shapes it keeps, beside [`Kernel::restrict`]'s thread counts.
+    restrict_shapes: ShapeRestrictFn,
     pub(crate) items_per_thread: Option<ItemsFn>,
     pub(crate) result: Option<ResultFn>,
     pub(crate) checks: Vec<Check>,
     pub(crate) pass: Pass,
+    /// Its items in x, y and z, where it launches grids of more than one dimension.
+    domain: Option<[u64; 3]>,
+    /// The items one block covers a trip, where a block takes a tile ([`Kernel::tile`]).
+    tile: Option<TileFn>,
 }
 
 impl std::fmt::Debug for Kernel {
@@ -242,6 +252,7 @@ impl Kernel {
             args: Box::new(|_| Vec::new()),
             shared: Box::new(|_, _| 0),
             restrict: Box::new(|_, _| true),
+            restrict_shapes: Box::new(|_, _| true),
             items_per_thread: None,
             result: None,
             checks: Vec::new(),
@@ -253,6 +264,72 @@ impl Kernel {
                 detail: None,
                 items: Some(Items { count: 0, noun: Cow::Borrowed("items") }),
             },
+            domain: None,
+            tile: None,
+        }
+    }
+
+    /// One pass's items as a domain of `width x height x depth` (a depth of 1 for a 2-D
+    /// kernel): the kernel reads `blockIdx`, `blockDim` and `gridDim` in y (and z), and takes
+    /// blocks of any shape. Its grids have the domain's dimensions: one thread per item is
+    /// `ceil(width / x) x ceil(height / y) x ceil(depth / z)` blocks of an `x x y x z` block,
+    /// and a wave is laid over the domain row by row ([`crate::GridPolicy`]); its block shapes
+    /// are the sweep's (`--block-shapes`), by default every power-of-two shape of each block
+    /// size with a warp or more in x, in two dimensions (three where `depth` is above 1). A
+    /// kernel without a domain launches blocks and grids in x alone. The item count
+    /// ([`Kernel::items`], [`Kernel::frame`]) stays what the bandwidth and the header count.
+    pub fn domain(mut self, width: u32, height: u32, depth: u32) -> Self {
+        self.domain = Some([u64::from(width), u64::from(height), u64::from(depth)]);
+        self
+    }
+
+    /// The items in x, y and z one block covers a trip of its loop, where a block takes a tile
+    /// of the domain rather than one item a thread (a tiled transpose: `tile x tile` whatever
+    /// the block's shape), for each configuration of the axes and block: what the per-item grid
+    /// divides the domain by, `ceil(width / x) x ceil(height / y) x ceil(depth / z)` blocks, and
+    /// what a wave is laid over. Without it a block covers its own threads, one item each.
+    pub fn tile(mut self, covers: impl Fn(&Variant, BlockShape) -> [u32; 3] + 'static) -> Self {
+        self.tile = Some(Box::new(covers));
+        self
+    }
+
+    /// The items `block` covers a trip at `variant`: the kernel's tile, or its threads.
+    pub(crate) fn covers(&self, variant: &Variant, block: BlockShape) -> [u64; 3] {
+        match &self.tile {
+            Some(tile) => tile(variant, block).map(|side| u64::from(side.max(1))),
+            None => sides(block),
+        }
+    }
+
+    /// The most blocks a row over `blocks` can launch at any configuration of the axes, on any
+    /// device: what an output of one element per block is sized for.
+    pub(crate) fn largest_grid(&self, blocks: &[BlockShape]) -> u32 {
+        match self.domain {
+            Some(domain) => GridPolicy::largest_grid_over(
+                domain,
+                self.variants()
+                    .iter()
+                    .flat_map(|variant| blocks.iter().map(|&block| self.covers(variant, block))),
+            ),
+            None => GridPolicy::largest_grid(
+                self.pass.item_count(),
+                &blocks.iter().map(|block| block.threads()).collect::<Vec<_>>(),
+            ),
+        }
+    }
+
+    /// Its items in x, y and z, where it has a domain ([`Kernel::domain`]).
+    pub(crate) fn domain_sides(&self) -> Option<[u64; 3]> {
+        self.domain
+    }
+
+    /// The dimensions its default block shapes have: 1 without a domain, 3 for a domain
+    /// deeper than 1, else 2.
+    pub(crate) fn shape_dimensions(&self) -> u32 {
+        match self.domain {
+            None => 1,
+            Some([_, _, depth]) if depth > 1 => 3,
+            Some(_) => 2,
         }
     }
 
@@ -507,6 +584,27 @@ impl Kernel {
         self
     }
 
+    /// [`Kernel::restrict`] by the block's shape: only the blocks where `keep(block, variant)`
+    /// holds are measured (both restrictions hold where both are given). A tiled kernel keeps
+    /// the shapes that fit its tile, so that no thread of a block idles past it.
+    ///
+    /// ```
+    /// use block_size_runner::{Axis, EmbeddedPtx, Kernel};
+    /// # const PTX: EmbeddedPtx = EmbeddedPtx::user("k", "");
+    /// let kernel = Kernel::new(PTX, "transpose")
+    ///     .domain(4096, 4096, 1)
+    ///     .axis(Axis::integers("tile", [16, 32]))
+    ///     .restrict_shapes(|block, variant| {
+    ///         let tile = variant.integer("tile").unwrap_or(1) as u32;
+    ///         block.x <= tile && block.y <= tile
+    ///     });
+    /// # let _ = kernel;
+    /// ```
+    pub fn restrict_shapes(mut self, keep: impl Fn(BlockShape, &Variant) -> bool + 'static) -> Self {
+        self.restrict_shapes = Box::new(keep);
+        self
+    }
+
     /// Items one thread covers in a trip of its loop, for each configuration of the axes (4
     /// for a kernel that loads four values at a time): `variants` sizes its one-wave grids by
     /// the items over this, so that no block of a grid is left without work. 1 without it.
@@ -563,15 +661,21 @@ impl Kernel {
 
     /// The block sizes of `block_sizes` that configuration `index` of the axes keeps
     /// ([`Kernel::restrict`]), in order.
-    pub(crate) fn kept(&self, index: usize, block_sizes: &[u32]) -> Vec<u32> {
+    pub(crate) fn kept(&self, index: usize, blocks: &[BlockShape]) -> Vec<BlockShape> {
         let variant = &self.variants()[index];
-        block_sizes.iter().copied().filter(|&threads| (self.restrict)(threads, variant)).collect()
+        blocks
+            .iter()
+            .copied()
+            .filter(|&block| {
+                (self.restrict)(block.threads(), variant) && (self.restrict_shapes)(block, variant)
+            })
+            .collect()
     }
 
-    /// How many configurations a sweep over `block_sizes` has: one per block size and
-    /// configuration of the axes that the restriction keeps ([`Kernel::restrict`]).
-    pub(crate) fn configurations(&self, block_sizes: &[u32]) -> usize {
-        (0..self.variants().len()).map(|index| self.kept(index, block_sizes).len()).sum()
+    /// How many configurations a sweep over `blocks` has: one per block and configuration of
+    /// the axes that the restriction keeps ([`Kernel::restrict`]).
+    pub(crate) fn configurations(&self, blocks: &[BlockShape]) -> usize {
+        (0..self.variants().len()).map(|index| self.kept(index, blocks).len()).sum()
     }
 
     /// The items a thread of configuration `variant` covers a trip (1 without

@@ -13,6 +13,7 @@ use crate::measure::backend::{BufferId, Gpu, KernelArg, Launch};
 use crate::measure::device::Footprint;
 use crate::measure::progress::Phase;
 use crate::measure::workload::Workload;
+use crate::model::block_shape::{BlockShape, GridShape};
 use crate::model::mismatch::Mismatch;
 use crate::model::pass::Pass;
 use anyhow::{Context as _, Result, bail, ensure};
@@ -238,6 +239,14 @@ impl Workload for Run<'_> {
         &self.kernel.pass
     }
 
+    fn domain(&self) -> Option<[u64; 3]> {
+        self.kernel.domain_sides()
+    }
+
+    fn block_covers(&self, block: BlockShape) -> [u64; 3] {
+        self.kernel.covers(self.variant(), block)
+    }
+
     fn dynamic_shared_memory(&self, threads_per_block: u32) -> u32 {
         (self.kernel.shared)(threads_per_block, self.variant())
     }
@@ -273,13 +282,15 @@ impl Workload for Run<'_> {
         Ok(())
     }
 
-    fn launch(&self, grid_blocks: u32, threads_per_block: u32) -> Result<Launch> {
+    fn launch(&self, grid: GridShape, block: BlockShape) -> Result<Launch> {
         ensure!(
-            grid_blocks <= self.max_grid,
-            "a grid of {grid_blocks} blocks is larger than the {} this run was sized for",
+            grid.blocks() <= u64::from(self.max_grid),
+            "a grid of {grid} blocks is larger than the {} this run was sized for",
             self.max_grid
         );
-        let shape = LaunchShape { grid_blocks, threads_per_block, variant: self.variant().clone() };
+        let (grid_blocks, threads_per_block) = (u32::try_from(grid.blocks())?, block.threads());
+        let shape =
+            LaunchShape { grid_blocks, threads_per_block, grid, block, variant: self.variant().clone() };
         let args = (self.kernel.args)(&shape)
             .into_iter()
             .map(|arg| {
@@ -311,8 +322,8 @@ impl Workload for Run<'_> {
             .map(|(_, (id, _))| *id)
             .collect();
         let launch = Launch {
-            grid_blocks,
-            threads_per_block,
+            grid,
+            block,
             dynamic_shared_memory: self.dynamic_shared_memory(threads_per_block),
             args,
             zero_before_each,

@@ -1,6 +1,7 @@
 //! [`LaunchShape`] and [`Variant`]: which launch of a sweep a check or an argument list is looking at.
 
 use crate::model::axis_values::AxisValues;
+use crate::model::block_shape::{BlockShape, GridShape};
 use crate::model::grid::GridPolicy;
 
 /// One configuration of the kernel's axes ([`crate::Axis`]): its value on each, the entry point
@@ -36,21 +37,25 @@ impl Variant {
 /// One launch of a row: its grid, its block, and its configuration of the axes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LaunchShape {
-    /// Blocks in the grid.
+    /// Blocks in the grid: `grid.x * grid.y * grid.z`.
     pub grid_blocks: u32,
-    /// Threads per block.
+    /// Threads per block: `block.x * block.y * block.z`.
     pub threads_per_block: u32,
+    /// The grid's blocks in x, y and z: `grid_blocks` in x alone, unless the kernel has a
+    /// 2-D or 3-D domain ([`crate::Kernel::domain`]).
+    pub grid: GridShape,
+    /// The block's threads in x, y and z: `threads_per_block` in x alone, unless the sweep
+    /// has block shapes (`--block-shapes`).
+    pub block: BlockShape,
     /// The configuration of the axes and its kernel.
     pub variant: Variant,
 }
 
 impl LaunchShape {
-    /// The row in words: "256 threads per block" or "256 threads per block, items/thr 4".
+    /// The row in words: "256 threads per block", "block 32x8" or "256 threads per block,
+    /// items/thr 4".
     pub(super) fn describe(&self) -> String {
-        if self.variant.axes.is_empty() {
-            format!("{} threads per block", self.threads_per_block)
-        } else {
-            format!("{} threads per block, {}", self.threads_per_block, self.variant.axes)
-        }
+        let block = self.block.in_words();
+        if self.variant.axes.is_empty() { block } else { format!("{block}, {}", self.variant.axes) }
     }
 }

@@ -17,6 +17,7 @@ use crate::measure::compat::Refusal;
 use crate::measure::ptx::{self, KernelRef};
 use crate::measure::timing::Op;
 pub use crate::measure::timing::Timing;
+use crate::model::block_shape::{BlockShape, GridShape};
 use crate::model::limits::{DeviceLimits, KernelResources, Suggestion};
 use anyhow::{Context as _, Result, anyhow, bail, ensure};
 use std::time::Duration;
@@ -175,10 +176,10 @@ pub fn kernel_params(kernel: &KernelRef) -> Result<Vec<String>> {
 /// One launch configuration of the active kernel.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Launch {
-    /// Blocks in the grid.
-    pub grid_blocks: u32,
-    /// Threads per block.
-    pub threads_per_block: u32,
+    /// The grid's blocks in x, y and z.
+    pub grid: GridShape,
+    /// The block's threads in x, y and z.
+    pub block: BlockShape,
     /// Bytes of dynamic shared memory per block (`sharedMemBytes` of `cuLaunchKernel`).
     pub dynamic_shared_memory: u32,
     /// The kernel's arguments, in its parameter order.
@@ -186,6 +187,18 @@ pub struct Launch {
     /// Buffers set to zero before every launch, outside the timed interval: the outputs of a
     /// kernel that adds to them (the histogram), so that each launch's result is one pass.
     pub zero_before_each: Vec<BufferId>,
+}
+
+impl Launch {
+    /// Blocks in the grid, `x * y * z` (within `u32` for every grid a device launches).
+    pub fn grid_blocks(&self) -> u32 {
+        u32::try_from(self.grid.blocks()).unwrap_or(u32::MAX)
+    }
+
+    /// Threads per block, `x * y * z`.
+    pub fn threads_per_block(&self) -> u32 {
+        self.block.threads()
+    }
 }
 
 /// How much dynamic shared memory a block of a given size needs: what the driver's

@@ -10,6 +10,7 @@ use crate::measure::workload::Workload;
 use crate::measure::backend::{Gpu, Launch, Timing};
 use crate::measure::sensors::{ClockReading, RowClock, RowEnergy, throttled};
 use crate::measure::timing::{COLD_WINDOW, Op, Stopped, TimingMode, decide, next_chunk, schedule};
+use crate::model::block_shape::{BlockShape, GridShape};
 use crate::model::mismatch::Mismatch;
 use anyhow::{Context as _, Result};
 use std::time::Duration;
@@ -231,7 +232,7 @@ pub struct Checked {
     pub energy: Option<RowEnergy>,
 }
 
-/// Measures the active kernel on `workload` at `grid_blocks` x `threads_per_block`, its
+/// Measures the active kernel on `workload`, a grid of `grid` blocks of `block` threads, its
 /// samples taken as `timing` says ([`sample`]), then with [`Timing::energy_window`] its
 /// energy ([`energy`]). With `corrupt`, that output
 /// element is overwritten on the device after the launches (the `--corrupt-pixel` self-test).
@@ -239,14 +240,14 @@ pub struct Checked {
 pub fn measure(
     gpu: &mut dyn Gpu,
     workload: &mut dyn Workload,
-    grid_blocks: u32,
-    threads_per_block: u32,
+    grid: GridShape,
+    block: BlockShape,
     timing: Timing,
     corrupt: Option<usize>,
 ) -> Result<Checked> {
     workload.clear_outputs(gpu)?;
-    let launch = workload.launch(grid_blocks, threads_per_block)?;
-    let context = || format!("launching {grid_blocks} blocks of {threads_per_block} threads");
+    let launch = workload.launch(grid, block)?;
+    let context = || format!("launching {grid} blocks of {block} threads");
     let samples = sample(gpu, &launch, &timing).with_context(context)?;
     let energy = match timing.energy_window {
         Some(window) if !samples.run_ms.is_empty() => {
@@ -300,7 +301,15 @@ mod tests {
         let timing = Timing { energy_window: Some(Duration::from_millis(500)), ..Timing::launch(1, 10) };
         for (threads, watts, ms) in [(128, 300.0, 0.5), (256, 200.0, 1.0)] {
             let started = gpu.clock;
-            let checked = measure(&mut gpu, workload.as_mut(), 64, threads, timing, None).unwrap();
+            let checked = measure(
+                &mut gpu,
+                workload.as_mut(),
+                GridShape::linear(64),
+                BlockShape::linear(threads),
+                timing,
+                None,
+            )
+            .unwrap();
             assert_eq!(checked.mismatch, None, "the check after the window sees one pass");
             let energy = checked.energy.expect("an energy reading");
             assert!((energy.watts - watts).abs() / watts < 0.02, "{threads}: {energy:?}");
@@ -318,11 +327,15 @@ mod tests {
         let mut gpu = fixture::gpu();
         let mut workload = fixture::workload(&mut gpu, fixture::kernel(64));
         let timing = Timing { energy_window: Some(Duration::from_millis(100)), ..Timing::launch(0, 3) };
-        let checked = measure(&mut gpu, workload.as_mut(), 1, 128, timing, None).unwrap();
+        let checked =
+            measure(&mut gpu, workload.as_mut(), GridShape::linear(1), BlockShape::linear(128), timing, None)
+                .unwrap();
         assert_eq!((checked.energy, checked.clock), (None, None));
         let (mut gpu, mut workload) =
             gpu_with(MockSensors { step: Duration::from_secs(3600), ..MockSensors::default() });
-        let checked = measure(&mut gpu, workload.as_mut(), 1, 128, timing, None).unwrap();
+        let checked =
+            measure(&mut gpu, workload.as_mut(), GridShape::linear(1), BlockShape::linear(128), timing, None)
+                .unwrap();
         assert_eq!(checked.energy, None);
         assert!(gpu.clock < Duration::from_secs(3), "it gives up after four windows and a second");
     }
@@ -334,7 +347,9 @@ mod tests {
         let sensors = MockSensors { clock_script: vec![throttled, steady], ..MockSensors::default() };
         let (mut gpu, mut workload) = gpu_with(sensors);
         let timing = Timing::launch(0, 10).until(STOP);
-        let checked = measure(&mut gpu, workload.as_mut(), 1, 128, timing, None).unwrap();
+        let checked =
+            measure(&mut gpu, workload.as_mut(), GridShape::linear(1), BlockShape::linear(128), timing, None)
+                .unwrap();
         let clock = checked.clock.unwrap();
         assert_eq!(checked.run_ms.len(), 10, "the throttled ten were dropped and taken again");
         assert_eq!((clock.median_mhz, clock.min_mhz, clock.throttled_samples), (1965, 1965, 10));
@@ -343,7 +358,9 @@ mod tests {
         // Every reading throttled: once the budget is spent the samples are kept, counted.
         let sensors = MockSensors { clock_script: vec![throttled], ..MockSensors::default() };
         let (mut gpu, mut workload) = gpu_with(sensors);
-        let checked = measure(&mut gpu, workload.as_mut(), 1, 256, timing, None).unwrap();
+        let checked =
+            measure(&mut gpu, workload.as_mut(), GridShape::linear(1), BlockShape::linear(256), timing, None)
+                .unwrap();
         let clock = checked.clock.unwrap();
         assert!(!checked.run_ms.is_empty());
         assert_eq!(clock.min_mhz, 1400);
@@ -351,7 +368,15 @@ mod tests {
         // A fixed count keeps them and says so.
         let sensors = MockSensors { clock_script: vec![throttled], ..MockSensors::default() };
         let (mut gpu, mut workload) = gpu_with(sensors);
-        let checked = measure(&mut gpu, workload.as_mut(), 1, 128, Timing::launch(0, 7), None).unwrap();
+        let checked = measure(
+            &mut gpu,
+            workload.as_mut(),
+            GridShape::linear(1),
+            BlockShape::linear(128),
+            Timing::launch(0, 7),
+            None,
+        )
+        .unwrap();
         assert_eq!((checked.run_ms.len(), checked.clock.unwrap().throttled_samples), (7, 7));
     }
 }

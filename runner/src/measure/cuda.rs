@@ -16,6 +16,7 @@ use crate::measure::watchdog::Watchdog;
 use crate::measure::compat::Refusal;
 use crate::measure::ptx::KernelRef;
 use crate::measure::timing::{BLOCKING_KERNEL, BLOCKING_TIMEOUT, Op};
+use crate::model::block_shape::{BlockShape, GridShape};
 use crate::model::limits::{DeviceLimits, KernelResources, Suggestion};
 use anyhow::{Context as _, Result, anyhow, bail};
 use cust::context::Context;
@@ -85,8 +86,8 @@ enum Slot {
 #[derive(Clone, PartialEq)]
 struct Prepared {
     function: CUfunction,
-    grid_blocks: u32,
-    threads_per_block: u32,
+    grid: GridShape,
+    block: BlockShape,
     dynamic_shared_memory: u32,
     slots: Vec<Slot>,
 }
@@ -117,12 +118,12 @@ impl Prepared {
         let status = unsafe {
             cuLaunchKernel(
                 self.function,
-                self.grid_blocks,
-                1,
-                1,
-                self.threads_per_block,
-                1,
-                1,
+                self.grid.x,
+                self.grid.y,
+                self.grid.z,
+                self.block.x,
+                self.block.y,
+                self.block.z,
                 self.dynamic_shared_memory,
                 stream.as_inner(),
                 pointers.as_mut_ptr(),
@@ -516,6 +517,16 @@ impl CudaGpu {
                     RawAttribute::CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK,
                 )?,
                 l2_cache_bytes: attribute(&device, DeviceAttribute::L2CacheSize)?,
+                max_block_dimensions: [
+                    attribute(&device, DeviceAttribute::MaxBlockDimX)?,
+                    attribute(&device, DeviceAttribute::MaxBlockDimY)?,
+                    attribute(&device, DeviceAttribute::MaxBlockDimZ)?,
+                ],
+                max_grid_dimensions: [
+                    attribute(&device, DeviceAttribute::MaxGridDimX)?,
+                    attribute(&device, DeviceAttribute::MaxGridDimY)?,
+                    attribute(&device, DeviceAttribute::MaxGridDimZ)?,
+                ],
             })
         })()
         .map_err(setup)?;
@@ -714,8 +725,8 @@ impl CudaGpu {
         }
         Ok(Prepared {
             function: loaded.function,
-            grid_blocks: launch.grid_blocks,
-            threads_per_block: launch.threads_per_block,
+            grid: launch.grid,
+            block: launch.block,
             dynamic_shared_memory: launch.dynamic_shared_memory,
             slots,
         })
@@ -769,8 +780,8 @@ impl CudaGpu {
                     *held = true;
                     let blocking = Prepared {
                         function: blocker.function,
-                        grid_blocks: 1,
-                        threads_per_block: 1,
+                        grid: GridShape::linear(1),
+                        block: BlockShape::linear(1),
                         dynamic_shared_memory: 0,
                         slots: vec![
                             Slot::U64(blocker.flag.device),

@@ -21,6 +21,7 @@ use crate::files::{MAX_INPUT_BYTES, read_bounded};
 use crate::measure::sensors::{RowClock, RowEnergy};
 use crate::measure::timing::Stopped;
 use crate::model::axis_values::AxisValues;
+use crate::model::block_shape::BlockShape;
 use crate::model::mismatch::Mismatch;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -51,6 +52,10 @@ pub(crate) struct Key {
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub(crate) struct Configuration {
     pub threads_per_block: u32,
+    /// Its block's shape, where it is not `threads_per_block` in x alone (a journal written
+    /// before block shapes has none: each of its configurations is a block in x alone).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub block: Option<BlockShape>,
     /// Its values on the axes beyond the block size.
     #[serde(default, skip_serializing_if = "AxisValues::is_empty")]
     pub axes: AxisValues,
@@ -60,12 +65,26 @@ pub(crate) struct Configuration {
     pub first_round: bool,
 }
 
+impl Configuration {
+    /// The configuration of `block` at `axes`, of a race's first round or not.
+    pub fn new(block: BlockShape, axes: AxisValues, first_round: bool) -> Self {
+        let shape = (!block.is_linear()).then_some(block);
+        Self { threads_per_block: block.threads(), block: shape, axes, first_round }
+    }
+
+    /// Its block: its shape, or its threads in x alone.
+    pub fn shape(&self) -> BlockShape {
+        self.block.unwrap_or(BlockShape::linear(self.threads_per_block))
+    }
+}
+
 impl std::fmt::Display for Configuration {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let block = self.shape().in_words();
         if self.axes.is_empty() {
-            write!(f, "{} threads per block", self.threads_per_block)?;
+            f.write_str(&block)?;
         } else {
-            write!(f, "{}, {} threads per block", self.axes, self.threads_per_block)?;
+            write!(f, "{}, {block}", self.axes)?;
         }
         if self.first_round { f.write_str(" (first round)") } else { Ok(()) }
     }
@@ -277,8 +296,11 @@ fn read(path: &Path, key: &Key) -> Result<Read, Error> {
     let other = other.iter().filter(|configuration| !same.contains_key(configuration)).count();
     let mut same: Vec<Entry> = same.into_values().collect();
     same.sort_by(|a, b| {
-        (a.configuration.axes.clone(), a.configuration.threads_per_block)
-            .cmp(&(b.configuration.axes.clone(), b.configuration.threads_per_block))
+        (a.configuration.axes.clone(), a.configuration.threads_per_block, a.configuration.shape()).cmp(&(
+            b.configuration.axes.clone(),
+            b.configuration.threads_per_block,
+            b.configuration.shape(),
+        ))
     });
     Ok(Read { same, other, torn })
 }
@@ -314,6 +336,19 @@ pub(crate) fn entries(text: &str) -> Result<(Vec<Entry>, Option<usize>), String>
 fn check(entry: &Entry) -> Result<(), String> {
     if entry.configuration.threads_per_block == 0 {
         return Err("has threads_per_block 0, not a block size".to_string());
+    }
+    if let Some(shape) = entry.configuration.block {
+        if shape.is_linear() {
+            return Err(format!(
+                "has block {shape}, a block in x alone, which a run writes as threads_per_block alone"
+            ));
+        }
+        if shape.threads() != entry.configuration.threads_per_block {
+            return Err(format!(
+                "has block {shape} beside threads_per_block {}, not a shape of that many threads",
+                entry.configuration.threads_per_block
+            ));
+        }
     }
     match &entry.failed {
         Some(_) if !entry.run_ms.is_empty() => {
@@ -359,6 +394,7 @@ mod tests {
         assert_eq!(note, None);
         for threads_per_block in [64, 128] {
             let mut entry = journal.entry(Configuration {
+                block: None,
                 threads_per_block,
                 axes: AxisValues::none(),
                 first_round: false,
@@ -368,6 +404,7 @@ mod tests {
             journal.record(&entry).unwrap();
         }
         let mut failed = journal.entry(Configuration {
+            block: None,
             threads_per_block: 1024,
             axes: AxisValues::none(),
             first_round: false,
@@ -380,12 +417,18 @@ mod tests {
         assert_eq!(warnings, Vec::<String>::new());
         assert!(note.unwrap().starts_with("Resume: 3 configuration(s) from "));
         let resumed = journal
-            .resumed(&Configuration { threads_per_block: 128, axes: AxisValues::none(), first_round: false })
+            .resumed(&Configuration {
+                block: None,
+                threads_per_block: 128,
+                axes: AxisValues::none(),
+                first_round: false,
+            })
             .unwrap();
         assert_eq!(resumed.run_ms, [0.5, 0.25]);
         assert!(
             journal
                 .resumed(&Configuration {
+                    block: None,
                     threads_per_block: 1024,
                     axes: AxisValues::none(),
                     first_round: false
@@ -397,6 +440,7 @@ mod tests {
         assert!(
             journal
                 .resumed(&Configuration {
+                    block: None,
                     threads_per_block: 256,
                     axes: AxisValues::none(),
                     first_round: false
@@ -409,6 +453,7 @@ mod tests {
         assert!(
             journal
                 .resumed(&Configuration {
+                    block: None,
                     threads_per_block: 128,
                     axes: AxisValues::none(),
                     first_round: false
@@ -426,6 +471,7 @@ mod tests {
         assert!(
             journal
                 .resumed(&Configuration {
+                    block: None,
                     threads_per_block: 64,
                     axes: AxisValues::none(),
                     first_round: false
@@ -443,6 +489,7 @@ mod tests {
     fn two_lines() -> String {
         let entry = |threads_per_block| {
             let mut entry = Entry::unkeyed(Configuration {
+                block: None,
                 threads_per_block,
                 axes: AxisValues::none(),
                 first_round: false,
@@ -462,6 +509,7 @@ mod tests {
         let (mut journal, _, warnings) = Journal::open(Some(&path), &[&path], key("x")).unwrap();
         assert_eq!(warnings.len(), 1);
         let mut entry = journal.entry(Configuration {
+            block: None,
             threads_per_block: 128,
             axes: AxisValues::none(),
             first_round: false,
@@ -498,6 +546,7 @@ mod tests {
             )]
         );
         let configuration = |threads_per_block| Configuration {
+            block: None,
             threads_per_block,
             axes: AxisValues::none(),
             first_round: false,
@@ -537,5 +586,33 @@ mod tests {
         let error = entries(&text.replacen("[0.5,0.25]", "[0.5,1e308]", 1)).unwrap_err();
         assert!(error.starts_with("line 1 is not a journal entry: "), "{error}");
         assert_eq!(entries(&text).unwrap().0.len(), 2);
+    }
+
+    #[test]
+    fn a_block_shape_is_part_of_the_key_and_an_older_line_is_a_block_in_x_alone() {
+        let shaped = Configuration::new(BlockShape { x: 32, y: 8, z: 1 }, AxisValues::none(), false);
+        let linear = Configuration::new(BlockShape::linear(256), AxisValues::none(), false);
+        assert_ne!(shaped, linear, "two configurations of 256 threads");
+        assert_eq!(
+            (shaped.to_string(), linear.to_string()),
+            ("block 32x8".into(), "256 threads per block".into())
+        );
+        let mut entry = Entry::unkeyed(shaped.clone());
+        (entry.key, entry.run_ms) = (key("x"), vec![0.5]);
+        let line = serde_json::to_string(&entry).unwrap() + "\n";
+        assert!(line.contains("\"threads_per_block\":256,\"block\":\"32x8\""), "{line}");
+        assert_eq!(entries(&line).unwrap().0[0].configuration.shape(), shaped.shape());
+        // A line of before block shapes has none: its block is its block size in x alone.
+        let older = line.replacen(",\"block\":\"32x8\"", "", 1);
+        assert_eq!(entries(&older).unwrap().0[0].configuration, linear);
+        for (block, why) in [
+            ("16x8", "has block 16x8 beside threads_per_block 256, not a shape of that many threads"),
+            ("256", "has block 256, a block in x alone, which a run writes as threads_per_block alone"),
+        ] {
+            let edited = line.replacen("\"block\":\"32x8\"", &format!("\"block\":\"{block}\""), 1);
+            let shown =
+                if block == "256" { "256 threads per block".to_string() } else { format!("block {block}") };
+            assert_eq!(entries(&edited).unwrap_err(), format!("line 1 ({shown}) {why}"));
+        }
     }
 }

@@ -14,6 +14,39 @@ pub use crate::measure::backend::Emulation;
 pub use crate::measure::watchdog::Watchdog;
 
 pub use crate::measure::backend::{BufferId, EmulatedMemory, KernelArg, Launch};
+
+/// One thread of a launch as a kernel reads its indices: `blockIdx` and `threadIdx`, in x, y
+/// and z, so that a CPU emulation can take each thread's share of the work as the kernel does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Thread {
+    /// `blockIdx.x`, `.y`, `.z`.
+    pub block_idx: [u32; 3],
+    /// `threadIdx.x`, `.y`, `.z`.
+    pub thread_idx: [u32; 3],
+}
+
+impl Thread {
+    /// Its index in x, y and z over the whole grid: `blockIdx * blockDim + threadIdx` in each
+    /// dimension, as `u64`.
+    pub fn global(&self, launch: &Launch) -> [u64; 3] {
+        let block = [launch.block.x, launch.block.y, launch.block.z];
+        std::array::from_fn(|axis| {
+            u64::from(self.block_idx[axis]) * u64::from(block[axis]) + u64::from(self.thread_idx[axis])
+        })
+    }
+}
+
+/// Every thread of `launch`: blocks in x-fastest order, and within each its threads in
+/// x-fastest order (the order warps are cut in).
+pub fn threads(launch: &Launch) -> impl Iterator<Item = Thread> + '_ {
+    let (grid, block) = (launch.grid, launch.block);
+    let cube = |[x, y, z]: [u32; 3]| {
+        (0..z).flat_map(move |k| (0..y).flat_map(move |j| (0..x).map(move |i| [i, j, k])))
+    };
+    cube([grid.x, grid.y, grid.z]).flat_map(move |block_idx| {
+        cube([block.x, block.y, block.z]).map(move |thread_idx| Thread { block_idx, thread_idx })
+    })
+}
 use crate::measure::backend::{
     Device, DeviceSource, Gpu, LoadError, OpenError, SharedMemoryFn, Timing, check_args, kernel_params,
 };
@@ -25,6 +58,7 @@ use crate::measure::sensors::Sensors;
 use crate::measure::timing::Op;
 
 mod sensors;
+use crate::model::block_shape::{MAX_BLOCK_DIMENSIONS, MAX_GRID_DIMENSIONS};
 use crate::model::limits::{DeviceLimits, KernelResources, Suggestion};
 use anyhow::{Context as _, Result, anyhow, bail, ensure};
 pub use sensors::MockSensors;
@@ -251,6 +285,8 @@ impl MockGpu {
                 max_shared_memory_per_block: 232_448,
                 reserved_shared_memory_per_block: 1024,
                 l2_cache_bytes: 62_914_560,
+                max_block_dimensions: MAX_BLOCK_DIMENSIONS,
+                max_grid_dimensions: MAX_GRID_DIMENSIONS,
             },
             resources: KernelResources { registers_per_thread: 16, static_shared_memory: 0 },
             blocks_per_sm: Vec::new(),
@@ -325,7 +361,7 @@ impl MockGpu {
     }
 
     fn scripted_ms(&self, launch: &Launch) -> f32 {
-        let threads_per_block = launch.threads_per_block;
+        let threads_per_block = launch.threads_per_block();
         let ms = if self.modelled_times {
             self.modelled_ms(launch)
         } else {
@@ -350,12 +386,12 @@ impl MockGpu {
         let (kernel, params) = self.active_kernel()?;
         let kernel = *kernel;
         check_args(&kernel, params, &launch.args)?;
-        self.launches.push((launch.grid_blocks, launch.threads_per_block));
+        self.launches.push((launch.grid_blocks(), launch.threads_per_block()));
         self.last_launch = Some(launch.clone());
         // On the sensors' timeline: the GPU busy for the launch's scripted time.
         let ms = self.scripted_ms(launch);
         if let Some(sensors) = &mut self.sensors {
-            sensors.run(self.clock, ms, launch.threads_per_block);
+            sensors.run(self.clock, ms, launch.threads_per_block());
         }
         if !emulate {
             return Ok(());
@@ -388,14 +424,14 @@ impl MockGpu {
                 _ => None,
             })
             .sum();
-        let threads = launch.threads_per_block.max(1);
+        let threads = launch.threads_per_block().max(1);
         let lane_use = f64::from(threads) / f64::from(threads.div_ceil(32) * 32);
         let per_wave = self
             .blocks_per_sm(threads, launch.dynamic_shared_memory)
             .unwrap_or(1)
             .max(1)
             .saturating_mul(self.limits.multiprocessors.max(1));
-        let waves = f64::from(launch.grid_blocks.max(1)) / f64::from(per_wave);
+        let waves = f64::from(launch.grid_blocks().max(1)) / f64::from(per_wave);
         let wave_use = waves / waves.ceil();
         let seconds = bytes.max(1) as f64 / (self.copy_gb_per_s * 1e9 * lane_use * wave_use);
         (seconds * 1e3).max(1e-4) as f32
@@ -599,7 +635,7 @@ impl Gpu for MockGpu {
 
     fn time_one_launch(&mut self, launch: &Launch) -> Result<f32> {
         let kernel = self.active_kernel()?.0;
-        self.timed.push((kernel, launch.threads_per_block));
+        self.timed.push((kernel, launch.threads_per_block()));
         let zero = !launch.zero_before_each.is_empty();
         let ops = crate::measure::timing::schedule(&Timing::launch(0, 1), 0, 1, zero);
         Ok(self.run_schedule(launch, &ops)?[0])
@@ -610,7 +646,7 @@ impl Gpu for MockGpu {
     /// kernel, a synchronisation while the stream is still held (which on a GPU waits for the
     /// blocking kernel's timeout) are errors.
     fn run_schedule(&mut self, launch: &Launch, ops: &[Op]) -> Result<Vec<f32>> {
-        let threads_per_block = launch.threads_per_block;
+        let threads_per_block = launch.threads_per_block();
         if self.fail_launch_at == Some(threads_per_block) && ops.iter().any(launches_kernel) {
             bail!("launch failed: mock driver error at {threads_per_block} threads per block");
         }
@@ -752,6 +788,35 @@ impl Sensors for MockGpu {
 
     fn default_sm_mhz(&self) -> u32 {
         self.sensors.as_ref().map_or(0, |sensors| sensors.default_sm_mhz)
+    }
+}
+
+#[cfg(test)]
+mod thread_tests {
+    use super::*;
+    use crate::model::block_shape::{BlockShape, GridShape};
+
+    #[test]
+    fn every_thread_of_a_launch_is_there_once_in_warp_order() {
+        let launch = Launch {
+            grid: GridShape { x: 3, y: 2, z: 1 },
+            block: BlockShape { x: 4, y: 2, z: 2 },
+            dynamic_shared_memory: 0,
+            args: Vec::new(),
+            zero_before_each: Vec::new(),
+        };
+        let all: Vec<Thread> = threads(&launch).collect();
+        assert_eq!(all.len(), 3 * 2 * 16);
+        assert_eq!(all[0], Thread { block_idx: [0, 0, 0], thread_idx: [0, 0, 0] });
+        assert_eq!(all[1].thread_idx, [1, 0, 0], "x fastest within a block");
+        assert_eq!(all[4].thread_idx, [0, 1, 0]);
+        assert_eq!(all[16].block_idx, [1, 0, 0], "then the next block in x");
+        assert_eq!(all[3 * 16].block_idx, [0, 1, 0]);
+        let mut globals: Vec<[u64; 3]> = all.iter().map(|thread| thread.global(&launch)).collect();
+        globals.sort_unstable();
+        globals.dedup();
+        assert_eq!(globals.len(), all.len(), "each thread has its own global index");
+        assert_eq!(all.last().unwrap().global(&launch), [11, 3, 1]);
     }
 }
 

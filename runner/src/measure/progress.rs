@@ -244,7 +244,12 @@ mod tests {
         let mut gpu = fixture::gpu();
         let mut workload = fixture::workload(&mut gpu, fixture::kernel(64));
         workload.upload(&mut gpu).unwrap();
-        let launch = workload.launch(1, 64).unwrap();
+        let launch = workload
+            .launch(
+                crate::model::block_shape::GridShape::linear(1),
+                crate::model::block_shape::BlockShape::linear(64),
+            )
+            .unwrap();
         let mut wrapped = WithProgress::new(&mut gpu, 1);
         wrapped.time_launches(&launch, Timing::launch(0, 1)).unwrap();
         assert_eq!(wrapped.message(), "timing");

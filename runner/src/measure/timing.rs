@@ -877,7 +877,12 @@ mod tests {
         gpu.emulate(fixture::MODULE.kernel("scale"), adds);
         let mut workload =
             fixture::workload(&mut gpu, fixture::kernel(33 * 17).zeroed_before_each_launch("out"));
-        let launch = workload.launch(1, 128).unwrap();
+        let launch = workload
+            .launch(
+                crate::model::block_shape::GridShape::linear(1),
+                crate::model::block_shape::BlockShape::linear(128),
+            )
+            .unwrap();
         let ops = schedule(&graph(4), 0, 1, true);
         gpu.run_schedule(&launch, &ops[..ops.len() - 3]).unwrap();
         let mismatch = workload.check(&mut gpu).unwrap().expect("four passes are not one");
@@ -932,7 +937,12 @@ mod tests {
         let mut gpu = fixture::gpu();
         let mut workload = fixture::workload(&mut gpu, fixture::kernel(16));
         workload.upload(&mut gpu).unwrap();
-        let launch = workload.launch(1, 32).unwrap();
+        let launch = workload
+            .launch(
+                crate::model::block_shape::GridShape::linear(1),
+                crate::model::block_shape::BlockShape::linear(32),
+            )
+            .unwrap();
         let error = |gpu: &mut MockGpu, ops: &[Op]| gpu.run_schedule(&launch, ops).unwrap_err().to_string();
         assert_eq!(
             error(&mut gpu, &[Block, Record(0), Launch, Record(1), Synchronize]),
@@ -959,7 +969,12 @@ mod tests {
     fn the_mock_injects_faults_and_failures_into_a_graph_as_into_a_launch() {
         let mut gpu = fixture::gpu();
         let workload = fixture::workload(&mut gpu, fixture::kernel(16));
-        let launch = workload.launch(1, 32).unwrap();
+        let launch = workload
+            .launch(
+                crate::model::block_shape::GridShape::linear(1),
+                crate::model::block_shape::BlockShape::linear(32),
+            )
+            .unwrap();
         let ops = schedule(&Timing { runs: 1, ..graph(2) }, 0, 1, false);
         assert!(!ops.contains(&Launch), "{ops:?}");
         gpu.fail_launch_at = Some(32);
@@ -981,7 +996,12 @@ mod tests {
             gpu.sample_script = [&[1.3, 0.7, 1.2, 0.8][..], &[1.0; 60]].concat();
             let mut workload = fixture::workload(&mut gpu, fixture::kernel(64));
             workload.upload(&mut gpu).unwrap();
-            let launch = workload.launch(1, 64).unwrap();
+            let launch = workload
+                .launch(
+                    crate::model::block_shape::GridShape::linear(1),
+                    crate::model::block_shape::BlockShape::linear(64),
+                )
+                .unwrap();
             let timing = Timing::fixed(mode, 1, 5).until(stop);
             let samples = sample(&mut gpu, &launch, &timing).unwrap();
             // Chunks of 5 (the minimum), 1, 1, 1 and 2: at 10 samples six are 1.0 and the
@@ -1008,7 +1028,12 @@ mod tests {
         gpu.run_spread = 0.1;
         let mut workload = fixture::workload(&mut gpu, fixture::kernel(64));
         workload.upload(&mut gpu).unwrap();
-        let launch = workload.launch(1, 64).unwrap();
+        let launch = workload
+            .launch(
+                crate::model::block_shape::GridShape::linear(1),
+                crate::model::block_shape::BlockShape::linear(64),
+            )
+            .unwrap();
         let samples = sample(&mut gpu, &launch, &Timing::launch(3, 10).until(stop)).unwrap();
         assert_eq!(samples.stopped, Some(Stopped::TimeBudget));
         // About 1 ms a sample on the mock's clock: about 50 of them, the chunks sized to fit.
@@ -1033,7 +1058,18 @@ mod tests {
         let mut gpu = fixture::gpu();
         let mut workload = fixture::workload(&mut gpu, fixture::kernel(64));
         workload.upload(&mut gpu).unwrap();
-        assert_eq!(gpu.time_one_launch(&workload.launch(1, 64).unwrap()).unwrap(), 1.0);
+        assert_eq!(
+            gpu.time_one_launch(
+                &workload
+                    .launch(
+                        crate::model::block_shape::GridShape::linear(1),
+                        crate::model::block_shape::BlockShape::linear(64)
+                    )
+                    .unwrap()
+            )
+            .unwrap(),
+            1.0
+        );
         assert_eq!(
             gpu.enqueued,
             [Record(0), Launch, Record(1), Synchronize, Sample { start: 0, stop: 1, launches: 1 }]

@@ -5,6 +5,7 @@ memory, and the check of what the device computed.
 */
 
 use crate::measure::backend::{Gpu, Launch};
+use crate::model::block_shape::{BlockShape, GridShape};
 use crate::model::mismatch::Mismatch;
 use crate::model::pass::Pass;
 use anyhow::Result;
@@ -15,14 +16,26 @@ pub trait Workload {
     /// What one pass is.
     fn pass(&self) -> &Pass;
 
+    /// Its items in x, y and z where it launches grids of more than one dimension
+    /// ([`crate::Kernel::domain`]); `None` for a kernel of blocks and grids in x alone.
+    fn domain(&self) -> Option<[u64; 3]> {
+        None
+    }
+
+    /// The items in x, y and z a block of `block` covers a trip over the domain: its threads,
+    /// one item each, unless the kernel's blocks take a tile ([`crate::Kernel::tile`]).
+    fn block_covers(&self, block: BlockShape) -> [u64; 3] {
+        crate::model::grid::sides(block)
+    }
+
     /// Bytes of dynamic shared memory a block of `threads_per_block` threads needs.
     fn dynamic_shared_memory(&self, threads_per_block: u32) -> u32;
 
     /// Allocates the device buffers and copies the inputs in.
     fn upload(&mut self, gpu: &mut dyn Gpu) -> Result<()>;
 
-    /// The launch of the active kernel at `grid_blocks` x `threads_per_block`.
-    fn launch(&self, grid_blocks: u32, threads_per_block: u32) -> Result<Launch>;
+    /// The launch of the active kernel: a grid of `grid` blocks of `block` threads.
+    fn launch(&self, grid: GridShape, block: BlockShape) -> Result<Launch>;
 
     /// Zeroes the outputs, so a launch that misses an element is caught.
     fn clear_outputs(&mut self, gpu: &mut dyn Gpu) -> Result<()>;

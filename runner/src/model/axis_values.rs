@@ -4,6 +4,7 @@ export, journal line and emitted file carries, and [`configuration_label`], a co
 words. The axes themselves, as a kernel is described with them, are the kernel layer's.
 */
 
+use crate::model::block_shape::BlockShape;
 use serde::de::{MapAccess, Visitor};
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -81,11 +82,9 @@ impl<'de> Deserialize<'de> for AxisValues {
     }
 }
 
-/// A configuration in words: `256 threads`, or `256 threads, items/thr 4, grid waves:2`.
-pub(crate) fn configuration_label(threads_per_block: u32, axes: &AxisValues) -> String {
-    if axes.is_empty() {
-        format!("{threads_per_block} threads")
-    } else {
-        format!("{threads_per_block} threads, {axes}")
-    }
+/// A configuration in words: `256 threads`, `block 32x8`, or `256 threads, items/thr 4, grid
+/// waves:2`.
+pub(crate) fn configuration_label(block: BlockShape, axes: &AxisValues) -> String {
+    let block = if block.is_linear() { format!("{} threads", block.x) } else { format!("block {block}") };
+    if axes.is_empty() { block } else { format!("{block}, {axes}") }
 }

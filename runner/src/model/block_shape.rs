@@ -1,5 +1,5 @@
 /*!
-Block shapes: a block's threads in x, y and z (`blockDim`), as `--block-shapes` takes them
+Block and grid shapes. A block's threads in x, y and z (`blockDim`), as `--block-shapes` takes them
 (`32x8`, `16x16`, `8x8x4`) and as the tables write them. A block of `n` threads in x alone is
 the block size `n` (`256` is `256x1x1`), so every 1-D row is a shape too.
 
@@ -7,7 +7,8 @@ What residency depends on is the thread count `x * y * z` (warps are cut from th
 threads in x-fastest order); what the shape changes is which threads a warp holds, so
 coalescing and bank conflicts. The device bounds each dimension on its own
 (`maxBlockDim`: 1024, 1024 and 64 on every device since compute capability 2.0) as well as
-the product (`maxThreadsPerBlock`, 1024).
+the product (`maxThreadsPerBlock`, 1024). A grid's blocks in x, y and z (`gridDim`,
+[`GridShape`]) are written the same way (`2112`, `60x68`).
 */
 
 use std::fmt;
@@ -20,6 +21,10 @@ pub const MAX_BLOCK_DIMENSIONS: [u32; 3] = [1024, 1024, 64];
 /// The most threads a block may have (`maxThreadsPerBlock` of every device since compute
 /// capability 2.0), whatever its shape.
 pub const MAX_THREADS_PER_BLOCK: u32 = 1024;
+
+/// The most blocks in x, y and z a grid may have (`maxGridDimX/Y/Z` of every device since
+/// compute capability 3.0).
+pub const MAX_GRID_DIMENSIONS: [u32; 3] = [i32::MAX as u32, 65_535, 65_535];
 
 /// A block's threads in x, y and z.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -38,7 +43,7 @@ impl BlockShape {
         Self { x: threads, y: 1, z: 1 }
     }
 
-    /// Its threads, `x * y * z` (saturating; a shape that overflows is refused by [`Self::check`]).
+    /// Its threads, `x * y * z` (saturating; the settings refuse a shape past the device bounds).
     pub fn threads(self) -> u32 {
         self.x.saturating_mul(self.y).saturating_mul(self.z)
     }
@@ -48,9 +53,15 @@ impl BlockShape {
         self.y == 1 && self.z == 1
     }
 
+    /// The block in words, as tables and failures name a row: "256 threads per block" in x
+    /// alone, "block 32x8" for a shape.
+    pub(crate) fn in_words(self) -> String {
+        if self.is_linear() { format!("{} threads per block", self.x) } else { format!("block {self}") }
+    }
+
     /// Why a device whose dimensions are bounded by `dimensions` and whose blocks hold at most
     /// `max_threads` threads cannot launch it, if it cannot.
-    pub fn check(self, dimensions: [u32; 3], max_threads: u32) -> Result<(), String> {
+    pub(crate) fn check(self, dimensions: [u32; 3], max_threads: u32) -> Result<(), String> {
         if self.x == 0 || self.y == 0 || self.z == 0 {
             return Err(format!("block {self} has a dimension of 0 threads"));
         }
@@ -71,8 +82,8 @@ impl BlockShape {
 
     /// Every shape of `threads` threads in `dimensions` (1, 2 or 3) dimensions whose sides are
     /// powers of two, x at least `min_x` (32, a warp, keeps each warp on one row; a count
-    /// below it gives the one shape `threads x 1 x 1`), within the device bounds of
-    /// [`MAX_BLOCK_DIMENSIONS`]; widest x first. A count that is not a power of two has its
+    /// below it gives the one shape `threads x 1 x 1`), within the bounds of every device
+    /// (1024, 1024 and 64 threads); widest x first. A count that is not a power of two has its
     /// 1-D shape alone.
     pub fn generate(threads: u32, dimensions: u32, min_x: u32) -> Vec<Self> {
         let linear = Self::linear(threads);
@@ -96,37 +107,115 @@ impl BlockShape {
     }
 }
 
+/// `x`, `xXy` or `xXyXz` with trailing sides of 1 left out: how both shapes print.
+fn write_sides(f: &mut fmt::Formatter<'_>, [x, y, z]: [u32; 3]) -> fmt::Result {
+    match (y, z) {
+        (1, 1) => write!(f, "{x}"),
+        (y, 1) => write!(f, "{x}x{y}"),
+        (y, z) => write!(f, "{x}x{y}x{z}"),
+    }
+}
+
 /// `256` for a block in x alone, `32x8`, `8x8x4`: trailing sides of 1 are left out.
 impl fmt::Display for BlockShape {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match (self.y, self.z) {
-            (1, 1) => write!(f, "{}", self.x),
-            (y, 1) => write!(f, "{}x{y}", self.x),
-            (y, z) => write!(f, "{}x{y}x{z}", self.x),
-        }
+        write_sides(f, [self.x, self.y, self.z])
     }
 }
 
-/// `X`, `XxY` or `XxYxZ`, each side a whole number from 1.
-impl FromStr for BlockShape {
-    type Err = String;
+/// A grid's blocks in x, y and z (`gridDim`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct GridShape {
+    /// Blocks in x (`gridDim.x`).
+    pub x: u32,
+    /// Blocks in y (`gridDim.y`).
+    pub y: u32,
+    /// Blocks in z (`gridDim.z`).
+    pub z: u32,
+}
 
-    fn from_str(text: &str) -> Result<Self, String> {
-        let refuse =
-            || format!("`{text}` is not a block shape (X, XxY or XxYxZ, each a whole number from 1)");
-        let sides = text
-            .split(['x', 'X'])
-            .map(|side| side.trim().parse::<u32>().ok().filter(|&side| side >= 1))
-            .collect::<Option<Vec<u32>>>()
-            .ok_or_else(refuse)?;
-        match sides[..] {
-            [x] => Ok(Self { x, y: 1, z: 1 }),
-            [x, y] => Ok(Self { x, y, z: 1 }),
-            [x, y, z] => Ok(Self { x, y, z }),
-            _ => Err(refuse()),
+impl GridShape {
+    /// A grid of `blocks` blocks in x alone.
+    pub(crate) const fn linear(blocks: u32) -> Self {
+        Self { x: blocks, y: 1, z: 1 }
+    }
+
+    /// Its blocks, `x * y * z`.
+    pub fn blocks(self) -> u64 {
+        u64::from(self.x) * u64::from(self.y) * u64::from(self.z)
+    }
+
+    /// Whether it has blocks in x alone.
+    pub(crate) fn is_linear(self) -> bool {
+        self.y == 1 && self.z == 1
+    }
+
+    /// Why a device whose grids are bounded by `dimensions` (`maxGridDimX/Y/Z`) cannot launch
+    /// it, if it cannot.
+    pub(crate) fn check(self, dimensions: [u32; 3]) -> Result<(), String> {
+        for ((name, value), most) in [("x", self.x), ("y", self.y), ("z", self.z)].into_iter().zip(dimensions)
+        {
+            if value > most {
+                return Err(format!("grid {self} has {value} blocks in {name}, above the device's {most}"));
+            }
         }
+        Ok(())
     }
 }
+
+/// `2112` for a grid in x alone, `60x68`, `4x4x2`.
+impl fmt::Display for GridShape {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write_sides(f, [self.x, self.y, self.z])
+    }
+}
+
+/// `X`, `XxY` or `XxYxZ` (an `x` or an `X` between), each side a whole number from 1.
+fn parse_sides(text: &str) -> Option<[u32; 3]> {
+    let sides = text
+        .split(['x', 'X'])
+        .map(|side| side.trim().parse::<u32>().ok().filter(|&side| side >= 1))
+        .collect::<Option<Vec<u32>>>()?;
+    match sides[..] {
+        [x] => Some([x, 1, 1]),
+        [x, y] => Some([x, y, 1]),
+        [x, y, z] => Some([x, y, z]),
+        _ => None,
+    }
+}
+
+/// Both shapes read `X`, `XxY` or `XxYxZ`, each side a whole number from 1, and are written
+/// to records and journals as they print (`32x8`) and read back the same way.
+macro_rules! as_text {
+    ($($shape:ty => $noun:literal),*) => {$(
+        /// `X`, `XxY` or `XxYxZ`, each side a whole number from 1.
+        impl FromStr for $shape {
+            type Err = String;
+
+            fn from_str(text: &str) -> Result<Self, String> {
+                let [x, y, z] = parse_sides(text).ok_or_else(|| {
+                    format!("`{text}` is not a {} (X, XxY or XxYxZ, each a whole number from 1)", $noun)
+                })?;
+                Ok(Self { x, y, z })
+            }
+        }
+
+        impl serde::Serialize for $shape {
+            fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                serializer.collect_str(self)
+            }
+        }
+
+        impl<'de> serde::Deserialize<'de> for $shape {
+            fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                let text = <std::borrow::Cow<'de, str>>::deserialize(deserializer)?;
+                text.parse().map_err(serde::de::Error::custom)
+            }
+        }
+    )*};
+}
+
+as_text!(BlockShape => "block shape", GridShape => "grid shape");
 
 #[cfg(test)]
 mod tests {

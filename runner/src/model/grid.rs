@@ -12,8 +12,17 @@ answer, the device's SMs, the items one pass covers and the block size.
 Every policy launches at least one block and at most `ceil(items / threads)` (past that, a
 block would find no item to take), and never more than the driver's grid limit of
 `2^31 - 1` blocks; a kernel with a grid-stride loop covers every item with any of them.
+
+A kernel over a 2-D or 3-D domain of `W x H x D` items ([`crate::Kernel::domain`]) launches a
+grid of the same dimensions ([`GridPolicy::grid_over`]): per item, `ceil(W / x) x ceil(H / y)
+x ceil(D / z)` blocks of an `x x y x z` block; one wave or `k` waves of `B` blocks laid over
+the domain row by row: `gx = min(nx, B)` blocks in x, `gy = min(ny, max(1, B / gx))` in y and
+`gz = min(nz, max(1, B / (gx gy)))` in z, where `nx x ny x nz` is the per-item grid. So a wave
+is at most `B` blocks, whole rows of blocks first, and never more than the per-item grid; a
+kernel with a grid-stride loop in each dimension covers the domain with any of them.
 */
 
+use crate::model::block_shape::{BlockShape, GridShape};
 use crate::model::occupancy::one_wave_grid;
 use serde::{Serialize, Serializer};
 use std::fmt;
@@ -61,6 +70,67 @@ impl GridPolicy {
         u32::try_from(blocks.clamp(1, u64::from(MAX_GRID_BLOCKS))).expect("clamped to the grid limit")
     }
 
+    /// The grid of a row of a kernel over a domain of `domain` items in x, y and z, each
+    /// block covering `covers` items in x, y and z a trip (its threads, one item each, or the
+    /// kernel's tile), `blocks_per_sm` of them resident on each of `multiprocessors` SMs: the
+    /// module's rule. Each side is at least 1 and at most `u32::MAX`; whether the device
+    /// launches it is [`GridShape::check`]'s to say.
+    pub(crate) fn grid_over(
+        self,
+        blocks_per_sm: u32,
+        multiprocessors: u32,
+        domain: [u64; 3],
+        covers: [u64; 3],
+    ) -> GridShape {
+        let per_item = per_item_sides(domain, covers);
+        let side = |blocks: u64| u32::try_from(blocks.max(1)).unwrap_or(u32::MAX);
+        let waves = match self {
+            Self::PerItem => {
+                return GridShape { x: side(per_item[0]), y: side(per_item[1]), z: side(per_item[2]) };
+            }
+            Self::OneWave => 1,
+            Self::Waves(waves) => u64::from(waves.max(1)),
+        };
+        let [nx, ny, nz] = per_item;
+        let wave = (u64::from(blocks_per_sm) * u64::from(multiprocessors) * waves).max(1);
+        let x = nx.min(wave);
+        let y = ny.min((wave / x).max(1));
+        let z = nz.min((wave / (x * y)).max(1));
+        GridShape { x: side(x), y: side(y), z: side(z) }
+    }
+
+    /// The grid of a row of `block`s over `items` items in x alone (`domain` `None`: a
+    /// [`GridPolicy::grid_blocks`] grid in x) or over a domain ([`GridPolicy::grid_over`]).
+    pub(crate) fn grid_for(
+        self,
+        blocks_per_sm: u32,
+        multiprocessors: u32,
+        items: u64,
+        domain: Option<[u64; 3]>,
+        block: BlockShape,
+        covers: [u64; 3],
+    ) -> GridShape {
+        match domain {
+            Some(domain) => self.grid_over(blocks_per_sm, multiprocessors, domain, covers),
+            None => {
+                GridShape::linear(self.grid_blocks(blocks_per_sm, multiprocessors, items, block.threads()))
+            }
+        }
+    }
+
+    /// The most blocks any row over `domain` whose blocks cover one of `covers` can launch,
+    /// whatever the device and the policy: the largest per-item grid, within the 1-D grid
+    /// limit. A buffer of one element per block of this many holds every row's.
+    pub(crate) fn largest_grid_over(domain: [u64; 3], covers: impl IntoIterator<Item = [u64; 3]>) -> u32 {
+        let most = covers
+            .into_iter()
+            .map(|covers| per_item_sides(domain, covers).iter().product::<u64>())
+            .max()
+            .unwrap_or(1)
+            .clamp(1, u64::from(MAX_GRID_BLOCKS));
+        u32::try_from(most).expect("clamped to the grid limit")
+    }
+
     /// The most blocks any row of a sweep over `block_sizes` can launch over `items` items,
     /// whatever the device: `ceil(items / smallest block size)`, within the grid limit. A
     /// buffer of one element per block of this many holds every row's.
@@ -87,6 +157,17 @@ impl GridPolicy {
             other => format!("Grid: {other} (--grid {})\n", other.name()),
         }
     }
+}
+
+/// `ceil(W / x)`, `ceil(H / y)`, `ceil(D / z)` of a block covering `x x y x z` items: the
+/// per-item grid's sides, each at least 1.
+fn per_item_sides(domain: [u64; 3], covers: [u64; 3]) -> [u64; 3] {
+    std::array::from_fn(|axis| domain[axis].div_ceil(covers[axis].max(1)).max(1))
+}
+
+/// The items a block of `block` covers a trip with one item a thread: its sides.
+pub(crate) fn sides(block: BlockShape) -> [u64; 3] {
+    [block.x, block.y, block.z].map(u64::from)
 }
 
 /// In words: "one full wave per row", "one thread per item", "3 full waves per row".
@@ -165,6 +246,45 @@ mod tests {
                 assert!(policy.grid_blocks(32, 132, items, threads) <= largest, "{policy:?} {threads}");
             }
         }
+    }
+
+    #[test]
+    fn a_domain_gets_a_grid_of_its_dimensions_by_the_layout_rule() {
+        let block = |text: &str| sides(text.parse::<BlockShape>().unwrap());
+        let (width, height) = (3840, 2160);
+        let domain = [width, height, 1];
+        // Per item: one block per 32x8 tile of the 4K frame.
+        assert_eq!(GridPolicy::PerItem.grid_over(16, 132, domain, block("32x8")).to_string(), "120x270");
+        assert_eq!(GridPolicy::PerItem.grid_over(0, 132, domain, block("1000x3")).to_string(), "4x720");
+        // One wave of 8 x 132 = 1056 blocks: whole rows of 120 blocks, 8 of them.
+        let wave = GridPolicy::OneWave.grid_over(8, 132, domain, block("32x8"));
+        assert_eq!((wave.to_string(), wave.blocks()), ("120x8".to_string(), 960));
+        // Two waves: 2112 blocks, 17 rows of 120.
+        assert_eq!(GridPolicy::Waves(2).grid_over(8, 132, domain, block("32x8")).to_string(), "120x17");
+        // A wave wider than a row of the domain's blocks stays within the per-item grid.
+        assert_eq!(GridPolicy::OneWave.grid_over(32, 132, [64, 64, 1], block("16x16")).to_string(), "4x4");
+        // A wave narrower than one row: one row, B blocks wide.
+        assert_eq!(GridPolicy::OneWave.grid_over(1, 100, [1 << 20, 64, 1], block("32x8")).to_string(), "100");
+        // No residency still launches one block; a 3-D domain fills x, then y, then z.
+        assert_eq!(GridPolicy::OneWave.grid_over(0, 132, domain, block("32x8")).to_string(), "1");
+        assert_eq!(GridPolicy::OneWave.grid_over(4, 8, [64, 64, 64], block("8x8x8")).to_string(), "8x4");
+        assert_eq!(GridPolicy::Waves(4).grid_over(4, 8, [64, 64, 64], block("8x8x8")).to_string(), "8x8x2");
+        for policy in [GridPolicy::OneWave, GridPolicy::Waves(3), GridPolicy::PerItem] {
+            for shape in ["32x8", "16x16", "256", "8x8x4"] {
+                let grid = policy.grid_over(8, 132, domain, block(shape));
+                assert!(grid.blocks() <= u64::from(GridPolicy::largest_grid_over(domain, [block(shape)])));
+            }
+        }
+        // The largest per-item grid can exceed ceil(items / threads): 1000x1000 in 32x32 tiles.
+        assert_eq!(GridPolicy::largest_grid_over([1000, 1000, 1], [block("32x32")]), 32 * 32);
+        // A block that covers a 64 x 64 tile whatever its threads: one block a tile.
+        assert_eq!(GridPolicy::PerItem.grid_over(8, 132, [4099, 4099, 1], [64, 64, 1]).to_string(), "65x65");
+        assert_eq!(
+            GridShape { x: 1, y: 70_000, z: 1 }
+                .check(crate::model::block_shape::MAX_GRID_DIMENSIONS)
+                .unwrap_err(),
+            "grid 1x70000 has 70000 blocks in y, above the device's 65535"
+        );
     }
 
     #[test]

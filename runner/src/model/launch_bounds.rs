@@ -7,6 +7,8 @@ directive and to know an exact `.reqntid` shape. A block size they forbid is pru
 naming the directive.
 */
 
+use crate::model::block_shape::BlockShape;
+
 /// The launch bounds of one kernel: the driver's most threads a block for it, and the PTX's
 /// directives where it has them.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -34,17 +36,19 @@ impl LaunchBounds {
         }
     }
 
-    /// Why a 1-D block of `threads_per_block` cannot be launched, where it cannot: not the
-    /// `.reqntid` block, above the `.maxntid`, or above the driver's maximum for the kernel.
-    pub fn refuses(&self, threads_per_block: u32) -> Option<String> {
+    /// Why a block of `block` cannot be launched, where it cannot: not the `.reqntid` block
+    /// (its shape, not only its threads), above the `.maxntid`, or above the driver's maximum
+    /// for the kernel.
+    pub fn refuses(&self, block: BlockShape) -> Option<String> {
+        let threads_per_block = block.threads();
         if let Some(required) = self.required {
             let [x, y, z] = required;
-            if [y, z] != [1, 1] {
+            if [y, z] != [1, 1] && block != (BlockShape { x, y, z }) {
                 return Some(format!(
-                    "the PTX's `.reqntid {x}, {y}, {z}` requires a {x} x {y} x {z} block; this sweep launches 1-D blocks"
+                    "the PTX's `.reqntid {x}, {y}, {z}` requires a {x}x{y}x{z} block (--block-shapes {x}x{y}x{z})"
                 ));
             }
-            if threads_per_block != x {
+            if [y, z] == [1, 1] && block != BlockShape::linear(x) {
                 return Some(format!("the PTX's `.reqntid {x}` requires exactly {x} threads per block"));
             }
         }
@@ -126,25 +130,38 @@ mod tests {
     fn the_directives_of_each_entry_are_read_and_obeyed() {
         let a = LaunchBounds::of(PTX, "a", LaunchBounds::driver_max(PTX, "a", 1024), 1024);
         assert_eq!((a.required, a.max, a.kernel_max), (Some([128, 1, 1]), None, 128));
-        assert_eq!(a.refuses(128), None);
-        assert_eq!(a.refuses(64).unwrap(), "the PTX's `.reqntid 128` requires exactly 128 threads per block");
+        let linear = BlockShape::linear;
+        assert_eq!(a.refuses(linear(128)), None);
+        assert_eq!(
+            a.refuses(BlockShape { x: 64, y: 2, z: 1 }).unwrap(),
+            "the PTX's `.reqntid 128` requires exactly 128 threads per block",
+            "128 threads, but not in x alone"
+        );
+        assert_eq!(
+            a.refuses(linear(64)).unwrap(),
+            "the PTX's `.reqntid 128` requires exactly 128 threads per block"
+        );
         let b = LaunchBounds::of(PTX, "b", LaunchBounds::driver_max(PTX, "b", 1024), 1024);
         assert_eq!((b.required, b.max, b.kernel_max), (None, Some([256, 1, 1]), 256));
-        assert_eq!((b.refuses(96), b.refuses(256)), (None, None));
+        assert_eq!((b.refuses(linear(96)), b.refuses(linear(256))), (None, None));
+        assert_eq!(b.refuses(BlockShape { x: 32, y: 8, z: 1 }), None, ".maxntid bounds the threads");
         assert_eq!(
-            b.refuses(512).unwrap(),
+            b.refuses(linear(512)).unwrap(),
             "512 threads per block, above the PTX's `.maxntid 256` (256 threads)"
         );
         let c = LaunchBounds::of(PTX, "c", LaunchBounds::driver_max(PTX, "c", 1024), 1024);
         assert_eq!(c.kernel_max, 256);
-        assert!(
-            c.refuses(256).unwrap().contains("requires a 32 x 8 x 1 block; this sweep launches 1-D blocks")
+        assert_eq!(
+            c.refuses(linear(256)).unwrap(),
+            "the PTX's `.reqntid 32, 8, 1` requires a 32x8x1 block (--block-shapes 32x8x1)"
         );
+        assert!(c.refuses(BlockShape { x: 16, y: 16, z: 1 }).is_some());
+        assert_eq!(c.refuses(BlockShape { x: 32, y: 8, z: 1 }), None, "the one shape it requires");
         // No directive: the driver's maximum alone (registers can lower it).
         let d = LaunchBounds::of(PTX, "d", 512, 1024);
         assert_eq!((d.required, d.max), (None, None));
-        assert_eq!(d.refuses(512), None);
-        assert!(d.refuses(1024).unwrap().contains("above the 512 the driver allows this kernel"));
+        assert_eq!(d.refuses(linear(512)), None);
+        assert!(d.refuses(linear(1024)).unwrap().contains("above the 512 the driver allows this kernel"));
         assert_eq!(LaunchBounds::driver_max(PTX, "d", 1024), 1024);
         assert_eq!(LaunchBounds::driver_max(PTX, "nowhere", 1024), 1024);
     }

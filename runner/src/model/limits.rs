@@ -5,6 +5,7 @@ device's attributes), [`KernelResources`] (registers and static shared memory af
 block gets without opting in. Plain data, read and written without a GPU.
 */
 
+use crate::model::block_shape::{MAX_BLOCK_DIMENSIONS, MAX_GRID_DIMENSIONS};
 use serde::{Deserialize, Serialize};
 
 /// What the driver reports about one device.
@@ -39,6 +40,22 @@ pub struct DeviceLimits {
     pub reserved_shared_memory_per_block: u32,
     /// L2 cache size in bytes.
     pub l2_cache_bytes: u32,
+    /// The most threads a block may have in x, y and z (`maxBlockDimX/Y/Z`); a record
+    /// written before block shapes reads as every device's 1024, 1024, 64.
+    #[serde(default = "block_dimensions")]
+    pub max_block_dimensions: [u32; 3],
+    /// The most blocks a grid may have in x, y and z (`maxGridDimX/Y/Z`); a record written
+    /// before grid shapes reads as every device's 2^31 - 1, 65535, 65535.
+    #[serde(default = "grid_dimensions")]
+    pub max_grid_dimensions: [u32; 3],
+}
+
+fn block_dimensions() -> [u32; 3] {
+    MAX_BLOCK_DIMENSIONS
+}
+
+fn grid_dimensions() -> [u32; 3] {
+    MAX_GRID_DIMENSIONS
 }
 
 /// What the compiled kernel asks of an SM, as the driver reports it after its JIT.

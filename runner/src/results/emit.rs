@@ -3,7 +3,7 @@
 `build.rs` or crate to `include!`. The file holds:
 
 - a `Config` struct with a field per axis (`block_size`, and one per axis of the sweep, e.g.
-  `items_thr`);
+  `items_thr`), and `block_dim` (x, y, z) where a winner's block is a shape (`32x8`);
 - per GPU, a module named for it (`nvidia_h200_sm90`) with a `const` per axis (`BLOCK_SIZE`,
   `ITEMS_THR`) and its `CONFIG`, its provenance (driver, date, command, PTX sha256, search,
   samples) in the comment above it;
@@ -23,6 +23,7 @@ use crate::error::{one_line, shown};
 use crate::files;
 use crate::measure::provenance::Provenance;
 use crate::model::axis_values::AxisValues;
+use crate::model::block_shape::BlockShape;
 use crate::model::objective::Objective;
 use crate::search::sweep::Sweep;
 use serde::{Deserialize, Serialize};
@@ -39,6 +40,9 @@ pub struct Winner {
     pub kernel: String,
     /// Threads per block of the winner.
     pub block_size: u32,
+    /// The winner's block shape where it is not `block_size` in x alone (`32x8`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub block: Option<BlockShape>,
     /// The winner's value on each axis beyond the block size (an object; empty without axes).
     #[serde(default)]
     pub axes: AxisValues,
@@ -198,6 +202,7 @@ pub fn winner(sweep: &Sweep, provenance: &Provenance) -> Option<Winner> {
         compute_capability: sweep.limits.compute_capability,
         kernel: sweep.pass.kernel.to_string(),
         block_size: best.threads_per_block,
+        block: (!best.block.is_linear()).then_some(best.block),
         axes: best.axes.clone(),
         median_ms: best.stats.median,
         samples: best.run_ms.len(),
@@ -217,6 +222,7 @@ pub fn const_name(axis: &str) -> String {
     if name.is_empty()
         || name.starts_with(|c: char| c.is_ascii_digit())
         || name == "BLOCK_SIZE"
+        || name == "BLOCK_DIM"
         || name == "CONFIG"
     {
         name.insert_str(0, "AXIS_");
@@ -274,12 +280,21 @@ pub fn rust_source(winners: &Winners) -> String {
     source += "\n/// One launch configuration, an axis a field.\n\
                #[derive(Debug, Clone, Copy, PartialEq, Eq)]\n\
                pub struct Config {\n    /// Threads per block.\n    pub block_size: u32,\n";
+    // The block's shape where some winner's is not in x alone: a 1-D file reads as before.
+    let shaped = winners.winners.iter().any(|winner| winner.block.is_some());
+    if shaped {
+        source +=
+            "    /// The block's threads in x, y and z (`blockDim`).\n    pub block_dim: (u32, u32, u32),\n";
+    }
     for (name, constant, ty) in &axes {
         source += &format!("    /// `{name}`.\n    pub {}: {ty},\n", constant.to_ascii_lowercase());
     }
     source += "}\n";
     let fields = |prefix: &str| {
         let mut text = format!("Config {{ block_size: {prefix}BLOCK_SIZE");
+        if shaped {
+            text += &format!(", block_dim: {prefix}BLOCK_DIM");
+        }
         for (_, constant, _) in &axes {
             text += &format!(", {}: {prefix}{constant}", constant.to_ascii_lowercase());
         }
@@ -316,6 +331,13 @@ pub fn rust_source(winners: &Winners) -> String {
             "    /// Threads per block of the {chosen} configuration.\n    pub const BLOCK_SIZE: u32 = {};\n",
             winner.block_size
         );
+        if shaped {
+            let block = winner.block.unwrap_or(BlockShape::linear(winner.block_size));
+            source += &format!(
+                "    /// The block's threads in x, y and z of the {chosen} configuration.\n    pub const BLOCK_DIM: (u32, u32, u32) = ({}, {}, {});\n",
+                block.x, block.y, block.z
+            );
+        }
         for (name, constant, ty) in &axes {
             let value = winner.axes.get(name).unwrap_or_default();
             let ty = if *ty == "u32" { "u32" } else { "&str" };
@@ -338,6 +360,11 @@ pub fn rust_source(winners: &Winners) -> String {
             first.gpu
         );
         source += &format!("pub const BLOCK_SIZE: u32 = {module}::BLOCK_SIZE;\n");
+        if shaped {
+            source += &format!(
+                "/// The block's threads in x, y and z of the {chosen} configuration on the first GPU.\npub const BLOCK_DIM: (u32, u32, u32) = {module}::BLOCK_DIM;\n"
+            );
+        }
         for (name, constant, ty) in &axes {
             let ty = if *ty == "u32" { "u32" } else { "&str" };
             source += &format!(
@@ -387,6 +414,7 @@ mod tests {
             compute_capability,
             kernel: "scale".into(),
             block_size,
+            block: None,
             axes: AxisValues(axes.iter().map(|&(name, value)| (name.into(), value.into())).collect()),
             median_ms: 0.5,
             samples: 10,
@@ -428,6 +456,32 @@ mod tests {
                     println!(\"{} {} {} {:?}\", c.block_size, c.variant, c.tile + TILE, config_for(\"T4\", (7, 5))); \
                     assert_eq!(MEASURED, c); assert_eq!(BLOCK_SIZE, 256); }";
         assert_eq!(compile_and_run("str", &source, main), "256 x4 \"wide\" 16 None\n");
+    }
+
+    #[test]
+    fn a_shaped_winner_gives_its_block_dim_beside_a_1d_one_and_the_file_compiles() {
+        let h200 = Winner {
+            block: Some(BlockShape { x: 32, y: 8, z: 1 }),
+            ..winner("NVIDIA H200", (9, 0), 256, &[])
+        };
+        let (winners, _) = Winners::merge(None, vec![], h200);
+        let t4 = winner("Tesla T4", (7, 5), 128, &[]);
+        let json = serde_json::to_string(&winners).unwrap();
+        let winners = Winners::merge(Some(&json), vec![], t4).0;
+        let source = rust_source(&winners);
+        assert!(source.contains("    pub block_dim: (u32, u32, u32),\n"), "{source}");
+        assert!(source.contains("pub const BLOCK_DIM: (u32, u32, u32) = (32, 8, 1);"), "{source}");
+        assert!(
+            source.contains("pub const BLOCK_DIM: (u32, u32, u32) = (128, 1, 1);"),
+            "the T4's in x alone: {source}"
+        );
+        let main = "fn main() { let c = config_for(\"NVIDIA H200\", (9, 0)).unwrap(); \
+                    let t4 = config_for(\"Tesla T4\", (7, 5)).unwrap(); \
+                    println!(\"{} {:?} {:?}\", c.block_size, c.block_dim, t4.block_dim); assert_eq!(BLOCK_DIM, (32, 8, 1)); }";
+        assert_eq!(compile_and_run("shape", &source, main), "256 (32, 8, 1) (128, 1, 1)\n");
+        // Without a shaped winner the file is as it always was.
+        let flat = Winners::merge(None, vec![], winner("Tesla T4", (7, 5), 128, &[])).0;
+        assert!(!rust_source(&flat).contains("BLOCK_DIM"));
     }
 
     #[test]

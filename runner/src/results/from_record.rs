@@ -69,11 +69,13 @@ fn row_of(record: &RowRecord, older: &dyn Fn(&str) -> String) -> Result<Row, Str
         record.dynamic_shared_memory.ok_or_else(|| older("dynamic_shared_memory in its rows"))?;
     Ok(Row {
         threads_per_block: record.threads_per_block,
+        block: record.shape(),
         warps_per_block: record.warps_per_block,
         idle_lanes: record.idle_lanes,
         blocks_per_sm: record.blocks_per_sm,
         resident_warps: record.warps_per_sm,
         grid_blocks: record.grid_blocks,
+        grid: record.grid_shape(),
         dynamic_shared_memory,
         limiters: limiters(record.limiter.as_deref().unwrap_or("-"))?,
         run_ms: record.run_ms.clone(),

@@ -5,6 +5,7 @@ whisker, occupancy on a second axis, and the fastest row marked.
 
 use crate::measure::timing::Timing;
 use crate::model::axis_values::AxisValues;
+use crate::model::block_shape::BlockShape;
 use crate::model::frame_size;
 use crate::results::schema::{PassRecord, RowRecord, SweepRecord};
 use crate::results::table;
@@ -20,9 +21,7 @@ const HEIGHT: u32 = 560;
 pub fn svg(sweep: &Sweep) -> Result<String> {
     let rows: Vec<RowRecord> = sweep.rows.iter().map(|row| RowRecord::of(sweep, row)).collect();
     let fastest = sweep.best().and_then(|best| {
-        rows.iter().find(|row| {
-            row.measured() && (row.threads_per_block, &row.axes) == (best.threads_per_block, &best.axes)
-        })
+        rows.iter().find(|row| row.measured() && (row.shape(), &row.axes) == (best.block, &best.axes))
     });
     let frame = sweep.pass.items.is_none().then_some((sweep.pass.frame.width, sweep.pass.frame.height));
     let workload = PassRecord::of(&sweep.pass);
@@ -98,7 +97,7 @@ impl Chart {
             .filter(|row| row.measured())
             .map(|row| {
                 let point = PlotPoint {
-                    label: label(row.threads_per_block, &row.axes),
+                    label: label(row.shape(), &row.axes),
                     median_gbps: gbps(row.median_ms),
                     slowest_gbps: gbps(row.max_ms),
                     fastest_gbps: gbps(row.min_ms),
@@ -116,20 +115,24 @@ impl Chart {
             // `fastest` is one of `rows`: found by identity, not by its (possibly repeated) values.
             let index = drawn.iter().position(|(row, _)| std::ptr::eq(*row, fastest))?;
             let axes = if fastest.axes.is_empty() { String::new() } else { format!(", {}", fastest.axes) };
-            let label =
-                format!("fastest: {} threads{axes}, {:.3} ms", fastest.threads_per_block, fastest.median_ms);
+            let block = match fastest.block {
+                Some(shape) => format!("block {shape}"),
+                None => format!("{} threads", fastest.threads_per_block),
+            };
+            let label = format!("fastest: {block}{axes}, {:.3} ms", fastest.median_ms);
             Some((index, label))
         });
         Self { title, x_desc: x_desc(axes), rows: drawn.into_iter().map(|(_, point)| point).collect(), best }
     }
 }
 
-/// A row's x label: "256", or "256:4" with one axis, "256:4,waves:2" with two.
-fn label(threads_per_block: u32, axes: &AxisValues) -> String {
+/// A row's x label: "256" (a block shape: "32x8"), or "256:4" with one axis, "256:4,waves:2"
+/// with two.
+fn label(block: BlockShape, axes: &AxisValues) -> String {
     if axes.is_empty() {
-        threads_per_block.to_string()
+        block.to_string()
     } else {
-        format!("{threads_per_block}:{}", axes.values().collect::<Vec<_>>().join(","))
+        format!("{block}:{}", axes.values().collect::<Vec<_>>().join(","))
     }
 }
 

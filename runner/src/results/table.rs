@@ -10,6 +10,7 @@ and right-aligned columns. Each subcommand's own report is in its module under
 use crate::measure::backend::Timing;
 use crate::measure::sensors::{RowClock, RowEnergy};
 use crate::measure::timing::{NoiseStop, Stopped, TimingMode};
+use crate::model::block_shape::BlockShape;
 use crate::model::frame_size::mib;
 use crate::model::limits::{DeviceLimits, Suggestion};
 use crate::model::objective::Objective;
@@ -170,7 +171,7 @@ fn pruned_reasons(sweep: &Sweep) -> Vec<(String, Vec<String>)> {
     let mut reasons: Vec<(String, Vec<String>)> = Vec::new();
     for row in sweep.pruned_rows() {
         let reason = row.pruned.clone().unwrap_or_default();
-        let configuration = crate::model::axis_values::configuration_label(row.threads_per_block, &row.axes);
+        let configuration = crate::model::axis_values::configuration_label(row.block, &row.axes);
         match reasons.iter_mut().find(|(known, _)| *known == reason) {
             Some((_, configurations)) => configurations.push(configuration),
             None => reasons.push((reason, vec![configuration])),
@@ -195,7 +196,7 @@ pub(crate) const NOTHING_MEASURED: &str =
 pub struct Summary {
     suggestion: Suggestion,
     /// The fastest row's block size and median milliseconds.
-    fastest: Option<(u32, f64)>,
+    fastest: Option<(BlockShape, f64)>,
     /// The fastest row's values on the axes, where the sweep has axes.
     fastest_axes: crate::model::axis_values::AxisValues,
     rows_near_best: usize,
@@ -217,13 +218,11 @@ pub struct Summary {
     sensors: Vec<String>,
 }
 
-/// "256 threads per block" or "256 threads per block, items/thr 4": a row's configuration.
+/// "256 threads per block", "block 32x8" or "256 threads per block, items/thr 4": a row's
+/// configuration.
 fn configuration_phrase(row: &Row) -> String {
-    if row.axes.is_empty() {
-        format!("{} threads per block", row.threads_per_block)
-    } else {
-        format!("{} threads per block, {}", row.threads_per_block, row.axes)
-    }
+    let block = row.block.in_words();
+    if row.axes.is_empty() { block } else { format!("{block}, {}", row.axes) }
 }
 
 /// The sentences on a sweep's sensors ([`Summary::sensors`]).
@@ -335,7 +334,7 @@ impl Summary {
     pub fn of(sweep: &Sweep) -> Self {
         Self {
             suggestion: sweep.suggestion,
-            fastest: sweep.fastest().map(|best| (best.threads_per_block, best.stats.median)),
+            fastest: sweep.fastest().map(|best| (best.block, best.stats.median)),
             fastest_axes: sweep.fastest().map(|best| best.axes.clone()).unwrap_or_default(),
             sensors: sensor_sentences(sweep),
             rows_near_best: sweep.rows_near_best(),
@@ -408,7 +407,7 @@ impl Summary {
         let tunable = self.axes_phrase();
         Some(self.fastest.map_or_else(
             || NOTHING_MEASURED.to_string(),
-            |(threads, ms)| format!("Fastest measured: {threads} threads per block{tunable} at {ms:.3} ms."),
+            |(block, ms)| format!("Fastest measured: {}{tunable} at {ms:.3} ms.", block.in_words()),
         ))
     }
 
@@ -653,7 +652,7 @@ pub fn table(sweep: &Sweep, stats: bool) -> String {
             row.blocks_per_sm.to_string(),
             row.resident_warps.to_string(),
             format!("{:.0}%", sweep.occupancy_percent(row)),
-            row.grid_blocks.to_string(),
+            row.grid.to_string(),
         ];
         match (&row.failed, &row.pruned) {
             // No measurement: what happened instead, and nothing to compare.
@@ -711,6 +710,15 @@ pub fn table(sweep: &Sweep, stats: bool) -> String {
         });
         records.push(record);
     }
+    // A block column beside the thread count where a row's block is a shape (`32x8`): a sweep
+    // of blocks in x alone reads as `block_size.cu`'s table does.
+    if sweep.rows.iter().any(|row| !row.block.is_linear()) {
+        columns.insert(1, ("block", 7));
+        records[0].insert(1, "block".to_string());
+        for (record, row) in records[1..].iter_mut().zip(&sweep.rows) {
+            record.insert(1, row.block.to_string());
+        }
+    }
     // Axes beyond the block size (a sweep of your own kernel): their values come first.
     for (index, name) in sweep.axes.iter().enumerate() {
         columns.insert(index, (name.as_str(), name.len() + 2));
@@ -757,10 +765,10 @@ pub fn device_summary(sweep: &Sweep) -> String {
     let verdict = checks_verdict(sweep);
     match sweep.best() {
         Some(best) => format!(
-            "GPU {} ({}): fastest {} threads per block at {:.3} ms ({:.1} GB/s); {} of {} rows within 95 percent; {verdict}.\n",
+            "GPU {} ({}): fastest {} at {:.3} ms ({:.1} GB/s); {} of {} rows within 95 percent; {verdict}.\n",
             sweep.limits.ordinal,
             sweep.limits.name,
-            best.threads_per_block,
+            best.block.in_words(),
             best.stats.median,
             sweep.gigabytes_per_second(best),
             sweep.rows_near_best(),
@@ -778,7 +786,7 @@ pub fn model_summary(sweep: &Sweep) -> String {
         Some(best) => format!(
             "{} ({major}.{minor}): {} at {:.3} ms ({:.1} GB/s), the {} of {} rows; {verdict}.\n",
             sweep.limits.name,
-            crate::model::axis_values::configuration_label(best.threads_per_block, &best.axes),
+            crate::model::axis_values::configuration_label(best.block, &best.axes),
             best.stats.median,
             sweep.gigabytes_per_second(best),
             match sweep.scored_objective() {

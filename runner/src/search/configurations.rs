@@ -33,14 +33,14 @@ pub(crate) fn measure(
     // a shard's share (`crate::model::shard`).
     let mut k = 0;
     for variant in kernel.variants() {
-        let mut block_sizes = kernel.kept(variant.index, &plan.block_sizes);
+        let mut blocks = kernel.kept(variant.index, &plan.blocks);
         if let Some(shard) = plan.shard {
-            block_sizes.retain(|_| {
+            blocks.retain(|_| {
                 k += 1;
                 shard.holds(k - 1)
             });
         }
-        if block_sizes.is_empty() {
+        if blocks.is_empty() {
             // The restriction keeps no block size of this configuration: no rows, no part.
             continue;
         }
@@ -53,12 +53,8 @@ pub(crate) fn measure(
             gpu.max_threads_per_block().context("reading the kernel's most threads a block")?,
             gpu.limits().max_threads_per_block,
         );
-        let plan = Plan {
-            block_sizes,
-            grid: variant.grid.unwrap_or(plan.grid),
-            bounds: Some(bounds),
-            ..plan.clone()
-        };
+        let plan =
+            Plan { blocks, grid: variant.grid.unwrap_or(plan.grid), bounds: Some(bounds), ..plan.clone() };
         let mut session = Session { journal: journal.as_deref_mut(), axes: variant.axes.clone() };
         let part = with_progress(gpu, run, &plan, &mut session)?;
         let ended_early = part.ended_early.is_some();
@@ -70,7 +66,7 @@ pub(crate) fn measure(
     let mut sweep = assemble::assemble(kernel.axis_names(), parts)
         .context("the kernel has no configuration to sweep (the description was validated)")?;
     sweep.shard =
-        plan.shard.map(|shard| ShardOf { shard, configurations: kernel.configurations(&plan.block_sizes) });
+        plan.shard.map(|shard| ShardOf { shard, configurations: kernel.configurations(&plan.blocks) });
     Ok(sweep)
 }
 
@@ -81,7 +77,7 @@ pub(crate) fn with_progress(
     plan: &Plan,
     session: &mut Session,
 ) -> Result<Sweep> {
-    let mut with_progress = WithProgress::new(gpu, plan.block_sizes.len());
+    let mut with_progress = WithProgress::new(gpu, plan.blocks.len());
     let result = sweep::measure_in(&mut with_progress, run, plan, session);
     with_progress.finish();
     result

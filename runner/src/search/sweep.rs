@@ -12,6 +12,7 @@ use crate::measure::sensors::{RowClock, RowEnergy};
 use crate::measure::timing::Stopped;
 use crate::measure::workload::Workload;
 use crate::model::axis_values::AxisValues;
+use crate::model::block_shape::{BlockShape, GridShape};
 use crate::model::grid::GridPolicy;
 use crate::model::limits::{DeviceLimits, KernelResources, Suggestion};
 use crate::model::mismatch::Mismatch;
@@ -28,8 +29,11 @@ pub const NEAR_BEST_FRACTION: f64 = 0.95;
 /// One measured block size.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Row {
-    /// Threads per block.
+    /// Threads per block: `block.x * block.y * block.z`.
     pub threads_per_block: u32,
+    /// The block's threads in x, y and z: `threads_per_block` in x alone unless the sweep has
+    /// block shapes.
+    pub block: BlockShape,
     /// Warps per block, rounded up.
     pub warps_per_block: u32,
     /// Threads of the last warp with no work.
@@ -38,8 +42,11 @@ pub struct Row {
     pub blocks_per_sm: u32,
     /// Resident warps per SM: blocks/SM x warps per block.
     pub resident_warps: u32,
-    /// Blocks launched, as the grid policy says.
+    /// Blocks launched, as the grid policy says: `grid.x * grid.y * grid.z`.
     pub grid_blocks: u32,
+    /// The grid's blocks in x, y and z: `grid_blocks` in x alone unless the kernel has a
+    /// domain ([`crate::Kernel::domain`]); 0 blocks where the row was pruned.
+    pub grid: GridShape,
     /// Bytes of dynamic shared memory each block was launched with (and the occupancy
     /// queries were given).
     pub dynamic_shared_memory: u32,
@@ -75,13 +82,13 @@ pub struct Row {
 pub enum CheckFailure {
     /// The driver fits no block of this size on an SM.
     NoResidency {
-        /// The row's block size.
-        threads_per_block: u32,
+        /// The row's block.
+        block: BlockShape,
     },
     /// The driver's blocks/SM is above the device's resident-block cap.
     BlockCapExceeded {
-        /// The row's block size.
-        threads_per_block: u32,
+        /// The row's block.
+        block: BlockShape,
         /// The driver's blocks/SM.
         blocks_per_sm: u32,
         /// The device's resident-block cap.
@@ -89,8 +96,8 @@ pub enum CheckFailure {
     },
     /// blocks/SM x warps/block is above the device's resident-warp cap.
     WarpCapExceeded {
-        /// The row's block size.
-        threads_per_block: u32,
+        /// The row's block.
+        block: BlockShape,
         /// Warps resident per SM by the driver's blocks/SM.
         resident_warps: u32,
         /// The device's resident-warp cap.
@@ -99,8 +106,8 @@ pub enum CheckFailure {
     /// The output differs from the CPU reference (or, for a kernel of your own, fails one of
     /// its checks).
     WrongOutput {
-        /// The row's block size.
-        threads_per_block: u32,
+        /// The row's block.
+        block: BlockShape,
         /// Where and how.
         mismatch: Mismatch,
     },
@@ -111,8 +118,8 @@ pub enum CheckFailure {
     },
     /// The occupancy model and the driver disagree about blocks/SM.
     ModelDisagrees {
-        /// The row's block size.
-        threads_per_block: u32,
+        /// The row's block.
+        block: BlockShape,
         /// The model's blocks/SM.
         model: u32,
         /// The driver's.
@@ -127,8 +134,8 @@ pub enum CheckFailure {
     },
     /// The configuration could not be measured: a launch fault, or a hang.
     Failed {
-        /// Its block size.
-        threads_per_block: u32,
+        /// Its block.
+        block: BlockShape,
         /// The driver's message, or the hang.
         reason: String,
     },
@@ -144,32 +151,35 @@ pub enum CheckFailure {
 impl std::fmt::Display for CheckFailure {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match *self {
-            Self::NoResidency { threads_per_block } => write!(
+            Self::NoResidency { block } => write!(
                 f,
-                "the driver fits no {threads_per_block}-thread block of this kernel on an SM; that row measured a single block, not a wave"
+                "the driver fits no {block}-thread block of this kernel on an SM; that row measured a single block, not a wave"
             ),
-            Self::BlockCapExceeded { threads_per_block, blocks_per_sm, cap } => write!(
+            Self::BlockCapExceeded { block, blocks_per_sm, cap } => write!(
                 f,
-                "at {threads_per_block} threads per block the driver reports {blocks_per_sm} blocks/SM, above the device's cap of {cap}"
+                "{} the driver reports {blocks_per_sm} blocks/SM, above the device's cap of {cap}",
+                at_block(block)
             ),
-            Self::WarpCapExceeded { threads_per_block, resident_warps, cap } => write!(
+            Self::WarpCapExceeded { block, resident_warps, cap } => write!(
                 f,
-                "at {threads_per_block} threads per block {resident_warps} warps would be resident per SM, above the device's cap of {cap}"
+                "{} {resident_warps} warps would be resident per SM, above the device's cap of {cap}",
+                at_block(block)
             ),
-            Self::WrongOutput { threads_per_block, ref mismatch } => {
-                write!(f, "wrong output at {threads_per_block} threads per block: {mismatch}")
+            Self::WrongOutput { block, ref mismatch } => {
+                write!(f, "wrong output {}: {mismatch}", at_block(block))
             }
             Self::WarpSize { reported } => write!(
                 f,
                 "the device reports a warp size of {reported}; the warps and idle columns assume {WARP_SIZE}"
             ),
-            Self::ModelDisagrees { threads_per_block, model, driver } => write!(
+            Self::ModelDisagrees { block, model, driver } => write!(
                 f,
-                "at {threads_per_block} threads per block the occupancy model predicts {model} blocks/SM, the driver says {driver}"
+                "{} the occupancy model predicts {model} blocks/SM, the driver says {driver}",
+                at_block(block)
             ),
             Self::Configuration { ref axes, ref failure } => write!(f, "{axes}: {failure}"),
-            Self::Failed { threads_per_block, ref reason } => {
-                write!(f, "at {threads_per_block} threads per block nothing was measured: {reason}")
+            Self::Failed { block, ref reason } => {
+                write!(f, "{} nothing was measured: {reason}", at_block(block))
             }
             Self::NotMeasured { configurations } => write!(
                 f,
@@ -179,6 +189,12 @@ impl std::fmt::Display for CheckFailure {
             Self::Recorded(ref words) => f.write_str(words),
         }
     }
+}
+
+/// "at 256 threads per block" for a block in x alone, "at block 32x8" for any other shape:
+/// how a failure names its row.
+fn at_block(block: BlockShape) -> String {
+    format!("at {}", block.in_words())
 }
 
 /// The occupancy model run beside the driver: the kernel's resources it was given, and at
@@ -324,7 +340,7 @@ impl Sweep {
             return false;
         }
         match self.best() {
-            Some(best) if (best.threads_per_block, &best.axes) != (row.threads_per_block, &row.axes) => {
+            Some(best) if (best.block, &best.axes) != (row.block, &row.axes) => {
                 row.stats.median - best.stats.median <= best.stats.mad + row.stats.mad
             }
             _ => false,
@@ -393,7 +409,7 @@ pub fn run(
         gpu,
         workload,
         &Plan {
-            block_sizes: block_sizes.to_vec(),
+            blocks: block_sizes.iter().copied().map(BlockShape::linear).collect(),
             timing,
             grid: GridPolicy::OneWave,
             corrupt,
@@ -409,8 +425,8 @@ pub fn run(
 /// ([`crate::kernel::run`]) both give them to [`measure`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct Plan {
-    /// Threads per block of each row, in order.
-    pub block_sizes: Vec<u32>,
+    /// The block of each row, in order: a block size in x alone, or a shape.
+    pub blocks: Vec<BlockShape>,
     /// How each row is timed.
     pub timing: Timing,
     /// How many blocks each row launches.
@@ -437,18 +453,16 @@ pub enum Round {
     /// A race's first round: every configuration, journaled apart from the second.
     First,
     /// A race's second round: these configurations alone, each as (its values on the axes,
-    /// threads per block).
-    Survivors(Vec<(AxisValues, u32)>),
+    /// its block).
+    Survivors(Vec<(AxisValues, BlockShape)>),
 }
 
 impl Round {
-    /// Whether this round measures the configuration of `axes` at `threads_per_block`.
-    fn measures(&self, axes: &AxisValues, threads_per_block: u32) -> bool {
+    /// Whether this round measures the configuration of `axes` with blocks of `block`.
+    fn measures(&self, axes: &AxisValues, block: BlockShape) -> bool {
         match self {
             Self::All | Self::First => true,
-            Self::Survivors(alive) => {
-                alive.iter().any(|(values, threads)| values == axes && *threads == threads_per_block)
-            }
+            Self::Survivors(alive) => alive.iter().any(|(values, alive)| values == axes && *alive == block),
         }
     }
 }
@@ -481,10 +495,11 @@ pub(crate) fn measure_in(
     settings: &Plan,
     session: &mut Session,
 ) -> Result<Sweep> {
-    let Plan { ref block_sizes, timing, grid, corrupt, ref round, ref bounds, .. } = *settings;
+    let Plan { ref blocks, timing, grid, corrupt, ref round, ref bounds, .. } = *settings;
     let limits = gpu.limits().clone();
     let pixels = workload.pass().item_count();
-    let mut rows = Vec::with_capacity(block_sizes.len());
+    let domain = workload.domain();
+    let mut rows = Vec::with_capacity(blocks.len());
     let mut failures = Vec::new();
     let resources = gpu.kernel_resources().context("reading the kernel's registers and shared memory")?;
     let model = SmModel::from_device(&limits);
@@ -494,68 +509,85 @@ pub(crate) fn measure_in(
         gpu.suggestion(&|threads_per_block| workload.dynamic_shared_memory(threads_per_block))?;
     let mut ended_early = None;
 
-    for (index, &threads_per_block) in block_sizes.iter().enumerate() {
+    for (index, &block) in blocks.iter().enumerate() {
         if let Some(signal) = crate::measure::interrupt::requested() {
             ended_early = Some(EndedEarly::Interrupted(signal));
             break;
         }
-        if !round.measures(&session.axes, threads_per_block) {
+        if !round.measures(&session.axes, block) {
             continue;
         }
+        let threads_per_block = block.threads();
         let warps = warps_per_block(threads_per_block);
         let dynamic_shared_memory = workload.dynamic_shared_memory(threads_per_block);
-        if let Some(reason) = crate::model::prune::cannot_launch(
-            &limits,
-            model.as_ref(),
-            resources,
+        // Not launched, not queried: the row says why, and the sweep goes on.
+        let pruned = |reason: String| Row {
             threads_per_block,
+            block,
+            warps_per_block: warps,
+            idle_lanes: idle_lanes(threads_per_block),
+            blocks_per_sm: 0,
+            resident_warps: 0,
+            grid_blocks: 0,
+            grid: GridShape::linear(0),
             dynamic_shared_memory,
-        )
-        .or_else(|| bounds.as_ref().and_then(|bounds| bounds.refuses(threads_per_block)))
+            limiters: Vec::new(),
+            run_ms: Vec::new(),
+            stopped: None,
+            stats: RunStats::of(&[]),
+            axes: AxisValues::none(),
+            failed: None,
+            pruned: Some(reason),
+            clock: None,
+            energy: None,
+        };
+        // A block in x alone past the device's threads is the model's to name, as always.
+        let shape_refused = (!block.is_linear())
+            .then(|| block.check(limits.max_block_dimensions, limits.max_threads_per_block).err())
+            .flatten();
+        if let Some(reason) = shape_refused
+            .or_else(|| {
+                crate::model::prune::cannot_launch(
+                    &limits,
+                    model.as_ref(),
+                    resources,
+                    threads_per_block,
+                    dynamic_shared_memory,
+                )
+            })
+            .or_else(|| bounds.as_ref().and_then(|bounds| bounds.refuses(block)))
         {
-            // Not launched, not queried: the row says why, and the sweep goes on.
-            rows.push(Row {
-                threads_per_block,
-                warps_per_block: warps,
-                idle_lanes: idle_lanes(threads_per_block),
-                blocks_per_sm: 0,
-                resident_warps: 0,
-                grid_blocks: 0,
-                dynamic_shared_memory,
-                limiters: Vec::new(),
-                run_ms: Vec::new(),
-                stopped: None,
-                stats: RunStats::of(&[]),
-                axes: AxisValues::none(),
-                failed: None,
-                pruned: Some(reason),
-                clock: None,
-                energy: None,
-            });
+            rows.push(pruned(reason));
             continue;
         }
         let blocks_per_sm = gpu
             .blocks_per_sm(threads_per_block, dynamic_shared_memory)
-            .with_context(|| format!("occupancy query at {threads_per_block} threads per block"))?;
-        let grid_blocks = grid.grid_blocks(blocks_per_sm, limits.multiprocessors, pixels, threads_per_block);
+            .with_context(|| format!("occupancy query {}", at_block(block)))?;
+        let covers = workload.block_covers(block);
+        let launched = grid.grid_for(blocks_per_sm, limits.multiprocessors, pixels, domain, block, covers);
+        if let Err(reason) = launched.check(limits.max_grid_dimensions) {
+            rows.push(pruned(reason));
+            continue;
+        }
+        let grid_blocks = u32::try_from(launched.blocks()).unwrap_or(u32::MAX);
         let resident_warps = blocks_per_sm * warps;
 
         // This row's checks count only once it is finished: a row a signal cuts short leaves
         // nothing behind.
         let (failures_before, agreeing_before) = (failures.len(), agreeing_rows);
         if blocks_per_sm == 0 {
-            failures.push(CheckFailure::NoResidency { threads_per_block });
+            failures.push(CheckFailure::NoResidency { block });
         }
         if blocks_per_sm > limits.max_blocks_per_sm {
             failures.push(CheckFailure::BlockCapExceeded {
-                threads_per_block,
+                block,
                 blocks_per_sm,
                 cap: limits.max_blocks_per_sm,
             });
         }
         if resident_warps > limits.max_warps_per_sm() {
             failures.push(CheckFailure::WarpCapExceeded {
-                threads_per_block,
+                block,
                 resident_warps,
                 cap: limits.max_warps_per_sm(),
             });
@@ -572,18 +604,14 @@ pub(crate) fn measure_in(
                 agreeing_rows += 1;
             } else {
                 failures.push(CheckFailure::ModelDisagrees {
-                    threads_per_block,
+                    block,
                     model: predicted,
                     driver: blocks_per_sm,
                 });
             }
         }
 
-        let configuration = Configuration {
-            threads_per_block,
-            axes: session.axes.clone(),
-            first_round: *round == Round::First,
-        };
+        let configuration = Configuration::new(block, session.axes.clone(), *round == Round::First);
         let resumed = session.journal.as_ref().and_then(|journal| journal.resumed(&configuration).cloned());
         let mut context_lost = false;
         let entry = match resumed {
@@ -600,8 +628,7 @@ pub(crate) fn measure_in(
                         record(journal::Entry { failed: Some(message.to_string()), ..entry.clone() })
                     });
                 }
-                let measured =
-                    checked::measure(gpu, workload, grid_blocks, threads_per_block, timing, corrupt);
+                let measured = checked::measure(gpu, workload, launched, block, timing, corrupt);
                 gpu.watchdog().set_current(None);
                 let mut entry = match &session.journal {
                     Some(journal) => journal.entry(configuration),
@@ -631,21 +658,23 @@ pub(crate) fn measure_in(
             }
         };
         if let Some(mismatch) = entry.mismatch {
-            failures.push(CheckFailure::WrongOutput { threads_per_block, mismatch });
+            failures.push(CheckFailure::WrongOutput { block, mismatch });
         }
         if let Some(reason) = &entry.failed {
-            failures.push(CheckFailure::Failed { threads_per_block, reason: reason.clone() });
+            failures.push(CheckFailure::Failed { block, reason: reason.clone() });
         }
         let (run_ms, stopped, failed, clock, energy) =
             (entry.run_ms, entry.stopped, entry.failed, entry.clock, entry.energy);
 
         rows.push(Row {
             threads_per_block,
+            block,
             warps_per_block: warps,
             idle_lanes: idle_lanes(threads_per_block),
             blocks_per_sm,
             resident_warps,
             grid_blocks,
+            grid: launched,
             dynamic_shared_memory,
             limiters,
             stats: RunStats::of(&run_ms),
@@ -657,10 +686,8 @@ pub(crate) fn measure_in(
             clock,
             energy,
         });
-        let configurations_left = block_sizes[index + 1..]
-            .iter()
-            .filter(|&&threads| round.measures(&session.axes, threads))
-            .count();
+        let configurations_left =
+            blocks[index + 1..].iter().filter(|&&block| round.measures(&session.axes, block)).count();
         if context_lost && configurations_left > 0 {
             ended_early = Some(EndedEarly::ContextLost { configurations_left });
             break;
@@ -742,7 +769,7 @@ mod tests {
         let result = run(&mut gpu, workload.as_mut(), &[128, 256], TIMING, Some(40_960)).unwrap();
         let want = 2.0 * fixture::input(40_960);
         let expected = |threads_per_block| CheckFailure::WrongOutput {
-            threads_per_block,
+            block: BlockShape::linear(threads_per_block),
             mismatch: Mismatch {
                 index: None,
                 description: format!("value 40960 is NaN, the CPU reference says {want}"),
@@ -759,11 +786,11 @@ mod tests {
         assert_eq!(
             result.failures,
             [
-                CheckFailure::BlockCapExceeded { threads_per_block: 64, blocks_per_sm: 33, cap: 32 },
-                CheckFailure::WarpCapExceeded { threads_per_block: 64, resident_warps: 66, cap: 64 },
-                CheckFailure::ModelDisagrees { threads_per_block: 64, model: 32, driver: 33 },
-                CheckFailure::WarpCapExceeded { threads_per_block: 512, resident_warps: 80, cap: 64 },
-                CheckFailure::ModelDisagrees { threads_per_block: 512, model: 4, driver: 5 },
+                CheckFailure::BlockCapExceeded { block: BlockShape::linear(64), blocks_per_sm: 33, cap: 32 },
+                CheckFailure::WarpCapExceeded { block: BlockShape::linear(64), resident_warps: 66, cap: 64 },
+                CheckFailure::ModelDisagrees { block: BlockShape::linear(64), model: 32, driver: 33 },
+                CheckFailure::WarpCapExceeded { block: BlockShape::linear(512), resident_warps: 80, cap: 64 },
+                CheckFailure::ModelDisagrees { block: BlockShape::linear(512), model: 4, driver: 5 },
             ]
         );
     }
@@ -806,8 +833,8 @@ mod tests {
         assert_eq!(
             result.failures,
             [
-                CheckFailure::NoResidency { threads_per_block: 1024 },
-                CheckFailure::ModelDisagrees { threads_per_block: 1024, model: 2, driver: 0 }
+                CheckFailure::NoResidency { block: BlockShape::linear(1024) },
+                CheckFailure::ModelDisagrees { block: BlockShape::linear(1024), model: 2, driver: 0 }
             ]
         );
     }
@@ -834,7 +861,7 @@ mod tests {
         let result = sweep(&mut gpu, 16, 16, &[64, 96]);
         assert_eq!(
             result.failures,
-            [CheckFailure::ModelDisagrees { threads_per_block: 96, model: 21, driver: 20 }]
+            [CheckFailure::ModelDisagrees { block: BlockShape::linear(96), model: 21, driver: 20 }]
         );
         assert_eq!(
             result.failures[0].to_string(),
@@ -985,7 +1012,7 @@ mod tests {
         let result = run(&mut gpu, workload.as_mut(), &[64, 256], TIMING, None).unwrap();
         assert_eq!(
             result.failures,
-            [CheckFailure::ModelDisagrees { threads_per_block: 64, model: 13, driver: 32 }]
+            [CheckFailure::ModelDisagrees { block: BlockShape::linear(64), model: 13, driver: 32 }]
         );
     }
 

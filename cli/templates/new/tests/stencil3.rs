@@ -18,7 +18,7 @@ use scaffold_name::{Cli, PTX};
 /// `fault`, that output value is one too high.
 fn emulate(launch: &Launch, memory: &mut dyn EmulatedMemory, fault: Option<usize>) -> Result<()> {
     let [x, n, y] = launch.args.as_slice() else { bail!("three arguments, not {}", launch.args.len()) };
-    let (grid, block) = (launch.grid_blocks as usize, launch.threads_per_block as usize);
+    let (grid, block) = (launch.grid_blocks() as usize, launch.threads_per_block() as usize);
     ensure!(launch.dynamic_shared_memory as usize >= 4 * (block + 2), "a launch without its tile");
     let n = n.as_usize()?;
     let x = read_values::<f32>(memory.at(x)?, n)?;

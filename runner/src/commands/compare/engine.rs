@@ -18,8 +18,9 @@ use crate::model::mismatch::Mismatch;
 use crate::measure::backend::{Gpu, Timing};
 use crate::measure::checked::{self, Checked};
 use crate::measure::ptx::KernelRef;
+use crate::model::block_shape::BlockShape;
+use crate::model::grid::GridPolicy;
 use crate::model::limits::{DeviceLimits, KernelResources};
-use crate::model::occupancy::one_wave_grid;
 use crate::model::pass::Pass;
 use crate::model::stats::RunStats;
 use anyhow::{Context as _, Result, ensure};
@@ -49,6 +50,8 @@ impl Cell {
 pub struct CompareRow {
     /// Threads per block of this row.
     pub threads_per_block: u32,
+    /// Its block: `threads_per_block` in x alone, or a shape (`--block-shapes`).
+    pub block: BlockShape,
     /// One cell per kernel, in the order compared.
     pub cells: Vec<Cell>,
 }
@@ -68,8 +71,8 @@ impl CompareRow {
 pub struct WrongOutput {
     /// The kernel whose output was wrong.
     pub kernel: KernelRef,
-    /// At this block size.
-    pub threads_per_block: u32,
+    /// With this block.
+    pub block: BlockShape,
     /// Where and how.
     pub mismatch: Mismatch,
 }
@@ -78,8 +81,10 @@ impl std::fmt::Display for WrongOutput {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "wrong output from the {} kernel at {} threads per block: {}",
-            self.kernel.module.label, self.threads_per_block, self.mismatch
+            "wrong output from the {} kernel at {}: {}",
+            self.kernel.module.label,
+            self.block.in_words(),
+            self.mismatch
         )
     }
 }
@@ -144,7 +149,7 @@ pub fn run(
     workload: &mut dyn Workload,
     kernels: &[KernelRef],
     baseline: KernelRef,
-    block_sizes: &[u32],
+    blocks: &[BlockShape],
     warmups: u32,
     rounds: u32,
 ) -> Result<Comparison> {
@@ -163,7 +168,9 @@ pub fn run(
 
     let mut rows = Vec::new();
     let mut failures = Vec::new();
-    for &threads_per_block in block_sizes {
+    let domain = workload.domain();
+    for &block in blocks {
+        let threads_per_block = block.threads();
         let mut cells = Vec::new();
         let mut launches = Vec::new();
         let dynamic_shared_memory = workload.dynamic_shared_memory(threads_per_block);
@@ -171,16 +178,23 @@ pub fn run(
             let label = kernel.module.label;
             gpu.select_kernel(kernel)?;
             let blocks_per_sm = gpu.blocks_per_sm(threads_per_block, dynamic_shared_memory)?;
-            let grid_blocks = one_wave_grid(blocks_per_sm, limits.multiprocessors, items, threads_per_block);
+            let grid = GridPolicy::OneWave.grid_for(
+                blocks_per_sm,
+                limits.multiprocessors,
+                items,
+                domain,
+                block,
+                workload.block_covers(block),
+            );
+            let grid_blocks = u32::try_from(grid.blocks()).unwrap_or(u32::MAX);
             // One checked launch per kernel and block size; the timed rounds come after.
             let check = Timing::launch(0, 1);
-            let Checked { mismatch, .. } =
-                checked::measure(gpu, workload, grid_blocks, threads_per_block, check, None)
-                    .with_context(|| label.to_string())?;
+            let Checked { mismatch, .. } = checked::measure(gpu, workload, grid, block, check, None)
+                .with_context(|| label.to_string())?;
             if let Some(mismatch) = mismatch {
-                failures.push(WrongOutput { kernel, threads_per_block, mismatch });
+                failures.push(WrongOutput { kernel, block, mismatch });
             }
-            let launch = workload.launch(grid_blocks, threads_per_block)?;
+            let launch = workload.launch(grid, block)?;
             for _ in 0..warmups {
                 gpu.time_one_launch(&launch)?;
             }
@@ -200,7 +214,7 @@ pub fn run(
                 cells[index].round_ms.push(ms);
             }
         }
-        rows.push(CompareRow { threads_per_block, cells });
+        rows.push(CompareRow { threads_per_block, block, cells });
     }
 
     Ok(Comparison {
@@ -235,7 +249,16 @@ mod tests {
 
     fn compare(gpu: &mut MockGpu, rounds: u32) -> Comparison {
         let mut workload = fixture::workload(gpu, fixture::kernel(256));
-        run(gpu, workload.as_mut(), &KERNELS, KERNELS[1], &[128, 256], 2, rounds).unwrap()
+        run(
+            gpu,
+            workload.as_mut(),
+            &KERNELS,
+            KERNELS[1],
+            &[BlockShape::linear(128), BlockShape::linear(256)],
+            2,
+            rounds,
+        )
+        .unwrap()
     }
 
     #[test]
@@ -274,7 +297,7 @@ mod tests {
         gpu.wrong_kernel = Some(KERNELS[2]);
         let result = compare(&mut gpu, 2);
         let named: Vec<(KernelRef, u32)> =
-            result.failures.iter().map(|f| (f.kernel, f.threads_per_block)).collect();
+            result.failures.iter().map(|f| (f.kernel, f.block.threads())).collect();
         assert_eq!(named, [(KERNELS[2], 128), (KERNELS[2], 256)]);
         assert_eq!(
             result.failures[0].to_string(),
@@ -292,7 +315,16 @@ mod tests {
         let mut workload =
             fixture::workload(&mut gpu, fixture::kernel(4096).dynamic_shared_memory(|_, _| 8192));
         crate::measure::backend::Device::load(&mut gpu, &kernels[1]).unwrap();
-        let result = run(&mut gpu, workload.as_mut(), &kernels, kernels[1], &[64, 1024], 1, 3).unwrap();
+        let result = run(
+            &mut gpu,
+            workload.as_mut(),
+            &kernels,
+            kernels[1],
+            &[BlockShape::linear(64), BlockShape::linear(1024)],
+            1,
+            3,
+        )
+        .unwrap();
         let labels: Vec<&str> = result.kernels.iter().map(|compared| compared.kernel.module.label).collect();
         assert_eq!(labels, ["scale", "scale-twin"]);
         assert_eq!(result.baseline, kernels[1]);

@@ -17,7 +17,7 @@ use crate::measure::backend::Driver;
 use crate::measure::device::{self, command_line};
 use crate::measure::ptx::{KernelRef, entry_params};
 use crate::measure::workload::Workload as _;
-use crate::model::grid::GridPolicy;
+use crate::model::block_shape::BlockShape;
 use crate::model::stats::{median, quantile};
 use crate::results::table;
 
@@ -76,13 +76,14 @@ fn compared(kernel: &Kernel, against: &[KernelRef]) -> Result<Vec<KernelRef>, Er
 
 /// Everything about a comparison that needs no device: one device, the settings, the rounds,
 /// the kernel's description, and every entry compared in its PTX with the kernel's
-/// parameters. Returns the device and the kernels compared, the kernel's own first.
+/// parameters. Returns the device, the kernels compared (the kernel's own first) and the block
+/// of each row.
 fn checked(
     kernel: &Kernel,
     settings: &Settings,
     rounds: u32,
     against: &[KernelRef],
-) -> Result<(u32, Vec<KernelRef>), Error> {
+) -> Result<(u32, Vec<KernelRef>, Vec<BlockShape>), Error> {
     let device = one_device(settings, "compare")?;
     settings.validate()?;
     if rounds == 0 {
@@ -93,7 +94,8 @@ fn checked(
         return Err(Error::new(exit::USAGE, format!("--rounds must be at most {MAX_ROUNDS}, not {rounds}")));
     }
     check_kernel(kernel, &[kernel.module()])?;
-    Ok((device, compared(kernel, against)?))
+    let blocks = settings.blocks_of(kernel).map_err(|why| Error::new(exit::USAGE, why))?;
+    Ok((device, compared(kernel, against)?, blocks))
 }
 
 impl Settings {
@@ -122,11 +124,11 @@ pub fn compare<D: Driver>(
     against: &[KernelRef],
     console: &mut Console,
 ) -> Result<i32, Error> {
-    let (device, kernels) = checked(kernel, settings, rounds, against)?;
+    let (device, kernels, blocks) = checked(kernel, settings, rounds, against)?;
     let (mut gpu, loaded) = device::open_what_loads(driver, device, &kernels, console)?;
-    let max_grid = GridPolicy::largest_grid(kernel.pass.item_count(), &settings.block_sizes);
+    let max_grid = kernel.largest_grid(&blocks);
     let mut run = Run::new(kernel, max_grid);
-    crate::commands::sweep::check_device(&mut run, &gpu, &settings.block_sizes, 0)?;
+    crate::commands::sweep::check_device(&mut run, &gpu, &blocks, 0)?;
     if settings.provenance {
         console.out(&device::provenance_lines(
             &mut gpu,
@@ -138,16 +140,8 @@ pub fn compare<D: Driver>(
     run.build().map_err(|error| Error::new(exit::USAGE, format!("{error:#}")))?;
     run.upload(&mut gpu).map_err(failed)?;
     let baseline = kernels[1..].iter().copied().find(|other| loaded.contains(other)).unwrap_or(loaded[0]);
-    let result = engine::run(
-        &mut gpu,
-        &mut run,
-        &loaded,
-        baseline,
-        &settings.block_sizes,
-        settings.timing.warmups,
-        rounds,
-    )
-    .map_err(failed)?;
+    let result = engine::run(&mut gpu, &mut run, &loaded, baseline, &blocks, settings.timing.warmups, rounds)
+        .map_err(failed)?;
     console.out(&render(&result));
     console.err(&render_stderr(&result));
     Ok(if result.failures.is_empty() { exit::SUCCESS } else { exit::FAILED })
@@ -172,7 +166,12 @@ pub fn render(result: &Comparison) -> String {
 
     let baseline = result.baseline.module.label;
     let others: Vec<KernelRef> = result.others().collect();
+    // A block column where a row's block is a shape: 1-D comparisons read as they always did.
+    let shaped = result.rows.iter().any(|row| !row.block.is_linear());
     let mut heading = vec!["thr/blk".to_string()];
+    if shaped {
+        heading.push("block".to_string());
+    }
     for compared in &result.kernels {
         heading.extend([format!("{} blk/SM", compared.kernel.module.label), "ms".into(), "GB/s".into()]);
     }
@@ -182,6 +181,9 @@ pub fn render(result: &Comparison) -> String {
     let mut records = vec![heading];
     for row in &result.rows {
         let mut record = vec![row.threads_per_block.to_string()];
+        if shaped {
+            record.push(row.block.to_string());
+        }
         for cell in &row.cells {
             let ms = cell.median_ms();
             record.extend([
@@ -213,8 +215,8 @@ pub fn render(result: &Comparison) -> String {
             .min_by(|a, b| a.1.total_cmp(&b.1))
         {
             text += &format!(
-                "Fastest {label} row: {} threads per block at {ms:.4} ms ({:.1} GB/s).\n",
-                row.threads_per_block,
+                "Fastest {label} row: {} at {ms:.4} ms ({:.1} GB/s).\n",
+                row.block.in_words(),
                 result.gigabytes_per_second(ms)
             );
         }

@@ -10,7 +10,6 @@ use crate::kernel::Kernel;
 use crate::kernel::run::Run;
 use crate::measure::ptx::{EmbeddedPtx, KernelRef, entry_params};
 use crate::measure::timing::Timing;
-use crate::model::grid::GridPolicy;
 
 /// The kernel's description holds and every entry point its configurations launch is in
 /// `modules` (its own, and the twins the command measures); the message is one line (exit 2).
@@ -47,11 +46,11 @@ pub(crate) fn entry_in(kernel: KernelRef) -> Result<Vec<String>, Error> {
 /// for the largest grid of the block sizes.
 pub(crate) fn prepare<'k>(kernel: &'k Kernel, settings: &Settings) -> Result<(Run<'k>, Timing), Error> {
     let timing = settings.checked()?;
-    let block_sizes = &settings.block_sizes[..];
     let usage = |message: String| Error::new(exit::USAGE, message);
+    let blocks = settings.blocks_of(kernel).map_err(usage)?;
     check_kernel(kernel, &[kernel.module()])?;
-    let asked = block_sizes.len() * kernel.variants().len().max(1);
-    if kernel.configurations(block_sizes) == 0 {
+    let asked = blocks.len() * kernel.variants().len().max(1);
+    if kernel.configurations(&blocks) == 0 {
         return Err(usage(format!(
             "the kernel's restriction keeps none of the {asked} configurations asked for"
         )));
@@ -62,7 +61,7 @@ pub(crate) fn prepare<'k>(kernel: &'k Kernel, settings: &Settings) -> Result<(Ru
         })?;
         super::check_corrupt_output(Some(index), outputs, &whole)?;
     }
-    let max_grid = GridPolicy::largest_grid(kernel.pass.item_count(), block_sizes);
+    let max_grid = kernel.largest_grid(&blocks);
     Ok((Run::new(kernel, max_grid), timing))
 }
 

@@ -12,6 +12,7 @@ use crate::measure::workload::Workload;
 
 use crate::measure::backend::{Gpu, Timing};
 use crate::measure::checked::{self, Checked};
+use crate::model::block_shape::{BlockShape, GridShape};
 use crate::model::limits::DeviceLimits;
 use crate::model::pass::Pass;
 use crate::model::stats::RunStats;
@@ -83,14 +84,15 @@ pub fn run(
     let mut rows = Vec::new();
     let mut failures = Vec::new();
     if blocks_per_sm == 0 {
-        failures.push(CheckFailure::NoResidency { threads_per_block });
+        failures.push(CheckFailure::NoResidency { block: BlockShape::linear(threads_per_block) });
     }
     for &wave_count in waves {
         let grid_blocks = grid_for(wave_count, wave_blocks);
+        let block = BlockShape::linear(threads_per_block);
         let Checked { run_ms, mismatch, .. } =
-            checked::measure(gpu, workload, grid_blocks, threads_per_block, timing, None)?;
+            checked::measure(gpu, workload, GridShape::linear(grid_blocks), block, timing, None)?;
         if let Some(mismatch) = mismatch {
-            failures.push(CheckFailure::WrongOutput { threads_per_block, mismatch });
+            failures.push(CheckFailure::WrongOutput { block, mismatch });
         }
         let full_waves = grid_blocks / wave_blocks;
         let remainder = grid_blocks % wave_blocks;

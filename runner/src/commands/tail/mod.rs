@@ -86,7 +86,12 @@ pub fn tail<D: Driver>(
     let max_grid = waves.iter().map(|&waves| engine::grid_for(waves, wave_blocks)).max().unwrap_or(1);
     let mut run = Run::new(kernel, max_grid);
     let scratch = if timing.flushes() { 2 * u64::from(gpu.limits().l2_cache_bytes) } else { 0 };
-    crate::commands::sweep::check_device(&mut run, &gpu, &[threads_per_block], scratch)?;
+    crate::commands::sweep::check_device(
+        &mut run,
+        &gpu,
+        &[crate::model::block_shape::BlockShape::linear(threads_per_block)],
+        scratch,
+    )?;
     if settings.provenance {
         console.out(&device::provenance_lines(
             &mut gpu,

@@ -13,6 +13,7 @@ use crate::measure::backend::{Gpu, Timing};
 use crate::measure::checked::{self, Checked};
 use crate::measure::ptx::{EmbeddedPtx, KernelRef};
 use crate::measure::workload::Workload as _;
+use crate::model::block_shape::{BlockShape, GridShape};
 use crate::model::limits::DeviceLimits;
 use crate::model::occupancy::one_wave_grid;
 use crate::model::pass::Pass;
@@ -207,15 +208,16 @@ pub fn run(
         let label = format!("{} {}", candidate.compiler, candidate.name);
         let trips = items.div_ceil(u64::from(candidate.items_per_thread.max(1)));
         for &threads_per_block in block_sizes {
+            let block = BlockShape::linear(threads_per_block);
             let shared = run.dynamic_shared_memory(threads_per_block);
             let blocks_per_sm = gpu.blocks_per_sm(threads_per_block, shared)?;
             let grid_blocks =
                 one_wave_grid(blocks_per_sm, limits.multiprocessors, trips.max(1), threads_per_block);
             let Checked { run_ms, mismatch, .. } =
-                checked::measure(gpu, run, grid_blocks, threads_per_block, timing, None)
+                checked::measure(gpu, run, GridShape::linear(grid_blocks), block, timing, None)
                     .with_context(|| label.clone())?;
             if let Some(mismatch) = mismatch {
-                failures.push((label.clone(), CheckFailure::WrongOutput { threads_per_block, mismatch }));
+                failures.push((label.clone(), CheckFailure::WrongOutput { block, mismatch }));
             }
             rows.push(VariantRow {
                 candidate: candidate.clone(),

@@ -20,6 +20,7 @@ use crate::measure::progress::WithProgress;
 use crate::measure::ptx::{EmbeddedPtx, KernelRef};
 use crate::measure::timing::Timing;
 use crate::measure::workload::Workload as _;
+use crate::model::block_shape::BlockShape;
 use crate::model::frame_size;
 use crate::model::grid::GridPolicy;
 use crate::results::table;
@@ -71,7 +72,8 @@ pub fn variants<D: Driver>(
     // The copy needs a source and a destination of half a pass each: one pass's bytes more,
     // past the kernel's own buffers.
     let scratch = kernel.pass.bytes_per_pass as u64;
-    crate::commands::sweep::check_device(&mut run, &gpu, &settings.block_sizes, scratch)?;
+    let blocks: Vec<BlockShape> = settings.block_sizes.iter().copied().map(BlockShape::linear).collect();
+    crate::commands::sweep::check_device(&mut run, &gpu, &blocks, scratch)?;
     let candidates: Vec<Candidate> =
         all.into_iter().filter(|candidate| loaded.contains(&candidate.kernel)).collect();
     if settings.provenance {

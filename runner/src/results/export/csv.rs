@@ -17,6 +17,8 @@ impl Exporter for CsvExporter {
             flat.serialize(RowRecord {
                 run_ms: Vec::new(),
                 axes: Default::default(),
+                block: None,
+                grid: None,
                 sm_clock: None,
                 energy: None,
                 ..row.clone()
@@ -26,6 +28,7 @@ impl Exporter for CsvExporter {
         // Then a column per axis in front, named for it, and the sensors' columns behind where
         // any row has them (empty in a row without).
         let clocks = record.rows.iter().any(|row| row.sm_clock.is_some());
+        let shaped = record.rows.iter().any(|row| row.block.is_some() || row.grid.is_some());
         let energy = record.rows.iter().any(|row| row.energy.is_some());
         let sensors = |row: Option<&RowRecord>| -> Vec<String> {
             let mut cells = Vec::new();
@@ -62,13 +65,25 @@ impl Exporter for CsvExporter {
         for (index, line) in reader.records().enumerate() {
             let line = line?;
             let row = index.checked_sub(1).map(|row| &record.rows[row]);
-            let axes: Vec<&str> = match row {
-                None => record.axes.iter().map(String::as_str).collect(),
-                Some(row) => record.axes.iter().map(|name| row.axes.get(name).unwrap_or_default()).collect(),
+            let mut axes: Vec<String> = match row {
+                None => record.axes.clone(),
+                Some(row) => record
+                    .axes
+                    .iter()
+                    .map(|name| row.axes.get(name).unwrap_or_default().to_string())
+                    .collect(),
             };
+            // The block and the grid as shapes, in front of the per-row figures, where a row
+            // has a shape other than in x alone.
+            if shaped {
+                axes.extend(match row {
+                    None => ["block".to_string(), "grid".to_string()],
+                    Some(row) => [row.shape().to_string(), row.grid_shape().to_string()],
+                });
+            }
             let sensors = sensors(row);
             writer.write_record(
-                axes.into_iter().chain(line.iter()).chain(sensors.iter().map(String::as_str)),
+                axes.iter().map(String::as_str).chain(line.iter()).chain(sensors.iter().map(String::as_str)),
             )?;
         }
         Ok(String::from_utf8(writer.into_inner()?)?)

@@ -360,8 +360,16 @@ fn page_end(record: &SweepRecord) -> Result<String, String> {
     };
     let explorer = Explorer::new(&record.device, start);
     let model = script_safe(&serde_json::to_string(&explorer).map_err(|error| error.to_string())?);
+    // The explorer takes a thread count; a shaped winner's shape is said beside it.
+    let shape = match record.fastest().and_then(|fastest| fastest.block) {
+        Some(block) => format!(
+            "<p class=\"explorer-shape\">The explorer starts at the fastest row's {} threads, a {block} block: residency depends on x * y * z alone, the shape on which elements a warp touches.</p>\n",
+            block.threads()
+        ),
+        None => String::new(),
+    };
     Ok(format!(
-        "<script type=\"application/json\" id=\"occupancy-model\">{model}</script>\n<script>\n{SCRIPT}</script>\n</body>\n</html>\n"
+        "{shape}<script type=\"application/json\" id=\"occupancy-model\">{model}</script>\n<script>\n{SCRIPT}</script>\n</body>\n</html>\n"
     ))
 }
 
@@ -483,6 +491,11 @@ fn rows_table(record: &SweepRecord) -> String {
     for name in &record.axes {
         let _ = write!(text, "<th>{}</th>", escape(name));
     }
+    // The block's shape where a row's is not in x alone.
+    let shaped = record.rows.iter().any(|row| row.block.is_some());
+    if shaped {
+        text += "<th>block</th>";
+    }
     for heading in [
         "thr/blk", "warps", "idle", "blk/SM", "warps/SM", "occ", "grid", "ms", "GB/s", "of best", "min ms",
         "max ms", "MAD ms",
@@ -507,6 +520,9 @@ fn rows_table(record: &SweepRecord) -> String {
         for name in &record.axes {
             let _ = write!(text, "<td>{}</td>", escape(row.axes.get(name).unwrap_or("")));
         }
+        if shaped {
+            let _ = write!(text, "<td>{}</td>", row.shape());
+        }
         let cells =
             [
                 row.threads_per_block.to_string(),
@@ -515,7 +531,7 @@ fn rows_table(record: &SweepRecord) -> String {
                 row.blocks_per_sm.to_string(),
                 row.warps_per_sm.to_string(),
                 format!("{:.0}%", row.occupancy_percent),
-                row.grid_blocks.to_string(),
+                row.grid_shape().to_string(),
                 format!("{:.3}", row.median_ms),
                 format!("{:.1}", row.gigabytes_per_second),
                 format!("{:.2}{}", row.fraction_of_best, if row.within_noise_of_best { "*" } else { "" }),

@@ -35,8 +35,13 @@ impl Exporter for MarkdownExporter {
         let runs = record.rows.windows(2).any(|pair| pair[0].samples != pair[1].samples);
         let (runs_head, runs_rule) = if runs { (" runs |", "--:|") } else { ("", "") };
         // The axes first, where the sweep has them.
-        let tunable_head: String = record.axes.iter().map(|name| format!("| {name} ")).collect();
-        let tunable_rule = "|--:".repeat(record.axes.len());
+        // Then the block's shape, where a row's is not in x alone.
+        let shaped = record.rows.iter().any(|row| row.block.is_some());
+        let mut tunable_head: String = record.axes.iter().map(|name| format!("| {name} ")).collect();
+        if shaped {
+            tunable_head += "| block ";
+        }
+        let tunable_rule = "|--:".repeat(record.axes.len() + usize::from(shaped));
         writeln!(
             text,
             "{tunable_head}| thr/blk | warps | idle | blk/SM | warps/SM | occ | grid | ms | GB/s | of best | min ms | max ms | MAD ms |{runs_head} limiter |"
@@ -44,7 +49,10 @@ impl Exporter for MarkdownExporter {
         writeln!(text, "{tunable_rule}|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|{runs_rule}:--|")?;
         for row in &record.rows {
             let runs_cell = if runs { format!(" {} |", row.samples) } else { String::new() };
-            let tunable_cell: String = row.axes.values().map(|value| format!("| {value} ")).collect();
+            let mut tunable_cell: String = row.axes.values().map(|value| format!("| {value} ")).collect();
+            if shaped {
+                tunable_cell += &format!("| {} ", row.shape());
+            }
             // A pruned row: not launched, its reason where the limiter is.
             if let Some(reason) = &row.pruned {
                 writeln!(
@@ -63,7 +71,7 @@ impl Exporter for MarkdownExporter {
                 row.blocks_per_sm,
                 row.warps_per_sm,
                 row.occupancy_percent,
-                row.grid_blocks,
+                row.grid_shape(),
                 row.median_ms,
                 row.gigabytes_per_second,
                 row.fraction_of_best,

@@ -55,7 +55,9 @@ pub(super) fn check(record: &SweepRecord) -> Result<(), String> {
         return Err("timing.launches_per_sample is 0: a sample holds at least one launch".to_string());
     }
     let mut seen = HashSet::new();
-    if let Some(row) = record.rows.iter().find(|row| !seen.insert((&row.axes, row.threads_per_block))) {
+    if let Some(row) =
+        record.rows.iter().find(|row| !seen.insert((&row.axes, row.threads_per_block, row.shape())))
+    {
         return Err(format!("the row of {} is there twice", shown(row.label())));
     }
     // The rows in parallel (a row's statistics sort its samples), the first bad one said.
@@ -134,6 +136,31 @@ fn row(record: &SweepRecord, row: &RowRecord) -> Result<(), String> {
     // Above the last whole warp of a u32 no warp count is defined (nor any device's block).
     if threads == 0 || threads > u32::MAX / WARP_SIZE * WARP_SIZE {
         return Err(format!("has threads_per_block {threads}, not a block size"));
+    }
+    if let Some(block) = row.block {
+        if block.is_linear() {
+            return Err(format!(
+                "has block {block}, a block in x alone, which a run writes as threads_per_block alone"
+            ));
+        }
+        if block.threads() != threads {
+            return Err(format!(
+                "has block {block} beside threads_per_block {threads}, not a shape of that many threads"
+            ));
+        }
+    }
+    if let Some(grid) = row.grid {
+        if grid.is_linear() {
+            return Err(format!(
+                "has grid {grid}, a grid in x alone, which a run writes as grid_blocks alone"
+            ));
+        }
+        if grid.blocks() != u64::from(row.grid_blocks) {
+            return Err(format!(
+                "has grid {grid} beside grid_blocks {}, not a shape of that many blocks",
+                row.grid_blocks
+            ));
+        }
     }
     let names: Vec<&str> = row.axes.0.iter().map(|(name, _)| name.as_str()).collect();
     if names != record.axes.iter().map(String::as_str).collect::<Vec<_>>() {

@@ -54,6 +54,7 @@ use crate::measure::provenance::Provenance;
 use crate::measure::sensors::{RowClock, RowEnergy};
 use crate::measure::timing::{Stopped, Timing, TimingMode};
 use crate::model::axis_values::AxisValues;
+use crate::model::block_shape::{BlockShape, GridShape};
 use crate::model::grid::GridPolicy;
 use crate::model::limits::{DeviceLimits, Suggestion};
 use crate::model::objective::Objective;
@@ -120,6 +121,9 @@ pub struct SweepRecord {
     pub suggestion: Suggestion,
     /// The fastest row's block size.
     pub fastest_threads_per_block: Option<u32>,
+    /// The fastest row's block shape, where it is not its block size in x alone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fastest_block: Option<BlockShape>,
     /// The fastest row's values on the axes (absent where the sweep has no axis).
     #[serde(default, skip_serializing_if = "AxisValues::is_empty")]
     pub fastest_axes: AxisValues,
@@ -172,6 +176,10 @@ pub struct RowRecord {
     pub axes: AxisValues,
     /// Threads per block.
     pub threads_per_block: u32,
+    /// The block's shape (`32x8`) where it is not `threads_per_block` in x alone; absent for
+    /// a block in x alone, as in every file of before block shapes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub block: Option<BlockShape>,
     /// Warps per block, rounded up.
     pub warps_per_block: u32,
     /// Threads of the last warp with no work: a block size not a multiple of 32.
@@ -185,6 +193,10 @@ pub struct RowRecord {
     pub occupancy_percent: f64,
     /// Blocks launched.
     pub grid_blocks: u32,
+    /// The grid's shape (`120x270`) where it is not `grid_blocks` in x alone; absent for a
+    /// grid in x alone, as in every file of before grid shapes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grid: Option<GridShape>,
     /// Bytes of dynamic shared memory its blocks were launched with (absent: not recorded, a
     /// file of before `merge`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -326,9 +338,20 @@ impl RowRecord {
         self.failed.is_none() && self.pruned.is_none()
     }
 
-    /// Its configuration in words: `256 threads`, or `256 threads, tile 4, grid waves:2`.
+    /// Its block: its shape, or its threads in x alone.
+    pub fn shape(&self) -> BlockShape {
+        self.block.unwrap_or(BlockShape::linear(self.threads_per_block))
+    }
+
+    /// Its grid: its shape, or its blocks in x alone.
+    pub fn grid_shape(&self) -> GridShape {
+        self.grid.unwrap_or(GridShape::linear(self.grid_blocks))
+    }
+
+    /// Its configuration in words: `256 threads`, `block 32x8`, or `256 threads, tile 4, grid
+    /// waves:2`.
     pub fn label(&self) -> String {
-        crate::model::axis_values::configuration_label(self.threads_per_block, &self.axes)
+        crate::model::axis_values::configuration_label(self.shape(), &self.axes)
     }
 }
 
@@ -374,7 +397,10 @@ impl SweepRecord {
     /// where it is a measured row.
     pub fn fastest(&self) -> Option<&RowRecord> {
         let threads = self.fastest_threads_per_block?;
-        self.measured_rows().find(|row| row.threads_per_block == threads && row.axes == self.fastest_axes)
+        let block = self.fastest_block.unwrap_or(BlockShape::linear(threads));
+        self.measured_rows().find(|row| {
+            row.threads_per_block == threads && row.shape() == block && row.axes == self.fastest_axes
+        })
     }
 
     /// What a pass covers: `3840 x 2160 frame`, or `1048576 values`.

@@ -189,7 +189,7 @@ mod race {
         // Ten samples a first round; the second converges at 5 percent, or stops at 40 ms.
         let stop = NoiseStop { max_noise: 0.05, max_time_per_row: Duration::from_millis(40), max_runs: 1000 };
         sweep::Plan {
-            block_sizes: block_sizes.to_vec(),
+            blocks: block_sizes.iter().copied().map(crate::model::block_shape::BlockShape::linear).collect(),
             timing: Timing::launch(1, 10).until(stop),
             grid: crate::model::grid::GridPolicy::OneWave,
             corrupt: None,
@@ -292,7 +292,7 @@ mod race {
             .failures
             .iter()
             .map(|failure| match failure {
-                sweep::CheckFailure::WrongOutput { threads_per_block, .. } => *threads_per_block,
+                sweep::CheckFailure::WrongOutput { block, .. } => block.threads(),
                 other => panic!("{other:?}"),
             })
             .collect();
@@ -410,4 +410,5 @@ fn no_winner_is_written_from_a_sweep_whose_checks_failed() {
     );
 }
 
+mod shapes;
 mod user;

@@ -5,6 +5,7 @@
 use crate::commands::sweep::*;
 use crate::kernel::*;
 use crate::measure::mock::{EmulatedMemory, Launch, MockDriver, MockGpu, read_values, write_values};
+use crate::model::block_shape::BlockShape;
 use crate::{Console, EmbeddedPtx, Format, GridPolicy, Measured, Settings, TimingMode, TimingSettings};
 use anyhow::Result;
 
@@ -31,7 +32,7 @@ fn emulate(launch: &Launch, memory: &mut dyn EmulatedMemory, fault: Option<usize
     let n = n.as_usize()?;
     let mut values: Vec<f32> =
         read_values::<f32>(memory.at(x)?, n)?.iter().map(|value| 2.0 * value).collect();
-    if launch.threads_per_block == ODD_BLOCK {
+    if launch.threads_per_block() == ODD_BLOCK {
         let last = values.last_mut().expect("values");
         *last = f32::from_bits(last.to_bits() + 1);
     }
@@ -431,7 +432,7 @@ fn a_restriction_leaves_configurations_out_of_the_sweep_and_none_kept_is_refused
     let rows: Vec<(Option<&str>, u32)> =
         measured.sweep.rows.iter().map(|row| (row.axes.get("items/thr"), row.threads_per_block)).collect();
     assert_eq!(rows, [(Some("1"), 64), (Some("1"), 128), (Some("2"), 128)]);
-    assert_eq!(restricted().configurations(&[64, 128]), 3);
+    assert_eq!(restricted().configurations(&[BlockShape::linear(64), BlockShape::linear(128)]), 3);
     // A value whose every block size is left out is no part of the sweep at all.
     let measured = run(&driver(), &restricted(), &options(&[64])).unwrap();
     let rows: Vec<Option<&str>> = measured.sweep.rows.iter().map(|row| row.axes.get("items/thr")).collect();
@@ -528,7 +529,7 @@ fn three_axes_run_their_cross_product_with_a_column_each_and_what_cannot_launch_
         .axis(crate::Axis::entries("items/thr", [("1", "scale"), ("2", "scale_x2")]))
         .axis(crate::Axis::integers("tile", [1, 8]))
         .restrict(|_, variant| variant.value("items/thr") == Some("2") || variant.integer("tile") == Some(1));
-    assert_eq!(restricted.configurations(&[16, 1024]), 6);
+    assert_eq!(restricted.configurations(&[BlockShape::linear(16), BlockShape::linear(1024)]), 6);
     let measured = run(&driver, &restricted, &options(&[16, 1024])).unwrap();
     assert_eq!(measured.sweep.rows.len(), 6);
 }
