@@ -5,6 +5,7 @@ pub mod bounds;
 pub mod faults;
 pub mod reference;
 pub mod stencil;
+pub mod transpose;
 
 use block_size_cli::SweepArgs;
 use block_size_runner::{Agreement, Arg, Axis, Check, Console, Driver, EmbeddedPtx, GridPolicy, Kernel};

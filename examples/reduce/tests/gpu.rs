@@ -147,3 +147,37 @@ fn block_sizes_the_ptx_forbids_are_pruned_and_the_rest_pass_on_the_gpu() {
         assert!(rows.iter().all(|row| row["failed"].is_null()), "{entry}");
     }
 }
+
+#[test]
+fn the_transpose_is_exact_at_every_shape_tile_and_grid_on_the_gpu() {
+    // Sides no tile divides, so the last tiles of each row and column are ragged.
+    for grid in ["one-wave", "per-item"] {
+        let args = [
+            "--rows",
+            "1021",
+            "--cols",
+            "997",
+            "--block-shapes",
+            "32x8,16x16,64x4,32x32,1x64",
+            "--grid",
+            grid,
+            "--warmups",
+            "1",
+            "--runs",
+            "3",
+        ];
+        let Some(output) = on_gpu("transpose", env!("CARGO_BIN_EXE_transpose-example"), &args) else {
+            return;
+        };
+        let (stdout, stderr) = (text(&output.stdout), text(&output.stderr));
+        assert_eq!((output.status.code(), stderr.as_str()), (Some(0), ""), "{grid}: {stdout}");
+        // 5 shapes x 3 tiles, every one checked bit for bit.
+        assert!(stdout.contains("agrees with the driver's blk/SM at 15 of 15 "), "{grid}: {stdout}");
+        let header = stdout.lines().find(|line| line.contains("thr/blk")).unwrap_or_default();
+        assert_eq!(
+            header.split_whitespace().take(3).collect::<Vec<_>>(),
+            ["tile", "thr/blk", "block"],
+            "{stdout}"
+        );
+    }
+}

@@ -25,6 +25,7 @@ use cuda_std::prelude::*;
 pub mod barrier;
 pub mod faults;
 pub mod stencil;
+pub mod transpose;
 
 /// Sum of squares of `x[0..n]`: block `b` writes the sum over the elements its threads took to
 /// `partials[b]`; the host adds the `gridDim.x` partials.
