@@ -256,17 +256,11 @@ impl BlockShapeItem {
             .iter()
             .flat_map(|item| match *item {
                 Self::Shape(shape) => vec![shape],
-                Self::Generated(dimensions) => block_sizes
-                    .iter()
-                    .flat_map(|&threads| BlockShape::generate(threads, dimensions, WARP_SIZE))
-                    .collect(),
+                Self::Generated(dimensions) => BlockShape::generate(block_sizes, dimensions),
             })
             .collect()
     }
 }
-
-/// The threads of a warp, the narrowest x of a generated shape.
-const WARP_SIZE: u32 = 32;
 
 pub(crate) fn parse_block_shape_item(text: &str) -> Result<BlockShapeItem, String> {
     match text.trim() {

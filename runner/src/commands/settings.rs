@@ -17,7 +17,7 @@ use crate::measure::timing::{DEFAULT_BATCH_LAUNCHES, NoiseStop, Timing, TimingMo
 use crate::model::block_shape::{BlockShape, MAX_BLOCK_DIMENSIONS, MAX_THREADS_PER_BLOCK};
 use crate::model::grid::GridPolicy;
 use crate::model::objective::Objective;
-use crate::model::occupancy::{DEFAULT_BLOCK_SIZES, WARP_SIZE};
+use crate::model::occupancy::DEFAULT_BLOCK_SIZES;
 use crate::model::shard::Shard;
 use crate::results::export::Format;
 use crate::search::strategy::Search;
@@ -494,11 +494,7 @@ impl Settings {
     pub(crate) fn blocks_of(&self, kernel: &Kernel) -> Result<Vec<BlockShape>, String> {
         if self.block_shapes.is_empty() {
             let dimensions = kernel.shape_dimensions();
-            return Ok(self
-                .block_sizes
-                .iter()
-                .flat_map(|&threads| BlockShape::generate(threads, dimensions, WARP_SIZE))
-                .collect());
+            return Ok(BlockShape::generate(&self.block_sizes, dimensions));
         }
         if kernel.domain_sides().is_none()
             && let Some(shape) = self.block_shapes.iter().find(|shape| !shape.is_linear())

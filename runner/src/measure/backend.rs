@@ -192,7 +192,7 @@ pub struct Launch {
 impl Launch {
     /// Blocks in the grid, `x * y * z` (within `u32` for every grid a device launches).
     pub fn grid_blocks(&self) -> u32 {
-        u32::try_from(self.grid.blocks()).unwrap_or(u32::MAX)
+        self.grid.blocks_within_u32()
     }
 
     /// Threads per block, `x * y * z`.

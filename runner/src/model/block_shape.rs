@@ -11,6 +11,7 @@ the product (`maxThreadsPerBlock`, 1024). A grid's blocks in x, y and z (`gridDi
 [`GridShape`]) are written the same way (`2112`, `60x68`).
 */
 
+use crate::model::occupancy::WARP_SIZE;
 use std::fmt;
 use std::str::FromStr;
 
@@ -80,12 +81,17 @@ impl BlockShape {
         Ok(())
     }
 
-    /// Every shape of `threads` threads in `dimensions` (1, 2 or 3) dimensions whose sides are
-    /// powers of two, x at least `min_x` (32, a warp, keeps each warp on one row; a count
-    /// below it gives the one shape `threads x 1 x 1`), within the bounds of every device
-    /// (1024, 1024 and 64 threads); widest x first. A count that is not a power of two has its
-    /// 1-D shape alone.
-    pub fn generate(threads: u32, dimensions: u32, min_x: u32) -> Vec<Self> {
+    /// The shapes of each of `block_sizes` in turn: every shape of its threads in `dimensions`
+    /// (1, 2 or 3) dimensions whose sides are powers of two, x at least a warp (which keeps
+    /// each warp on one row; a count of a warp or less gives the one shape `threads x 1 x 1`),
+    /// within the bounds of every device (1024, 1024 and 64 threads); widest x first. A count
+    /// that is not a power of two has its 1-D shape alone.
+    pub fn generate(block_sizes: &[u32], dimensions: u32) -> Vec<Self> {
+        block_sizes.iter().flat_map(|&threads| Self::shapes_of(threads, dimensions, WARP_SIZE)).collect()
+    }
+
+    /// The shapes of `threads` threads of [`BlockShape::generate`], x at least `min_x`.
+    fn shapes_of(threads: u32, dimensions: u32, min_x: u32) -> Vec<Self> {
         let linear = Self::linear(threads);
         if dimensions <= 1 || !threads.is_power_of_two() || threads <= min_x {
             return vec![linear];
@@ -143,6 +149,12 @@ impl GridShape {
     /// Its blocks, `x * y * z`.
     pub fn blocks(self) -> u64 {
         u64::from(self.x) * u64::from(self.y) * u64::from(self.z)
+    }
+
+    /// [`GridShape::blocks`] as a `u32`, clamped at `u32::MAX`: every grid a device launches
+    /// has fewer (its dimensions' limits bound it), so the clamp shows only in a pruned row.
+    pub(crate) fn blocks_within_u32(self) -> u32 {
+        u32::try_from(self.blocks()).unwrap_or(u32::MAX)
     }
 
     /// Whether it has blocks in x alone.
@@ -267,7 +279,7 @@ mod tests {
     #[test]
     fn generated_shapes_keep_warps_on_rows_and_the_count() {
         let shapes = |threads, dimensions| -> Vec<String> {
-            BlockShape::generate(threads, dimensions, 32).iter().map(ToString::to_string).collect()
+            BlockShape::shapes_of(threads, dimensions, 32).iter().map(ToString::to_string).collect()
         };
         assert_eq!(shapes(256, 2), ["256", "128x2", "64x4", "32x8"]);
         assert_eq!(shapes(256, 1), ["256"]);
@@ -276,7 +288,7 @@ mod tests {
         assert_eq!(shapes(128, 3), ["128", "64x2", "64x1x2", "32x4", "32x2x2", "32x1x4"]);
         for threads in [64, 128, 256, 512, 1024] {
             for dimensions in 1..=3 {
-                for shape in BlockShape::generate(threads, dimensions, 32) {
+                for shape in BlockShape::shapes_of(threads, dimensions, 32) {
                     assert_eq!(shape.threads(), threads, "{shape}");
                     assert!(
                         shape.x >= 32 && shape.check(MAX_BLOCK_DIMENSIONS, MAX_THREADS_PER_BLOCK).is_ok(),
@@ -286,6 +298,10 @@ mod tests {
             }
         }
         // z is bounded at 64: 1024 threads of x 32 never put 32 in z past it, and never 128.
-        assert!(BlockShape::generate(1024, 3, 32).iter().all(|shape| shape.z <= 64));
+        assert!(BlockShape::generate(&[1024], 3).iter().all(|shape| shape.z <= 64));
+        // A list is each block size's shapes in turn, in the list's order.
+        let listed: Vec<String> =
+            BlockShape::generate(&[64, 96, 32], 2).iter().map(ToString::to_string).collect();
+        assert_eq!(listed, ["64", "32x2", "96", "32"]);
     }
 }

@@ -153,7 +153,8 @@ impl std::fmt::Display for CheckFailure {
         match *self {
             Self::NoResidency { block } => write!(
                 f,
-                "the driver fits no {block}-thread block of this kernel on an SM; that row measured a single block, not a wave"
+                "the driver fits no block of this kernel on an SM at {}; that row measured a single block, not a wave",
+                block.in_words()
             ),
             Self::BlockCapExceeded { block, blocks_per_sm, cap } => write!(
                 f,
@@ -569,7 +570,7 @@ pub(crate) fn measure_in(
             rows.push(pruned(reason));
             continue;
         }
-        let grid_blocks = u32::try_from(launched.blocks()).unwrap_or(u32::MAX);
+        let grid_blocks = launched.blocks_within_u32();
         let resident_warps = blocks_per_sm * warps;
 
         // This row's checks count only once it is finished: a row a signal cuts short leaves
@@ -837,6 +838,16 @@ mod tests {
                 CheckFailure::ModelDisagrees { block: BlockShape::linear(1024), model: 2, driver: 0 }
             ]
         );
+    }
+
+    #[test]
+    fn no_residency_names_the_block_in_words_for_a_size_and_for_a_shape() {
+        let said = |block: &str| CheckFailure::NoResidency { block: block.parse().unwrap() }.to_string();
+        assert!(
+            said("1024")
+                .starts_with("the driver fits no block of this kernel on an SM at 1024 threads per block;")
+        );
+        assert!(said("32x8").starts_with("the driver fits no block of this kernel on an SM at block 32x8;"));
     }
 
     #[test]

@@ -186,7 +186,7 @@ pub fn run(
                 block,
                 workload.block_covers(block),
             );
-            let grid_blocks = u32::try_from(grid.blocks()).unwrap_or(u32::MAX);
+            let grid_blocks = grid.blocks_within_u32();
             // One checked launch per kernel and block size; the timed rounds come after.
             let check = Timing::launch(0, 1);
             let Checked { mismatch, .. } = checked::measure(gpu, workload, grid, block, check, None)
