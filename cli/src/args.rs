@@ -329,6 +329,8 @@ pub enum SearchArg {
     Exhaustive,
     #[cfg_attr(doc, doc = "`race`: a first round over all, then the survivors.")]
     Race,
+    #[cfg_attr(doc, doc = "`rungs`: a race in rungs of doubling samples, from six.")]
+    Rungs,
 }
 
 impl SearchArg {
@@ -337,6 +339,7 @@ impl SearchArg {
         match self {
             Self::Exhaustive => Search::Exhaustive,
             Self::Race => Search::Race,
+            Self::Rungs => Search::Rungs,
         }
     }
 }
@@ -490,7 +493,8 @@ pub struct SweepArgs {
 
     /// exhaustive: every configuration samples to the noise-driven stop; race: every
     /// configuration gets --min-runs samples, the clearly slower ones stop there, the rest
-    /// sample on [default: race above 24 configurations, exhaustive with --runs]
+    /// sample on; rungs: as race, from six samples, doubling the survivors' up to --min-runs
+    /// before the rest sample on [default: race above 24 configurations, exhaustive with --runs]
     #[arg(long, value_name = "SEARCH", value_enum)]
     pub search: Option<SearchArg>,
 

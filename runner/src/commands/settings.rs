@@ -291,7 +291,7 @@ pub struct Settings {
     /// 10 s and 20 times the longest wait so far).
     pub launch_timeout: Option<std::time::Duration>,
     /// `--search`: every configuration to the noise-driven stop, or a race that stops the
-    /// clearly slower ones after a first round (`None`: race above
+    /// clearly slower ones after a first round, or after rungs of doubling samples (`None`: race above
     /// 24 (`RACE_ABOVE`) configurations; exhaustive with `--runs`).
     pub search: Option<Search>,
     /// `--emit-rust`: write the winning configuration here as Rust source, and its JSON beside
@@ -365,11 +365,13 @@ impl Settings {
             }
         }
         self.check_outputs().map_err(usage)?;
-        if self.search == Some(Search::Race) && timing.stop.is_none() {
-            return Err(usage(
-                "--search race needs the noise-driven stop: --runs is a fixed count for every configuration"
-                    .to_string(),
-            ));
+        let racing = self.search.filter(|search| search.races());
+        if let Some(search) = racing
+            && timing.stop.is_none()
+        {
+            return Err(usage(format!(
+                "--search {search} needs the noise-driven stop: --runs is a fixed count for every configuration"
+            )));
         }
         if self.objective != Objective::Time {
             if timing.energy_window.is_none() {
@@ -378,9 +380,9 @@ impl Settings {
                     self.objective.name()
                 )));
             }
-            if self.search == Some(Search::Race) {
+            if let Some(search) = racing {
                 return Err(usage(format!(
-                    "--search race drops rows by their time, not by --objective {}: give --search exhaustive",
+                    "--search {search} drops rows by their time, not by --objective {}: give --search exhaustive",
                     self.objective.name()
                 )));
             }
@@ -397,9 +399,13 @@ impl Settings {
     /// `--shard` and `--split`: a shard on one device, a split over all, both exhaustive, and
     /// `--emit-rust` only where the whole sweep's winner is known.
     fn check_split(&self) -> Result<(), String> {
-        let race = self.search == Some(Search::Race);
-        let racing = "--search race drops rows against a best that no shard sees: shards measure \
-                      exhaustively (give --search exhaustive, the default with";
+        let race = self.search.filter(|search| search.races());
+        let racing = |search: Search| {
+            format!(
+                "--search {search} drops rows against a best that no shard sees: shards measure exhaustively \
+                 (give --search exhaustive, the default with"
+            )
+        };
         if let Some(shard) = self.shard {
             if self.device == DeviceChoice::All {
                 return Err(format!(
@@ -407,8 +413,8 @@ impl Settings {
                      this machine's GPUs give --device all --split"
                 ));
             }
-            if race {
-                return Err(format!("{racing} --shard)"));
+            if let Some(search) = race {
+                return Err(format!("{} --shard)", racing(search)));
             }
             if self.emit_rust.is_some() {
                 return Err(format!(
@@ -423,8 +429,8 @@ impl Settings {
                     "--split splits one sweep across every GPU of this machine: give --device all".into()
                 );
             }
-            if race {
-                return Err(format!("{racing} --split)"));
+            if let Some(search) = race {
+                return Err(format!("{} --split)", racing(search)));
             }
         }
         Ok(())
@@ -835,6 +841,10 @@ mod tests {
         assert_eq!(
             refused(Settings { search: Some(Search::Race), timing: fixed, ..Settings::default() }),
             "--search race needs the noise-driven stop: --runs is a fixed count for every configuration"
+        );
+        assert_eq!(
+            refused(Settings { search: Some(Search::Rungs), timing: fixed, ..Settings::default() }),
+            "--search rungs needs the noise-driven stop: --runs is a fixed count for every configuration"
         );
         let settings = Settings::default();
         let timing = settings.checked().unwrap();

@@ -371,9 +371,11 @@ pub(crate) fn check_device(
 }
 
 /// Measures `run` as `search` says: every configuration to the end, or a race
-/// (`search::race`): a first round of every configuration at the minimum count, then the
-/// survivors again under the noise-driven stop. A first round that ends early (a signal, a lost
-/// context) is the sweep; its rows are journaled as the first round's, so a resume takes them.
+/// (`search::race`): a first round of every configuration at the minimum count (a race in
+/// rungs: at `race::first_rung`, then rungs that double the survivors' samples up to the
+/// minimum count), then the survivors again under the noise-driven stop. A round that ends
+/// early (a signal, a lost context) ends the sweep with the rows so far; every round is
+/// journaled apart, so a resume takes each.
 fn measure_by(
     run: &mut Run,
     gpu: &mut dyn Gpu,
@@ -381,32 +383,50 @@ fn measure_by(
     search: Search,
     mut journal: Option<&mut Journal>,
 ) -> Result<Sweep, Error> {
-    if search == Search::Exhaustive || plan.timing.stop.is_none() {
+    if !search.races() || plan.timing.stop.is_none() {
         return configurations::measure(run, gpu, plan, journal).map_err(failed);
     }
-    let first_round = sweep::Plan {
-        timing: Timing { stop: None, ..plan.timing },
-        round: sweep::Round::First,
-        ..plan.clone()
-    };
-    let first = Sweep {
-        search: Search::Race,
+    let fixed = |runs: u32| Timing { stop: None, runs, ..plan.timing };
+    let mut held =
+        if search == Search::Rungs { race::first_rung().min(plan.timing.runs) } else { plan.timing.runs };
+    let first_round = sweep::Plan { timing: fixed(held), round: sweep::Round::First, ..plan.clone() };
+    let mut swept = Sweep {
+        search,
         ..configurations::measure(run, gpu, &first_round, journal.as_deref_mut()).map_err(failed)?
     };
-    if first.ended_early.is_some() {
-        return Ok(first);
+    let alive_in = |sweep: &Sweep, alive: &[bool]| -> Vec<_> {
+        sweep
+            .rows
+            .iter()
+            .zip(alive)
+            .filter(|&(_, &alive)| alive)
+            .map(|(row, _)| (row.axes.clone(), row.block))
+            .collect()
+    };
+    let mut rung = 0;
+    while swept.ended_early.is_none() && held < plan.timing.runs {
+        // A later rung: as many samples again as the survivors hold, up to the minimum count.
+        let alive = race::survivors(&swept.rows);
+        rung += 1;
+        let more = held.min(plan.timing.runs - held);
+        let rung_plan = sweep::Plan {
+            timing: fixed(more),
+            round: sweep::Round::Rung(rung, alive_in(&swept, &alive)),
+            ..plan.clone()
+        };
+        let measured =
+            configurations::measure(run, gpu, &rung_plan, journal.as_deref_mut()).map_err(failed)?;
+        swept = race::merge(swept, measured, &alive);
+        held += more;
     }
-    let alive = race::survivors(&first.rows);
-    let survivors = first
-        .rows
-        .iter()
-        .zip(&alive)
-        .filter(|&(_, &alive)| alive)
-        .map(|(row, _)| (row.axes.clone(), row.block))
-        .collect();
-    let second_round = sweep::Plan { round: sweep::Round::Survivors(survivors), ..plan.clone() };
+    if swept.ended_early.is_some() {
+        return Ok(swept);
+    }
+    let alive = race::survivors(&swept.rows);
+    let second_round =
+        sweep::Plan { round: sweep::Round::Survivors(alive_in(&swept, &alive)), ..plan.clone() };
     let second = configurations::measure(run, gpu, &second_round, journal).map_err(failed)?;
-    Ok(race::merge(first, second, &alive))
+    Ok(race::merge(swept, second, &alive))
 }
 
 /// What a measurement of a kernel on `gpu` depends on, for the journal.

@@ -63,13 +63,26 @@ pub(crate) struct Configuration {
     /// second.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub first_round: bool,
+    /// A later rung (1, 2, ...) of a race in rungs, kept apart from its first round, its other
+    /// rungs and its last round; 0 for any other.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub rung: u32,
+}
+
+fn is_zero(rung: &u32) -> bool {
+    *rung == 0
 }
 
 impl Configuration {
     /// The configuration of `block` at `axes`, of a race's first round or not.
     pub fn new(block: BlockShape, axes: AxisValues, first_round: bool) -> Self {
         let shape = (!block.is_linear()).then_some(block);
-        Self { threads_per_block: block.threads(), block: shape, axes, first_round }
+        Self { threads_per_block: block.threads(), block: shape, axes, first_round, rung: 0 }
+    }
+
+    /// The configuration of `block` at `axes` in a race's later rung `rung` (1, 2, ...).
+    pub fn of_rung(block: BlockShape, axes: AxisValues, rung: u32) -> Self {
+        Self { rung, ..Self::new(block, axes, false) }
     }
 
     /// Its block: its shape, or its threads in x alone.
@@ -86,7 +99,11 @@ impl std::fmt::Display for Configuration {
         } else {
             write!(f, "{}, {block}", self.axes)?;
         }
-        if self.first_round { f.write_str(" (first round)") } else { Ok(()) }
+        match (self.first_round, self.rung) {
+            (true, _) => f.write_str(" (first round)"),
+            (false, 0) => Ok(()),
+            (false, rung) => write!(f, " (rung {rung})"),
+        }
     }
 }
 
@@ -398,6 +415,7 @@ mod tests {
                 threads_per_block,
                 axes: AxisValues::none(),
                 first_round: false,
+                rung: 0,
             });
             entry.run_ms = vec![0.5, 0.25];
             entry.stopped = Some(Stopped::Converged);
@@ -408,6 +426,7 @@ mod tests {
             threads_per_block: 1024,
             axes: AxisValues::none(),
             first_round: false,
+            rung: 0,
         });
         failed.failed = Some("an illegal memory access was encountered".into());
         journal.record(&failed).unwrap();
@@ -422,6 +441,7 @@ mod tests {
                 threads_per_block: 128,
                 axes: AxisValues::none(),
                 first_round: false,
+                rung: 0,
             })
             .unwrap();
         assert_eq!(resumed.run_ms, [0.5, 0.25]);
@@ -431,7 +451,8 @@ mod tests {
                     block: None,
                     threads_per_block: 1024,
                     axes: AxisValues::none(),
-                    first_round: false
+                    first_round: false,
+                    rung: 0
                 })
                 .unwrap()
                 .failed
@@ -443,7 +464,8 @@ mod tests {
                     block: None,
                     threads_per_block: 256,
                     axes: AxisValues::none(),
-                    first_round: false
+                    first_round: false,
+                    rung: 0
                 })
                 .is_none()
         );
@@ -456,7 +478,8 @@ mod tests {
                     block: None,
                     threads_per_block: 128,
                     axes: AxisValues::none(),
-                    first_round: false
+                    first_round: false,
+                    rung: 0
                 })
                 .is_none()
         );
@@ -474,7 +497,8 @@ mod tests {
                     block: None,
                     threads_per_block: 64,
                     axes: AxisValues::none(),
-                    first_round: false
+                    first_round: false,
+                    rung: 0
                 })
                 .is_none()
         );
@@ -493,6 +517,7 @@ mod tests {
                 threads_per_block,
                 axes: AxisValues::none(),
                 first_round: false,
+                rung: 0,
             });
             (entry.key, entry.run_ms) = (key("x"), vec![0.5, 0.25]);
             serde_json::to_string(&entry).unwrap() + "\n"
@@ -513,6 +538,7 @@ mod tests {
             threads_per_block: 128,
             axes: AxisValues::none(),
             first_round: false,
+            rung: 0,
         });
         entry.run_ms = vec![1.0, 1.5];
         journal.record(&entry).unwrap();
@@ -550,6 +576,7 @@ mod tests {
             threads_per_block,
             axes: AxisValues::none(),
             first_round: false,
+            rung: 0,
         };
         assert!(
             journal.resumed(&configuration(64)).is_some() && journal.resumed(&configuration(128)).is_none()

@@ -308,6 +308,7 @@ struct StopCounts {
     time_budget: usize,
     max_runs: usize,
     raced: usize,
+    search: crate::search::strategy::Search,
     fewest: usize,
     most: usize,
 }
@@ -323,6 +324,7 @@ impl StopCounts {
             time_budget: count(Stopped::TimeBudget),
             max_runs: count(Stopped::MaxRuns),
             raced: count(Stopped::Raced),
+            search: sweep.search,
             fewest: samples.iter().copied().min().unwrap_or(0),
             most: samples.iter().copied().max().unwrap_or(0),
         })
@@ -380,8 +382,9 @@ impl Summary {
         }
         if counts.raced > 0 {
             text += &format!(
-                ", {} raced out after the first round, clearly slower than the best (runs marked r; docs/search.md)",
-                counts.raced
+                ", {} raced out {}, clearly slower than the best (runs marked r; docs/search.md)",
+                counts.raced,
+                counts.search.drops_after()
             );
         }
         text += &if counts.fewest == counts.most {

@@ -1,5 +1,5 @@
 /*!
-Racing (`--search race`): spend samples only where the winner can be.
+Racing (`--search race`, `--search rungs`): spend samples only where the winner can be.
 
 A race measures in two rounds. The first measures every configuration, checked as always, with
 the minimum count of samples (`--min-runs`, 10 by default) and no noise-driven stop. Then each
@@ -16,10 +16,20 @@ at least `1 - ALPHA`, and where both the true best's interval and the reference'
 medians, the best is never dropped: its lower end is at most its median, which is at most the
 reference's median, which is at most the reference's upper end. Configurations tied within
 noise have overlapping intervals, and survive together. docs/search.md says the same in words.
+
+A race in rungs (`--search rungs`) spends less on the configurations that lose. Its first rung
+gives every configuration [`first_rung`] samples, the fewest whose extremes hold the median
+with probability at least `1 - ALPHA` (six), not `--min-runs`; each later rung gives those
+[`survivors`] keeps as many samples again as they hold, until they hold `--min-runs`; the last
+measures the survivors of the rungs under the noise-driven stop, as a race's second round. The
+rule after every rung is [`survivors`] over every sample a row holds so far, so the guarantee
+above holds at each rung under the same assumptions, now over the whole race: the best is
+never dropped where, at every rung, its interval and the reference's hold their medians.
+Where most configurations converge at `--min-runs` (the default budget on a fast kernel), the
+first rung is the saving: six samples where a race's first round takes ten.
 */
 
 use crate::measure::timing::Stopped;
-use crate::search::strategy::Search;
 use crate::search::sweep::{Row, Sweep};
 
 /// How much slower than the reference's upper bound a configuration's lower bound must be
@@ -44,6 +54,13 @@ pub fn interval_rank(n: usize) -> usize {
     }
     // The loop stops at the first k whose tail is too wide: step back to the last that held.
     if 2.0 * below > ALPHA && k > 1 { k - 1 } else { k }
+}
+
+/// The samples of a race's first rung in rungs ([`crate::search::strategy::Search::Rungs`]):
+/// the fewest `n` whose extremes hold the median of `n` independent draws with probability at
+/// least `1 - ALPHA`, `1 - 2 / 2^n >= 1 - ALPHA`: six.
+pub fn first_rung() -> u32 {
+    (1..).find(|&n| 2.0 * 0.5f64.powi(n as i32) <= ALPHA).expect("ALPHA is above 0")
 }
 
 /// The distribution-free confidence interval of the median of `samples`: `(x_(k), x_(n+1-k))`
@@ -77,7 +94,8 @@ pub fn survivors(rows: &[Row]) -> Vec<bool> {
 
 /// The race's sweep: the first round's rows, each survivor's replaced by its second-round row with
 /// both rounds' samples, the others marked [`Stopped::Raced`]. The checks of both rounds count
-/// (each once), the first round's model check (it saw every row), the second round's end.
+/// (each once), the first round's model check (it saw every row) and search, the second
+/// round's end. A race in rungs merges each rung into the rows so far in turn.
 pub fn merge(first: Sweep, second: Sweep, alive: &[bool]) -> Sweep {
     let mut failures = first.failures.clone();
     for failure in second.failures {
@@ -109,14 +127,7 @@ pub fn merge(first: Sweep, second: Sweep, alive: &[bool]) -> Sweep {
             }
         })
         .collect();
-    Sweep {
-        rows,
-        failures,
-        ended_early: second.ended_early,
-        timing: second.timing,
-        search: Search::Race,
-        ..first
-    }
+    Sweep { rows, failures, ended_early: second.ended_early, timing: second.timing, ..first }
 }
 
 #[cfg(test)]
@@ -137,6 +148,14 @@ mod tests {
         // n = 20: 2 P(B <= 5) = 0.041; 2 P(B <= 6) = 0.115.
         assert_eq!(interval_rank(20), 6);
         assert_eq!(median_interval(&[5.0, 1.0, 4.0, 2.0, 3.0, 9.0, 8.0, 7.0, 6.0, 10.0]), Some((2.0, 9.0)));
+    }
+
+    #[test]
+    fn the_first_rung_is_six_samples_whose_extremes_hold_the_median_at_97_percent() {
+        assert_eq!(first_rung(), 6);
+        // Five are not enough: both extremes on one side of the median with probability 1/16.
+        assert!(2.0 * 0.5f64.powi(5) > ALPHA && 2.0 * 0.5f64.powi(6) <= ALPHA);
+        assert_eq!(interval_rank(first_rung() as usize), 1, "its interval is the extremes");
     }
 
     #[test]

@@ -1,6 +1,6 @@
 /*!
-[`Search`]: how a sweep spends its samples (`--search`), every configuration to the end or a race
-([`crate::search::race`]), and which one a sweep takes where none is asked for.
+[`Search`]: how a sweep spends its samples (`--search`), every configuration to the end, a race
+or a race in rungs ([`crate::search::race`]), and which one a sweep takes where none is asked for.
 */
 
 /// Above this many configurations (block sizes x values of the tunable) a sweep races unless
@@ -15,18 +15,37 @@ pub enum Search {
     Exhaustive,
     /// A first round over all, then only the configurations that can still win (`survivors`).
     Race,
+    /// A race in rungs: a first rung of the fewest samples whose interval holds a median
+    /// ([`crate::search::race::first_rung`]), each later rung doubling the samples of the
+    /// configurations that can still win, the last to the noise-driven stop.
+    Rungs,
 }
 
 impl Search {
     /// Every search.
-    pub(crate) const ALL: [Self; 2] = [Self::Exhaustive, Self::Race];
+    pub(crate) const ALL: [Self; 3] = [Self::Exhaustive, Self::Race, Self::Rungs];
 
     /// What `--search` takes.
     pub(crate) fn name(self) -> &'static str {
         match self {
             Self::Exhaustive => "exhaustive",
             Self::Race => "race",
+            Self::Rungs => "rungs",
         }
+    }
+
+    /// When it stops the configurations it drops, as a summary says: "after the first round".
+    pub(crate) fn drops_after(self) -> &'static str {
+        match self {
+            Self::Exhaustive | Self::Race => "after the first round",
+            Self::Rungs => "after a rung",
+        }
+    }
+
+    /// Whether it stops configurations by their time before the noise-driven stop: it needs
+    /// that stop, a time objective and every configuration in one process (no shard).
+    pub(crate) fn races(self) -> bool {
+        self != Self::Exhaustive
     }
 
     /// The search `--search` names.
@@ -57,5 +76,6 @@ mod tests {
         }
         assert_eq!(Search::automatic(24), Search::Exhaustive);
         assert_eq!(Search::automatic(25), Search::Race);
+        assert_eq!(Search::ALL.map(Search::races), [false, true, true]);
     }
 }

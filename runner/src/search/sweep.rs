@@ -453,6 +453,9 @@ pub enum Round {
     All,
     /// A race's first round: every configuration, journaled apart from the second.
     First,
+    /// A later rung of a race in rungs (1, 2, ...), journaled apart from the first round, the
+    /// other rungs and the last round: these configurations alone, as in `Survivors`.
+    Rung(u32, Vec<(AxisValues, BlockShape)>),
     /// A race's second round: these configurations alone, each as (its values on the axes,
     /// its block).
     Survivors(Vec<(AxisValues, BlockShape)>),
@@ -463,7 +466,9 @@ impl Round {
     fn measures(&self, axes: &AxisValues, block: BlockShape) -> bool {
         match self {
             Self::All | Self::First => true,
-            Self::Survivors(alive) => alive.iter().any(|(values, alive)| values == axes && *alive == block),
+            Self::Rung(_, alive) | Self::Survivors(alive) => {
+                alive.iter().any(|(values, alive)| values == axes && *alive == block)
+            }
         }
     }
 }
@@ -612,7 +617,10 @@ pub(crate) fn measure_in(
             }
         }
 
-        let configuration = Configuration::new(block, session.axes.clone(), *round == Round::First);
+        let configuration = match round {
+            Round::Rung(rung, _) => Configuration::of_rung(block, session.axes.clone(), *rung),
+            _ => Configuration::new(block, session.axes.clone(), *round == Round::First),
+        };
         let resumed = session.journal.as_ref().and_then(|journal| journal.resumed(&configuration).cloned());
         let mut context_lost = false;
         let entry = match resumed {

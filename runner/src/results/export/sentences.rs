@@ -77,7 +77,8 @@ pub(super) fn stop(record: &SweepRecord) -> Option<String> {
     let raced = count(Stopped::Raced);
     if raced > 0 {
         text += &format!(
-            ", {raced} raced out after the first round, clearly slower than the best (runs marked r; docs/search.md)"
+            ", {raced} raced out {}, clearly slower than the best (runs marked r; docs/search.md)",
+            record.search.drops_after()
         );
     }
     text += &if fewest == most {

@@ -203,6 +203,14 @@ mod race {
         measure_by(&mut target(), gpu, settings, Search::Race, journal).unwrap()
     }
 
+    fn rungs(gpu: &mut MockGpu, settings: &sweep::Plan, journal: Option<&mut Journal>) -> Sweep {
+        measure_by(&mut target(), gpu, settings, Search::Rungs, journal).unwrap()
+    }
+
+    fn samples(sweep: &Sweep) -> Vec<usize> {
+        sweep.rows.iter().map(|row| row.run_ms.len()).collect()
+    }
+
     fn stopped(sweep: &Sweep) -> Vec<(u32, Option<Stopped>)> {
         sweep.rows.iter().map(|row| (row.threads_per_block, row.stopped)).collect()
     }
@@ -243,6 +251,87 @@ mod race {
         assert_eq!(csv.matches(",raced,").count(), 3, "{csv}");
     }
 
+    #[test]
+    fn rungs_drop_the_clearly_slower_after_six_samples_and_the_rest_after_ten() {
+        let times = [(64, 2.0), (128, 1.3), (256, 1.0), (512, 1.004), (1024, 1.042)];
+        let sizes = [64, 128, 256, 512, 1024];
+        let result = rungs(&mut gpu(&times, &SPREAD), &settings(&sizes), None);
+        assert_eq!(result.failures, []);
+        assert_eq!(result.search, Search::Rungs);
+        assert_eq!(
+            stopped(&result),
+            [
+                (64, Some(Stopped::Raced)),
+                (128, Some(Stopped::Raced)),
+                (256, Some(Stopped::Converged)),
+                (512, Some(Stopped::Converged)),
+                (1024, Some(Stopped::Raced)),
+            ]
+        );
+        // 64 and 128 stop after the first rung's six; 1024, 4.2 percent slower, whose six reach
+        // down to within the margin of the best's, after the second rung's four more (ten,
+        // `--min-runs`); the ties take ten more under the noise-driven stop.
+        assert_eq!(samples(&result), [6, 6, 20, 20, 10]);
+        assert_eq!(result.best().unwrap().threads_per_block, 256);
+        // A race over the same sweep spends ten on each of the losers.
+        let raced = race(&mut gpu(&times, &SPREAD), &settings(&sizes), None);
+        assert_eq!(samples(&raced), [10, 10, 20, 20, 10]);
+        let json = export::render(&result, super::provenance(), Format::Json).unwrap();
+        let parsed: serde_json::Value = serde_json::from_str(&json).unwrap();
+        assert_eq!(
+            (parsed["search"].as_str(), parsed["rows"][0]["stopped"].as_str()),
+            (Some("rungs"), Some("raced"))
+        );
+    }
+
+    #[test]
+    fn rungs_with_a_minimum_of_six_or_fewer_are_a_race_of_that_many() {
+        // No later rung: the first holds --min-runs already.
+        let times = [(64, 2.0), (256, 1.0)];
+        let plan =
+            sweep::Plan { timing: Timing { runs: 4, ..settings(&[64, 256]).timing }, ..settings(&[64, 256]) };
+        let result = rungs(&mut gpu(&times, &SPREAD), &plan, None);
+        assert_eq!(samples(&result)[0], 4);
+        assert_eq!(stopped(&result), [(64, Some(Stopped::Raced)), (256, Some(Stopped::Converged))]);
+    }
+
+    #[test]
+    fn every_rung_is_checked_and_journaled_apart_and_a_resume_measures_nothing_again() {
+        let path = std::env::temp_dir().join(format!("rungs-journal-{}.jsonl", std::process::id()));
+        let _ = std::fs::remove_file(&path);
+        let key = Key {
+            gpu: "mock".into(),
+            driver: "13.0".into(),
+            ptx: Vec::new(),
+            kernel: vec!["grayscale".into()],
+            work: "64x64".into(),
+            timing: "launch".into(),
+            grid: "one-wave".into(),
+        };
+        let times = [(64, 2.0), (256, 1.0), (512, 1.004), (1024, 1.02)];
+        let sizes = [64, 256, 512, 1024];
+        let (mut journal, _, _) = Journal::open(Some(&path), &[], key.clone()).unwrap();
+        let first = rungs(
+            &mut gpu(&times, &SPREAD),
+            &sweep::Plan { corrupt: Some(7), ..settings(&sizes) },
+            Some(&mut journal),
+        );
+        // Every configuration fails its check once, however many rungs it ran.
+        assert_eq!(first.failures.len(), 4, "{:?}", first.failures);
+        let lines = std::fs::read_to_string(&path).unwrap();
+        // Four first rungs, then three second rungs and three last rounds (64 dropped).
+        assert_eq!(lines.lines().count(), 10, "{lines}");
+        assert_eq!(lines.matches("\"first_round\":true").count(), 4, "{lines}");
+        assert_eq!(lines.matches("\"rung\":1").count(), 3, "{lines}");
+        let (mut resumed, _, _) = Journal::open(None, &[&path], key).unwrap();
+        let mut again = gpu(&times, &SPREAD);
+        let second =
+            rungs(&mut again, &sweep::Plan { corrupt: Some(7), ..settings(&sizes) }, Some(&mut resumed));
+        assert!(again.launches.is_empty(), "{:?}", again.launches);
+        assert_eq!(second.rows, first.rows);
+        let _ = std::fs::remove_file(&path);
+    }
+
     /// A small pseudo-random generator, so that the property below needs no crate.
     fn next(state: &mut u64) -> f64 {
         *state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
@@ -263,21 +352,27 @@ mod race {
                 .iter()
                 .map(|k| 1.0 + k * width)
                 .collect();
-            let mut gpu = gpu(&times, &script);
-            let result = race(&mut gpu, &settings(&sizes), None);
-            let best = times.iter().min_by(|a, b| a.1.total_cmp(&b.1)).unwrap().0;
-            let row = result.rows.iter().find(|row| row.threads_per_block == best).unwrap();
-            assert_ne!(
-                row.stopped,
-                Some(Stopped::Raced),
-                "trial {trial}: the best, {best}, was dropped: {times:?}"
-            );
-            // And every configuration within the spread of the best raced on with it.
-            let fastest = times.iter().map(|&(_, ms)| ms).fold(f32::INFINITY, f32::min);
-            for (size, ms) in &times {
-                if *ms <= fastest * (1.0 + width) {
-                    let row = result.rows.iter().find(|row| row.threads_per_block == *size).unwrap();
-                    assert_ne!(row.stopped, Some(Stopped::Raced), "trial {trial}: {size} at {ms} ms tied");
+            for search in [Search::Race, Search::Rungs] {
+                let mut gpu = gpu(&times, &script);
+                let result = measure_by(&mut target(), &mut gpu, &settings(&sizes), search, None).unwrap();
+                let best = times.iter().min_by(|a, b| a.1.total_cmp(&b.1)).unwrap().0;
+                let row = result.rows.iter().find(|row| row.threads_per_block == best).unwrap();
+                assert_ne!(
+                    row.stopped,
+                    Some(Stopped::Raced),
+                    "{search} trial {trial}: the best, {best}, was dropped: {times:?}"
+                );
+                // And every configuration within the spread of the best raced on with it.
+                let fastest = times.iter().map(|&(_, ms)| ms).fold(f32::INFINITY, f32::min);
+                for (size, ms) in &times {
+                    if *ms <= fastest * (1.0 + width) {
+                        let row = result.rows.iter().find(|row| row.threads_per_block == *size).unwrap();
+                        assert_ne!(
+                            row.stopped,
+                            Some(Stopped::Raced),
+                            "{search} trial {trial}: {size} at {ms} ms tied"
+                        );
+                    }
                 }
             }
         }
