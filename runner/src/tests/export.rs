@@ -558,3 +558,98 @@ fn a_t4_file_block_size_cannot_read_is_said_in_one_line() {
         "{error}"
     );
 }
+
+/// The configurations of `record`, each with its samples and its validity (`correct`, or the
+/// failed or pruned reason).
+fn configurations(record: &SweepRecord) -> Vec<(String, Vec<f32>, &'static str)> {
+    record
+        .rows
+        .iter()
+        .map(|row| {
+            let validity = match (&row.failed, &row.pruned) {
+                (Some(_), _) => "failed",
+                (None, Some(_)) => "pruned",
+                (None, None) => "correct",
+            };
+            (row.label(), row.run_ms.clone(), validity)
+        })
+        .collect()
+}
+
+#[test]
+fn t4_is_one_result_per_row() {
+    let text = rendered(Format::T4, &record(None));
+    let parsed: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(parsed["schema_version"], "1.0.0");
+    let results = parsed["results"].as_array().unwrap();
+    assert_eq!(results.len(), 4);
+    assert_eq!(
+        results[0]["configuration"],
+        serde_json::json!({"block_size_x": 32, "block_size_y": 1, "block_size_z": 1})
+    );
+    assert_eq!(results[0]["times"]["runtimes"].as_array().unwrap().len(), 4);
+    assert_eq!(results[0]["measurements"][0]["name"], "time");
+    assert_eq!(results[0]["measurements"][0]["unit"], "ms");
+    assert_eq!(results[0]["invalidity"], "correct");
+    insta::assert_snapshot!("export_t4", text);
+}
+
+#[test]
+fn a_t4_export_reads_back_as_the_same_configurations_samples_and_validity() {
+    let mut shaped = record(None);
+    // A 2-D block at 256 threads.
+    shaped.rows[2].block = Some(crate::model::block_shape::BlockShape { x: 32, y: 8, z: 1 });
+    let mut failed = SweepRecord::of(&dressed_sweep(), provenance());
+    failed.rows[1].failed = Some("the launch failed: CUDA_ERROR_LAUNCH_FAILED".into());
+    failed.rows[1].run_ms.clear();
+    let mut named = failed.clone();
+    named.axes = vec!["items/thr".into()];
+    for row in &mut named.rows {
+        let value = row.axes.values().next().unwrap().to_string();
+        row.axes = crate::model::axis_values::AxisValues(vec![("items/thr".into(), value)]);
+    }
+    for written in [record(None), shaped, failed, named] {
+        let text = Format::T4.exporter().render(&written).unwrap();
+        let read = SweepRecord::parse(&text).unwrap_or_else(|why| panic!("{why}"));
+        assert_eq!(read.origin.t4.as_deref(), Some("1.0.0"));
+        assert_eq!(read.axes, written.axes);
+        assert_eq!(configurations(&read), configurations(&written));
+        assert_eq!(read.device.name, "Mock H200");
+        for (read, written) in read.rows.iter().zip(&written.rows) {
+            assert_eq!(read.shape(), written.shape());
+            assert_eq!(read.failed.is_some(), written.failed.is_some());
+            if let Some(reason) = &written.pruned {
+                assert_eq!(
+                    read.pruned.as_deref(),
+                    Some(format!("{reason} (T4 invalidity `constraints`)").as_str())
+                );
+            }
+            if written.measured() {
+                assert_eq!(read.median_ms, written.median_ms, "the median of the same samples");
+            }
+        }
+        // What T4 does not carry is not recorded, not invented.
+        assert_eq!(read.extent(), "work not recorded");
+        assert!(read.provenance.is_none() && read.occupancy_model.is_none());
+        assert!(
+            read.rows
+                .iter()
+                .all(|row| row.limiter.is_none() && row.sm_clock.is_none() && row.energy.is_none())
+        );
+        // And the page of it is the T4 page: no explorer, no occupancy.
+        let page = Format::Html.exporter().render(&read).unwrap();
+        assert!(page.contains("T4 results file") && !page.contains("occupancy-model"), "{page}");
+    }
+    // A wrong output is `correctness`, and reads back as a failed row.
+    let corrupted = record(Some(7));
+    let text = Format::T4.exporter().render(&corrupted).unwrap();
+    let parsed: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let wrong =
+        parsed["results"].as_array().unwrap().iter().filter(|result| result["invalidity"] == "correctness");
+    assert_eq!(wrong.count(), 4, "{text}");
+    assert_eq!(parsed["results"][0]["correctness"], 0);
+    let read = SweepRecord::parse(&text).unwrap();
+    assert!(
+        read.rows.iter().all(|row| row.failed.as_deref().is_some_and(|why| why.contains("wrong output")))
+    );
+}
