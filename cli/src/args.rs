@@ -318,6 +318,8 @@ pub enum FormatArg {
     Csv,
     #[cfg_attr(doc, doc = "`html`.")]
     Html,
+    #[cfg_attr(doc, doc = "`t4`: the T4 results file Kernel Tuner writes.")]
+    T4,
 }
 
 // What `--search` takes.
@@ -377,6 +379,7 @@ impl FormatArg {
             Self::Json => Some(Format::Json),
             Self::Csv => Some(Format::Csv),
             Self::Html => Some(Format::Html),
+            Self::T4 => Some(Format::T4),
         }
     }
 }
@@ -384,7 +387,7 @@ impl FormatArg {
 /// The sweep's options as `block-size` takes them: `--block-sizes`, the timing options
 /// (`--timing`, `--runs`, `--warmups`, ...), `--device`, `--grid`, `--corrupt-output`,
 /// `--provenance`, `--stats`, `--format`, `--output`, `--plot`, and the export files `--json`,
-/// `--csv`, `--markdown` and `--html`. Flatten it into your
+/// `--csv`, `--markdown`, `--html` and `--t4`. Flatten it into your
 /// program's clap parser with `#[command(flatten)]`, then [`SweepArgs::settings`].
 ///
 /// ```
@@ -491,6 +494,11 @@ pub struct SweepArgs {
     #[arg(long, value_name = "FILE.html")]
     pub html: Option<PathBuf>,
 
+    /// Also write the T4 export to FILE: the open autotuning results schema Kernel Tuner writes,
+    /// each configuration's block, axes, samples and validity
+    #[arg(long, value_name = "FILE")]
+    pub t4: Option<PathBuf>,
+
     /// exhaustive: every configuration samples to the noise-driven stop; race: every
     /// configuration gets --min-runs samples, the clearly slower ones stop there, the rest
     /// sample on; rungs: as race, from six samples, doubling the survivors' up to --min-runs
@@ -562,6 +570,7 @@ impl SweepArgs {
                 (Format::Csv, &self.csv),
                 (Format::Markdown, &self.markdown),
                 (Format::Html, &self.html),
+                (Format::T4, &self.t4),
             ]
             .into_iter()
             .filter_map(|(format, path)| path.clone().map(|path| (format, path)))

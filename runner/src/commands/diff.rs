@@ -9,7 +9,8 @@ one line (exit 2) unless [`DiffRequest::allow_different`]; a driver, timing or g
 differs is said in a `Note:` line, and so is what a file of an older schema version did not
 record ([`SweepRecord::lacking`]). A configuration that failed in either file has no
 measurement to judge and is listed as such. A file that is not an export, or whose run failed
-a check, is one line, exit 2.
+a check, is one line, exit 2. Either file may be a T4 results file (Kernel Tuner's, or `--format
+t4`'s): what it does not record is not compared (docs/kernel-tuner.md).
 */
 
 use crate::error::{Console, Error, exit, one_line, shown};
@@ -17,6 +18,7 @@ use crate::measure::timing::Timing;
 use crate::model::axis_values::AxisValues;
 use crate::model::block_shape::BlockShape;
 use crate::results::diff::{self, CONFIDENCE, DEFAULT_THRESHOLD, RESAMPLES, Verdict};
+use crate::results::schema::t4::NOT_RECORDED;
 use crate::results::schema::{RowRecord, SweepRecord};
 use crate::results::table::render_columns;
 use rayon::prelude::*;
@@ -166,52 +168,29 @@ pub(crate) fn diff_records<'a>(old: &'a SweepRecord, new: &'a SweepRecord, thres
             into.push(format!("{what}: {old} vs {new}"));
         }
     };
-    differ("GPU", old.device.name.clone(), new.device.name.clone(), &mut differences);
+    // A T4 file records neither its kernel's PTX nor its work, driver, timing, grid or clocks
+    // (nor, from Kernel Tuner, its GPU and kernel): what either file did not record is not
+    // compared, and the files' `Note:` lines say so.
+    let t4 = old.origin.t4.is_some() || new.origin.t4.is_some();
+    let known = |old: &str, new: &str| old != NOT_RECORDED && new != NOT_RECORDED;
+    if known(&old.device.name, &new.device.name) {
+        differ("GPU", old.device.name.clone(), new.device.name.clone(), &mut differences);
+    }
     let kernel = |record: &SweepRecord| {
         let detail =
             record.workload.detail.as_deref().map_or_else(String::new, |detail| format!(" ({detail})"));
         format!("{} from {}{detail}", record.workload.kernel, record.kernel)
     };
-    differ("kernel", kernel(old), kernel(new), &mut differences);
-    if old.ptx_sha256 != new.ptx_sha256 {
-        let (old_sha, new_sha) = (short(&old.ptx_sha256, 12), short(&new.ptx_sha256, 12));
-        differ("PTX sha256", format!("{old_sha}..."), format!("{new_sha}..."), &mut differences);
-    }
-    let work =
-        |record: &SweepRecord| format!("{}, {} B a pass", record.extent(), record.workload.bytes_per_pass);
-    differ("work", work(old), work(new), &mut differences);
-    let driver = |record: &SweepRecord| {
-        let provenance = record.provenance.as_ref();
-        let release = provenance
-            .and_then(|provenance| provenance.driver_release.clone())
-            .unwrap_or_else(|| "release unknown".to_string());
-        let api = provenance.map_or_else(|| "?".to_string(), |provenance| provenance.cuda_driver_api.clone());
-        format!("{release} (CUDA {api})")
-    };
-    differ("driver", driver(old), driver(new), &mut notes);
-    differ("timing", timing_words(&old.timing), timing_words(&new.timing), &mut notes);
-    differ("grid", old.grid.name(), new.grid.name(), &mut notes);
-    // A verdict may come from the clock rather than the code: say where the clocks differ.
-    let clocks = |record: &SweepRecord| {
-        let mut medians: Vec<u32> = record
-            .rows
-            .iter()
-            .filter_map(|row| row.sm_clock.as_ref().map(|clock| clock.median_mhz))
-            .collect();
-        medians.sort_unstable();
-        let throttled: u32 = record
-            .rows
-            .iter()
-            .filter_map(|row| row.sm_clock.as_ref())
-            .map(|clock| clock.throttled_samples)
-            .sum();
-        match (medians.first(), medians.last()) {
-            (Some(low), Some(high)) if low == high => format!("{low} MHz, {throttled} sample(s) throttled"),
-            (Some(low), Some(high)) => format!("{low} to {high} MHz, {throttled} sample(s) throttled"),
-            _ => "not read".to_string(),
+    if t4 {
+        if known(&old.workload.kernel, &new.workload.kernel) {
+            differ("kernel", old.workload.kernel.clone(), new.workload.kernel.clone(), &mut differences);
         }
-    };
-    differ("SM clock", clocks(old), clocks(new), &mut notes);
+    } else {
+        differ("kernel", kernel(old), kernel(new), &mut differences);
+    }
+    if !t4 {
+        sweep_differences(old, new, &mut differences, &mut notes);
+    }
     differ("axes", old.axes.join(", "), new.axes.join(", "), &mut differences);
 
     // A pruned configuration was not launched in that file: nothing to compare. One that
@@ -271,6 +250,60 @@ pub(crate) fn diff_records<'a>(old: &'a SweepRecord, new: &'a SweepRecord, thres
     FileDiff { differences, notes, lines }
 }
 
+/// What two block-size sweeps' files say that a T4 file does not: the PTX and the work (which
+/// make them different measurements), the driver, the timing, the grid and the clocks (notes).
+fn sweep_differences(
+    old: &SweepRecord,
+    new: &SweepRecord,
+    differences: &mut Vec<String>,
+    notes: &mut Vec<String>,
+) {
+    let differ = |what: &str, old: String, new: String, into: &mut Vec<String>| {
+        if old != new {
+            into.push(format!("{what}: {old} vs {new}"));
+        }
+    };
+    if old.ptx_sha256 != new.ptx_sha256 {
+        let (old_sha, new_sha) = (short(&old.ptx_sha256, 12), short(&new.ptx_sha256, 12));
+        differ("PTX sha256", format!("{old_sha}..."), format!("{new_sha}..."), differences);
+    }
+    let work =
+        |record: &SweepRecord| format!("{}, {} B a pass", record.extent(), record.workload.bytes_per_pass);
+    differ("work", work(old), work(new), differences);
+    let driver = |record: &SweepRecord| {
+        let provenance = record.provenance.as_ref();
+        let release = provenance
+            .and_then(|provenance| provenance.driver_release.clone())
+            .unwrap_or_else(|| "release unknown".to_string());
+        let api = provenance.map_or_else(|| "?".to_string(), |provenance| provenance.cuda_driver_api.clone());
+        format!("{release} (CUDA {api})")
+    };
+    differ("driver", driver(old), driver(new), notes);
+    differ("timing", timing_words(&old.timing), timing_words(&new.timing), notes);
+    differ("grid", old.grid.name(), new.grid.name(), notes);
+    // A verdict may come from the clock rather than the code: say where the clocks differ.
+    let clocks = |record: &SweepRecord| {
+        let mut medians: Vec<u32> = record
+            .rows
+            .iter()
+            .filter_map(|row| row.sm_clock.as_ref().map(|clock| clock.median_mhz))
+            .collect();
+        medians.sort_unstable();
+        let throttled: u32 = record
+            .rows
+            .iter()
+            .filter_map(|row| row.sm_clock.as_ref())
+            .map(|clock| clock.throttled_samples)
+            .sum();
+        match (medians.first(), medians.last()) {
+            (Some(low), Some(high)) if low == high => format!("{low} MHz, {throttled} sample(s) throttled"),
+            (Some(low), Some(high)) => format!("{low} to {high} MHz, {throttled} sample(s) throttled"),
+            _ => "not read".to_string(),
+        }
+    };
+    differ("SM clock", clocks(old), clocks(new), notes);
+}
+
 /// What the files' runs failed, as a refusal: their rows are not a measurement.
 fn failed_checks(record: &SweepRecord, path: &std::path::Path) -> Result<(), Error> {
     match record.failures.len() {
@@ -323,6 +356,14 @@ pub(crate) fn render(
     comparison: &FileDiff,
 ) -> String {
     let describe = |label: &str, path: &std::path::Path, record: &SweepRecord| {
+        if let Some(version) = &record.origin.t4 {
+            return format!(
+                "{label}: {} (T4 results {version}; GPU {}, kernel {})\n",
+                path.display(),
+                record.device.name,
+                record.workload.kernel
+            );
+        }
         format!(
             "{label}: {} ({}, {} {}, PTX {}, {}; {})\n",
             path.display(),

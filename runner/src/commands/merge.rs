@@ -80,7 +80,17 @@ pub(crate) fn exec(request: &MergeRequest, console: &mut Console) -> Result<i32,
     request.validate()?;
     let mut records = Vec::with_capacity(request.inputs.len());
     for input in &request.inputs {
-        records.push((shown(input).to_string(), SweepRecord::read(input)?));
+        let record = SweepRecord::read(input)?;
+        if record.origin.t4.is_some() {
+            return Err(Error::new(
+                exit::USAGE,
+                format!(
+                    "{}: a T4 results file: merge takes block-size's own JSON (--json), which records the device, occupancy model and provenance a T4 file lacks; diff and report read it",
+                    shown(input)
+                ),
+            ));
+        }
+        records.push((shown(input).to_string(), record));
     }
     let merged = merge::merge(records).map_err(|why| Error::new(exit::USAGE, why))?;
     let delivery = deliver(&merged, request).map_err(|why| Error::new(exit::FAILED, why))?;

@@ -1,7 +1,8 @@
 /*!
 `block-size report RESULT.json --html FILE`: the HTML report of a sweep from its JSON export,
 no GPU needed; the same page `--html FILE` writes during the sweep. A file of an older schema
-version is upgraded as it is read, and its page says what that file did not record.
+version is upgraded as it is read, and its page says what that file did not record. A T4
+results file (Kernel Tuner's, or `--format t4`'s) gets a page of its configurations alone.
 */
 
 use crate::error::{Error, exit, shown};

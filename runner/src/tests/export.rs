@@ -470,3 +470,186 @@ fn a_sweep_read_back_from_its_record_renders_as_the_sweep_did() {
         "written by a block-size of before `merge` (it has no occupancy_model); measure it again to merge it"
     );
 }
+
+/// Kernel Tuner's own T4 file: written by kernel_tuner 1.5.0's `store_output_file` from a
+/// results list of synthetic numbers (`t4/make_fixture.py`).
+const KERNEL_TUNER_T4: &str = include_str!("t4/kernel-tuner.t4.json");
+
+#[test]
+fn kernel_tuner_s_t4_file_reads_as_its_configurations_times_and_invalid_ones() {
+    let record = SweepRecord::parse(KERNEL_TUNER_T4).unwrap_or_else(|why| panic!("{why}"));
+    assert_eq!(record.axes, ["items_per_thread"]);
+    assert_eq!(record.device.name, "not recorded");
+    let labels: Vec<String> = record.rows.iter().map(described).collect();
+    assert_eq!(
+        labels,
+        [
+            "64 threads, items_per_thread 1: 7 samples",
+            "128 threads, items_per_thread 4: 7 samples",
+            "block 128x2, items_per_thread 1: 7 samples",
+            "256 threads, items_per_thread 4: 7 samples",
+            "block 256x2, items_per_thread 4: failed: T4 invalidity `runtime`: failed at run time",
+            "2048 threads, items_per_thread 1: pruned: T4 invalidity `constraints`: ruled out by the tuner's restrictions",
+        ]
+    );
+    assert_eq!(record.rows[0].run_ms, [0.052, 0.051, 0.053, 0.050, 0.052, 0.051, 0.052]);
+    assert_eq!(record.rows[0].median_ms, f64::from(0.052f32));
+    let fastest = record.fastest().unwrap();
+    assert_eq!(fastest.label(), "256 threads, items_per_thread 4");
+    // 0.039 over 0.041 is 95.1 percent.
+    assert_eq!(record.rows_near_best, 2);
+    assert_eq!(
+        record.lacking("OLD").unwrap(),
+        "OLD is a T4 results file (schema 1.0.0): it records each configuration's samples and validity, \
+         not its GPU, kernel, PTX, work, timing, occupancy, clocks, energy or provenance."
+    );
+}
+
+/// A row in a few words: its configuration and samples, or why it has none.
+fn described(row: &crate::results::schema::RowRecord) -> String {
+    match (&row.failed, &row.pruned) {
+        (Some(why), _) => format!("{}: failed: {why}", row.label()),
+        (None, Some(why)) => format!("{}: pruned: {why}", row.label()),
+        (None, None) => format!("{}: {} samples", row.label(), row.samples),
+    }
+}
+
+#[test]
+fn a_t4_file_block_size_cannot_read_is_said_in_one_line() {
+    let mut document: serde_json::Value = serde_json::from_str(KERNEL_TUNER_T4).unwrap();
+    let refusal = |edit: &dyn Fn(&mut serde_json::Value)| {
+        let mut edited = document.clone();
+        edit(&mut edited);
+        let error = SweepRecord::parse(&edited.to_string()).expect_err("refused");
+        assert_eq!(error.lines().count(), 1, "{error}");
+        assert!(error.starts_with("a T4 results file (Kernel Tuner): "), "{error}");
+        error
+    };
+    let no_block = refusal(&|document| {
+        document["results"][1]["configuration"].as_object_mut().unwrap().remove("block_size_x");
+    });
+    assert!(no_block.contains("results[1] has no block_size_x in its configuration"), "{no_block}");
+    let zero = refusal(&|document| document["results"][0]["configuration"]["block_size_y"] = 0.into());
+    assert!(zero.contains("block_size_y 0: not a block size"), "{zero}");
+    let negative = refusal(&|document| document["results"][0]["times"]["runtimes"][2] = (-1.0).into());
+    assert!(negative.contains("times.runtimes[2] -1.0: a time must be"), "{negative}");
+    let unknown = refusal(&|document| document["results"][0]["invalidity"] = "maybe".into());
+    assert!(unknown.contains("invalidity \"maybe\", not one of T4's"), "{unknown}");
+    let newer = refusal(&|document| document["schema_version"] = "2.0.0".into());
+    assert!(newer.contains("T4 schema version \"2.0.0\""), "{newer}");
+    let seconds = refusal(&|document| document["metadata"]["timeunit"] = "seconds".into());
+    assert!(seconds.contains("metadata.timeunit"), "{seconds}");
+    let missing_axis = refusal(&|document| {
+        document["results"][2]["configuration"].as_object_mut().unwrap().remove("items_per_thread");
+    });
+    assert!(missing_axis.contains("results[2] has no items_per_thread"), "{missing_axis}");
+    // Without runtimes, the `time` measurement is the one sample.
+    document["results"][0]["times"]["runtimes"] = serde_json::json!([]);
+    let record = SweepRecord::parse(&document.to_string()).unwrap();
+    assert_eq!(record.rows[0].run_ms, [0.05157142857142857f64 as f32]);
+    // The metadata file is not the results file.
+    let metadata = include_str!("t4/kernel-tuner.metadata.json");
+    let error = SweepRecord::parse(metadata).unwrap_err();
+    assert!(error.contains("a T4 metadata file (store_metadata_file), not a results file"), "{error}");
+    // Malformed JSON is the reader's one line as before.
+    let error = SweepRecord::parse(&KERNEL_TUNER_T4[..100]).unwrap_err();
+    assert!(
+        error.starts_with("not a JSON export of a block-size sweep (--json, --format json): EOF"),
+        "{error}"
+    );
+}
+
+/// The configurations of `record`, each with its samples and its validity (`correct`, or the
+/// failed or pruned reason).
+fn configurations(record: &SweepRecord) -> Vec<(String, Vec<f32>, &'static str)> {
+    record
+        .rows
+        .iter()
+        .map(|row| {
+            let validity = match (&row.failed, &row.pruned) {
+                (Some(_), _) => "failed",
+                (None, Some(_)) => "pruned",
+                (None, None) => "correct",
+            };
+            (row.label(), row.run_ms.clone(), validity)
+        })
+        .collect()
+}
+
+#[test]
+fn t4_is_one_result_per_row() {
+    let text = rendered(Format::T4, &record(None));
+    let parsed: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(parsed["schema_version"], "1.0.0");
+    let results = parsed["results"].as_array().unwrap();
+    assert_eq!(results.len(), 4);
+    assert_eq!(
+        results[0]["configuration"],
+        serde_json::json!({"block_size_x": 32, "block_size_y": 1, "block_size_z": 1})
+    );
+    assert_eq!(results[0]["times"]["runtimes"].as_array().unwrap().len(), 4);
+    assert_eq!(results[0]["measurements"][0]["name"], "time");
+    assert_eq!(results[0]["measurements"][0]["unit"], "ms");
+    assert_eq!(results[0]["invalidity"], "correct");
+    insta::assert_snapshot!("export_t4", text);
+}
+
+#[test]
+fn a_t4_export_reads_back_as_the_same_configurations_samples_and_validity() {
+    let mut shaped = record(None);
+    // A 2-D block at 256 threads.
+    shaped.rows[2].block = Some(crate::model::block_shape::BlockShape { x: 32, y: 8, z: 1 });
+    let mut failed = SweepRecord::of(&dressed_sweep(), provenance());
+    failed.rows[1].failed = Some("the launch failed: CUDA_ERROR_LAUNCH_FAILED".into());
+    failed.rows[1].run_ms.clear();
+    let mut named = failed.clone();
+    named.axes = vec!["items/thr".into()];
+    for row in &mut named.rows {
+        let value = row.axes.values().next().unwrap().to_string();
+        row.axes = crate::model::axis_values::AxisValues(vec![("items/thr".into(), value)]);
+    }
+    for written in [record(None), shaped, failed, named] {
+        let text = Format::T4.exporter().render(&written).unwrap();
+        let read = SweepRecord::parse(&text).unwrap_or_else(|why| panic!("{why}"));
+        assert_eq!(read.origin.t4.as_deref(), Some("1.0.0"));
+        assert_eq!(read.axes, written.axes);
+        assert_eq!(configurations(&read), configurations(&written));
+        assert_eq!(read.device.name, "Mock H200");
+        for (read, written) in read.rows.iter().zip(&written.rows) {
+            assert_eq!(read.shape(), written.shape());
+            assert_eq!(read.failed.is_some(), written.failed.is_some());
+            if let Some(reason) = &written.pruned {
+                assert_eq!(
+                    read.pruned.as_deref(),
+                    Some(format!("{reason} (T4 invalidity `constraints`)").as_str())
+                );
+            }
+            if written.measured() {
+                assert_eq!(read.median_ms, written.median_ms, "the median of the same samples");
+            }
+        }
+        // What T4 does not carry is not recorded, not invented.
+        assert_eq!(read.extent(), "work not recorded");
+        assert!(read.provenance.is_none() && read.occupancy_model.is_none());
+        assert!(
+            read.rows
+                .iter()
+                .all(|row| row.limiter.is_none() && row.sm_clock.is_none() && row.energy.is_none())
+        );
+        // And the page of it is the T4 page: no explorer, no occupancy.
+        let page = Format::Html.exporter().render(&read).unwrap();
+        assert!(page.contains("T4 results file") && !page.contains("occupancy-model"), "{page}");
+    }
+    // A wrong output is `correctness`, and reads back as a failed row.
+    let corrupted = record(Some(7));
+    let text = Format::T4.exporter().render(&corrupted).unwrap();
+    let parsed: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let wrong =
+        parsed["results"].as_array().unwrap().iter().filter(|result| result["invalidity"] == "correctness");
+    assert_eq!(wrong.count(), 4, "{text}");
+    assert_eq!(parsed["results"][0]["correctness"], 0);
+    let read = SweepRecord::parse(&text).unwrap();
+    assert!(
+        read.rows.iter().all(|row| row.failed.as_deref().is_some_and(|why| why.contains("wrong output")))
+    );
+}

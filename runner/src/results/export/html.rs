@@ -250,6 +250,9 @@ const SCRIPT: &str = include_str!("report.js");
 
 /// The page of `record`; `Err` says why it cannot be drawn (the plot could not be).
 pub(crate) fn render(record: &SweepRecord) -> Result<String, String> {
+    if record.origin.t4.is_some() {
+        return Ok(t4_page(record));
+    }
     let title = format!("block-size: {} on {}", record.workload.kernel, record.device.name);
     let mut page = page_start(&title);
     let date = record
@@ -605,6 +608,66 @@ and the model line of the summary) is where the model meets a real driver.</li>
 <pre id="explorer-check" hidden></pre>
 </section>
 "#;
+
+/// The page of a record read from a T4 file: its configurations, their samples' statistics and
+/// their validity, and what the file did not record; no occupancy, plot or explorer (the file
+/// names no device).
+fn t4_page(record: &SweepRecord) -> String {
+    let title =
+        format!("block-size: a T4 results file ({} on {})", record.workload.kernel, record.device.name);
+    let mut page = page_start(&title);
+    if let Some(lacking) = record.lacking("This file") {
+        let _ = writeln!(page, "<p class=\"note schema\">{}</p>", escape(&lacking));
+    }
+    page += "</header>\n<main>\n<section id=\"summary\">\n<h2>Summary</h2>\n";
+    let measured = record.measured_rows().count();
+    let _ = writeln!(
+        page,
+        "<p>{} configuration(s), {measured} with runtimes, {} failed, {} ruled out.</p>",
+        record.rows.len(),
+        record.rows.iter().filter(|row| row.failed.is_some()).count(),
+        record.rows.iter().filter(|row| row.pruned.is_some()).count(),
+    );
+    if let Some(fastest) = record.fastest() {
+        let _ = writeln!(
+            page,
+            "<p>Fastest by median runtime: {} at {:.4} ms.</p>",
+            escape(&fastest.label()),
+            fastest.median_ms
+        );
+    }
+    page += "</section>\n<section id=\"table\">\n<h2>Configurations</h2>\n<table>\n<tr>";
+    for name in &record.axes {
+        let _ = write!(page, "<th>{}</th>", escape(name));
+    }
+    page += "<th>block</th><th>thr/blk</th><th>samples</th><th>median ms</th><th>min ms</th><th>max ms</th><th>MAD ms</th><th>of best</th><th>validity</th></tr>\n";
+    for row in &record.rows {
+        page += "<tr>";
+        for name in &record.axes {
+            let _ = write!(page, "<td>{}</td>", escape(row.axes.get(name).unwrap_or_default()));
+        }
+        let _ = write!(
+            page,
+            "<td>{}</td><td>{}</td><td>{}</td>",
+            row.shape(),
+            row.threads_per_block,
+            row.samples
+        );
+        if row.measured() {
+            let _ = write!(
+                page,
+                "<td>{:.4}</td><td>{:.4}</td><td>{:.4}</td><td>{:.4}</td><td>{:.2}</td><td>correct</td>",
+                row.median_ms, row.min_ms, row.max_ms, row.mad_ms, row.fraction_of_best
+            );
+        } else {
+            let why = row.failed.as_deref().or(row.pruned.as_deref()).unwrap_or_default();
+            let _ = write!(page, "{}<td>{}</td>", "<td>n/a</td>".repeat(5), escape(why));
+        }
+        page += "</tr>\n";
+    }
+    page += "</table>\n</section>\n</main>\n</body>\n</html>\n";
+    page
+}
 
 #[cfg(test)]
 mod tests {

@@ -1,6 +1,6 @@
 /*!
 Exports of a finished sweep: JSON for scripts, CSV for spreadsheets, Markdown for reports, HTML
-for a browser.
+for a browser, T4 as Kernel Tuner writes it.
 
 Each format is one module implementing [`Exporter`] over the same [`SweepRecord`] (the
 schema's type, [`crate::results::schema`]), so the formats cannot disagree about what a row
@@ -12,6 +12,7 @@ pub(crate) mod html;
 mod json;
 mod markdown;
 mod sentences;
+mod t4;
 
 use crate::measure::provenance::Provenance;
 use crate::results::schema::SweepRecord;
@@ -22,6 +23,7 @@ pub use self::csv::CsvExporter;
 pub use self::html::HtmlExporter;
 pub use self::json::JsonExporter;
 pub use self::markdown::MarkdownExporter;
+pub use self::t4::T4Exporter;
 
 /// One export format.
 pub trait Exporter {
@@ -41,6 +43,9 @@ pub enum Format {
     /// HTML: one self-contained page with the table, the plot, the provenance, the summary and
     /// an occupancy explorer.
     Html,
+    /// T4, the open autotuning results schema Kernel Tuner writes: each row's
+    /// configuration, samples and validity (docs/kernel-tuner.md).
+    T4,
 }
 
 impl Format {
@@ -51,6 +56,7 @@ impl Format {
             Self::Csv => "--csv",
             Self::Markdown => "--markdown",
             Self::Html => "--html",
+            Self::T4 => "--t4",
         }
     }
 
@@ -61,6 +67,7 @@ impl Format {
             Self::Csv => Box::new(CsvExporter),
             Self::Markdown => Box::new(MarkdownExporter),
             Self::Html => Box::new(HtmlExporter),
+            Self::T4 => Box::new(T4Exporter),
         }
     }
 }

@@ -46,6 +46,7 @@ type. The JSON the exporter writes of a sweep is [`SweepRecord`] serialised as i
 */
 
 mod check;
+pub(crate) mod t4;
 mod upgrade;
 
 use crate::error::{Error, exit, one_line, shown};
@@ -307,12 +308,16 @@ pub struct Origin {
     pub schema_version: u32,
     /// Each derived field in words, with why: "timing: launch mode, one launch a sample (...)".
     pub derived: Vec<&'static str>,
+    /// Where the record was read from a T4 results file (Kernel Tuner's, or `--format t4`),
+    /// its T4 `schema_version`: then only its rows' configurations, samples and validity were
+    /// in the file, and every other field reads as not recorded ([`t4`]).
+    pub(crate) t4: Option<String>,
 }
 
 impl Default for Origin {
     /// A record in the current layout, nothing derived.
     fn default() -> Self {
-        Self { schema_version: SCHEMA_VERSION, derived: Vec::new() }
+        Self { schema_version: SCHEMA_VERSION, derived: Vec::new(), t4: None }
     }
 }
 
@@ -367,7 +372,9 @@ impl SweepRecord {
     }
 
     /// Parses an export of any version this tool wrote, upgraded to the current layout, and
-    /// checks what it holds; `Err` says in one line why the text is not one.
+    /// checks what it holds, or a T4 results file (Kernel Tuner's, or `--format t4`'s: its
+    /// record's [`Origin`] says so, and holds only what T4 carries); `Err` says in one line
+    /// why the text is neither.
     pub fn parse(text: &str) -> Result<Self, String> {
         let not_an_export = |error: serde_json::Error| one_line(&format!("{NOT_AN_EXPORT}: {error}"));
         // A file of the current layout is read as this type straight away: the upgrade's
@@ -378,9 +385,14 @@ impl SweepRecord {
             Ok(record) if record.schema_version == SCHEMA_VERSION => record,
             _ => {
                 let value: serde_json::Value = serde_json::from_str(text).map_err(not_an_export)?;
+                // A T4 file holds only what it holds: it is read as such, not checked as a
+                // sweep's.
+                if t4::is_t4(&value) {
+                    return t4::record_of(&value);
+                }
                 let upgraded = upgrade::upgrade(value).map_err(|why| one_line(&why))?;
                 let mut record: Self = serde_json::from_value(upgraded.value).map_err(not_an_export)?;
-                record.origin = Origin { schema_version: upgraded.from, derived: upgraded.derived };
+                record.origin = Origin { schema_version: upgraded.from, derived: upgraded.derived, t4: None };
                 record
             }
         };
@@ -405,6 +417,9 @@ impl SweepRecord {
 
     /// What a pass covers: `3840 x 2160 frame`, or `1048576 values`.
     pub fn extent(&self) -> String {
+        if self.origin.t4.is_some() {
+            return format!("work {}", t4::NOT_RECORDED);
+        }
         match (&self.workload.items, self.width, self.height) {
             (Some(items), _, _) => format!("{} {}", items.count, items.noun),
             (None, Some(width), Some(height)) => format!("{width} x {height} frame"),
@@ -437,6 +452,21 @@ impl SweepRecord {
     /// (schema version 1) did not record X and Y; read as the tool worked then: A; B." `None`
     /// where it lacks nothing.
     pub fn lacking(&self, subject: &str) -> Option<String> {
+        if let Some(version) = &self.origin.t4 {
+            let mut missing = Vec::new();
+            if self.device.name == t4::NOT_RECORDED {
+                missing.push("GPU");
+            }
+            if self.workload.kernel == t4::NOT_RECORDED {
+                missing.push("kernel");
+            }
+            missing.extend(["PTX", "work", "timing", "occupancy", "clocks", "energy", "provenance"]);
+            return Some(format!(
+                "{subject} is a T4 results file (schema {version}): it records each configuration's samples and validity, \
+                 not its {}.",
+                or_list(&missing)
+            ));
+        }
         let missing = self.not_recorded();
         let derived = &self.origin.derived;
         if missing.is_empty() && derived.is_empty() {
@@ -453,6 +483,13 @@ impl SweepRecord {
         text.push('.');
         Some(text)
     }
+}
+
+/// `a`, `a or b`, `a, b or c`.
+fn or_list(items: &[&str]) -> String {
+    and_list(items)
+        .rsplit_once(" and ")
+        .map_or_else(|| and_list(items), |(rest, last)| format!("{rest} or {last}"))
 }
 
 /// `a`, `a and b`, `a, b and c`.
@@ -588,7 +625,11 @@ mod tests {
     #[test]
     fn version_3_reads_as_written() {
         let record = parse(&version_3());
-        assert_eq!(record.origin, Origin { schema_version: 3, derived: Vec::new() }, "nothing derived");
+        assert_eq!(
+            record.origin,
+            Origin { schema_version: 3, derived: Vec::new(), t4: None },
+            "nothing derived"
+        );
         assert_eq!((record.objective, record.timing.energy_window), (Objective::Time, None));
         assert!(record.rows.iter().all(|row| row.sm_clock.is_none() && row.energy.is_none()));
         assert_eq!(record.search, Search::Race);
