@@ -114,7 +114,7 @@ kt() { # NAME STRATEGY [tune.py options...]
     local name=$1 strategy=$2
     shift 2
     # A fresh cupy kernel cache for every run: no compile of an earlier run is reused.
-    CUPY_CACHE_DIR=$(mktemp -d)
+    CUPY_CACHE_DIR=$(mktemp -d -p "$SCRATCH")
     export CUPY_CACHE_DIR
     step "$name" 240 "$KTPY" tune.py --strategy "$strategy" --out "$W" --name "$name" "$@"
 }
