@@ -56,6 +56,16 @@ pub const HISTOGRAM_NVCC_INPUTS: &[&str] = &["kernels/cuda/histogram.cu"];
 pub const NVCC_MODULES: &[(&str, &[&str])] =
     &[("grayscale-nvcc", NVCC_INPUTS), ("histogram-nvcc", HISTOGRAM_NVCC_INPUTS)];
 
+/// Inputs of the nvcc PTX of the example's CUDA C++ twins (`examples/reduce/ptx/reduce-nvcc.ptx`:
+/// `sum_of_squares`, `sum_of_squares_x4` and the Kernel Tuner entry `sum_of_squares_tuned`).
+pub const EXAMPLE_REDUCE_NVCC_INPUTS: &[&str] = &["examples/reduce/cuda/reduce.cu"];
+
+/// The example's nvcc modules that `cargo xtask ptx nvcc` builds besides [`NVCC_MODULES`], the
+/// same way: the folder of the PTX (relative to the repository root), its name there (without
+/// `.ptx`) and its inputs, the first of which is the source nvcc compiles.
+pub const EXAMPLE_NVCC_MODULES: &[(&str, &str, &[&str])] =
+    &[("examples/reduce/ptx", "reduce-nvcc", EXAMPLE_REDUCE_NVCC_INPUTS)];
+
 /// The templates of `block-size new`, relative to the repository root: the root of every project
 /// it writes, so the inputs of their stamps are relative to it.
 pub const NEW_TEMPLATE_DIR: &str = "cli/templates/new";

@@ -4,10 +4,17 @@
 //! the oldest and newest ptxas, with the parameters a host passes, their reduction and the
 //! stencil's tile in dynamic shared memory only, and the stencil's barriers unaligned but for its
 //! demonstration twin's; and regenerated and diffed by the same script and CI as `kernels/`.
+//! Also the reductions' CUDA C++ twins (`examples/reduce/cuda/reduce.cu`, nvcc 11.8's
+//! `examples/reduce/ptx/reduce-nvcc.ptx`, built by `cargo xtask ptx nvcc`): their stamp, the
+//! same parameters and shared memory as the Rust entries, the unaligned barrier, and the Kernel
+//! Tuner entry `sum_of_squares_tuned` the same code as `sum_of_squares` at its default.
 
 use block_size_runner::testing::{ISA_FLOOR, parse_isa};
 use block_size_tests::{PTXAS_RELEASES, assemble, barriers, quoted_value, read_repo_file, repo_root};
-use ptx_stamp::{EXAMPLE_REDUCE_INPUTS, Stamp, entry_names, inputs_sha256, sha256_hex};
+use ptx_stamp::{
+    EXAMPLE_NVCC_MODULES, EXAMPLE_REDUCE_INPUTS, EXAMPLE_REDUCE_NVCC_INPUTS, Stamp, entry_names,
+    inputs_sha256, sha256_hex,
+};
 
 const PTX_FILE: &str = "examples/reduce/ptx/reduce.ptx";
 const STAMP_FILE: &str = "examples/reduce/ptx/reduce.stamp.toml";
@@ -243,4 +250,138 @@ fn the_example_is_regenerated_and_diffed_with_kernels() {
     assert!(exclude.contains(&format!("\"{CRATE_DIR}\"")), "the root workspace must exclude {CRATE_DIR}");
     let ignored = read_repo_file(".gitignore");
     assert!(ignored.lines().any(|line| line == format!("/{CRATE_DIR}/target/")), ".gitignore");
+}
+
+const NVCC_PTX: &str = "examples/reduce/ptx/reduce-nvcc.ptx";
+const NVCC_STAMP: &str = "examples/reduce/ptx/reduce-nvcc.stamp.toml";
+
+/// The Kernel Tuner entry of the CUDA C++ file: the reductions' body, its items per thread a
+/// macro (1 where undefined).
+const TUNED: &str = "sum_of_squares_tuned";
+
+fn nvcc_stamp() -> Stamp {
+    Stamp::parse(&read_repo_file(NVCC_STAMP)).unwrap_or_else(|error| panic!("{NVCC_STAMP}: {error}"))
+}
+
+/// Entry `name`'s body with its own names taken out (its parameters, its labels' numbers), so
+/// that two entries compiled from the same code compare equal.
+fn anonymous_body(ptx: &str, name: &str) -> String {
+    let text = body(ptx, name)
+        .replace(&format!("{name}_param"), "PARAM")
+        .replace(&format!(".entry {name}("), ".entry NAME(");
+    text.lines()
+        .map(|line| match line.find("$L__BB") {
+            Some(at) => {
+                let number = line[at + "$L__BB".len()..].split('_').next().unwrap();
+                line.replacen(&format!("$L__BB{number}_"), "$L__BBn_", 1)
+            }
+            None => line.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn the_cuda_twins_stamp_matches_their_source_and_their_ptx() {
+    let stamp = nvcc_stamp();
+    let ptx = read_repo_file(NVCC_PTX);
+    assert_eq!(stamp.compiler, "nvcc");
+    assert_eq!(stamp.inputs, EXAMPLE_REDUCE_NVCC_INPUTS, "the stamp must cover the twins' source");
+    assert_eq!(
+        stamp.inputs_sha256,
+        inputs_sha256(&repo_root(), &stamp.inputs).unwrap(),
+        "examples/reduce/cuda/reduce.cu changed since {NVCC_PTX} was built: run `cargo xtask ptx nvcc`"
+    );
+    assert_eq!(
+        stamp.ptx_sha256,
+        sha256_hex(ptx.as_bytes()),
+        "{NVCC_PTX} was edited by hand: run `cargo xtask ptx nvcc`"
+    );
+    assert_eq!(stamp.kernels, entry_names(&ptx), "the stamp lists the PTX's entries");
+    assert_eq!(stamp.kernels, [REDUCTIONS[0], REDUCTIONS[1], TUNED]);
+    assert_eq!(stamp.arch, "compute_75");
+    assert!(
+        stamp.nvcc.as_deref().is_some_and(|release| release.contains("release 11.8")),
+        "the twins must come from CUDA 11.8's nvcc: {:?}",
+        stamp.nvcc
+    );
+    assert_eq!(stamp.regenerate, "cargo xtask ptx nvcc");
+}
+
+#[test]
+fn every_cuda_source_of_the_example_is_built_by_cargo_xtask_ptx_nvcc() {
+    let sources: Vec<String> = std::fs::read_dir(repo_root().join("examples/reduce/cuda"))
+        .unwrap()
+        .map(|entry| format!("examples/reduce/cuda/{}", entry.unwrap().file_name().to_string_lossy()))
+        .filter(|path| path.ends_with(".cu"))
+        .collect();
+    assert!(!sources.is_empty());
+    for source in &sources {
+        assert!(
+            EXAMPLE_NVCC_MODULES.iter().any(|(_, _, inputs)| inputs[0] == source),
+            "{source} is not in ptx_stamp::EXAMPLE_NVCC_MODULES, so `cargo xtask ptx nvcc` never builds it"
+        );
+    }
+    for (folder, name, _) in EXAMPLE_NVCC_MODULES {
+        for file in [format!("{folder}/{name}.ptx"), format!("{folder}/{name}.stamp.toml")] {
+            assert!(repo_root().join(&file).is_file(), "{file} is missing: run `cargo xtask ptx nvcc`");
+        }
+    }
+}
+
+#[test]
+fn the_cuda_twins_are_at_or_below_the_ptx_isa_floor_and_take_the_rust_entries_parameters() {
+    let (twin, rust) = (read_repo_file(NVCC_PTX), ptx());
+    let isa = parse_isa(&twin).expect("a .version X.Y directive");
+    assert!(isa <= ISA_FLOOR, "{NVCC_PTX} says .version {isa}, above the floor {ISA_FLOOR}");
+    assert!(twin.lines().any(|line| line.trim() == ".target sm_75"), "{NVCC_PTX}: built for sm_75");
+    for entry in REDUCTIONS {
+        assert_eq!(
+            params(&twin, entry),
+            params(&rust, entry),
+            "{entry}: the twin's parameters are the Rust entry's"
+        );
+    }
+    assert_eq!(params(&twin, TUNED), ["u64", "u64", "u64"]);
+}
+
+#[test]
+fn the_cuda_twins_reduce_in_dynamic_shared_memory_between_unaligned_barriers() {
+    let twin = read_repo_file(NVCC_PTX);
+    let shared: Vec<&str> = twin.lines().filter(|line| line.contains(".shared .align")).collect();
+    assert_eq!(
+        shared,
+        [".extern .shared .align 16 .b8 sum_of_squares_partials[];"],
+        "dynamic shared memory only"
+    );
+    for entry in [REDUCTIONS[0], REDUCTIONS[1], TUNED] {
+        let body = body(&twin, entry);
+        // As the Rust entries: one barrier after the slots are written, one per level of the
+        // tree, both the unaligned `barrier.sync 0` (inline PTX, not __syncthreads()'s bar.sync).
+        let barriers = barriers(body);
+        assert_eq!(barriers.len(), 2, "{entry}: {barriers:?}");
+        assert!(barriers.iter().all(|barrier| barrier.opcode == "barrier.sync"), "{entry}: {barriers:?}");
+        assert!(body.contains("st.shared.f32") && body.contains("ld.shared.f32"), "{entry}");
+        assert!(body.contains("fma.rn.f32"), "{entry}: the squares fused into the sum, as libNVVM does");
+        assert_eq!(body.matches("st.global").count(), 1, "{entry}");
+        let atomic =
+            |line: &&str| line.trim_start().starts_with("atom.") || line.trim_start().starts_with("red.");
+        assert_eq!(body.lines().find(atomic), None, "{entry}");
+    }
+    assert_eq!(body(&twin, "sum_of_squares_x4").matches("ld.global.f32").count(), 5);
+    assert_eq!(body(&twin, "sum_of_squares").matches("ld.global.f32").count(), 1);
+    // Kernel Tuner's entry without defines (items_per_thread 1) is sum_of_squares' code.
+    assert_eq!(anonymous_body(&twin, TUNED), anonymous_body(&twin, "sum_of_squares"));
+}
+
+#[test]
+fn the_cuda_twins_assemble_for_sm_75_and_sm_90_with_the_oldest_and_newest_ptxas() {
+    let twin = read_repo_file(NVCC_PTX);
+    for (release, _, _) in PTXAS_RELEASES {
+        for arch in ["sm_75", "sm_90"] {
+            for (entry, registers) in assemble(NVCC_PTX, &twin, release, arch) {
+                assert!((1..=64).contains(&registers), "{entry} {release} {arch}: {registers}");
+            }
+        }
+    }
 }

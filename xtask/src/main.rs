@@ -13,7 +13,9 @@
 //!   else the CUDA 11.8 nvcc (11.8.89) that `scripts/setup-nvcc-11.8` unpacks from Debian
 //!   bookworm non-free `nvidia-cuda-toolkit` into `.cuda-nvcc/` (its `bin/nvcc` passes the
 //!   unpacked g++-11 as `-ccbin`), else the first on `PATH`. CUDA 11.8 writes PTX ISA 7.8,
-//!   which R520 and newer drivers load. Also `ptx_stamp::NEW_NVCC_MODULES`, the CUDA C++ twin
+//!   which R520 and newer drivers load. Also `ptx_stamp::EXAMPLE_NVCC_MODULES`, the example's
+//!   CUDA C++ twins (`examples/reduce/cuda/reduce.cu` to `examples/reduce/ptx/reduce-nvcc.ptx`),
+//!   and `ptx_stamp::NEW_NVCC_MODULES`, the CUDA C++ twin
 //!   that `block-size new --cuda` writes (`cli/templates/new/cuda/stencil3.cu` to
 //!   `cli/templates/new/ptx/stencil3-nvcc.ptx`, its stamp's inputs relative to the template
 //!   as to a project's root), and then the template's `scripts/build-cuda-twin` in a scratch
@@ -28,8 +30,8 @@ mod public_items;
 
 use anyhow::{Context as _, Result, bail, ensure};
 use ptx_stamp::{
-    NEW_NVCC_MODULES, NEW_NVCC_REGENERATE, NEW_TEMPLATE_DIR, NVCC_MODULES, NVPTX_INPUTS, Stamp,
-    inputs_sha256, sha256_hex,
+    EXAMPLE_NVCC_MODULES, NEW_NVCC_MODULES, NEW_NVCC_REGENERATE, NEW_TEMPLATE_DIR, NVCC_MODULES,
+    NVPTX_INPUTS, Stamp, inputs_sha256, sha256_hex,
 };
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -76,10 +78,14 @@ fn run() -> Result<()> {
             let ours = NVCC_MODULES
                 .iter()
                 .map(|&(name, inputs)| ("kernels/ptx".into(), repo, name, inputs, "cargo xtask ptx nvcc"));
+            let example = EXAMPLE_NVCC_MODULES.iter().map(|&(folder, name, inputs)| {
+                (folder.to_string(), repo, name, inputs, "cargo xtask ptx nvcc")
+            });
             let new = NEW_NVCC_MODULES.iter().map(|&(name, inputs)| {
                 (format!("{NEW_TEMPLATE_DIR}/ptx"), template.as_path(), name, inputs, NEW_NVCC_REGENERATE)
             });
-            ours.chain(new)
+            ours.chain(example)
+                .chain(new)
                 .map(|(folder, root, name, inputs, regenerate)| {
                     let out = scratch.join(format!("{name}.ptx"));
                     let stamp = build_nvcc(repo, root, inputs, &out, regenerate)?;

@@ -15,6 +15,11 @@ use clap::{Parser, ValueEnum};
 pub const PTX: EmbeddedPtx = EmbeddedPtx::user("reduce", include_str!("../ptx/reduce.ptx"))
     .with_stamp(include_str!("../ptx/reduce.stamp.toml"));
 
+/// The CUDA C++ twins of both entries (`cuda/reduce.cu`) as CUDA 11.8's nvcc wrote them, and
+/// their stamp: `--source cuda`.
+pub const CUDA: EmbeddedPtx = EmbeddedPtx::user("reduce-nvcc", include_str!("../ptx/reduce-nvcc.ptx"))
+    .with_stamp(include_str!("../ptx/reduce-nvcc.stamp.toml"));
+
 /// The command line: the example's own options, then the sweep's.
 #[derive(Parser, Debug)]
 #[command(
@@ -41,6 +46,10 @@ pub struct Cli {
     /// pruned with its reason
     #[arg(long, value_name = "BYTES", default_value_t = 4, value_parser = clap::value_parser!(u32).range(4..))]
     pub shared_bytes_per_thread: u32,
+    /// Which build of the kernels is swept: rust (cuda_builder's PTX) or cuda (the CUDA C++
+    /// twins, nvcc's PTX), the same entries, arguments and shared memory
+    #[arg(long, value_enum, default_value = "rust")]
+    pub source: SourceArg,
     #[command(flatten)]
     pub sweep: SweepArgs,
 }
@@ -52,18 +61,41 @@ pub enum CheckArg {
     SameAsFirst,
 }
 
+/// What `--source` takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum SourceArg {
+    Rust,
+    Cuda,
+}
+
+impl SourceArg {
+    /// The module of this build: [`PTX`] or [`CUDA`].
+    pub fn ptx(self) -> EmbeddedPtx {
+        match self {
+            SourceArg::Rust => PTX,
+            SourceArg::Cuda => CUDA,
+        }
+    }
+}
+
 /// `n` values in [-1, 1].
 pub fn values(n: usize) -> Vec<f32> {
     (0..n).map(|i| (i % 2001) as f32 / 1000.0 - 1.0).collect()
 }
 
-/// Both entries, the axis "items/thr" (1 and 4), over `x`: one f32 partial per block,
-/// `threads * shared_bytes_per_thread` bytes of dynamic shared memory (the kernels use 4 a
-/// thread); a row's result is its partials' sum. With `grids`, a third axis, "grid policy":
-/// both kernels loop over whatever grid they get.
-pub fn kernel(x: Vec<f32>, check: Check, grids: &[GridPolicy], shared_bytes_per_thread: u32) -> Kernel {
+/// Both entries of `ptx` ([`PTX`] or [`CUDA`]), the axis "items/thr" (1 and 4), over `x`: one
+/// f32 partial per block, `threads * shared_bytes_per_thread` bytes of dynamic shared memory
+/// (the kernels use 4 a thread); a row's result is its partials' sum. With `grids`, a third
+/// axis, "grid policy": both kernels loop over whatever grid they get.
+pub fn kernel(
+    ptx: EmbeddedPtx,
+    x: Vec<f32>,
+    check: Check,
+    grids: &[GridPolicy],
+    shared_bytes_per_thread: u32,
+) -> Kernel {
     let n = x.len();
-    let kernel = Kernel::new(PTX, "sum_of_squares")
+    let kernel = Kernel::new(ptx, "sum_of_squares")
         .axis(Axis::entries("items/thr", [("1", "sum_of_squares"), ("4", "sum_of_squares_x4")]))
         .items(n as u64, "values")
         .bytes_per_pass(4 * n as u64, "moved per pass")
@@ -99,6 +131,6 @@ pub fn run(driver: &impl Driver, cli: &Cli, console: &mut Console) -> i32 {
         CheckArg::SameAsFirst if cli.tolerance == 0.0 => Check::same_as_first(Agreement::BitForBit),
         CheckArg::SameAsFirst => Check::same_as_first(Agreement::Within(cli.tolerance)),
     };
-    let kernel = kernel(x, check, &cli.grids, cli.shared_bytes_per_thread);
+    let kernel = kernel(cli.source.ptx(), x, check, &cli.grids, cli.shared_bytes_per_thread);
     block_size_runner::sweep_and_print(driver, &kernel, &cli.sweep.settings(), console)
 }

@@ -1,5 +1,6 @@
 //! The example programs through the library on a real GPU: `reduce-example` over every block
-//! size it is given, its corrupt-output self-test, and `stencil-example` (the barrier regression
+//! size it is given (its Rust kernels, and with `--source cuda` their CUDA C++ twins), its
+//! corrupt-output self-test, and `stencil-example` (the barrier regression
 //! kernel) at every block size. Where no GPU is usable each test prints SKIPPED with the reason
 //! and passes; with `REQUIRE_GPU=1` a skip is a failure.
 //!
@@ -46,6 +47,17 @@ fn the_reduction_passes_its_reference_check_at_every_block_size() {
     assert_eq!((output.status.code(), stderr.as_str()), (Some(0), ""), "{stdout}");
     assert!(stdout.contains("Work: 1000003 values"), "{stdout}");
     assert!(stdout.contains("agrees with the driver's blk/SM at 8 of 8 rows"), "{stdout}");
+}
+
+#[test]
+fn the_cuda_twins_pass_the_reference_check_at_every_block_size_and_grid() {
+    let args = [&["--n", "1000003", "--source", "cuda", "--grids", "one-wave,waves:2"][..], &QUICK].concat();
+    let Some(output) = on_gpu("reduction-cuda", env!("CARGO_BIN_EXE_reduce-example"), &args) else { return };
+    let (stdout, stderr) = (text(&output.stdout), text(&output.stderr));
+    assert_eq!((output.status.code(), stderr.as_str()), (Some(0), ""), "{stdout}");
+    assert!(stdout.contains("Work: 1000003 values"), "{stdout}");
+    // 4 block sizes x items/thr 1, 4 x two grid policies, every row checked.
+    assert!(stdout.contains("agrees with the driver's blk/SM at 16 of 16 "), "{stdout}");
 }
 
 #[test]

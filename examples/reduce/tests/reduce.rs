@@ -6,7 +6,7 @@ use anyhow::{Result, bail, ensure};
 use block_size_runner::mock::{EmulatedMemory, Launch, MockDriver, MockGpu, read_values, write_values};
 use block_size_runner::{Console, exit};
 use clap::Parser as _;
-use reduce_example::{Cli, PTX};
+use reduce_example::{CUDA, Cli, PTX};
 
 /// The kernels on the CPU, as the GPU computes them: each thread adds the squares of its
 /// grid-stride elements into an f32 (fused multiply-adds), each block adds its threads' sums
@@ -46,7 +46,11 @@ fn emulate(launch: &Launch, memory: &mut dyn EmulatedMemory, fault: Option<usize
 
 fn gpu() -> MockGpu {
     let mut gpu = MockGpu::h200_like();
-    gpu.emulate(PTX.kernel("sum_of_squares"), emulate).emulate(PTX.kernel("sum_of_squares_x4"), emulate);
+    // Both builds of both entries: the CUDA C++ twins compute what the Rust kernels do.
+    for module in [PTX, CUDA] {
+        gpu.emulate(module.kernel("sum_of_squares"), emulate)
+            .emulate(module.kernel("sum_of_squares_x4"), emulate);
+    }
     gpu
 }
 
@@ -276,4 +280,51 @@ fn a_block_size_whose_shared_memory_no_block_may_have_is_pruned_with_its_reason(
     assert!(ran.stdout.contains("agrees with the driver's blk/SM at 4 of 4 block sizes."), "{}", ran.stdout);
     // 4 B a thread is what the kernels use: fewer is refused.
     assert!(Cli::try_parse_from(["reduce-example", "--shared-bytes-per-thread", "2"]).is_err());
+}
+
+#[test]
+fn the_cuda_twins_are_swept_with_source_cuda_and_pass_the_reference_check() {
+    let ran = run(&["--source", "cuda", "--format", "json"]);
+    assert_eq!((ran.code, ran.stderr.as_str()), (exit::SUCCESS, ""), "{}", ran.stdout);
+    let json: serde_json::Value = serde_json::from_str(&ran.stdout).unwrap();
+    assert_eq!(json["kernel"], "reduce-nvcc");
+    assert_eq!(json["provenance"]["compiler"], "nvcc", "the nvcc stamp is embedded with its PTX");
+    assert_eq!(json["axes"], serde_json::json!(["items/thr"]));
+    let rows: Vec<(u64, &str)> = json["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|row| (row["threads_per_block"].as_u64().unwrap(), row["axes"]["items/thr"].as_str().unwrap()))
+        .collect();
+    assert_eq!(rows, [(32, "1"), (100, "1"), (1024, "1"), (32, "4"), (100, "4"), (1024, "4")]);
+    // The default is the Rust build.
+    let rust = run(&["--format", "json"]);
+    let json: serde_json::Value = serde_json::from_str(&rust.stdout).unwrap();
+    assert_eq!(
+        (json["kernel"].as_str(), json["provenance"]["compiler"].as_str()),
+        (Some("reduce"), Some("cuda_builder"))
+    );
+    assert!(Cli::try_parse_from(["reduce-example", "--source", "nvptx"]).is_err());
+}
+
+#[test]
+fn source_cuda_launches_the_twins_and_not_the_rust_entries() {
+    // A wrong partial from the CUDA twin of the x4 entry: only --source cuda sees it.
+    let wrong = || {
+        let mut gpu = gpu();
+        gpu.wrong_kernel = Some(CUDA.kernel("sum_of_squares_x4"));
+        gpu.wrong_element = 0;
+        gpu
+    };
+    let args = ["--n", "100003", "--block-sizes", "32,1024", "--runs", "2", "--warmups", "0"];
+    let cuda = run_on(wrong(), &[&args[..], &["--source", "cuda"]].concat());
+    assert_eq!(cuda.code, exit::FAILED, "{}", cuda.stdout);
+    assert_eq!(
+        cuda.stderr.matches("check failed: items/thr 4: wrong output at ").count(),
+        2,
+        "{}",
+        cuda.stderr
+    );
+    let rust = run_on(wrong(), &args);
+    assert_eq!((rust.code, rust.stderr.as_str()), (exit::SUCCESS, ""), "{}", rust.stdout);
 }
