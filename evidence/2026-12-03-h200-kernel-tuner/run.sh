@@ -7,7 +7,7 @@
 #   0. facts: date, nvidia-smi, hashes, Python packages;
 #   1. Kernel Tuner into a venv with the system's (and the calling venv's) packages, from wheels/;
 #   2. two rounds, the second in reverse order: KT brute_force, block-size exhaustive (Rust
-#      PTX), exhaustive (nvcc PTX of the same CUDA C++ that KT compiles), race, halving (nvcc
+#      PTX), exhaustive (nvcc PTX of the same CUDA C++ that KT compiles), race, rungs (nvcc
 #      PTX), KT model-based (bayes_opt where scikit-learn imports, else dual_annealing), each
 #      one process timed from its start to its exit (date +%s.%N around it);
 #   3. every winner re-measured by one harness, reduce-example --source cuda --runs 200 at its
@@ -125,16 +125,20 @@ bs() { # NAME reduce-example options...
 }
 # 2. Rounds.
 for round in $(seq 1 "$ROUNDS"); do
-    steps=(kt-brute bs-rust-exhaustive bs-cuda-exhaustive bs-cuda-race bs-cuda-halving kt-model)
-    if [ $((round % 2)) -eq 0 ]; then steps=(kt-model bs-cuda-halving bs-cuda-race bs-cuda-exhaustive bs-rust-exhaustive kt-brute); fi
+    steps=(kt-brute bs-rust-exhaustive bs-rust-race bs-rust-rungs bs-cuda-exhaustive bs-cuda-race bs-cuda-rungs kt-model)
+    if [ $((round % 2)) -eq 0 ]; then
+        steps=(kt-model bs-cuda-rungs bs-cuda-race bs-cuda-exhaustive bs-rust-rungs bs-rust-race bs-rust-exhaustive kt-brute)
+    fi
     for s in "${steps[@]}"; do
         case $s in
             kt-brute) kt "kt-brute-$round" brute_force ;;
             kt-model) kt "kt-model-$round" "$MODEL" --max-fevals 48 ;;
             bs-rust-exhaustive) bs "bs-rust-exhaustive-$round" --source rust --search exhaustive ;;
+            bs-rust-race) bs "bs-rust-race-$round" --source rust --search race ;;
+            bs-rust-rungs) bs "bs-rust-rungs-$round" --source rust --search rungs ;;
             bs-cuda-exhaustive) bs "bs-cuda-exhaustive-$round" --source cuda --search exhaustive ;;
             bs-cuda-race) bs "bs-cuda-race-$round" --source cuda --search race ;;
-            bs-cuda-halving) bs "bs-cuda-halving-$round" --source cuda --search halving ;;
+            bs-cuda-rungs) bs "bs-cuda-rungs-$round" --source cuda --search rungs ;;
         esac
     done
 done
