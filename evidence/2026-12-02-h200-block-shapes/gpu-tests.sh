@@ -21,4 +21,4 @@ for staged in shapes transpose; do
   } > gpu-tests-$staged.txt 2>&1
 done
 tar czf "$OUT/gpu-tests.tgz" gpu-tests-*.txt
-tail -3 gpu-tests-*.txt
+tail -n 3 gpu-tests-*.txt
