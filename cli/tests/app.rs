@@ -844,3 +844,37 @@ fn device_all_emits_one_rust_file_with_every_gpus_winner() {
         json["winners"].as_array().unwrap().iter().map(|winner| winner["gpu"].as_str().unwrap()).collect();
     assert_eq!(gpus, ["Mock H200", "Mock Second"]);
 }
+
+#[test]
+fn runs_at_two_sizes_keep_a_winner_each_and_config_for_size_chooses() {
+    let scratch = Scratch::new("emit-sizes");
+    let rust = scratch.file("winner.rs");
+    for (width, height) in [("64", "64"), ("256", "256")] {
+        let ran = run(
+            &block_size_builtin::mock::h200(),
+            &["--width", width, "--height", height, "--warmups", "0", "--runs", "1", "--emit-rust", &rust],
+        );
+        assert_eq!(ran.code, 0, "{}", ran.stderr);
+    }
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(scratch.file("winner.rs.json")).unwrap()).unwrap();
+    let items: Vec<u64> =
+        json["winners"].as_array().unwrap().iter().map(|winner| winner["items"].as_u64().unwrap()).collect();
+    assert_eq!(items, [4096, 65536]);
+    let source = std::fs::read_to_string(&rust).unwrap();
+    for line in [
+        "pub mod mock_h200_sm90_n4096 {",
+        "pub mod mock_h200_sm90_n65536 {",
+        "(\"Mock H200\", (9, 0)) => Some(mock_h200_sm90_n65536::CONFIG),",
+        "    (\"Mock H200\", (9, 0), 4096, mock_h200_sm90_n4096::CONFIG),",
+        "pub fn config_for_size(",
+    ] {
+        assert!(source.contains(line), "{line}\n{source}");
+    }
+    // The same size again replaces its own.
+    let ran = run(&block_size_builtin::mock::h200(), &quick_with(&["--emit-rust", &rust]));
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(scratch.file("winner.rs.json")).unwrap()).unwrap();
+    assert_eq!(json["winners"].as_array().unwrap().len(), 2);
+}

@@ -9,11 +9,17 @@
   samples) in the comment above it;
 - the same constants at the top level, and `MEASURED`, for the first GPU in the file;
 - `config_for(device_name, compute_capability)`, which answers each GPU's winner on that GPU
-  and `None` on any other.
+  and `None` on any other;
+- `WINNERS`, every winner with its GPU and the items a pass it was measured at, and
+  `config_for_size(device_name, compute_capability, items)`, that GPU's winner at the measured
+  problem size nearest to `items` (by ratio), since the best block size moves with the size
+  (the tail effect).
 
 Beside it, [`json_path`] holds the same winners as JSON ([`Winners`]). A later run with the same
-FILE on another GPU (another machine, or `--device all`) adds its GPU's winner to both files
-and replaces that GPU's where it has one; a file of another kernel or other axes is replaced,
+FILE on another GPU (another machine, or `--device all`) or at another problem size adds its
+winner to both files and replaces the one of the same GPU and size where it has one (a GPU
+measured at several sizes has a module a size, `nvidia_h200_sm90_n16777216`, and `config_for`
+answers its largest); a file of another kernel or other axes is replaced,
 with a line on standard error. A file it did not write (a hand-written `main.rs`: its first line
 is not [`rust_source`]'s, or a JSON that holds no winners) is refused before the sweep
 ([`check_replaceable`]) unless `--force`.
@@ -52,6 +58,10 @@ pub struct Winner {
     pub samples: usize,
     /// Configurations the sweep had.
     pub configurations: usize,
+    /// Items one pass covered (the problem size: values, pixels); 0 in a file written before
+    /// sizes were kept, which a winner of the same GPU at any size replaces.
+    #[serde(default)]
+    pub items: u64,
     /// How the samples were spent: `exhaustive` or `race`.
     pub search: String,
     /// What made it the winner (`--objective`): `time` (absent), `energy` or `edp`.
@@ -118,11 +128,13 @@ impl Winners {
         }
     }
 
-    /// `winner` added: replacing the winner of the same GPU (name and compute capability), or
-    /// after the others. Of the same kernel and axes, which the caller knows.
+    /// `winner` added: replacing the winner of the same GPU (name and compute capability) and
+    /// problem size (or of an unknown size), or after the others. Of the same kernel and axes,
+    /// which the caller knows.
     pub(crate) fn add(&mut self, winner: Winner) {
         let same_gpu = |other: &Winner| {
             (other.gpu.as_str(), other.compute_capability) == (winner.gpu.as_str(), winner.compute_capability)
+                && (other.items == winner.items || other.items == 0)
         };
         match self.winners.iter_mut().find(|other| same_gpu(other)) {
             Some(slot) => *slot = winner,
@@ -207,6 +219,7 @@ pub fn winner(sweep: &Sweep, provenance: &Provenance) -> Option<Winner> {
         median_ms: best.stats.median,
         samples: best.run_ms.len(),
         configurations: sweep.rows.len(),
+        items: sweep.pixels(),
         search: sweep.search.name().to_string(),
         objective: sweep.scored_objective(),
         joules_per_pass: best.energy.as_ref().map(|energy| energy.joules_per_pass),
@@ -257,6 +270,21 @@ pub fn rust_source(winners: &Winners) -> String {
         .iter()
         .map(|axis| (axis.as_str(), const_name(axis), axis_type(&winners.winners, axis)))
         .collect();
+    let same_gpu = |a: &Winner, b: &Winner| {
+        (a.gpu.as_str(), a.compute_capability) == (b.gpu.as_str(), b.compute_capability)
+    };
+    // A GPU measured at one size has the module it always had; one at several, a module a size.
+    let module_of = |winner: &Winner| {
+        let module = module_name(&winner.gpu, winner.compute_capability);
+        let sizes = winners.winners.iter().filter(|other| same_gpu(other, winner)).count();
+        if sizes > 1 { format!("{module}_n{}", winner.items) } else { module }
+    };
+    let gpus = winners
+        .winners
+        .iter()
+        .enumerate()
+        .filter(|&(index, winner)| !winners.winners[..index].iter().any(|other| same_gpu(other, winner)))
+        .count();
     let objectives: Vec<Objective> = winners.winners.iter().map(|winner| winner.objective).collect();
     let file_chosen = match objectives.first() {
         Some(&first) if objectives.iter().all(|&objective| objective == first) => chosen(first),
@@ -272,7 +300,7 @@ pub fn rust_source(winners: &Winners) -> String {
                 winners.winners.first().map_or("block-size", |winner| winner.provenance.runner.as_str())
             ),
             winners.kernel,
-            winners.winners.len(),
+            gpus,
             axes.iter().map(|(name, _, _)| format!(", {name}")).collect::<String>(),
         ),
         "",
@@ -301,19 +329,21 @@ pub fn rust_source(winners: &Winners) -> String {
         text + " }"
     };
     let mut arms = String::new();
-    for winner in &winners.winners {
+    let mut table = String::new();
+    for (index, winner) in winners.winners.iter().enumerate() {
         let provenance = &winner.provenance;
         let (major, minor) = winner.compute_capability;
-        let module = module_name(&winner.gpu, winner.compute_capability);
+        let module = module_of(winner);
         let chosen = chosen(winner.objective);
         let energy =
             winner.joules_per_pass.map_or(String::new(), |joules| format!(", {:.3} mJ a pass", joules * 1e3));
         source += "\n";
         source += &comment(
             &format!(
-                "{} (compute capability {major}.{minor}): median {:.4} ms over {} samples{energy}; {} configurations, {} search.\n\
+                "{} (compute capability {major}.{minor}){}: median {:.4} ms over {} samples{energy}; {} configurations, {} search.\n\
                  Date: {}\nDriver: {} (CUDA {})\nPTX sha256: {}\nCommand: {}",
                 winner.gpu,
+                if winner.items > 0 { format!(", {} items a pass", winner.items) } else { String::new() },
                 winner.median_ms,
                 winner.samples,
                 winner.configurations,
@@ -350,10 +380,25 @@ pub fn rust_source(winners: &Winners) -> String {
             "    /// The {chosen} configuration on this GPU.\n    pub const CONFIG: Config = {};\n}}\n",
             fields("")
         );
-        arms += &format!("        ({:?}, ({major}, {minor})) => Some({module}::CONFIG),\n", winner.gpu);
+        // `config_for` answers a GPU's winner at its largest measured size, in one arm.
+        let largest = winners
+            .winners
+            .iter()
+            .filter(|other| same_gpu(other, winner))
+            .reduce(|largest, other| if other.items > largest.items { other } else { largest });
+        let first_of_gpu = !winners.winners[..index].iter().any(|other| same_gpu(other, winner));
+        if first_of_gpu && let Some(largest) = largest {
+            arms += &format!(
+                "        ({:?}, ({major}, {minor})) => Some({}::CONFIG),\n",
+                winner.gpu,
+                module_of(largest)
+            );
+        }
+        table +=
+            &format!("    ({:?}, ({major}, {minor}), {}, {module}::CONFIG),\n", winner.gpu, winner.items);
     }
     if let Some(first) = winners.winners.first() {
-        let module = module_name(&first.gpu, first.compute_capability);
+        let module = module_of(first);
         let chosen = chosen(first.objective);
         source += &format!(
             "\n/// Threads per block of the {chosen} configuration on the first GPU, {}.\n",
@@ -382,6 +427,21 @@ pub fn rust_source(winners: &Winners) -> String {
          /// (measure it there, or fall back to [`MEASURED`]).\n\
          pub fn config_for(device_name: &str, compute_capability: (u32, u32)) -> Option<Config> {{\n    \
          match (device_name, compute_capability) {{\n{arms}        _ => None,\n    }}\n}}\n"
+    );
+    source += &format!(
+        "\n/// Every winner: the GPU's name and compute capability, the items a pass it was measured\n\
+         /// at (0: not kept), and its configuration, in the order measured.\n\
+         pub const WINNERS: &[(&str, (u32, u32), u64, Config)] = &[\n{table}];\n\
+         \n/// The measured configuration for a GPU at a problem size of `items` a pass: that GPU's\n\
+         /// winner at the measured size nearest to `items` by ratio (of two as near, the larger),\n\
+         /// `None` on a GPU not measured. The best block size moves with the size (the tail effect).\n\
+         pub fn config_for_size(device_name: &str, compute_capability: (u32, u32), items: u64) -> Option<Config> {{\n    \
+         let distance = |measured: u64| (items.max(1) as f64 / measured.max(1) as f64).ln().abs();\n    \
+         WINNERS\n        \
+         .iter()\n        \
+         .filter(|&&(name, capability, _, _)| name == device_name && capability == compute_capability)\n        \
+         .min_by(|a, b| distance(a.2).total_cmp(&distance(b.2)).then(b.2.cmp(&a.2)))\n        \
+         .map(|&(_, _, _, config)| config)\n}}\n"
     );
     source
 }
@@ -419,6 +479,7 @@ mod tests {
             median_ms: 0.5,
             samples: 10,
             configurations: 26,
+            items: 1 << 24,
             search: "race".into(),
             objective: Objective::Time,
             joules_per_pass: None,
@@ -544,5 +605,44 @@ mod tests {
         );
         let (_, note) = Winners::merge(Some("{"), axes(), winner("NVIDIA H200", (9, 0), 64, &[]));
         assert!(note.unwrap().starts_with("was not a list of winners ("));
+    }
+
+    #[test]
+    fn winners_at_several_sizes_keep_a_module_each_and_the_nearest_size_answers() {
+        let axes = || vec!["items/thr".to_string()];
+        let at = |block_size, items, ipt| Winner {
+            items,
+            ..winner("NVIDIA H200", (9, 0), block_size, &[("items/thr", ipt)])
+        };
+        let mut winners = Winners::merge(None, axes(), at(1024, 1 << 24, "4")).0;
+        // Another size adds itself; the same size again replaces its own; a winner of a file
+        // written before sizes were kept (0) is replaced by any.
+        winners.add(at(128, 1 << 16, "1"));
+        winners.add(at(256, 1 << 20, "1"));
+        winners.add(at(512, 1 << 20, "4"));
+        let t4 = Winner { items: 0, ..winner("Tesla T4", (7, 5), 64, &[("items/thr", "1")]) };
+        winners.add(t4);
+        winners.add(Winner { items: 1 << 24, ..winner("Tesla T4", (7, 5), 96, &[("items/thr", "1")]) });
+        let sizes: Vec<(u32, u64)> =
+            winners.winners.iter().map(|winner| (winner.block_size, winner.items)).collect();
+        assert_eq!(sizes, [(1024, 1 << 24), (128, 1 << 16), (512, 1 << 20), (96, 1 << 24)]);
+        let source = rust_source(&winners);
+        assert!(source.contains("on 2 GPU(s)"), "{source}");
+        assert!(
+            source.contains("pub mod nvidia_h200_sm90_n16777216 {")
+                && source.contains("pub mod tesla_t4_sm75 {")
+        );
+        let main = "fn main() { \
+                    for n in [1u64, 1 << 16, 200_000, 1 << 20, 3 << 20, 1 << 23, 1 << 30] { \
+                    let c = config_for_size(\"NVIDIA H200\", (9, 0), n).unwrap(); print!(\"{}/{} \", c.block_size, c.items_thr); } \
+                    println!(\"{} {:?} {}\", config_for(\"NVIDIA H200\", (9, 0)).unwrap().block_size, \
+                    config_for_size(\"NVIDIA H100\", (9, 0), 1 << 20), config_for_size(\"Tesla T4\", (7, 5), 1).unwrap().block_size); \
+                    assert_eq!(MEASURED, nvidia_h200_sm90_n16777216::CONFIG); assert_eq!(WINNERS.len(), 4); }";
+        // 200 000 is 3.05 times 2^16 and 5.2 times below 2^20: the smaller; 3 x 2^20 is nearer
+        // 2^20 (3x) than 2^24 (5.3x); 2^23 is 8x from 2^20 and 2x from 2^24.
+        assert_eq!(
+            compile_and_run("sizes", &source, main),
+            "128/1 128/1 128/1 512/4 512/4 1024/4 1024/4 1024 None 96\n"
+        );
     }
 }
