@@ -431,10 +431,12 @@ pub fn rust_source(winners: &Winners) -> String {
     source += &format!(
         "\n/// Every winner: the GPU's name and compute capability, the items a pass it was measured\n\
          /// at (0: not kept), and its configuration, in the order measured.\n\
+         #[allow(dead_code)]\n\
          pub const WINNERS: &[(&str, (u32, u32), u64, Config)] = &[\n{table}];\n\
          \n/// The measured configuration for a GPU at a problem size of `items` a pass: that GPU's\n\
          /// winner at the measured size nearest to `items` by ratio (of two as near, the larger),\n\
          /// `None` on a GPU not measured. The best block size moves with the size (the tail effect).\n\
+         #[allow(dead_code)]\n\
          pub fn config_for_size(device_name: &str, compute_capability: (u32, u32), items: u64) -> Option<Config> {{\n    \
          let distance = |measured: u64| (items.max(1) as f64 / measured.max(1) as f64).ln().abs();\n    \
          WINNERS\n        \

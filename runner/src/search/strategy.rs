@@ -16,7 +16,7 @@ pub enum Search {
     /// A first round over all, then only the configurations that can still win (`survivors`).
     Race,
     /// A race in rungs: a first rung of the fewest samples whose interval holds a median
-    /// ([`crate::search::race::first_rung`]), each later rung doubling the samples of the
+    /// (six, `race::first_rung`), each later rung doubling the samples of the
     /// configurations that can still win, the last to the noise-driven stop.
     Rungs,
 }
