@@ -21,6 +21,7 @@ use crate::measure::provenance::Provenance;
 use crate::measure::ptx::KernelRef;
 use crate::measure::supervise::Supervision;
 use crate::measure::timing::Timing;
+use crate::measure::wall_time::{Timed, WallTime};
 use crate::model::block_shape::BlockShape;
 use crate::model::limits::DeviceLimits;
 use crate::model::pass::Pass;
@@ -243,7 +244,9 @@ pub(crate) fn measure<D: Driver>(
         ));
     }
     let kernels = kernel.kernels();
+    let started = std::time::Instant::now();
     let device::Opened { mut gpu, left_out, .. } = device::open_loading(driver, ordinal, &kernels)?;
+    let device_s = started.elapsed().as_secs_f64();
     if let Some(unloadable) = left_out.first() {
         return Err(Error::new(exit::NO_DEVICE, unloadable.to_string()));
     }
@@ -253,7 +256,9 @@ pub(crate) fn measure<D: Driver>(
         Facts::gather(&mut gpu, driver.cuda_version(), &kernels, &settings.command_line()).map_err(failed)?;
     // The host data before the header: a host that cannot hold it is bad input, with nothing
     // on standard output.
+    let building = std::time::Instant::now();
     run.build().map_err(|error| Error::new(exit::USAGE, format!("{error:#}")))?;
+    let host_data_s = building.elapsed().as_secs_f64();
     let supervision = Supervision::from_env();
     let key = journal_key(&gpu, &facts, &kernels, &kernel.pass, timing, settings);
     // One worker of several journals to its own file, which the process that started it
@@ -295,7 +300,10 @@ pub(crate) fn measure<D: Driver>(
         bounds: None,
     };
     let search = settings.search_for(configurations, &timing);
-    let mut sweep = measure_by(run, &mut gpu, &plan, search, journal.as_mut())?;
+    let mut timed = Timed::new(&mut gpu);
+    let mut sweep = measure_by(run, &mut timed, &plan, search, journal.as_mut())?;
+    sweep.wall_time =
+        Some(WallTime { total_s: started.elapsed().as_secs_f64(), device_s, host_data_s, ..timed.spent });
     sweep.objective = settings.objective;
     // Every configuration pruned (by the model, or by the kernel's launch bounds): nothing was
     // launched, and a table of it would look like a sweep.

@@ -5,8 +5,8 @@ backend ([`backend`]: [`backend::Driver`], [`backend::Gpu`]) with cust's impleme
 whether a driver loads it ([`compat`]); opening a device and checking a request against it
 ([`device`]); timing ([`timing`]) and a checked measurement ([`checked`]); the bound on every GPU
 wait ([`watchdog`]), signals ([`interrupt`]), the supervised worker ([`supervise`]) and the
-journal of finished configurations ([`journal`]); progress on the terminal ([`progress`]) and the
-run's provenance ([`provenance`]).
+journal of finished configurations ([`journal`]); progress on the terminal ([`progress`]), the
+run's provenance ([`provenance`]) and where its wall time went ([`wall_time`]).
 */
 
 pub mod backend;
@@ -30,5 +30,6 @@ pub mod sensors;
 pub mod stamp;
 pub mod supervise;
 pub mod timing;
+pub mod wall_time;
 pub mod watchdog;
 pub mod workload;

@@ -59,6 +59,7 @@ pub(crate) fn sweep_of(record: &SweepRecord) -> Result<(Sweep, Provenance), Stri
         search: record.search,
         objective: record.objective,
         shard: record.shard,
+        wall_time: record.wall_time,
     };
     Ok((sweep, provenance))
 }

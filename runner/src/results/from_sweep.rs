@@ -88,6 +88,7 @@ impl SweepRecord {
             summary: Some(summary.lines().lines().map(str::to_string).collect()),
             occupancy_model: Some(sweep.model_check.clone()),
             shard: sweep.shard,
+            wall_time: sweep.wall_time,
             merged_from: Vec::new(),
             failures: sweep.failures.iter().map(ToString::to_string).collect(),
             ended_early: sweep.ended_early.map(|ended| match ended {

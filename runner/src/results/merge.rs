@@ -213,6 +213,7 @@ pub(crate) fn deal_back(sweeps: Vec<Sweep>, configurations: usize) -> Result<Swe
         rows: Vec::new(),
         failures: Vec::new(),
         shard: None,
+        wall_time: None,
         search: Search::Exhaustive,
         ..first.clone()
     };

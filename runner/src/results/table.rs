@@ -744,9 +744,15 @@ pub fn table(sweep: &Sweep, stats: bool) -> String {
 }
 
 /// What follows the header once the sweep is done: a blank line, the table, a blank line,
-/// the summary.
+/// the summary (with `stats`, and the sweep timed, its `Time:` line last).
 pub fn body(sweep: &Sweep, stats: bool) -> String {
-    format!("\n{}\n{}", table(sweep, stats), Summary::of(sweep).lines())
+    // With the statistics, where the measurement's wall time went: what a search saved beside
+    // what every process pays.
+    let wall_time = match sweep.wall_time {
+        Some(wall_time) if stats => wall_time.line(),
+        _ => String::new(),
+    };
+    format!("\n{}\n{}{wall_time}", table(sweep, stats), Summary::of(sweep).lines())
 }
 
 /// Everything for standard error: one line per failed check, then the verdict. Empty when

@@ -258,6 +258,9 @@ pub struct Sweep {
     /// Where this sweep is one shard of a larger one (`--shard I/N`): which, and of how many
     /// configurations; its rows are that shard's alone.
     pub shard: Option<crate::model::shard::ShardOf>,
+    /// Where the measurement's wall time went, where it was timed (a sweep measured here, or
+    /// read back from a JSON export that kept it).
+    pub wall_time: Option<crate::measure::wall_time::WallTime>,
 }
 
 /// Why a sweep ended before its last configuration: its rows so far are kept.
@@ -725,6 +728,7 @@ pub(crate) fn measure_in(
         search: crate::search::strategy::Search::Exhaustive,
         objective: Objective::Time,
         shard: None,
+        wall_time: None,
     })
 }
 

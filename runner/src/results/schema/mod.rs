@@ -153,6 +153,10 @@ pub struct SweepRecord {
     /// configurations; absent for a whole sweep.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard: Option<ShardOf>,
+    /// Where the measurement's wall time went, in seconds by part (`--stats`' `Time:` line);
+    /// absent where it was not timed (a file written before, a merge, a T4 file).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wall_time: Option<crate::measure::wall_time::WallTime>,
     /// Where this file is `block-size merge`'s (or `--split`'s) of shards: each shard's
     /// command, date and GPU; empty for a sweep measured whole.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

@@ -169,6 +169,7 @@ fn read(value: &Value) -> Result<SweepRecord, String> {
         summary: None,
         occupancy_model: None,
         shard: None,
+        wall_time: None,
         merged_from: Vec::new(),
         failures: Vec::new(),
         ended_early: None,

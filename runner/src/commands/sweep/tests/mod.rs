@@ -203,6 +203,19 @@ mod race {
         measure_by(&mut target(), gpu, settings, Search::Race, journal).unwrap()
     }
 
+    /// The key of the race tests' journals.
+    fn journal_key() -> Key {
+        Key {
+            gpu: "mock".into(),
+            driver: "13.0".into(),
+            ptx: Vec::new(),
+            kernel: vec!["grayscale".into()],
+            work: "64x64".into(),
+            timing: "launch".into(),
+            grid: "one-wave".into(),
+        }
+    }
+
     fn rungs(gpu: &mut MockGpu, settings: &sweep::Plan, journal: Option<&mut Journal>) -> Sweep {
         measure_by(&mut target(), gpu, settings, Search::Rungs, journal).unwrap()
     }
@@ -299,15 +312,7 @@ mod race {
     fn every_rung_is_checked_and_journaled_apart_and_a_resume_measures_nothing_again() {
         let path = std::env::temp_dir().join(format!("rungs-journal-{}.jsonl", std::process::id()));
         let _ = std::fs::remove_file(&path);
-        let key = Key {
-            gpu: "mock".into(),
-            driver: "13.0".into(),
-            ptx: Vec::new(),
-            kernel: vec!["grayscale".into()],
-            work: "64x64".into(),
-            timing: "launch".into(),
-            grid: "one-wave".into(),
-        };
+        let key = journal_key();
         let times = [(64, 2.0), (256, 1.0), (512, 1.004), (1024, 1.02)];
         let sizes = [64, 256, 512, 1024];
         let (mut journal, _, _) = Journal::open(Some(&path), &[], key.clone()).unwrap();
@@ -411,15 +416,7 @@ mod race {
     fn a_resumed_race_measures_nothing_again_and_finds_the_same_rows() {
         let path = std::env::temp_dir().join(format!("race-journal-{}.jsonl", std::process::id()));
         let _ = std::fs::remove_file(&path);
-        let key = Key {
-            gpu: "mock".into(),
-            driver: "13.0".into(),
-            ptx: Vec::new(),
-            kernel: vec!["grayscale".into()],
-            work: "64x64".into(),
-            timing: "launch".into(),
-            grid: "one-wave".into(),
-        };
+        let key = journal_key();
         let times = [(64, 2.0), (256, 1.0), (512, 1.004)];
         let sizes = [64, 256, 512];
         let (mut journal, _, _) = Journal::open(Some(&path), &[], key.clone()).unwrap();
