@@ -329,3 +329,43 @@ pub trait EmulatedMemory {
 /// pixel of a wrong value, a bin counted once too often), so tests can show the checks
 /// catching a wrong kernel.
 pub type Emulation = fn(launch: &Launch, memory: &mut dyn EmulatedMemory, fault: Option<usize>) -> Result<()>;
+
+/// The [`Gpu`] methods a wrapper of `self.inner` (a `&mut dyn Gpu`) passes on as they are: the
+/// device's facts, the kernel selection, the occupancy queries, the clock and the fault test.
+/// A wrapper ([`crate::measure::progress::WithProgress`], [`crate::measure::wall_time::Timed`])
+/// writes the methods it watches itself and this for the rest.
+macro_rules! pass_on_gpu_queries {
+    () => {
+        fn limits(&self) -> &crate::model::limits::DeviceLimits {
+            self.inner.limits()
+        }
+        fn watchdog(&self) -> &crate::measure::watchdog::Watchdog {
+            self.inner.watchdog()
+        }
+        fn select_kernel(&mut self, kernel: crate::measure::ptx::KernelRef) -> anyhow::Result<()> {
+            self.inner.select_kernel(kernel)
+        }
+        fn max_threads_per_block(&self) -> anyhow::Result<u32> {
+            self.inner.max_threads_per_block()
+        }
+        fn kernel_resources(&self) -> anyhow::Result<crate::model::limits::KernelResources> {
+            self.inner.kernel_resources()
+        }
+        fn blocks_per_sm(&self, threads_per_block: u32, dynamic_shared_memory: u32) -> anyhow::Result<u32> {
+            self.inner.blocks_per_sm(threads_per_block, dynamic_shared_memory)
+        }
+        fn suggestion(
+            &self,
+            dynamic_shared_memory: crate::measure::backend::SharedMemoryFn,
+        ) -> anyhow::Result<crate::model::limits::Suggestion> {
+            self.inner.suggestion(dynamic_shared_memory)
+        }
+        fn clock(&self) -> std::time::Duration {
+            self.inner.clock()
+        }
+        fn launch_fault(&self, error: &anyhow::Error) -> Option<crate::measure::backend::LaunchFault> {
+            self.inner.launch_fault(error)
+        }
+    };
+}
+pub(crate) use pass_on_gpu_queries;

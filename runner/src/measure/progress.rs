@@ -8,11 +8,9 @@ seconds. indicatif draws nothing when standard error is not a terminal, so piped
 redirected output stays clean.
 */
 
-use crate::measure::backend::{BufferId, Gpu, Launch, SharedMemoryFn, Timing};
+use crate::measure::backend::{BufferId, Gpu, Launch, Timing};
 
-use crate::measure::ptx::KernelRef;
 use crate::measure::timing::Op;
-use crate::model::limits::{DeviceLimits, KernelResources, Suggestion};
 use anyhow::Result;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::sync::{Arc, Condvar, Mutex};
@@ -151,27 +149,8 @@ impl Drop for Phase {
 }
 
 impl Gpu for WithProgress<'_> {
-    fn limits(&self) -> &DeviceLimits {
-        self.inner.limits()
-    }
-    fn watchdog(&self) -> &crate::measure::watchdog::Watchdog {
-        self.inner.watchdog()
-    }
-    fn select_kernel(&mut self, kernel: KernelRef) -> Result<()> {
-        self.inner.select_kernel(kernel)
-    }
-    fn max_threads_per_block(&self) -> Result<u32> {
-        self.inner.max_threads_per_block()
-    }
-    fn kernel_resources(&self) -> Result<KernelResources> {
-        self.inner.kernel_resources()
-    }
-    fn blocks_per_sm(&self, threads_per_block: u32, dynamic_shared_memory: u32) -> Result<u32> {
-        self.inner.blocks_per_sm(threads_per_block, dynamic_shared_memory)
-    }
-    fn suggestion(&self, dynamic_shared_memory: SharedMemoryFn) -> Result<Suggestion> {
-        self.inner.suggestion(dynamic_shared_memory)
-    }
+    crate::measure::backend::pass_on_gpu_queries!();
+
     fn alloc_zeroed(&mut self, bytes: usize) -> Result<BufferId> {
         self.inner.alloc_zeroed(bytes)
     }
@@ -204,13 +183,6 @@ impl Gpu for WithProgress<'_> {
     }
     fn sensors(&mut self) -> Result<&mut dyn crate::measure::sensors::Sensors, String> {
         self.inner.sensors()
-    }
-
-    fn clock(&self) -> Duration {
-        self.inner.clock()
-    }
-    fn launch_fault(&self, error: &anyhow::Error) -> Option<crate::measure::backend::LaunchFault> {
-        self.inner.launch_fault(error)
     }
 }
 

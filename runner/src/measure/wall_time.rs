@@ -9,12 +9,10 @@ sensor reads (the first opens NVML). The rest (occupancy queries, the checks on 
 journal, the search's bookkeeping) is what is left of the total.
 */
 
-use crate::measure::backend::{BufferId, Gpu, Launch, LaunchFault, SharedMemoryFn, Timing};
-use crate::measure::ptx::KernelRef;
+use crate::measure::backend::{BufferId, Gpu, Launch, Timing};
 use crate::measure::timing::Op;
-use crate::model::limits::{DeviceLimits, KernelResources, Suggestion};
 use anyhow::Result;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 /// Seconds of a sweep's wall time by what they went to.
 #[derive(Debug, Clone, Copy, PartialEq, Default, serde::Serialize, serde::Deserialize)]
@@ -91,27 +89,8 @@ fn add(seconds: &mut f64, started: Instant) {
 }
 
 impl Gpu for Timed<'_> {
-    fn limits(&self) -> &DeviceLimits {
-        self.inner.limits()
-    }
-    fn watchdog(&self) -> &crate::measure::watchdog::Watchdog {
-        self.inner.watchdog()
-    }
-    fn select_kernel(&mut self, kernel: KernelRef) -> Result<()> {
-        self.inner.select_kernel(kernel)
-    }
-    fn max_threads_per_block(&self) -> Result<u32> {
-        self.inner.max_threads_per_block()
-    }
-    fn kernel_resources(&self) -> Result<KernelResources> {
-        self.inner.kernel_resources()
-    }
-    fn blocks_per_sm(&self, threads_per_block: u32, dynamic_shared_memory: u32) -> Result<u32> {
-        self.inner.blocks_per_sm(threads_per_block, dynamic_shared_memory)
-    }
-    fn suggestion(&self, dynamic_shared_memory: SharedMemoryFn) -> Result<Suggestion> {
-        self.inner.suggestion(dynamic_shared_memory)
-    }
+    crate::measure::backend::pass_on_gpu_queries!();
+
     fn alloc_zeroed(&mut self, bytes: usize) -> Result<BufferId> {
         let started = Instant::now();
         let result = self.inner.alloc_zeroed(bytes);
@@ -168,12 +147,6 @@ impl Gpu for Timed<'_> {
         let result = self.inner.sensors();
         add(&mut self.spent.sensors_s, started);
         result
-    }
-    fn clock(&self) -> Duration {
-        self.inner.clock()
-    }
-    fn launch_fault(&self, error: &anyhow::Error) -> Option<LaunchFault> {
-        self.inner.launch_fault(error)
     }
 }
 
