@@ -12,6 +12,12 @@ use std::path::{Path, PathBuf};
 const KERNEL_TUNER: &str =
     concat!(env!("CARGO_MANIFEST_DIR"), "/../runner/src/tests/t4/kernel-tuner.t4.json");
 
+/// Kernel Tuner's cache of the same results, closed and left open.
+const KERNEL_TUNER_CACHE: &str =
+    concat!(env!("CARGO_MANIFEST_DIR"), "/../runner/src/tests/t4/kernel-tuner.cache.json");
+const KERNEL_TUNER_OPEN_CACHE: &str =
+    concat!(env!("CARGO_MANIFEST_DIR"), "/../runner/src/tests/t4/kernel-tuner-open.cache.json");
+
 fn run(args: &[&str]) -> (i32, String, String) {
     let mut driver = block_size_builtin::mock::h200();
     driver.devices[0].run_spread = 0.02;
@@ -57,7 +63,8 @@ fn a_sweep_s_t4_file_is_its_json_s_rows_and_diffs_the_same() {
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
     assert!(
-        stdout.contains("NEW: ") && stdout.contains("(T4 results 1.0.0; GPU Mock H200, kernel grayscale)"),
+        stdout.contains("NEW: ")
+            && stdout.contains("(a T4 results file (schema 1.0.0); GPU Mock H200, kernel grayscale)"),
         "{stdout}"
     );
     assert!(
@@ -101,6 +108,33 @@ fn kernel_tuner_s_file_reports_and_diffs() {
     assert!(stdout.contains("4 configurations compared: "), "{stdout}");
     assert!(stdout.contains("1 failed in a file, with no measurement to judge"), "{stdout}");
     assert!(stdout.contains("failed in both"), "{stdout}");
+    let _ = std::fs::remove_dir_all(folder);
+}
+
+#[test]
+fn kernel_tuner_s_cache_diffs_the_same_as_its_t4_file_and_reports_open_or_closed() {
+    let folder = scratch("cache");
+    // The same synthetic results in Kernel Tuner's cache and its T4 file: every configuration
+    // measured in both SAME, the GPU and kernel the cache names.
+    let output = block_size().args(["diff", KERNEL_TUNER, KERNEL_TUNER_CACHE]).output().unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        stdout.contains("(a Kernel Tuner cache file; GPU NVIDIA H200, kernel sum_of_squares_tuned)"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("4 configurations compared: "), "{stdout}");
+    for cache in [KERNEL_TUNER_CACHE, KERNEL_TUNER_OPEN_CACHE] {
+        let page = folder.join("cache.html");
+        let output = block_size().args(["report", cache, "--html", text(&page)]).output().unwrap();
+        assert_eq!(output.status.code(), Some(0), "{cache}: {}", String::from_utf8_lossy(&output.stderr));
+        let page = std::fs::read_to_string(&page).unwrap();
+        assert!(
+            page.contains("Fastest by median runtime: 256 threads, items_per_thread 4 at 0.0390 ms."),
+            "{page}"
+        );
+        assert!(page.contains("a Kernel Tuner cache file"), "{page}");
+    }
     let _ = std::fs::remove_dir_all(folder);
 }
 

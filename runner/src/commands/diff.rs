@@ -171,7 +171,7 @@ pub(crate) fn diff_records<'a>(old: &'a SweepRecord, new: &'a SweepRecord, thres
     // A T4 file records neither its kernel's PTX nor its work, driver, timing, grid or clocks
     // (nor, from Kernel Tuner, its GPU and kernel): what either file did not record is not
     // compared, and the files' `Note:` lines say so.
-    let t4 = old.origin.t4.is_some() || new.origin.t4.is_some();
+    let t4 = old.origin.kernel_tuner.is_some() || new.origin.kernel_tuner.is_some();
     let known = |old: &str, new: &str| old != NOT_RECORDED && new != NOT_RECORDED;
     if known(&old.device.name, &new.device.name) {
         differ("GPU", old.device.name.clone(), new.device.name.clone(), &mut differences);
@@ -356,9 +356,9 @@ pub(crate) fn render(
     comparison: &FileDiff,
 ) -> String {
     let describe = |label: &str, path: &std::path::Path, record: &SweepRecord| {
-        if let Some(version) = &record.origin.t4 {
+        if let Some(file) = &record.origin.kernel_tuner {
             return format!(
-                "{label}: {} (T4 results {version}; GPU {}, kernel {})\n",
+                "{label}: {} ({file}; GPU {}, kernel {})\n",
                 path.display(),
                 record.device.name,
                 record.workload.kernel

@@ -81,7 +81,7 @@ pub(crate) fn exec(request: &MergeRequest, console: &mut Console) -> Result<i32,
     let mut records = Vec::with_capacity(request.inputs.len());
     for input in &request.inputs {
         let record = SweepRecord::read(input)?;
-        if record.origin.t4.is_some() {
+        if record.origin.kernel_tuner.is_some() {
             return Err(Error::new(
                 exit::USAGE,
                 format!(

@@ -505,6 +505,62 @@ fn kernel_tuner_s_t4_file_reads_as_its_configurations_times_and_invalid_ones() {
     );
 }
 
+/// Kernel Tuner's own cache of the same synthetic results (`t4/make_cache_fixture.py`: its
+/// `util.process_cache`, `store_cache` and `close_cache`), closed, and as a run cut short
+/// leaves it, open.
+const KERNEL_TUNER_CACHE: &str = include_str!("t4/kernel-tuner.cache.json");
+const KERNEL_TUNER_OPEN_CACHE: &str = include_str!("t4/kernel-tuner-open.cache.json");
+
+#[test]
+fn kernel_tuner_s_cache_reads_as_its_t4_file_does_with_its_device_and_kernel_open_or_closed() {
+    assert!(
+        serde_json::from_str::<serde_json::Value>(KERNEL_TUNER_OPEN_CACHE).is_err(),
+        "open: no JSON as it is"
+    );
+    let record = SweepRecord::parse(KERNEL_TUNER_CACHE).unwrap_or_else(|why| panic!("{why}"));
+    let open = SweepRecord::parse(KERNEL_TUNER_OPEN_CACHE).unwrap_or_else(|why| panic!("{why}"));
+    // The same record (as JSON: a NaN is no equal of itself).
+    assert_eq!(serde_json::to_string(&open).unwrap(), serde_json::to_string(&record).unwrap());
+    assert_eq!(open.origin, record.origin);
+    assert_eq!(
+        (record.device.name.as_str(), record.workload.kernel.as_str()),
+        ("NVIDIA H200", "sum_of_squares_tuned")
+    );
+    assert_eq!(record.axes, ["items_per_thread"]);
+    let mut labels: Vec<String> = record.rows.iter().map(described).collect();
+    labels.sort();
+    assert_eq!(
+        labels,
+        [
+            "128 threads, items_per_thread 4: 7 samples",
+            "2048 threads, items_per_thread 1: pruned: T4 invalidity `constraints`: ruled out by the tuner's restrictions",
+            "256 threads, items_per_thread 4: 7 samples",
+            "64 threads, items_per_thread 1: 7 samples",
+            "block 128x2, items_per_thread 1: 7 samples",
+            "block 256x2, items_per_thread 4: failed: T4 invalidity `runtime`: failed at run time",
+        ]
+    );
+    // The same rows, samples and winner as Kernel Tuner's T4 file of the same results.
+    let t4 = SweepRecord::parse(KERNEL_TUNER_T4).unwrap();
+    for row in &t4.rows {
+        let same = record.rows.iter().find(|other| other.label() == row.label()).unwrap();
+        assert_eq!((&same.run_ms, &same.failed, &same.pruned), (&row.run_ms, &row.failed, &row.pruned));
+    }
+    assert_eq!(record.fastest().unwrap().label(), "256 threads, items_per_thread 4");
+    assert!(record.lacking("OLD").unwrap().starts_with("OLD is a Kernel Tuner cache file: it records"));
+    // A bad entry is one line that names it.
+    let mut document: serde_json::Value = serde_json::from_str(KERNEL_TUNER_CACHE).unwrap();
+    document["cache"]["64,1,1"]["times"] = serde_json::json!([0.05, -1.0]);
+    let error = SweepRecord::parse(&document.to_string()).expect_err("refused");
+    assert_eq!(
+        error,
+        "a Kernel Tuner cache file: the cache entry \"64,1,1\" has times.runtimes[1] -1.0: a time must be a number of ms, finite and above 0"
+    );
+    document["cache"]["64,1,1"].as_object_mut().unwrap().remove("block_size_y");
+    let error = SweepRecord::parse(&document.to_string()).expect_err("refused");
+    assert_eq!(error, "a Kernel Tuner cache file: the cache entry \"64,1,1\" has no block_size_y");
+}
+
 /// A row in a few words: its configuration and samples, or why it has none.
 fn described(row: &crate::results::schema::RowRecord) -> String {
     match (&row.failed, &row.pruned) {
@@ -611,7 +667,7 @@ fn a_t4_export_reads_back_as_the_same_configurations_samples_and_validity() {
     for written in [record(None), shaped, failed, named] {
         let text = Format::T4.exporter().render(&written).unwrap();
         let read = SweepRecord::parse(&text).unwrap_or_else(|why| panic!("{why}"));
-        assert_eq!(read.origin.t4.as_deref(), Some("1.0.0"));
+        assert_eq!(read.origin.kernel_tuner.as_deref(), Some("a T4 results file (schema 1.0.0)"));
         assert_eq!(read.axes, written.axes);
         assert_eq!(configurations(&read), configurations(&written));
         assert_eq!(read.device.name, "Mock H200");

@@ -250,7 +250,7 @@ const SCRIPT: &str = include_str!("report.js");
 
 /// The page of `record`; `Err` says why it cannot be drawn (the plot could not be).
 pub(crate) fn render(record: &SweepRecord) -> Result<String, String> {
-    if record.origin.t4.is_some() {
+    if record.origin.kernel_tuner.is_some() {
         return Ok(t4_page(record));
     }
     let title = format!("block-size: {} on {}", record.workload.kernel, record.device.name);

@@ -312,16 +312,18 @@ pub struct Origin {
     pub schema_version: u32,
     /// Each derived field in words, with why: "timing: launch mode, one launch a sample (...)".
     pub derived: Vec<&'static str>,
-    /// Where the record was read from a T4 results file (Kernel Tuner's, or `--format t4`),
-    /// its T4 `schema_version`: then only its rows' configurations, samples and validity were
-    /// in the file, and every other field reads as not recorded ([`t4`]).
-    pub(crate) t4: Option<String>,
+    /// Where the record was read from a file in Kernel Tuner's formats, that file in words ("a
+    /// T4 results file (schema 1.0.0)", "a Kernel Tuner cache file"): a T4 results file
+    /// (Kernel Tuner's, or `--format t4`'s) or Kernel Tuner's cache. Then only its rows'
+    /// configurations, samples and validity were in the file, and every other field reads as
+    /// not recorded ([`t4`]).
+    pub(crate) kernel_tuner: Option<String>,
 }
 
 impl Default for Origin {
     /// A record in the current layout, nothing derived.
     fn default() -> Self {
-        Self { schema_version: SCHEMA_VERSION, derived: Vec::new(), t4: None }
+        Self { schema_version: SCHEMA_VERSION, derived: Vec::new(), kernel_tuner: None }
     }
 }
 
@@ -388,15 +390,25 @@ impl SweepRecord {
         let record = match serde_json::from_str::<Self>(text) {
             Ok(record) if record.schema_version == SCHEMA_VERSION => record,
             _ => {
-                let value: serde_json::Value = serde_json::from_str(text).map_err(not_an_export)?;
-                // A T4 file holds only what it holds: it is read as such, not checked as a
-                // sweep's.
+                // Kernel Tuner's cache may be one a run left open: read as Kernel Tuner reads it.
+                let value: serde_json::Value = match serde_json::from_str(text) {
+                    Ok(value) => value,
+                    Err(error) => t4::closed_cache(text)
+                        .and_then(|closed| serde_json::from_str(&closed).ok())
+                        .ok_or_else(|| not_an_export(error))?,
+                };
+                // A file of Kernel Tuner's holds only what it holds: it is read as such, not
+                // checked as a sweep's.
                 if t4::is_t4(&value) {
                     return t4::record_of(&value);
                 }
+                if t4::is_cache(&value) {
+                    return t4::cache_record_of(&value);
+                }
                 let upgraded = upgrade::upgrade(value).map_err(|why| one_line(&why))?;
                 let mut record: Self = serde_json::from_value(upgraded.value).map_err(not_an_export)?;
-                record.origin = Origin { schema_version: upgraded.from, derived: upgraded.derived, t4: None };
+                record.origin =
+                    Origin { schema_version: upgraded.from, derived: upgraded.derived, kernel_tuner: None };
                 record
             }
         };
@@ -421,7 +433,7 @@ impl SweepRecord {
 
     /// What a pass covers: `3840 x 2160 frame`, or `1048576 values`.
     pub fn extent(&self) -> String {
-        if self.origin.t4.is_some() {
+        if self.origin.kernel_tuner.is_some() {
             return format!("work {}", t4::NOT_RECORDED);
         }
         match (&self.workload.items, self.width, self.height) {
@@ -456,7 +468,7 @@ impl SweepRecord {
     /// (schema version 1) did not record X and Y; read as the tool worked then: A; B." `None`
     /// where it lacks nothing.
     pub fn lacking(&self, subject: &str) -> Option<String> {
-        if let Some(version) = &self.origin.t4 {
+        if let Some(file) = &self.origin.kernel_tuner {
             let mut missing = Vec::new();
             if self.device.name == t4::NOT_RECORDED {
                 missing.push("GPU");
@@ -466,7 +478,7 @@ impl SweepRecord {
             }
             missing.extend(["PTX", "work", "timing", "occupancy", "clocks", "energy", "provenance"]);
             return Some(format!(
-                "{subject} is a T4 results file (schema {version}): it records each configuration's samples and validity, \
+                "{subject} is {file}: it records each configuration's samples and validity, \
                  not its {}.",
                 or_list(&missing)
             ));
@@ -631,7 +643,7 @@ mod tests {
         let record = parse(&version_3());
         assert_eq!(
             record.origin,
-            Origin { schema_version: 3, derived: Vec::new(), t4: None },
+            Origin { schema_version: 3, derived: Vec::new(), kernel_tuner: None },
             "nothing derived"
         );
         assert_eq!((record.objective, record.timing.energy_window), (Objective::Time, None));

@@ -8,11 +8,20 @@ What T4 says becomes the record's rows: the block from `block_size_x`, `_y` and 
 `times.runtimes` (else the `time` measurement as one sample), an `invalidity` other than
 `correct` a failed row (`compile`, `runtime`, `timeout`, `correctness`) or a pruned one
 (`constraints`), with the invalidity as its reason. What T4 does not say is not invented: the
-record's origin marks it as a T4 file ([`Origin::t4`]), its GPU, kernel, PTX, work and timing
+record's origin marks it as a T4 file ([`Origin::kernel_tuner`]), its GPU, kernel, PTX, work and timing
 read as "not recorded", and its occupancy, device limits, clocks, energy and provenance are
 absent; the fields of [`SweepRecord`] and [`RowRecord`] that must hold a number for those hold
 zero, and nothing renders them for a T4 record (`diff` says "not recorded", `report` draws the
 T4 page, `merge` refuses the file).
+
+Kernel Tuner's cache (`tune_kernel(cache=FILE)`: `device_name`, `kernel_name`,
+`tune_params_keys` and one entry a configuration under `cache`) reads the same way, each entry
+as the T4 result Kernel Tuner would write of it ([`is_cache`], [`cache_record_of`]): its
+parameters the configuration, `times` the samples (else `time`), an error string Kernel Tuner
+puts in place of a time (`InvalidConfig`, `CompilationFailedConfig`, `RuntimeFailedConfig`,
+`ErrorConfig`) the invalidity, and the device and kernel names it records kept. A cache a run
+left open (its entries end in a comma, its last two braces missing) is closed as Kernel Tuner
+closes one ([`closed_cache`]).
 */
 
 use super::{Origin, PassRecord, RowRecord, SCHEMA_VERSION, SweepRecord};
@@ -46,6 +55,99 @@ pub(super) fn is_t4(value: &Value) -> bool {
     value.get("schema_version").is_some_and(Value::is_string)
         && (value.get("results").is_some() || value.get("metadata").is_some())
         && value.get("rows").is_none()
+}
+
+/// Whether `value` is Kernel Tuner's cache: an object with `device_name`, `tune_params_keys`
+/// and a `cache` object.
+pub(super) fn is_cache(value: &Value) -> bool {
+    value.get("device_name").is_some()
+        && value.get("tune_params_keys").is_some_and(Value::is_array)
+        && value.get("cache").is_some_and(Value::is_object)
+}
+
+/// `text` closed as Kernel Tuner closes a cache a run left open (`util.correct_open_cache`: a
+/// trailing comma dropped, the last two braces added), where it looks like one: `None` where it
+/// does not name `tune_params_keys`, or already ends in its braces.
+pub(super) fn closed_cache(text: &str) -> Option<String> {
+    let text = text.trim_end();
+    if !text.contains("\"tune_params_keys\"") || text.ends_with("}\n}") || text.ends_with("}}}") {
+        return None;
+    }
+    Some(format!("{}}}\n}}", text.strip_suffix(',').unwrap_or(text)))
+}
+
+/// The record of Kernel Tuner's cache `value` ([`is_cache`]); `Err` is one line.
+pub(super) fn cache_record_of(value: &Value) -> Result<SweepRecord, String> {
+    cache(value).map_err(|why| one_line(&format!("a Kernel Tuner cache file: {why}")))
+}
+
+/// The invalidity T4 gives the configuration of a cache entry that holds Kernel Tuner's error
+/// string in place of a time, `None` for a measured one.
+fn cache_invalidity(entry: &Map<String, Value>) -> Option<&'static str> {
+    entry.values().filter_map(Value::as_str).find_map(|text| match text {
+        "InvalidConfig" => Some("constraints"),
+        "CompilationFailedConfig" => Some("compile"),
+        "RuntimeFailedConfig" | "ErrorConfig" => Some("runtime"),
+        _ => None,
+    })
+}
+
+fn cache(value: &Value) -> Result<SweepRecord, String> {
+    let keys: Vec<&str> = value["tune_params_keys"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|key| key.as_str().ok_or_else(|| format!("tune_params_keys holds {key}, not a name")))
+        .collect::<Result<_, _>>()?;
+    let entries = value["cache"].as_object().ok_or("its `cache` is not an object")?;
+    let mut names = Vec::with_capacity(entries.len());
+    let mut results = Vec::with_capacity(entries.len());
+    for (name, entry) in entries {
+        let entry = entry.as_object().ok_or_else(|| format!("the cache entry {name:?} is not an object"))?;
+        let mut configuration = Map::new();
+        for &key in &keys {
+            let value = entry.get(key).ok_or_else(|| format!("the cache entry {name:?} has no {key}"))?;
+            configuration.insert(key.to_string(), value.clone());
+        }
+        let invalidity = cache_invalidity(entry);
+        let mut result = serde_json::json!({
+            "configuration": configuration,
+            "invalidity": invalidity.unwrap_or("correct"),
+        });
+        if invalidity.is_none() {
+            if let Some(times) = entry.get("times") {
+                result["times"] = serde_json::json!({ "runtimes": times });
+            }
+            if let Some(time) = entry.get("time") {
+                result["measurements"] = serde_json::json!([{ "name": "time", "value": time, "unit": "ms" }]);
+            }
+        }
+        names.push(name.as_str());
+        results.push(result);
+    }
+    let text = |key: &str| value.get(key).and_then(Value::as_str).unwrap_or(NOT_RECORDED);
+    let document = serde_json::json!({
+        "schema_version": "1.0.0",
+        "metadata": {
+            "timeunit": "milliseconds",
+            BLOCK_SIZE_METADATA: { "gpu": text("device_name"), "kernel": text("kernel_name") },
+        },
+        "results": results,
+    });
+    // The T4 reader names a result by its index: a cache's by its key.
+    let named = |why: String| -> String {
+        let entry = why.strip_prefix("results[").and_then(|rest| {
+            let (index, rest) = rest.split_once(']')?;
+            Some((names.get(index.parse::<usize>().ok()?)?, rest))
+        });
+        match entry {
+            Some((name, rest)) => format!("the cache entry {name:?}{rest}"),
+            None => why,
+        }
+    };
+    let mut record = read(&document).map_err(named)?;
+    record.origin.kernel_tuner = Some("a Kernel Tuner cache file".into());
+    Ok(record)
 }
 
 /// The record of the T4 document `value` ([`is_t4`]); `Err` is one line.
@@ -173,7 +275,10 @@ fn read(value: &Value) -> Result<SweepRecord, String> {
         merged_from: Vec::new(),
         failures: Vec::new(),
         ended_early: None,
-        origin: Origin { t4: Some(version.to_string()), ..Origin::default() },
+        origin: Origin {
+            kernel_tuner: Some(format!("a T4 results file (schema {version})")),
+            ..Origin::default()
+        },
     })
 }
 
