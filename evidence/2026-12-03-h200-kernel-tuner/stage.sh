@@ -6,8 +6,8 @@
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)
-carry=${CARRY:-/work/main/.device-carry/kt}
-export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-/work/main/target}
+carry=${CARRY:-$repo/.device-carry/kt}
+export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$repo/target}
 python=${PYTHON:-python3}
 
 cargo build --release --locked -p reduce-example --manifest-path "$repo/Cargo.toml"

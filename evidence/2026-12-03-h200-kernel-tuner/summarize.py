@@ -102,7 +102,7 @@ def table(d):
     print("`iterations` event-timed launches a configuration; block-size: the median of its samples (batch")
     print("timing, 10 launches a sample). Re-measured: `reduce-example --source cuda --runs 200` at the")
     print("winner's block size and grid, the row of its items per thread, median of each pass.\n")
-    print("| run | status | wall s | configs measured | KT compile s | KT benchmark s | KT verify s | KT strategy+framework s | winner (block, grid, items/thr) | its time ms (own harness) | re-measured ms (passes) |")
+    print("| run | status | wall s | configs measured | KT compile s | KT benchmark s | KT verify s | KT strategy+framework s; block-size's split of its wall s | winner (block, grid, items/thr) | its time ms (own harness) | re-measured ms (passes) |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")
     for name, kind, data in runs(d):
         wall, status, text = wall_and_status(d, name)
@@ -121,6 +121,16 @@ def table(d):
             rows = bs_rows(data)
             raced = sum(r.get("stopped") == "raced" for r in rows)
             measured = f"{len(rows)}, {sum(r.get('samples', 0) for r in rows)} samples" + (f", {raced} raced out" if raced else "")
+            # block-size's own split of its wall time (--stats' Time: line, the JSON's
+            # wall_time): the samples, against the one-off cost around them.
+            spent = data.get("wall_time")
+            if spent:
+                other_s = (
+                    f"samples {spent['samples_s']:.3f}, device {spent['device_s']:.3f}, "
+                    f"host data {spent['host_data_s']:.3f}, rest of the measure "
+                    f"{spent['total_s'] - spent['samples_s'] - spent['device_s'] - spent['host_data_s']:.3f}, "
+                    f"outside it {wall - spent['total_s']:.3f}" if wall is not None else f"samples {spent['samples_s']:.3f}"
+                )
         state = "-" if status is None else ("ok" if status == 0 else f"exit {status}")
         if status not in (None, 0):
             first = next((line for line in text.splitlines() if line.startswith("Error") or "error" in line.lower()), "")

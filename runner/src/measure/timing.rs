@@ -436,8 +436,8 @@ pub enum Stopped {
     TimeBudget,
     /// The row reached the most samples a row takes.
     MaxRuns,
-    /// A race stopped the row after its first round: clearly slower than the best
-    /// (`crate::search::race`).
+    /// A race stopped the row after its first round (a race in rungs: after a rung): clearly
+    /// slower than the best (`crate::search::race`).
     Raced,
 }
 
