@@ -381,13 +381,15 @@ pub fn rust_source(winners: &Winners) -> String {
             fields("")
         );
         // `config_for` answers a GPU's winner at its largest measured size, in one arm.
-        let largest = winners
-            .winners
-            .iter()
-            .filter(|other| same_gpu(other, winner))
-            .reduce(|largest, other| if other.items > largest.items { other } else { largest });
         let first_of_gpu = !winners.winners[..index].iter().any(|other| same_gpu(other, winner));
-        if first_of_gpu && let Some(largest) = largest {
+        let largest = || {
+            winners
+                .winners
+                .iter()
+                .filter(|other| same_gpu(other, winner))
+                .reduce(|largest, other| if other.items > largest.items { other } else { largest })
+        };
+        if first_of_gpu && let Some(largest) = largest() {
             arms += &format!(
                 "        ({:?}, ({major}, {minor})) => Some({}::CONFIG),\n",
                 winner.gpu,

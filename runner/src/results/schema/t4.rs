@@ -134,18 +134,8 @@ fn cache(value: &Value) -> Result<SweepRecord, String> {
         },
         "results": results,
     });
-    // The T4 reader names a result by its index: a cache's by its key.
-    let named = |why: String| -> String {
-        let entry = why.strip_prefix("results[").and_then(|rest| {
-            let (index, rest) = rest.split_once(']')?;
-            Some((names.get(index.parse::<usize>().ok()?)?, rest))
-        });
-        match entry {
-            Some((name, rest)) => format!("the cache entry {name:?}{rest}"),
-            None => why,
-        }
-    };
-    let mut record = read(&document).map_err(named)?;
+    // A result of the cache is named by its key, as the file names it.
+    let mut record = read_named(&document, &|index| format!("the cache entry {:?}", names[index]))?;
     record.origin.kernel_tuner = Some("a Kernel Tuner cache file".into());
     Ok(record)
 }
@@ -156,6 +146,11 @@ pub(super) fn record_of(value: &Value) -> Result<SweepRecord, String> {
 }
 
 fn read(value: &Value) -> Result<SweepRecord, String> {
+    read_named(value, &|index| format!("results[{index}]"))
+}
+
+/// [`read`], result `index` named `name_of_result(index)` in what it says of one.
+fn read_named(value: &Value, name_of_result: &dyn Fn(usize) -> String) -> Result<SweepRecord, String> {
     let version = value["schema_version"].as_str().unwrap_or_default();
     if version.split('.').next() != Some("1") {
         return Err(format!("T4 schema version {version:?}: block-size reads version 1.x.y"));
@@ -222,7 +217,7 @@ fn read(value: &Value) -> Result<SweepRecord, String> {
     let mut rows = Vec::with_capacity(results.len());
     let mut seen = HashSet::new();
     for (index, result) in results.iter().enumerate() {
-        let row = row_of(index, result, &identifiers, &name_of)?;
+        let row = row_of(name_of_result(index), result, &identifiers, &name_of)?;
         // A search's trace may visit a configuration again (Kernel Tuner returns it from its
         // cache): the first visit is the row.
         if seen.insert((row.shape(), row.axes.clone())) {
@@ -324,14 +319,13 @@ fn value_text(value: &Value) -> Option<String> {
     }
 }
 
-/// The row of result `index`.
+/// The row of the result called `at` in what is said of it.
 fn row_of(
-    index: usize,
+    at: String,
     result: &Value,
     identifiers: &[String],
     name_of: &dyn Fn(&str) -> String,
 ) -> Result<RowRecord, String> {
-    let at = format!("results[{index}]");
     let result = result.as_object().ok_or_else(|| format!("{at} is not an object"))?;
     let configuration: &Map<String, Value> = result
         .get("configuration")
