@@ -399,13 +399,13 @@ impl Settings {
     /// `--shard` and `--split`: a shard on one device, a split over all, both exhaustive, and
     /// `--emit-rust` only where the whole sweep's winner is known.
     fn check_split(&self) -> Result<(), String> {
-        let race = self.search.filter(|search| search.races());
-        let racing = |search: Search| {
+        // The refusal of a search that races, but for the option that ends it.
+        let racing = self.search.filter(|search| search.races()).map(|search| {
             format!(
                 "--search {search} drops rows against a best that no shard sees: shards measure exhaustively \
                  (give --search exhaustive, the default with"
             )
-        };
+        });
         if let Some(shard) = self.shard {
             if self.device == DeviceChoice::All {
                 return Err(format!(
@@ -413,8 +413,8 @@ impl Settings {
                      this machine's GPUs give --device all --split"
                 ));
             }
-            if let Some(search) = race {
-                return Err(format!("{} --shard)", racing(search)));
+            if let Some(racing) = &racing {
+                return Err(format!("{racing} --shard)"));
             }
             if self.emit_rust.is_some() {
                 return Err(format!(
@@ -429,8 +429,8 @@ impl Settings {
                     "--split splits one sweep across every GPU of this machine: give --device all".into()
                 );
             }
-            if let Some(search) = race {
-                return Err(format!("{} --split)", racing(search)));
+            if let Some(racing) = &racing {
+                return Err(format!("{racing} --split)"));
             }
         }
         Ok(())
