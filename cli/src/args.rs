@@ -331,7 +331,7 @@ pub enum SearchArg {
     Exhaustive,
     #[cfg_attr(doc, doc = "`race`: a first round over all, then the survivors.")]
     Race,
-    #[cfg_attr(doc, doc = "`rungs`: a race in rungs of doubling samples, from six.")]
+    #[cfg_attr(doc, doc = "`rungs`: a race in rungs of 1, 2, 6, --min-runs, then doubling samples.")]
     Rungs,
 }
 
@@ -501,8 +501,9 @@ pub struct SweepArgs {
 
     /// exhaustive: every configuration samples to the noise-driven stop; race: every
     /// configuration gets --min-runs samples, the clearly slower ones stop there, the rest
-    /// sample on; rungs: as race, from six samples, doubling the survivors' up to --min-runs
-    /// before the rest sample on [default: race above 24 configurations, exhaustive with --runs]
+    /// sample on; rungs: 1, 2, 6, --min-runs, then twice as many samples, the clearly slower
+    /// stopping after each rung, a survivor once its median is known within --max-noise
+    /// [default: race above 24 configurations, exhaustive with --runs]
     #[arg(long, value_name = "SEARCH", value_enum)]
     pub search: Option<SearchArg>,
 

@@ -20,8 +20,9 @@ use crate::measure::journal::{Journal, Key};
 use crate::measure::provenance::Provenance;
 use crate::measure::ptx::KernelRef;
 use crate::measure::supervise::Supervision;
-use crate::measure::timing::Timing;
+use crate::measure::timing::{NoiseStop, Stopped, Timing};
 use crate::measure::wall_time::{Timed, WallTime};
+use crate::model::axis_values::AxisValues;
 use crate::model::block_shape::BlockShape;
 use crate::model::limits::DeviceLimits;
 use crate::model::pass::Pass;
@@ -36,6 +37,7 @@ use crate::search::sweep::EndedEarly;
 use crate::search::sweep::{self, Sweep};
 use anyhow::anyhow;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 /// `--corrupt-output INDEX` must name an output element.
 pub(crate) fn check_corrupt_output(index: Option<usize>, outputs: u64, whole: &str) -> Result<(), Error> {
@@ -379,11 +381,10 @@ pub(crate) fn check_device(
 }
 
 /// Measures `run` as `search` says: every configuration to the end, or a race
-/// (`search::race`): a first round of every configuration at the minimum count (a race in
-/// rungs: at `race::first_rung`, then rungs that double the survivors' samples up to the
-/// minimum count), then the survivors again under the noise-driven stop. A round that ends
-/// early (a signal, a lost context) ends the sweep with the rows so far; every round is
-/// journaled apart, so a resume takes each.
+/// (`search::race`): a first round of every configuration at the minimum count, then the
+/// survivors again under the noise-driven stop; or a race in rungs ([`measure_in_rungs`]). A
+/// round that ends early (a signal, a lost context) ends the sweep with the rows so far; every
+/// round is journaled apart, so a resume takes each.
 fn measure_by(
     run: &mut Run,
     gpu: &mut dyn Gpu,
@@ -391,42 +392,18 @@ fn measure_by(
     search: Search,
     mut journal: Option<&mut Journal>,
 ) -> Result<Sweep, Error> {
-    if !search.races() || plan.timing.stop.is_none() {
+    let Some(stop) = plan.timing.stop.filter(|_| search.races()) else {
         return configurations::measure(run, gpu, plan, journal).map_err(failed);
+    };
+    if search == Search::Rungs {
+        return measure_in_rungs(run, gpu, plan, stop, journal);
     }
-    let fixed = |runs: u32| Timing { stop: None, runs, ..plan.timing };
-    let mut held =
-        if search == Search::Rungs { race::first_rung().min(plan.timing.runs) } else { plan.timing.runs };
-    let first_round = sweep::Plan { timing: fixed(held), round: sweep::Round::First, ..plan.clone() };
-    let mut swept = Sweep {
+    let fixed = Timing { stop: None, ..plan.timing };
+    let first_round = sweep::Plan { timing: fixed, round: sweep::Round::First, ..plan.clone() };
+    let swept = Sweep {
         search,
         ..configurations::measure(run, gpu, &first_round, journal.as_deref_mut()).map_err(failed)?
     };
-    let alive_in = |sweep: &Sweep, alive: &[bool]| -> Vec<_> {
-        sweep
-            .rows
-            .iter()
-            .zip(alive)
-            .filter(|&(_, &alive)| alive)
-            .map(|(row, _)| (row.axes.clone(), row.block))
-            .collect()
-    };
-    let mut rung = 0;
-    while swept.ended_early.is_none() && held < plan.timing.runs {
-        // A later rung: as many samples again as the survivors hold, up to the minimum count.
-        let alive = race::survivors(&swept.rows);
-        rung += 1;
-        let more = held.min(plan.timing.runs - held);
-        let rung_plan = sweep::Plan {
-            timing: fixed(more),
-            round: sweep::Round::Rung(rung, alive_in(&swept, &alive)),
-            ..plan.clone()
-        };
-        let measured =
-            configurations::measure(run, gpu, &rung_plan, journal.as_deref_mut()).map_err(failed)?;
-        swept = race::merge(swept, measured, &alive);
-        held += more;
-    }
     if swept.ended_early.is_some() {
         return Ok(swept);
     }
@@ -435,6 +412,106 @@ fn measure_by(
         sweep::Plan { round: sweep::Round::Survivors(alive_in(&swept, &alive)), ..plan.clone() };
     let second = configurations::measure(run, gpu, &second_round, journal).map_err(failed)?;
     Ok(race::merge(swept, second, &alive))
+}
+
+/// The configurations of `sweep` that `alive` marks, each as (its values on the axes, its block).
+fn alive_in(sweep: &Sweep, alive: &[bool]) -> Vec<(AxisValues, BlockShape)> {
+    sweep
+        .rows
+        .iter()
+        .zip(alive)
+        .filter(|&(_, &alive)| alive)
+        .map(|(row, _)| (row.axes.clone(), row.block))
+        .collect()
+}
+
+/// Where a row of a race in rungs stands.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum InRungs {
+    /// Takes the next rung.
+    Racing,
+    /// Dropped after a rung: clearly slower than the best.
+    Dropped,
+    /// Done: its median is known, or its budget spent.
+    Done(Stopped),
+    /// Failed or pruned: no samples to race with.
+    Out,
+}
+
+/// A race in rungs (`search::race`, `--search rungs`): every configuration one sample, then
+/// rung after rung ([`race::next_rung`]) the configurations still racing, at fixed counts, each
+/// rung checked and journaled apart; after each, [`race::rung_survivors`] drops the clearly
+/// slower and [`race::finished`] ends the survivors whose median is known or whose budget is
+/// spent (a row's budget counts its samples' own time, so that a resume from the journal
+/// decides as the first run did). The rows end marked by how each stopped; the sweep's timing
+/// is the plan's, with its noise-driven stop.
+fn measure_in_rungs(
+    run: &mut Run,
+    gpu: &mut dyn Gpu,
+    plan: &sweep::Plan,
+    stop: NoiseStop,
+    mut journal: Option<&mut Journal>,
+) -> Result<Sweep, Error> {
+    let fixed = |runs: u32| Timing { stop: None, runs, ..plan.timing };
+    let min_runs = plan.timing.runs;
+    let mut held = race::next_rung(0, min_runs, stop.max_runs);
+    let first_rung = sweep::Plan { timing: fixed(held), round: sweep::Round::First, ..plan.clone() };
+    let mut swept = Sweep {
+        search: Search::Rungs,
+        ..configurations::measure(run, gpu, &first_rung, journal.as_deref_mut()).map_err(failed)?
+    };
+    let out = |row: &sweep::Row| row.failed.is_some() || row.pruned.is_some() || row.run_ms.is_empty();
+    let mut state: Vec<InRungs> =
+        swept.rows.iter().map(|row| if out(row) { InRungs::Out } else { InRungs::Racing }).collect();
+    let launches = plan.timing.launches();
+    let spent = |row: &sweep::Row| {
+        let ms: f64 = row.run_ms.iter().map(|&ms| f64::from(ms)).sum::<f64>() * f64::from(launches);
+        Duration::from_secs_f64(ms.max(0.0) / 1000.0)
+    };
+    let mut rung = 0;
+    while swept.ended_early.is_none() {
+        let racing: Vec<bool> = state.iter().map(|&row| row == InRungs::Racing).collect();
+        let stays = race::rung_survivors(&swept.rows, &racing);
+        for ((row, state), stays) in swept.rows.iter().zip(&mut state).zip(stays) {
+            if *state != InRungs::Racing {
+                continue;
+            }
+            *state = if out(row) {
+                InRungs::Out
+            } else if !stays {
+                InRungs::Dropped
+            } else if let Some(stopped) = race::finished(&row.run_ms, min_runs, &stop, spent(row)) {
+                InRungs::Done(stopped)
+            } else {
+                InRungs::Racing
+            };
+        }
+        let racing: Vec<bool> = state.iter().map(|&row| row == InRungs::Racing).collect();
+        if !racing.contains(&true) {
+            break;
+        }
+        let target = race::next_rung(held, min_runs, stop.max_runs);
+        let more = target - held;
+        held = target;
+        rung += 1;
+        let rung_plan = sweep::Plan {
+            timing: fixed(more),
+            round: sweep::Round::Rung(rung, alive_in(&swept, &racing)),
+            ..plan.clone()
+        };
+        let measured =
+            configurations::measure(run, gpu, &rung_plan, journal.as_deref_mut()).map_err(failed)?;
+        swept = race::merge(swept, measured, &racing);
+    }
+    for (row, state) in swept.rows.iter_mut().zip(&state) {
+        row.stopped = match state {
+            InRungs::Dropped => Some(Stopped::Raced),
+            InRungs::Done(stopped) => Some(*stopped),
+            InRungs::Racing | InRungs::Out => None,
+        };
+    }
+    swept.timing = plan.timing;
+    Ok(swept)
 }
 
 /// What a measurement of a kernel on `gpu` depends on, for the journal.

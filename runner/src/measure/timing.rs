@@ -439,6 +439,9 @@ pub enum Stopped {
     /// A race stopped the row after its first round (a race in rungs: after a rung): clearly
     /// slower than the best (`crate::search::race`).
     Raced,
+    /// A race in rungs stopped the row once its median was known: half its distribution-free
+    /// 95 % interval within the noise limit of its median (`crate::search::race::finished`).
+    MedianKnown,
 }
 
 /// Whether a row with `samples` so far, `elapsed` host time after its first sample, stops:

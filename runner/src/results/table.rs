@@ -305,6 +305,7 @@ fn sensor_sentences(sweep: &Sweep) -> Vec<String> {
 struct StopCounts {
     stop: NoiseStop,
     converged: usize,
+    median_known: usize,
     time_budget: usize,
     max_runs: usize,
     raced: usize,
@@ -321,6 +322,7 @@ impl StopCounts {
         Some(Self {
             stop,
             converged: count(Stopped::Converged),
+            median_known: count(Stopped::MedianKnown),
             time_budget: count(Stopped::TimeBudget),
             max_runs: count(Stopped::MaxRuns),
             raced: count(Stopped::Raced),
@@ -370,6 +372,13 @@ impl Summary {
             self.rows,
             trimmed(counts.stop.max_noise * 100.0, 3)
         );
+        if counts.median_known > 0 {
+            text += &format!(
+                ", {} had their median known within {}% (docs/search.md)",
+                counts.median_known,
+                trimmed(counts.stop.max_noise * 100.0, 3)
+            );
+        }
         if counts.time_budget > 0 {
             text += &format!(
                 ", {} stopped at {} s",

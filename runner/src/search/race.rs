@@ -17,20 +17,34 @@ medians, the best is never dropped: its lower end is at most its median, which i
 reference's median, which is at most the reference's upper end. Configurations tied within
 noise have overlapping intervals, and survive together. docs/search.md says the same in words.
 
-A race in rungs (`--search rungs`) spends less on the configurations that lose. Its first rung
-gives every configuration [`first_rung`] samples, the fewest whose extremes hold the median
-with probability at least `1 - ALPHA` (six), not `--min-runs`; each later rung gives those
-[`survivors`] keeps as many samples again as they hold, until they hold `--min-runs`; the last
-measures the survivors of the rungs under the noise-driven stop, as a race's second round. The
-rule after every rung is [`survivors`] over every sample a row holds so far, so the guarantee
-above holds at each rung under the same assumptions, now over the whole race: the best is
-never dropped where, at every rung, its interval and the reference's hold their medians.
-Where most configurations converge at `--min-runs` (the default budget on a fast kernel), the
-first rung is the saving: six samples where a race's first round takes ten.
+A race in rungs (`--search rungs`) spends less on the configurations that lose, and stops a
+survivor once its median is known. Every configuration gets one sample, the survivors a
+second, then the survivors up to six ([`first_rung`]), then up to `--min-runs`, then twice
+what they hold, rung after rung ([`next_rung`]); each rung is checked as always. After each
+rung, a row that holds fewer than six samples stays only where its fastest sample is within
+[`screen_margin`] (25 % after one sample, 10 % after two) of the lowest median of any row's
+samples so far ([`rung_survivors`]); a row that holds six or more stays by [`survivors`]' rule
+above, against the rows that hold six or more. A survivor that holds `--min-runs` is done
+([`finished`]) when its samples meet the noise-driven stop, or when its median is known: half
+its median interval within `--max-noise` of its median ([`Stopped::MedianKnown`]), or when its
+samples' own time reaches `--max-time-per-row`, or at `--max-runs`.
+
+The screen's assumptions, beyond a race's: no sample is faster than its configuration's median
+by more than 5 % (noise on a GPU mostly slows a launch down; the 5 % also holds drift between
+configurations), a configuration's first sample is at most 18.75 % slower than its median, and
+the faster of its first two at most 4.5 % slower. The median of a row's samples lies between
+its fastest and slowest, so the lowest such median is at least 0.95 of the true best's median,
+and a row dropped after one sample has `sample > 1.25 x 0.95 x median = 1.1875 x median`, after
+two `min > 1.10 x 0.95 x median = 1.045 x median`: never the true best. On the H200 (53131
+samples of 2688 rows of the example's 192 configurations, `tails.txt` of
+evidence/2026-12-03-h200-kernel-tuner/) no sample was below 0.9708 of its row's median, no
+first sample above 1.1157, and the faster of no row's first two above 1.0196. docs/search.md
+says the same in words.
 */
 
-use crate::measure::timing::Stopped;
+use crate::measure::timing::{NoiseStop, Stopped, relative_spread};
 use crate::search::sweep::{Row, Sweep};
+use std::time::Duration;
 
 /// How much slower than the reference's upper bound a configuration's lower bound must be
 /// before it stops: two percent, for drift between configurations measured at different times.
@@ -56,11 +70,95 @@ pub fn interval_rank(n: usize) -> usize {
     if 2.0 * below > ALPHA && k > 1 { k - 1 } else { k }
 }
 
-/// The samples of a race's first rung in rungs ([`crate::search::strategy::Search::Rungs`]):
-/// the fewest `n` whose extremes hold the median of `n` independent draws with probability at
-/// least `1 - ALPHA`, `1 - 2 / 2^n >= 1 - ALPHA`: six.
+/// The samples from which a race in rungs ([`crate::search::strategy::Search::Rungs`]) drops
+/// rows by [`survivors`]' interval rule instead of its screen: the fewest `n` whose extremes
+/// hold the median of `n` independent draws with probability at least `1 - ALPHA`,
+/// `1 - 2 / 2^n >= 1 - ALPHA`: six.
 pub fn first_rung() -> u32 {
     (1..).find(|&n| 2.0 * 0.5f64.powi(n as i32) <= ALPHA).expect("ALPHA is above 0")
+}
+
+/// How much slower than the lowest median of any row's samples a row's fastest sample must be,
+/// after `samples` samples (fewer than [`first_rung`]), before a race in rungs drops it: 25 %
+/// after one, 10 % after two or more.
+pub fn screen_margin(samples: usize) -> f64 {
+    if samples <= 1 { 0.25 } else { 0.10 }
+}
+
+/// The samples a row of a race in rungs holds after the rung that follows `held`: 1, 2, six
+/// ([`first_rung`]), then twice `held`, never past `min_runs` while below it (so that one rung
+/// ends at it) nor past `max_runs`.
+pub fn next_rung(held: u32, min_runs: u32, max_runs: u32) -> u32 {
+    let next = match held {
+        0 => 1,
+        1 => 2,
+        2 => first_rung(),
+        _ => held.saturating_mul(2),
+    };
+    let next = if held < min_runs { next.min(min_runs) } else { next };
+    next.min(max_runs.max(held + 1))
+}
+
+/// Which of `rows` race on after a rung of a race in rungs: of those `racing` says are still in
+/// the race, `true` for each whose fastest sample is within [`screen_margin`] of the lowest
+/// median of any row's samples where it holds fewer than [`first_rung`] samples, and that [`survivors`]'
+/// rule keeps where it holds more, against the intervals of the rows that hold [`first_rung`]
+/// or more. `false` for the rest, and for rows not racing.
+pub fn rung_survivors(rows: &[Row], racing: &[bool]) -> Vec<bool> {
+    let measured = |row: &Row| row.failed.is_none() && row.pruned.is_none() && !row.run_ms.is_empty();
+    let fastest = |row: &Row| row.run_ms.iter().copied().map(f64::from).fold(f64::INFINITY, f64::min);
+    let lowest = rows
+        .iter()
+        .filter(|row| measured(row))
+        .map(|row| crate::model::stats::RunStats::of(&row.run_ms).median)
+        .fold(f64::INFINITY, f64::min);
+    let enough = first_rung() as usize;
+    let reference = rows
+        .iter()
+        .filter(|row| measured(row) && row.run_ms.len() >= enough)
+        .filter_map(|row| median_interval(&row.run_ms))
+        .map(|(_, upper)| upper)
+        .fold(f64::INFINITY, f64::min);
+    rows.iter()
+        .zip(racing)
+        .map(|(row, &racing)| {
+            if !racing || !measured(row) {
+                return false;
+            }
+            if row.run_ms.len() < enough {
+                return fastest(row) <= lowest * (1.0 + screen_margin(row.run_ms.len()));
+            }
+            median_interval(&row.run_ms).is_some_and(|(lower, _)| lower <= reference * (1.0 + MARGIN))
+        })
+        .collect()
+}
+
+/// Whether a survivor of a race in rungs with `samples` is done, `spent` being its samples' own
+/// time: never below `min_runs`; then [`Stopped::Converged`] where their relative spread is at
+/// most `stop.max_noise`, [`Stopped::MedianKnown`] where half their median interval is,
+/// relative to their median, [`Stopped::TimeBudget`] at `stop.max_time_per_row`,
+/// [`Stopped::MaxRuns`] at `stop.max_runs`. `None`: another rung.
+pub fn finished(samples: &[f32], min_runs: u32, stop: &NoiseStop, spent: Duration) -> Option<Stopped> {
+    if samples.len() < min_runs.max(1) as usize {
+        return None;
+    }
+    if relative_spread(samples) <= stop.max_noise {
+        return Some(Stopped::Converged);
+    }
+    let median = crate::model::stats::RunStats::of(samples).median;
+    if let Some((lower, upper)) = median_interval(samples)
+        && median > 0.0
+        && (upper - lower) / 2.0 <= stop.max_noise * median
+    {
+        return Some(Stopped::MedianKnown);
+    }
+    if spent >= stop.max_time_per_row {
+        Some(Stopped::TimeBudget)
+    } else if samples.len() >= stop.max_runs as usize {
+        Some(Stopped::MaxRuns)
+    } else {
+        None
+    }
 }
 
 /// The distribution-free confidence interval of the median of `samples`: `(x_(k), x_(n+1-k))`
@@ -156,6 +254,82 @@ mod tests {
         // Five are not enough: both extremes on one side of the median with probability 1/16.
         assert!(2.0 * 0.5f64.powi(5) > ALPHA && 2.0 * 0.5f64.powi(6) <= ALPHA);
         assert_eq!(interval_rank(first_rung() as usize), 1, "its interval is the extremes");
+    }
+
+    #[test]
+    fn rungs_hold_one_two_six_then_the_minimum_then_twice_as_many() {
+        let rungs = |min_runs, max_runs| {
+            let mut held = vec![next_rung(0, min_runs, max_runs)];
+            while held.len() < 7 {
+                held.push(next_rung(*held.last().unwrap(), min_runs, max_runs));
+            }
+            held
+        };
+        assert_eq!(rungs(10, 10_000), [1, 2, 6, 10, 20, 40, 80]);
+        assert_eq!(rungs(4, 10_000), [1, 2, 4, 8, 16, 32, 64]);
+        assert_eq!(rungs(1, 10_000), [1, 2, 6, 12, 24, 48, 96]);
+        assert_eq!(rungs(30, 10_000), [1, 2, 6, 12, 24, 30, 60]);
+        // Never past the most a row takes.
+        assert_eq!(rungs(10, 50)[4..], [20, 40, 50]);
+    }
+
+    /// A measured row of `samples` milliseconds.
+    fn row(samples: &[f32]) -> Row {
+        let mut gpu = crate::tests::fixture::gpu();
+        let mut workload = crate::tests::fixture::workload(&mut gpu, crate::tests::fixture::kernel(256));
+        workload.upload(&mut gpu).unwrap();
+        let timing = crate::measure::timing::Timing::launch(0, 1);
+        let mut sweep = crate::search::sweep::run(&mut gpu, workload.as_mut(), &[64], timing, None).unwrap();
+        let mut row = sweep.rows.remove(0);
+        row.run_ms = samples.to_vec();
+        row.stats = crate::model::stats::RunStats::of(samples);
+        row
+    }
+
+    #[test]
+    fn the_screen_drops_a_row_25_percent_past_the_lowest_median_after_one_sample_10_after_two() {
+        let all = [true; 4];
+        // One sample each: the lowest median is 1.0.
+        let rows = [row(&[1.0]), row(&[1.24]), row(&[1.26]), row(&[1.1])];
+        assert_eq!(rung_survivors(&rows, &all), [true, true, false, true]);
+        // Two each: the lowest median is (1.0 + 1.02) / 2 = 1.01; 1.10 x 1.01 = 1.111.
+        let rows = [row(&[1.0, 1.02]), row(&[1.11, 1.3]), row(&[1.12, 1.115]), row(&[1.05, 1.5])];
+        assert_eq!(rung_survivors(&rows, &all), [true, true, false, true]);
+        // A row out of the race stays out, and counts as a reference still.
+        assert_eq!(rung_survivors(&rows, &[true, false, true, true]), [true, false, false, true]);
+        let failed = Row { failed: Some("hung".into()), run_ms: Vec::new(), ..row(&[1.0]) };
+        assert_eq!(rung_survivors(&[failed, row(&[1.0])], &[true, true]), [false, true]);
+    }
+
+    #[test]
+    fn from_six_samples_the_screen_gives_way_to_the_interval_rule() {
+        let six = |ms: f32| row(&[ms, ms * 1.01, ms * 0.99, ms, ms * 1.02, ms * 0.98]);
+        // The best's interval reaches 1.02; 1.02 x 1.02 = 1.0404: a row whose six start at
+        // 1.045 x 0.98 = 1.0241 stays, one whose six start at 1.07 x 0.98 = 1.0486 goes.
+        let rows = [six(1.0), six(1.045), six(1.07)];
+        assert_eq!(rung_survivors(&rows, &[true; 3]), [true, true, false]);
+        // A row of two samples is no reference for the interval rule, and screened itself.
+        let rows = [six(1.0), six(1.07), row(&[0.5, 0.5])];
+        assert_eq!(rung_survivors(&rows, &[true; 3]), [true, false, true]);
+    }
+
+    #[test]
+    fn a_survivor_is_done_when_converged_when_its_median_is_known_or_its_budget_spent() {
+        let stop =
+            NoiseStop { max_noise: 0.005, max_time_per_row: Duration::from_millis(100), max_runs: 400 };
+        let even =
+            |n: usize| -> Vec<f32> { (0..n).map(|i| 0.985 + 0.03 * i as f32 / (n - 1) as f32).collect() };
+        let none = Duration::ZERO;
+        // Below the minimum, never.
+        assert_eq!(finished(&[1.0; 9], 10, &stop, Duration::from_secs(9)), None);
+        assert_eq!(finished(&[1.0; 10], 10, &stop, none), Some(Stopped::Converged));
+        // Spread over +-1.5 percent: MAD over median 0.75 percent, never converged; ten
+        // samples leave the median's interval +-1.2 percent wide, two hundred +-0.2 percent.
+        assert_eq!(finished(&even(10), 10, &stop, none), None);
+        assert_eq!(finished(&even(200), 10, &stop, none), Some(Stopped::MedianKnown));
+        assert_eq!(finished(&even(10), 10, &stop, Duration::from_millis(100)), Some(Stopped::TimeBudget));
+        let capped = NoiseStop { max_runs: 10, ..stop };
+        assert_eq!(finished(&even(10), 10, &capped, none), Some(Stopped::MaxRuns));
     }
 
     #[test]

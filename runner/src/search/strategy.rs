@@ -15,9 +15,10 @@ pub enum Search {
     Exhaustive,
     /// A first round over all, then only the configurations that can still win (`survivors`).
     Race,
-    /// A race in rungs: a first rung of the fewest samples whose interval holds a median
-    /// (six, `race::first_rung`), each later rung doubling the samples of the
-    /// configurations that can still win, the last to the noise-driven stop.
+    /// A race in rungs: one sample, two, six, `--min-runs`, then twice as many, each rung for
+    /// the configurations that can still win and are not done, a screen dropping the clearly
+    /// slower before six samples and the race's rule after, a survivor done once its median is
+    /// known (`race::rung_survivors`, `race::finished`).
     Rungs,
 }
 

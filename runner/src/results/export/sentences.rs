@@ -66,6 +66,13 @@ pub(super) fn stop(record: &SweepRecord) -> Option<String> {
         launched(record),
         trimmed(stop.max_noise * 100.0, 3)
     );
+    let median_known = count(Stopped::MedianKnown);
+    if median_known > 0 {
+        text += &format!(
+            ", {median_known} had their median known within {}% (docs/search.md)",
+            trimmed(stop.max_noise * 100.0, 3)
+        );
+    }
     let time_budget = count(Stopped::TimeBudget);
     if time_budget > 0 {
         text += &format!(", {time_budget} stopped at {} s", trimmed(stop.max_time_per_row.as_secs_f64(), 3));

@@ -265,7 +265,7 @@ mod race {
     }
 
     #[test]
-    fn rungs_drop_the_clearly_slower_after_six_samples_and_the_rest_after_ten() {
+    fn rungs_drop_the_clearly_slower_after_one_sample_the_nearer_after_six_and_stop_the_rest_at_ten() {
         let times = [(64, 2.0), (128, 1.3), (256, 1.0), (512, 1.004), (1024, 1.042)];
         let sizes = [64, 128, 256, 512, 1024];
         let result = rungs(&mut gpu(&times, &SPREAD), &settings(&sizes), None);
@@ -281,10 +281,10 @@ mod race {
                 (1024, Some(Stopped::Raced)),
             ]
         );
-        // 64 and 128 stop after the first rung's six; 1024, 4.2 percent slower, whose six reach
-        // down to within the margin of the best's, after the second rung's four more (ten,
-        // `--min-runs`); the ties take ten more under the noise-driven stop.
-        assert_eq!(samples(&result), [6, 6, 20, 20, 10]);
+        // 64 and 128, 30 percent slower and more, stop after one sample; 1024, 4.2 percent
+        // slower, within the screen's 10 percent after two, after six, where its interval lies
+        // above the best's; the ties stop at ten (`--min-runs`), their samples converged.
+        assert_eq!(samples(&result), [1, 1, 10, 10, 6]);
         assert_eq!(result.best().unwrap().threads_per_block, 256);
         // A race over the same sweep spends ten on each of the losers.
         let raced = race(&mut gpu(&times, &SPREAD), &settings(&sizes), None);
@@ -298,14 +298,46 @@ mod race {
     }
 
     #[test]
-    fn rungs_with_a_minimum_of_six_or_fewer_are_a_race_of_that_many() {
-        // No later rung: the first holds --min-runs already.
+    fn rungs_with_a_minimum_below_six_stop_their_survivors_at_that_minimum() {
+        // 1, 2, then 4 (--min-runs): the survivor converges there.
         let times = [(64, 2.0), (256, 1.0)];
         let plan =
             sweep::Plan { timing: Timing { runs: 4, ..settings(&[64, 256]).timing }, ..settings(&[64, 256]) };
         let result = rungs(&mut gpu(&times, &SPREAD), &plan, None);
-        assert_eq!(samples(&result)[0], 4);
+        assert_eq!(samples(&result), [1, 4]);
         assert_eq!(stopped(&result), [(64, Some(Stopped::Raced)), (256, Some(Stopped::Converged))]);
+    }
+
+    #[test]
+    fn a_survivor_whose_spread_stays_above_the_limit_stops_in_rungs_once_its_median_is_known() {
+        // Two configurations, the first clearly slower; samples drawn evenly from +-3 percent:
+        // MAD over median about 1.5 percent, above a 0.5 percent limit however many.
+        let mut state = 5;
+        let script: Vec<f32> = (0..997).map(|_| (0.97 + 0.06 * next(&mut state)) as f32).collect();
+        let stop =
+            NoiseStop { max_noise: 0.005, max_time_per_row: Duration::from_secs(3600), max_runs: 5000 };
+        let plan = sweep::Plan { timing: Timing::launch(1, 10).until(stop), ..settings(&[64, 256]) };
+        let times = [(64, 2.0), (256, 1.0)];
+        let in_rungs = rungs(&mut gpu(&times, &script), &plan, None);
+        assert_eq!(stopped(&in_rungs), [(64, Some(Stopped::Raced)), (256, Some(Stopped::MedianKnown))]);
+        // Its 95 percent interval of the median within 0.5 percent of it, and no further rung.
+        let best = &in_rungs.rows[1];
+        let (lower, upper) = crate::search::race::median_interval(&best.run_ms).unwrap();
+        assert!((upper - lower) / 2.0 <= 0.005 * best.stats.median, "{lower} {upper}");
+        let fewer = crate::search::race::median_interval(&best.run_ms[..best.run_ms.len() / 2]).unwrap();
+        assert!((fewer.1 - fewer.0) / 2.0 > 0.005 * best.stats.median, "{fewer:?}");
+        // The noise-driven stop alone takes samples to the most a row takes.
+        let exhaustive =
+            measure_by(&mut target(), &mut gpu(&times, &script), &plan, Search::Exhaustive, None).unwrap();
+        assert_eq!(exhaustive.rows[1].stopped, Some(Stopped::MaxRuns));
+        assert!(best.run_ms.len() * 10 < exhaustive.rows[1].run_ms.len(), "{}", best.run_ms.len());
+        // The summary says how the row stopped; the JSON names it.
+        let body = table::body(&in_rungs, false);
+        assert!(body.contains("1 had their median known within 0.5%"), "{body}");
+        let json = export::render(&in_rungs, super::provenance(), Format::Json).unwrap();
+        let parsed: serde_json::Value = serde_json::from_str(&json).unwrap();
+        assert_eq!(parsed["rows"][1]["stopped"], "median_known");
+        assert_eq!(parsed["timing"]["stop"]["max_noise"], 0.005);
     }
 
     #[test]
@@ -324,8 +356,9 @@ mod race {
         // Every configuration fails its check once, however many rungs it ran.
         assert_eq!(first.failures.len(), 4, "{:?}", first.failures);
         let lines = std::fs::read_to_string(&path).unwrap();
-        // Four first rungs, then three second rungs and three last rounds (64 dropped).
-        assert_eq!(lines.lines().count(), 10, "{lines}");
+        // Four first rungs (one sample), then three of each later rung (to 2, 6 and 10 samples;
+        // 64 dropped after one).
+        assert_eq!(lines.lines().count(), 13, "{lines}");
         assert_eq!(lines.matches("\"first_round\":true").count(), 4, "{lines}");
         assert_eq!(lines.matches("\"rung\":1").count(), 3, "{lines}");
         let (mut resumed, _, _) = Journal::open(None, &[&path], key).unwrap();
@@ -367,10 +400,12 @@ mod race {
                     Some(Stopped::Raced),
                     "{search} trial {trial}: the best, {best}, was dropped: {times:?}"
                 );
-                // And every configuration within the spread of the best raced on with it.
+                // And every configuration within the spread of the best raced on with it: in a
+                // race always; in rungs where the spread is at most 3 percent (beyond, its
+                // screen guarantees the best alone: search::race).
                 let fastest = times.iter().map(|&(_, ms)| ms).fold(f32::INFINITY, f32::min);
                 for (size, ms) in &times {
-                    if *ms <= fastest * (1.0 + width) {
+                    if *ms <= fastest * (1.0 + width) && (search == Search::Race || width <= 0.03) {
                         let row = result.rows.iter().find(|row| row.threads_per_block == *size).unwrap();
                         assert_ne!(
                             row.stopped,
