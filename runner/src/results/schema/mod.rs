@@ -236,7 +236,8 @@ pub struct RowRecord {
     pub launches_per_sample: u32,
     /// Samples this row took.
     pub samples: usize,
-    /// Why the noise-driven stop ended the row (converged, time_budget, max_runs, raced);
+    /// Why the noise-driven stop ended the row (converged, time_budget, max_runs, raced,
+    /// median_known);
     /// empty for a fixed count.
     pub stopped: Option<Stopped>,
     /// Every sample's milliseconds, in order: one launch's, or a batch's mean (JSON only; CSV
