@@ -120,7 +120,9 @@ def table(d):
         elif kind == "bs" and data:
             rows = bs_rows(data)
             raced = sum(r.get("stopped") == "raced" for r in rows)
-            measured = f"{len(rows)}, {sum(r.get('samples', 0) for r in rows)} samples" + (f", {raced} raced out" if raced else "")
+            known = sum(r.get("stopped") == "median_known" for r in rows)
+            measured = (f"{len(rows)}, {sum(r.get('samples', 0) for r in rows)} samples"
+                        + (f", {raced} raced out" if raced else "") + (f", {known} median known" if known else ""))
             # block-size's own split of its wall time (--stats' Time: line, the JSON's
             # wall_time): the samples, against the one-off cost around them.
             spent = data.get("wall_time")
