@@ -318,14 +318,79 @@ fn failed_checks(record: &SweepRecord, path: &std::path::Path) -> Result<(), Err
     }
 }
 
+/// Reads the axes of a Kernel Tuner file as the other file's where the T4 mapping makes them
+/// one (`crate::results::export::t4::identifier`: block-size writes its axis `items/thr` as
+/// the parameter `items_per_thread`): an axis of the Kernel Tuner file that the other file
+/// lacks takes the name of the one axis of the other file, absent from the Kernel Tuner file,
+/// whose identifier it is; where both then have the same axes, the Kernel Tuner file takes the
+/// other's order. Nothing happens where both files or neither are Kernel Tuner's. Returns each
+/// rename in words, for a `Note:` line.
+fn align_axes(old: &mut SweepRecord, new: &mut SweepRecord) -> Vec<String> {
+    let (tuner, other) = match (old.origin.kernel_tuner.is_some(), new.origin.kernel_tuner.is_some()) {
+        (true, false) => (old, &*new),
+        (false, true) => (new, &*old),
+        _ => return Vec::new(),
+    };
+    let mut renames: Vec<(String, String)> = Vec::new();
+    for name in &tuner.axes {
+        if other.axes.contains(name) {
+            continue;
+        }
+        let theirs: Vec<&String> = other
+            .axes
+            .iter()
+            .filter(|theirs| {
+                !tuner.axes.contains(theirs) && crate::results::export::t4::identifier(theirs) == *name
+            })
+            .collect();
+        if let [theirs] = theirs[..] {
+            renames.push((name.clone(), theirs.clone()));
+        }
+    }
+    if renames.is_empty() {
+        return Vec::new();
+    }
+    let renamed = |name: &str| {
+        renames.iter().find(|(from, _)| from == name).map_or_else(|| name.to_string(), |(_, to)| to.clone())
+    };
+    let mut axes: Vec<String> = tuner.axes.iter().map(|name| renamed(name)).collect();
+    let mut sorted = axes.clone();
+    sorted.sort();
+    let mut theirs = other.axes.clone();
+    theirs.sort();
+    if sorted == theirs {
+        axes = other.axes.clone();
+    }
+    for row in &mut tuner.rows {
+        let values: Vec<(String, String)> =
+            row.axes.0.iter().map(|(name, value)| (renamed(name), value.clone())).collect();
+        row.axes = AxisValues(
+            axes.iter()
+                .filter_map(|name| values.iter().find(|(theirs, _)| theirs == name).cloned())
+                .collect(),
+        );
+    }
+    tuner.axes = axes;
+    renames
+        .iter()
+        .map(|(from, to)| {
+            format!(
+                "the Kernel Tuner file's parameter `{from}` is read as the axis `{to}` (docs/kernel-tuner.md)"
+            )
+        })
+        .collect()
+}
+
 /// `block-size diff`: prints the comparison; `Ok` carries 0, or 1 with
 /// [`DiffRequest::fail_if_slower`] where a configuration is SLOWER.
 pub(crate) fn exec(request: &DiffRequest, console: &mut Console) -> Result<i32, Error> {
     request.validate()?;
-    let (old, new) = (SweepRecord::read(&request.old)?, SweepRecord::read(&request.new)?);
+    let (mut old, mut new) = (SweepRecord::read(&request.old)?, SweepRecord::read(&request.new)?);
     failed_checks(&old, &request.old)?;
     failed_checks(&new, &request.new)?;
-    let comparison = diff_records(&old, &new, request.threshold);
+    let renamed = align_axes(&mut old, &mut new);
+    let mut comparison = diff_records(&old, &new, request.threshold);
+    comparison.notes.extend(renamed);
     if !comparison.differences.is_empty() && !request.allow_different {
         return Err(Error::new(
             exit::USAGE,
@@ -483,4 +548,77 @@ fn bound(value: f64) -> String {
 fn trim(value: f64) -> String {
     let text = format!("{value:.4}");
     text.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Kernel Tuner's cache of the T4 fixtures (block_size_x, block_size_y, items_per_thread).
+    fn kernel_tuner() -> SweepRecord {
+        let path =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/tests/t4/kernel-tuner.cache.json");
+        SweepRecord::read(&path).unwrap()
+    }
+
+    /// The same results as a file of block-size's own, its axis named `items/thr`.
+    fn block_size_of(record: &SweepRecord) -> SweepRecord {
+        let mut ours = record.clone();
+        ours.origin.kernel_tuner = None;
+        ours.axes = vec!["items/thr".into()];
+        for row in &mut ours.rows {
+            row.axes =
+                AxisValues(row.axes.0.iter().map(|(_, value)| ("items/thr".into(), value.clone())).collect());
+        }
+        ours
+    }
+
+    #[test]
+    fn a_kernel_tuner_parameter_is_read_as_the_axis_whose_identifier_it_is() {
+        let mut tuner = kernel_tuner();
+        assert_eq!(tuner.axes, ["items_per_thread"]);
+        let mut ours = block_size_of(&tuner);
+        // Unaligned, the files share no configuration and differ in their axes.
+        let apart = diff_records(&tuner, &ours, DEFAULT_THRESHOLD);
+        assert!(apart.lines.iter().all(|line| line.judged.is_none()));
+        assert!(
+            apart.differences.iter().any(|difference| difference.starts_with("axes")),
+            "{:?}",
+            apart.differences
+        );
+        let notes = align_axes(&mut tuner, &mut ours);
+        assert_eq!(
+            notes,
+            [
+                "the Kernel Tuner file's parameter `items_per_thread` is read as the axis `items/thr` (docs/kernel-tuner.md)"
+            ]
+        );
+        assert_eq!(tuner.axes, ["items/thr"]);
+        let together = diff_records(&ours, &tuner, DEFAULT_THRESHOLD);
+        assert!(together.differences.is_empty(), "{:?}", together.differences);
+        // Every configuration judged, as where the Kernel Tuner file is diffed with itself.
+        let judged = |diff: &FileDiff| diff.lines.iter().filter(|line| line.judged.is_some()).count();
+        let itself = kernel_tuner();
+        assert_eq!(judged(&together), judged(&diff_records(&itself, &itself, DEFAULT_THRESHOLD)));
+        assert_eq!(judged(&together), 4);
+        // Either way round; and nothing where both files are Kernel Tuner's or neither is.
+        let (mut tuner, mut ours) = (kernel_tuner(), block_size_of(&kernel_tuner()));
+        assert_eq!(align_axes(&mut ours, &mut tuner).len(), 1);
+        let (mut one, mut two) = (kernel_tuner(), kernel_tuner());
+        assert!(align_axes(&mut one, &mut two).is_empty());
+        let (mut one, mut two) = (block_size_of(&kernel_tuner()), block_size_of(&kernel_tuner()));
+        assert!(align_axes(&mut one, &mut two).is_empty());
+    }
+
+    #[test]
+    fn a_parameter_that_maps_to_no_axis_or_to_two_stays_as_it_is() {
+        let mut tuner = kernel_tuner();
+        let mut ours = block_size_of(&tuner);
+        ours.axes = vec!["waves".into()];
+        assert!(align_axes(&mut tuner, &mut ours).is_empty());
+        assert_eq!(tuner.axes, ["items_per_thread"]);
+        // Two axes whose identifier is `items_per_thread`: ambiguous, left alone.
+        ours.axes = vec!["items/thr".into(), "items per thread".into()];
+        assert!(align_axes(&mut tuner, &mut ours).is_empty());
+    }
 }

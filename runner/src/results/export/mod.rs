@@ -12,7 +12,7 @@ pub(crate) mod html;
 mod json;
 mod markdown;
 mod sentences;
-mod t4;
+pub(crate) mod t4;
 
 use crate::measure::provenance::Provenance;
 use crate::results::schema::SweepRecord;
