@@ -105,13 +105,10 @@ pub fn next_rung(held: u32, min_runs: u32, max_runs: u32) -> u32 {
 /// rule keeps where it holds more, against the intervals of the rows that hold [`first_rung`]
 /// or more. `false` for the rest, and for rows not racing.
 pub fn rung_survivors(rows: &[Row], racing: &[bool]) -> Vec<bool> {
-    let measured = |row: &Row| row.failed.is_none() && row.pruned.is_none() && !row.run_ms.is_empty();
+    let measured = |row: &Row| row.measured() && !row.run_ms.is_empty();
     let fastest = |row: &Row| row.run_ms.iter().copied().map(f64::from).fold(f64::INFINITY, f64::min);
-    let lowest = rows
-        .iter()
-        .filter(|row| measured(row))
-        .map(|row| crate::model::stats::RunStats::of(&row.run_ms).median)
-        .fold(f64::INFINITY, f64::min);
+    let lowest =
+        rows.iter().filter(|row| measured(row)).map(|row| row.stats.median).fold(f64::INFINITY, f64::min);
     let enough = first_rung() as usize;
     let reference = rows
         .iter()
@@ -178,11 +175,7 @@ pub fn median_interval(samples: &[f32]) -> Option<(f64, f64)> {
 /// rest and for rows with no samples (failed ones).
 pub fn survivors(rows: &[Row]) -> Vec<bool> {
     let intervals: Vec<Option<(f64, f64)>> =
-        rows.iter()
-            .map(|row| {
-                if row.failed.is_some() || row.pruned.is_some() { None } else { median_interval(&row.run_ms) }
-            })
-            .collect();
+        rows.iter().map(|row| if row.measured() { median_interval(&row.run_ms) } else { None }).collect();
     let reference = intervals.iter().flatten().map(|&(_, upper)| upper).fold(f64::INFINITY, f64::min);
     intervals
         .iter()
@@ -218,7 +211,7 @@ pub fn merge(first: Sweep, second: Sweep, alive: &[bool]) -> Sweep {
                 let mut run_ms = row.run_ms;
                 run_ms.extend(&again.run_ms);
                 Row { stats: crate::model::stats::RunStats::of(&run_ms), run_ms, ..again }
-            } else if !alive && row.failed.is_none() && row.pruned.is_none() {
+            } else if !alive && row.measured() {
                 Row { stopped: Some(Stopped::Raced), ..row }
             } else {
                 row

@@ -77,6 +77,13 @@ pub struct Row {
     pub energy: Option<RowEnergy>,
 }
 
+impl Row {
+    /// Whether the row was launched and measured: neither failed nor pruned.
+    pub(crate) fn measured(&self) -> bool {
+        self.failed.is_none() && self.pruned.is_none()
+    }
+}
+
 /// A check that did not hold. Each variant says why its row, or the run, measures nothing.
 #[derive(Debug, Clone, PartialEq)]
 pub enum CheckFailure {
@@ -318,7 +325,7 @@ impl Sweep {
 
     /// The rows with a measurement (not failed, not pruned).
     pub fn measured_rows(&self) -> impl Iterator<Item = &Row> {
-        self.rows.iter().filter(|row| row.failed.is_none() && row.pruned.is_none())
+        self.rows.iter().filter(|row| row.measured())
     }
 
     /// The rows the occupancy model left out as unable to launch ([`Row::pruned`]).
