@@ -502,8 +502,8 @@ pub struct SweepArgs {
     /// exhaustive: every configuration samples to the noise-driven stop; race: every
     /// configuration gets --min-runs samples, the clearly slower ones stop there, the rest
     /// sample on; rungs: 1, 2, 6, --min-runs, then twice as many samples, the clearly slower
-    /// stopping after each rung, a survivor once its median is known within --max-noise
-    /// [default: race above 24 configurations, exhaustive with --runs]
+    /// stopping after each rung, a survivor once its median is known within --max-noise, then
+    /// the leader and the rows tied with it measured in turn (a run-off) [default: race above 24 configurations, exhaustive with --runs]
     #[arg(long, value_name = "SEARCH", value_enum)]
     pub search: Option<SearchArg>,
 

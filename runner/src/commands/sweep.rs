@@ -443,8 +443,10 @@ enum InRungs {
 /// rung checked and journaled apart; after each, [`race::rung_survivors`] drops the clearly
 /// slower and [`race::finished`] ends the survivors whose median is known or whose budget is
 /// spent (a row's budget counts its samples' own time, so that a resume from the journal
-/// decides as the first run did). The rows end marked by how each stopped; the sweep's timing
-/// is the plan's, with its noise-driven stop.
+/// decides as the first run did). Then the run-off ([`race::run_off`]): the leader and the
+/// rows tied with it take one sample each a round, in turn, `2 x --min-runs` rounds, each a
+/// rung of its own. The rows end marked by how each stopped; the sweep's timing is the plan's,
+/// with its noise-driven stop.
 fn measure_in_rungs(
     run: &mut Run,
     gpu: &mut dyn Gpu,
@@ -502,6 +504,34 @@ fn measure_in_rungs(
         let measured =
             configurations::measure(run, gpu, &rung_plan, journal.as_deref_mut()).map_err(failed)?;
         swept = race::merge(swept, measured, &racing);
+    }
+    // The run-off (race::run_off): the leader and the rows tied with it, one sample each a
+    // round, 2 x --min-runs rounds, none past --max-runs.
+    let done: Vec<bool> = state.iter().map(|state| matches!(state, InRungs::Done(_))).collect();
+    let settled: Vec<bool> = state
+        .iter()
+        .map(|state| matches!(state, InRungs::Done(Stopped::Converged | Stopped::MedianKnown)))
+        .collect();
+    let picked = race::run_off(&swept.rows, &done, &settled);
+    for _ in 0..2 * min_runs {
+        let taking: Vec<bool> = swept
+            .rows
+            .iter()
+            .zip(&picked)
+            .map(|(row, &picked)| picked && row.measured() && row.run_ms.len() < stop.max_runs as usize)
+            .collect();
+        if swept.ended_early.is_some() || taking.iter().filter(|&&taking| taking).count() < 2 {
+            break;
+        }
+        rung += 1;
+        let rung_plan = sweep::Plan {
+            timing: fixed(1),
+            round: sweep::Round::Rung(rung, alive_in(&swept, &taking)),
+            ..plan.clone()
+        };
+        let measured =
+            configurations::measure(run, gpu, &rung_plan, journal.as_deref_mut()).map_err(failed)?;
+        swept = race::merge(swept, measured, &taking);
     }
     for (row, state) in swept.rows.iter_mut().zip(&state) {
         row.stopped = match state {

@@ -55,6 +55,19 @@ impl<'k> Run<'k> {
         }
     }
 
+    /// Starts a later round of a search (a race's survivors, a rung) on the GPU and the buffers
+    /// of its first round: they stay, with their inputs ([`Run::select`] uploads again what
+    /// another axis value left stale); the check's first row and the last launch are forgotten,
+    /// as an upload forgets them. `false`, and nothing done, where nothing is uploaded.
+    pub fn start_later_round(&mut self) -> bool {
+        if self.device.is_empty() && !self.kernel.buffers.is_empty() {
+            return false;
+        }
+        self.first = None;
+        self.last.replace(None);
+        true
+    }
+
     /// The kernel measured.
     pub fn kernel(&self) -> &'k Kernel {
         self.kernel

@@ -18,7 +18,7 @@ use crate::search::sweep::{self, Plan, Session, Sweep};
 use anyhow::{Context as _, Result};
 
 /// Measures every configuration of `run`'s kernel that its restriction keeps, on `gpu`
-/// (uploaded to it first), as `plan` says; `journal` keeps each finished configuration.
+/// (uploaded to it first, but for a later round of a race), as `plan` says; `journal` keeps each finished configuration.
 pub(crate) fn measure(
     run: &mut Run,
     gpu: &mut dyn Gpu,
@@ -27,7 +27,13 @@ pub(crate) fn measure(
 ) -> Result<Sweep> {
     let kernel = run.kernel();
     run.select(0, gpu)?;
-    run.upload(gpu)?;
+    // A later round of a race runs on its first round's GPU and buffers: allocating them
+    // again held another copy of every input on the device each round, and took the upload's
+    // time (a race in rungs has many rounds).
+    let later = matches!(plan.round, sweep::Round::Rung(..) | sweep::Round::Survivors(_));
+    if !(later && run.start_later_round()) {
+        run.upload(gpu)?;
+    }
     let mut parts = Vec::with_capacity(kernel.variants().len());
     // Configuration k of the whole sweep, counted across the configurations of the axes, for
     // a shard's share (`crate::model::shard`).

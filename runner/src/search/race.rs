@@ -27,7 +27,10 @@ samples so far ([`rung_survivors`]); a row that holds six or more stays by [`sur
 above, against the rows that hold six or more. A survivor that holds `--min-runs` is done
 ([`finished`]) when its samples meet the noise-driven stop, or when its median is known: half
 its median interval within `--max-noise` of its median ([`Stopped::MedianKnown`]), or when its
-samples' own time reaches `--max-time-per-row`, or at `--max-runs`.
+samples' own time reaches `--max-time-per-row`, or at `--max-runs`. Once no row races, the
+leader and the rows tied with it within their noise run off ([`run_off`]): one sample each a
+round, in turn, so that a drift of the GPU between the rungs that finished them does not
+order them.
 
 The screen's assumptions, beyond a race's: no sample is faster than its configuration's median
 by more than 5 % (noise on a GPU mostly slows a launch down; the 5 % also holds drift between
@@ -156,6 +159,50 @@ pub fn finished(samples: &[f32], min_runs: u32, stop: &NoiseStop, spent: Duratio
     } else {
         None
     }
+}
+
+/// The most rows besides the leader that the run-off of a race in rungs ([`run_off`]) takes.
+pub const RUN_OFF_ROWS: usize = 4;
+
+/// Which of `rows` the run-off of a race in rungs measures again once no row races, `done`
+/// marking the survivors that are done and `settled` those whose budget is not spent (done
+/// by [`Stopped::Converged`] or [`Stopped::MedianKnown`]): the settled leader (the lowest
+/// median of the done rows) and the settled rows tied with it, whose median is above its by at
+/// most the two rows' median absolute deviations (the rule of
+/// [`Sweep::within_noise_of_best`]), the [`RUN_OFF_ROWS`] nearest. All `false` where the
+/// leader's budget is spent or no row is tied with it.
+///
+/// Why: survivors are done rung by rung, a tied pair perhaps many rungs apart, so a drift of
+/// the GPU between those moments can order them; the run-off measures them in turn, one
+/// sample each a round, so that whatever drifts does so for all of them.
+pub fn run_off(rows: &[Row], done: &[bool], settled: &[bool]) -> Vec<bool> {
+    let mut picked = vec![false; rows.len()];
+    let leader = rows
+        .iter()
+        .enumerate()
+        .filter(|&(index, row)| done[index] && row.measured() && !row.run_ms.is_empty())
+        .min_by(|(_, a), (_, b)| a.stats.median.total_cmp(&b.stats.median));
+    let Some((leader, best)) = leader else { return picked };
+    if !settled[leader] {
+        return picked;
+    }
+    let mut tied: Vec<(f64, usize)> = rows
+        .iter()
+        .enumerate()
+        .filter(|&(index, _)| index != leader && done[index] && settled[index])
+        .filter(|(_, row)| row.measured() && !row.run_ms.is_empty())
+        .filter(|(_, row)| row.stats.median - best.stats.median <= best.stats.mad + row.stats.mad)
+        .map(|(index, row)| (row.stats.median, index))
+        .collect();
+    if tied.is_empty() {
+        return picked;
+    }
+    tied.sort_by(|a, b| a.0.total_cmp(&b.0));
+    picked[leader] = true;
+    for &(_, index) in tied.iter().take(RUN_OFF_ROWS) {
+        picked[index] = true;
+    }
+    picked
 }
 
 /// The distribution-free confidence interval of the median of `samples`: `(x_(k), x_(n+1-k))`
@@ -323,6 +370,32 @@ mod tests {
         assert_eq!(finished(&even(10), 10, &stop, Duration::from_millis(100)), Some(Stopped::TimeBudget));
         let capped = NoiseStop { max_runs: 10, ..stop };
         assert_eq!(finished(&even(10), 10, &capped, none), Some(Stopped::MaxRuns));
+    }
+
+    #[test]
+    fn the_run_off_takes_the_leader_and_the_nearest_rows_tied_with_it_whose_budget_is_left() {
+        // Medians 1.0, 1.008, 1.016, ..., MAD 0.01 each: a row up to 0.02 above the leader is tied.
+        let spread = |ms: f32| row(&[ms - 0.01, ms, ms + 0.01]);
+        let rows: Vec<Row> = (0..8).map(|k| spread(1.0 + 0.008 * k as f32)).collect();
+        let all = [true; 8];
+        assert_eq!(run_off(&rows, &all, &all), [true, true, true, false, false, false, false, false]);
+        // A leader whose budget is spent takes no run-off; nor does a row tied with it.
+        let mut settled = all;
+        settled[0] = false;
+        assert_eq!(run_off(&rows, &all, &settled), [false; 8]);
+        settled = all;
+        settled[1] = false;
+        assert_eq!(run_off(&rows, &all, &settled), [true, false, true, false, false, false, false, false]);
+        // Rows not done (dropped) are no leader and take none.
+        let mut done = all;
+        done[0] = false;
+        assert_eq!(run_off(&rows, &done, &all), [false, true, true, true, false, false, false, false]);
+        // Many tied: the leader and the four nearest.
+        let wide: Vec<Row> = (0..8).map(|k| row(&[0.9, 1.0 + 0.001 * k as f32, 1.1])).collect();
+        assert_eq!(run_off(&wide, &all, &all), [true, true, true, true, true, false, false, false]);
+        // None tied: no run-off.
+        let apart: Vec<Row> = (0..3).map(|k| row(&[1.0 + 0.1 * k as f32; 3])).collect();
+        assert_eq!(run_off(&apart, &[true; 3], &[true; 3]), [false; 3]);
     }
 
     #[test]

@@ -283,9 +283,20 @@ mod race {
         );
         // 64 and 128, 30 percent slower and more, stop after one sample; 1024, 4.2 percent
         // slower, within the screen's 10 percent after two, after six, where its interval lies
-        // above the best's; the ties stop at ten (`--min-runs`), their samples converged.
-        assert_eq!(samples(&result), [1, 1, 10, 10, 6]);
+        // above the best's; the ties stop at ten (`--min-runs`), their samples converged; then
+        // the two, tied within their noise, run off: twenty samples more each, in turn.
+        assert_eq!(samples(&result), [1, 1, 30, 30, 6]);
         assert_eq!(result.best().unwrap().threads_per_block, 256);
+        // Its 23 later rungs ran on the buffers of the first: no more allocated than one round's.
+        let buffers = |gpu: &MockGpu| {
+            (0..).take_while(|&id| gpu.memory.bytes(crate::measure::backend::BufferId(id)).is_ok()).count()
+        };
+        let mut in_rungs = gpu(&times, &SPREAD);
+        rungs(&mut in_rungs, &settings(&sizes), None);
+        let mut at_once = gpu(&times, &SPREAD);
+        measure_by(&mut target(), &mut at_once, &settings(&sizes), Search::Exhaustive, None).unwrap();
+        assert!(buffers(&at_once) > 0);
+        assert_eq!(buffers(&in_rungs), buffers(&at_once));
         // A race over the same sweep spends ten on each of the losers.
         let raced = race(&mut gpu(&times, &SPREAD), &settings(&sizes), None);
         assert_eq!(samples(&raced), [10, 10, 20, 20, 10]);
@@ -295,6 +306,33 @@ mod race {
             (parsed["search"].as_str(), parsed["rows"][0]["stopped"].as_str()),
             (Some("rungs"), Some("raced"))
         );
+    }
+
+    #[test]
+    fn a_lead_that_drift_gave_is_undone_by_the_run_off_measuring_the_tied_in_turn() {
+        // 256 is 0.6 percent faster than 512, but while the rungs measure each apart, its
+        // samples are 1 or 1.02 and 512's 0.98 or 1 (the GPU's state when each was measured):
+        // after ten samples each, 512 leads, the two tied within their noise. The run-off
+        // measures them in turn, as they are: twenty samples each at their own times.
+        // The order of the samples: one each, one more each, four each, four each (to ten).
+        let positions = [[0, 2, 4, 5, 6, 7, 12, 13, 14, 15], [1, 3, 8, 9, 10, 11, 16, 17, 18, 19]];
+        let factors = [[1.0, 1.02], [0.98, 1.0]];
+        let mut script = vec![1.0f32; 60];
+        for (row, positions) in positions.iter().enumerate() {
+            for (k, &position) in positions.iter().enumerate() {
+                script[position] = factors[row][k % 2];
+            }
+        }
+        let times = [(256, 1.0), (512, 1.006)];
+        let result = rungs(&mut gpu(&times, &script), &settings(&[256, 512]), None);
+        let first_ten = |row: &sweep::Row| crate::model::stats::RunStats::of(&row.run_ms[..10]).median;
+        assert!(first_ten(&result.rows[1]) < first_ten(&result.rows[0]), "{:?}", result.rows);
+        assert_eq!(samples(&result), [30, 30]);
+        assert_eq!(stopped(&result), [(256, Some(Stopped::Converged)), (512, Some(Stopped::Converged))]);
+        assert_eq!(result.best().unwrap().threads_per_block, 256);
+        // The run-off's samples are each row's own time: it took them in turn.
+        assert!(result.rows[0].run_ms[10..].iter().all(|&ms| ms == 1.0), "{:?}", result.rows[0].run_ms);
+        assert!(result.rows[1].run_ms[10..].iter().all(|&ms| ms == 1.006), "{:?}", result.rows[1].run_ms);
     }
 
     #[test]
@@ -357,10 +395,12 @@ mod race {
         assert_eq!(first.failures.len(), 4, "{:?}", first.failures);
         let lines = std::fs::read_to_string(&path).unwrap();
         // Four first rungs (one sample), then three of each later rung (to 2, 6 and 10 samples;
-        // 64 dropped after one).
-        assert_eq!(lines.lines().count(), 13, "{lines}");
+        // 64 dropped after one), then the three, tied, run off: twenty rungs of one sample each.
+        assert_eq!(lines.lines().count(), 4 + 3 * 3 + 20 * 3, "{lines}");
         assert_eq!(lines.matches("\"first_round\":true").count(), 4, "{lines}");
-        assert_eq!(lines.matches("\"rung\":1").count(), 3, "{lines}");
+        assert_eq!(lines.matches("\"rung\":1}").count(), 3, "{lines}");
+        assert_eq!(lines.matches("\"rung\":23}").count(), 3, "{lines}");
+        assert_eq!(lines.matches("\"rung\":24}").count(), 0, "{lines}");
         let (mut resumed, _, _) = Journal::open(None, &[&path], key).unwrap();
         let mut again = gpu(&times, &SPREAD);
         let second =
