@@ -300,9 +300,11 @@ fn sensor_sentences(sweep: &Sweep) -> Vec<String> {
     lines
 }
 
-/// How the noise-driven stop ended a sweep's rows, and the samples they took.
+/// How the noise-driven stop ended a sweep's rows, and the samples they took: counted from a
+/// sweep here and from its record by the exports (`results::export::sentences`), one sentence
+/// for both.
 #[derive(Debug, Clone, PartialEq)]
-struct StopCounts {
+pub(crate) struct StopCounts {
     stop: NoiseStop,
     converged: usize,
     median_known: usize,
@@ -316,20 +318,70 @@ struct StopCounts {
 
 impl StopCounts {
     fn of(sweep: &Sweep) -> Option<Self> {
-        let stop = sweep.timing.stop?;
-        let count = |why: Stopped| sweep.rows.iter().filter(|row| row.stopped == Some(why)).count();
-        let samples: Vec<usize> = sweep.measured_rows().map(|row| row.run_ms.len()).collect();
-        Some(Self {
+        Some(Self::new(
+            sweep.timing.stop?,
+            sweep.search,
+            sweep.rows.iter().map(|row| row.stopped),
+            sweep.measured_rows().map(|row| row.run_ms.len()),
+        ))
+    }
+
+    /// The counts of rows that stopped as `stopped` says, each measured row's `samples`.
+    pub(crate) fn new(
+        stop: NoiseStop,
+        search: crate::search::strategy::Search,
+        stopped: impl Iterator<Item = Option<Stopped>>,
+        samples: impl Iterator<Item = usize>,
+    ) -> Self {
+        let stopped: Vec<Option<Stopped>> = stopped.collect();
+        let count = |why: Stopped| stopped.iter().filter(|&&row| row == Some(why)).count();
+        let samples: Vec<usize> = samples.collect();
+        Self {
             stop,
             converged: count(Stopped::Converged),
             median_known: count(Stopped::MedianKnown),
             time_budget: count(Stopped::TimeBudget),
             max_runs: count(Stopped::MaxRuns),
             raced: count(Stopped::Raced),
-            search: sweep.search,
+            search,
             fewest: samples.iter().copied().min().unwrap_or(0),
             most: samples.iter().copied().max().unwrap_or(0),
-        })
+        }
+    }
+
+    /// "Noise-driven stop: 9 of 13 rows reached MAD/median <= 0.5%, 4 stopped at 0.5 s; 10
+    /// to 52 samples a row (runs column).", of `rows` launched rows.
+    pub(crate) fn sentence(&self, rows: usize) -> String {
+        let noise = trimmed(self.stop.max_noise * 100.0, 3);
+        let mut text =
+            format!("Noise-driven stop: {} of {rows} rows reached MAD/median <= {noise}%", self.converged);
+        if self.median_known > 0 {
+            text +=
+                &format!(", {} had their median known within {noise}% (docs/search.md)", self.median_known);
+        }
+        if self.time_budget > 0 {
+            text += &format!(
+                ", {} stopped at {} s",
+                self.time_budget,
+                trimmed(self.stop.max_time_per_row.as_secs_f64(), 3)
+            );
+        }
+        if self.max_runs > 0 {
+            text += &format!(", {} at {} samples", self.max_runs, self.stop.max_runs);
+        }
+        if self.raced > 0 {
+            text += &format!(
+                ", {} raced out {}, clearly slower than the best (runs marked r; docs/search.md)",
+                self.raced,
+                self.search.drops_after()
+            );
+        }
+        text += &if self.fewest == self.most {
+            format!("; {} samples a row.", self.most)
+        } else {
+            format!("; {} to {} samples a row (runs column).", self.fewest, self.most)
+        };
+        text
     }
 }
 
@@ -365,43 +417,7 @@ impl Summary {
     /// rows reached MAD/median <= 0.5%, 4 stopped at 0.5 s; 10 to 52 samples a row (runs
     /// column)."
     pub fn stop_sentence(&self) -> Option<String> {
-        let counts = self.stops.as_ref()?;
-        let mut text = format!(
-            "Noise-driven stop: {} of {} rows reached MAD/median <= {}%",
-            counts.converged,
-            self.rows,
-            trimmed(counts.stop.max_noise * 100.0, 3)
-        );
-        if counts.median_known > 0 {
-            text += &format!(
-                ", {} had their median known within {}% (docs/search.md)",
-                counts.median_known,
-                trimmed(counts.stop.max_noise * 100.0, 3)
-            );
-        }
-        if counts.time_budget > 0 {
-            text += &format!(
-                ", {} stopped at {} s",
-                counts.time_budget,
-                trimmed(counts.stop.max_time_per_row.as_secs_f64(), 3)
-            );
-        }
-        if counts.max_runs > 0 {
-            text += &format!(", {} at {} samples", counts.max_runs, counts.stop.max_runs);
-        }
-        if counts.raced > 0 {
-            text += &format!(
-                ", {} raced out {}, clearly slower than the best (runs marked r; docs/search.md)",
-                counts.raced,
-                counts.search.drops_after()
-            );
-        }
-        text += &if counts.fewest == counts.most {
-            format!("; {} samples a row.", counts.most)
-        } else {
-            format!("; {} to {} samples a row (runs column).", counts.fewest, counts.most)
-        };
-        Some(text)
+        self.stops.as_ref().map(|counts| counts.sentence(self.rows))
     }
 
     /// "cuOccupancyMaxPotentialBlockSize suggests 1024 threads per block and a grid of 264 blocks."

@@ -2,17 +2,11 @@
 The sentences after a sweep's table, from its record: the Markdown export's, and the HTML
 page's where a file did not record its summary lines. They are the table's own words
 ([`crate::results::table::Summary`], which needs the sweep itself); a test holds the two to
-the same text.
+the same text. The noise-driven stop's sentence is the table's own piece
+([`crate::results::table::StopCounts`]), counted from the record.
 */
 
-use crate::measure::timing::Stopped;
 use crate::results::schema::SweepRecord;
-
-/// `value` with at most `decimals` decimals and no trailing zeros: 0.5, 2, 0.25.
-fn trimmed(value: f64, decimals: usize) -> String {
-    let text = format!("{value:.decimals$}");
-    if text.contains('.') { text.trim_end_matches('0').trim_end_matches('.').to_string() } else { text }
-}
 
 /// "cuOccupancyMaxPotentialBlockSize suggests 1024 threads per block and a grid of 264 blocks."
 pub(super) fn suggestion(record: &SweepRecord) -> String {
@@ -55,45 +49,13 @@ pub(super) fn near_best(record: &SweepRecord) -> Option<String> {
 /// How the noise-driven stop ended the rows, where it ran: "Noise-driven stop: 9 of 13 rows
 /// reached MAD/median <= 0.5%, 4 stopped at 0.5 s; 10 to 52 samples a row (runs column)."
 pub(super) fn stop(record: &SweepRecord) -> Option<String> {
-    let stop = record.timing.stop?;
-    let count = |why: Stopped| record.rows.iter().filter(|row| row.stopped == Some(why)).count();
-    let samples: Vec<usize> = record.measured_rows().map(|row| row.samples).collect();
-    let (fewest, most) =
-        (samples.iter().copied().min().unwrap_or(0), samples.iter().copied().max().unwrap_or(0));
-    let mut text = format!(
-        "Noise-driven stop: {} of {} rows reached MAD/median <= {}%",
-        count(Stopped::Converged),
-        launched(record),
-        trimmed(stop.max_noise * 100.0, 3)
+    let counts = crate::results::table::StopCounts::new(
+        record.timing.stop?,
+        record.search,
+        record.rows.iter().map(|row| row.stopped),
+        record.measured_rows().map(|row| row.samples),
     );
-    let median_known = count(Stopped::MedianKnown);
-    if median_known > 0 {
-        text += &format!(
-            ", {median_known} had their median known within {}% (docs/search.md)",
-            trimmed(stop.max_noise * 100.0, 3)
-        );
-    }
-    let time_budget = count(Stopped::TimeBudget);
-    if time_budget > 0 {
-        text += &format!(", {time_budget} stopped at {} s", trimmed(stop.max_time_per_row.as_secs_f64(), 3));
-    }
-    let max_runs = count(Stopped::MaxRuns);
-    if max_runs > 0 {
-        text += &format!(", {max_runs} at {} samples", stop.max_runs);
-    }
-    let raced = count(Stopped::Raced);
-    if raced > 0 {
-        text += &format!(
-            ", {raced} raced out {}, clearly slower than the best (runs marked r; docs/search.md)",
-            record.search.drops_after()
-        );
-    }
-    text += &if fewest == most {
-        format!("; {most} samples a row.")
-    } else {
-        format!("; {fewest} to {most} samples a row (runs column).")
-    };
-    Some(text)
+    Some(counts.sentence(launched(record)))
 }
 
 /// "Not launched, 2 configuration(s) the device cannot launch
