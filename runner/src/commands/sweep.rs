@@ -471,6 +471,19 @@ fn measure_in_rungs(
         Duration::from_secs_f64(ms.max(0.0) / 1000.0)
     };
     let mut rung = 0;
+    // One rung more: `samples` more for each row that `alive` marks, checked and journaled
+    // as a rung of its own, merged into the rows so far.
+    let mut take_rung = |swept: Sweep, alive: &[bool], samples: u32| -> Result<Sweep, Error> {
+        rung += 1;
+        let rung_plan = sweep::Plan {
+            timing: fixed(samples),
+            round: sweep::Round::Rung(rung, alive_in(&swept, alive)),
+            ..plan.clone()
+        };
+        let measured =
+            configurations::measure(run, gpu, &rung_plan, journal.as_deref_mut()).map_err(failed)?;
+        Ok(race::merge(swept, measured, alive))
+    };
     while swept.ended_early.is_none() {
         let racing: Vec<bool> = state.iter().map(|&row| row == InRungs::Racing).collect();
         let stays = race::rung_survivors(&swept.rows, &racing);
@@ -495,15 +508,7 @@ fn measure_in_rungs(
         let target = race::next_rung(held, min_runs, stop.max_runs);
         let more = target - held;
         held = target;
-        rung += 1;
-        let rung_plan = sweep::Plan {
-            timing: fixed(more),
-            round: sweep::Round::Rung(rung, alive_in(&swept, &racing)),
-            ..plan.clone()
-        };
-        let measured =
-            configurations::measure(run, gpu, &rung_plan, journal.as_deref_mut()).map_err(failed)?;
-        swept = race::merge(swept, measured, &racing);
+        swept = take_rung(swept, &racing, more)?;
     }
     // The run-off (race::run_off): the leader and the rows tied with it, one sample each a
     // round, 2 x --min-runs rounds, none past --max-runs.
@@ -523,15 +528,7 @@ fn measure_in_rungs(
         if swept.ended_early.is_some() || taking.iter().filter(|&&taking| taking).count() < 2 {
             break;
         }
-        rung += 1;
-        let rung_plan = sweep::Plan {
-            timing: fixed(1),
-            round: sweep::Round::Rung(rung, alive_in(&swept, &taking)),
-            ..plan.clone()
-        };
-        let measured =
-            configurations::measure(run, gpu, &rung_plan, journal.as_deref_mut()).map_err(failed)?;
-        swept = race::merge(swept, measured, &taking);
+        swept = take_rung(swept, &taking, 1)?;
     }
     for (row, state) in swept.rows.iter_mut().zip(&state) {
         row.stopped = match state {

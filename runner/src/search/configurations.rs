@@ -18,7 +18,8 @@ use crate::search::sweep::{self, Plan, Session, Sweep};
 use anyhow::{Context as _, Result};
 
 /// Measures every configuration of `run`'s kernel that its restriction keeps, on `gpu`
-/// (uploaded to it first, but for a later round of a race), as `plan` says; `journal` keeps each finished configuration.
+/// (uploaded to it first, but for a later round of a race), as `plan` says; `journal` keeps
+/// each finished configuration.
 pub(crate) fn measure(
     run: &mut Run,
     gpu: &mut dyn Gpu,
