@@ -462,7 +462,7 @@ fn measure_in_rungs(
         search: Search::Rungs,
         ..configurations::measure(run, gpu, &first_rung, journal.as_deref_mut()).map_err(failed)?
     };
-    let out = |row: &sweep::Row| !row.measured() || row.run_ms.is_empty();
+    let out = |row: &sweep::Row| !row.sampled();
     let mut state: Vec<InRungs> =
         swept.rows.iter().map(|row| if out(row) { InRungs::Out } else { InRungs::Racing }).collect();
     let launches = plan.timing.launches();

@@ -108,21 +108,20 @@ pub fn next_rung(held: u32, min_runs: u32, max_runs: u32) -> u32 {
 /// rule keeps where it holds more, against the intervals of the rows that hold [`first_rung`]
 /// or more. `false` for the rest, and for rows not racing.
 pub fn rung_survivors(rows: &[Row], racing: &[bool]) -> Vec<bool> {
-    let measured = |row: &Row| row.measured() && !row.run_ms.is_empty();
     let fastest = |row: &Row| row.run_ms.iter().copied().map(f64::from).fold(f64::INFINITY, f64::min);
     let lowest =
-        rows.iter().filter(|row| measured(row)).map(|row| row.stats.median).fold(f64::INFINITY, f64::min);
+        rows.iter().filter(|row| row.sampled()).map(|row| row.stats.median).fold(f64::INFINITY, f64::min);
     let enough = first_rung() as usize;
     let reference = rows
         .iter()
-        .filter(|row| measured(row) && row.run_ms.len() >= enough)
+        .filter(|row| row.sampled() && row.run_ms.len() >= enough)
         .filter_map(|row| median_interval(&row.run_ms))
         .map(|(_, upper)| upper)
         .fold(f64::INFINITY, f64::min);
     rows.iter()
         .zip(racing)
         .map(|(row, &racing)| {
-            if !racing || !measured(row) {
+            if !racing || !row.sampled() {
                 return false;
             }
             if row.run_ms.len() < enough {
@@ -180,7 +179,7 @@ pub fn run_off(rows: &[Row], done: &[bool], settled: &[bool]) -> Vec<bool> {
     let leader = rows
         .iter()
         .enumerate()
-        .filter(|&(index, row)| done[index] && row.measured() && !row.run_ms.is_empty())
+        .filter(|&(index, row)| done[index] && row.sampled())
         .min_by(|(_, a), (_, b)| a.stats.median.total_cmp(&b.stats.median));
     let Some((leader, best)) = leader else { return picked };
     if !settled[leader] {
@@ -189,9 +188,8 @@ pub fn run_off(rows: &[Row], done: &[bool], settled: &[bool]) -> Vec<bool> {
     let mut tied: Vec<(f64, usize)> = rows
         .iter()
         .enumerate()
-        .filter(|&(index, _)| index != leader && done[index] && settled[index])
-        .filter(|(_, row)| row.measured() && !row.run_ms.is_empty())
-        .filter(|(_, row)| row.stats.median - best.stats.median <= best.stats.mad + row.stats.mad)
+        .filter(|&(index, row)| index != leader && done[index] && settled[index] && row.sampled())
+        .filter(|(_, row)| row.within_noise_of(best))
         .map(|(index, row)| (row.stats.median, index))
         .collect();
     if tied.is_empty() {

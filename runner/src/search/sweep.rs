@@ -82,6 +82,17 @@ impl Row {
     pub(crate) fn measured(&self) -> bool {
         self.failed.is_none() && self.pruned.is_none()
     }
+
+    /// Whether the row was measured and holds samples to rank it by.
+    pub(crate) fn sampled(&self) -> bool {
+        self.measured() && !self.run_ms.is_empty()
+    }
+
+    /// Whether this row is slower than `best` by no more than the measured noise: its median
+    /// exceeds `best`'s by at most the two rows' median absolute deviations.
+    pub(crate) fn within_noise_of(&self, best: &Row) -> bool {
+        self.stats.median - best.stats.median <= best.stats.mad + self.stats.mad
+    }
 }
 
 /// A check that did not hold. Each variant says why its row, or the run, measures nothing.
@@ -351,9 +362,7 @@ impl Sweep {
             return false;
         }
         match self.best() {
-            Some(best) if (best.block, &best.axes) != (row.block, &row.axes) => {
-                row.stats.median - best.stats.median <= best.stats.mad + row.stats.mad
-            }
+            Some(best) if (best.block, &best.axes) != (row.block, &row.axes) => row.within_noise_of(best),
             _ => false,
         }
     }
