@@ -1,7 +1,9 @@
 """Each race and rungs run against each exhaustive run of the same PTX, from a run folder of
 run.sh (json.gz or json): the wall-time ratio (whole processes, run.sh's lines), the samples
 ratio, and whether the search's winner is in the exhaustive run's noise-tie set (its rows marked
-within_noise_of_best, the fastest included). Run: python3 ties.py run/"""
+within_noise_of_best, the fastest included); exhaustive runs against each other too, the yardstick of
+how often two exhaustive runs agree. Then where each run's samples went, and the same-round pairs
+(race and rungs round K against exhaustive round K). Run: python3 ties.py run/"""
 import glob, gzip, json, os, re, sys
 
 folder = sys.argv[1]
@@ -27,12 +29,14 @@ def winner(sweep):
 names = sorted({os.path.basename(p).split(".")[0] for p in glob.glob(os.path.join(folder, "bs-*.txt"))})
 for source in ("rust", "cuda"):
     exhaustive = [n for n in names if n.startswith(f"bs-{source}-exhaustive-")]
-    for search in ("race", "rungs"):
+    for search in ("exhaustive", "race", "rungs"):
         for name in (n for n in names if n.startswith(f"bs-{source}-{search}-")):
             sweep = load(name)
             best = winner(sweep)
             samples = sum(r.get("samples") or 0 for r in sweep["rows"])
             for other in exhaustive:
+                if other == name:
+                    continue
                 ex = load(other)
                 ties = {key(r) for r in ex["rows"] if r.get("within_noise_of_best")} | {key(winner(ex))}
                 ex_samples = sum(r.get("samples") or 0 for r in ex["rows"])
@@ -53,3 +57,19 @@ for name in names:
     total = sum(held for _, held in by.values())
     parts = ", ".join(f"{stop} {count} rows {held} samples" for stop, (count, held) in sorted(by.items()))
     print(f"{name}: {total} samples: {parts}")
+
+# Same-round pairs: round K of a search against exhaustive round K of the same PTX.
+for source in ("rust", "cuda"):
+    for search in ("race", "rungs"):
+        ratios, held = [], 0
+        for name in (n for n in names if n.startswith(f"bs-{source}-{search}-")):
+            other = name.replace(f"-{search}-", "-exhaustive-")
+            if other not in names:
+                continue
+            ex = load(other)
+            ties = {key(r) for r in ex["rows"] if r.get("within_noise_of_best")} | {key(winner(ex))}
+            ratios.append(wall(name) / wall(other))
+            held += key(winner(load(name))) in ties
+        if ratios:
+            print(f"same round, {search} / exhaustive ({source}): wall ratios {' '.join(f'{r:.2f}' for r in ratios)}; "
+                  f"{sum(r <= 0.5 for r in ratios)} of {len(ratios)} at most 0.5; winner in the tie set {held} of {len(ratios)}")
