@@ -198,6 +198,8 @@ impl SweepRequest {
     /// The sweep of the request on one device, or on every device: `Ok` carries the exit status
     /// of a run that reached its tables.
     pub fn exec<D: Driver>(&self, driver: &D, console: &mut Console) -> Result<i32, Error> {
+        // The driver starts while the frame and its reference are built.
+        let _device = block_size_runner::open_early(driver, &self.settings);
         let kernel = self.sweep_kernel()?;
         self.settings.validate_for(&kernel)?;
         Ok(block_size_runner::sweep_and_print(driver, &kernel, &self.settings, console))

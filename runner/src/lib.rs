@@ -113,14 +113,14 @@ pub mod testing {
 pub use crate::commands::compare::compare;
 pub use crate::commands::launch::launch;
 pub use crate::commands::settings::{DeviceChoice, Settings, TimingSettings};
-pub use crate::commands::sweep::{Measured, sweep, sweep_and_print};
+pub use crate::commands::sweep::{Measured, open_early, sweep, sweep_and_print};
 pub use crate::commands::tail::tail;
 pub use crate::commands::variants::variants;
 pub use crate::error::{Console, Error, exit, with_stdio};
 pub use crate::kernel::{
     Agreement, Arg, Axis, Check, Element, Kernel, LaunchShape, Readback, Values, Variant,
 };
-pub use crate::measure::backend::Driver;
+pub use crate::measure::backend::{Driver, EarlyOpen};
 pub use crate::measure::cuda::CudaDriver;
 pub use crate::measure::ptx::{EmbeddedPtx, KernelRef};
 pub use crate::measure::timing::TimingMode;

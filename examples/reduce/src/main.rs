@@ -6,5 +6,9 @@ use clap::Parser as _;
 fn main() {
     let cli = reduce_example::Cli::parse();
     let driver = block_size_runner::CudaDriver;
-    std::process::exit(block_size_runner::with_stdio(|console| reduce_example::run(&driver, &cli, console)));
+    std::process::exit(block_size_runner::with_stdio(|console| {
+        // The driver starts while `run` builds the values and their CPU sum.
+        let _device = block_size_runner::open_early(&driver, &cli.sweep.settings());
+        reduce_example::run(&driver, &cli, console)
+    }));
 }

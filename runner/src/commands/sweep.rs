@@ -14,7 +14,7 @@ use crate::error::{Console, Error, exit, failed, shown};
 use crate::files;
 use crate::kernel::Kernel;
 use crate::kernel::run::Run;
-use crate::measure::backend::{Device, Driver, Gpu};
+use crate::measure::backend::{Device, Driver, EarlyOpen, Gpu};
 use crate::measure::device::{self, Facts};
 use crate::measure::journal::{Journal, Key};
 use crate::measure::provenance::Provenance;
@@ -85,6 +85,44 @@ pub fn sweep_and_print<D: Driver>(
         on_devices(driver, &mut run, settings, timing, console)
     };
     run(console).unwrap_or_else(|error| console.print_error(&error))
+}
+
+/// Starts opening the device a sweep with `settings` measures on, on a thread of its own, so
+/// that the driver's start (about 0.2 s on an H200: cuInit, then the device's primary context)
+/// overlaps what the caller does before the sweep, such as building its inputs and their CPU
+/// reference. Keep the value until the sweep has run and drop it before the process exits:
+///
+/// ```no_run
+/// # fn inputs() -> block_size_runner::Kernel { unimplemented!() }
+/// let (driver, settings) = (block_size_runner::CudaDriver, block_size_runner::Settings::default());
+/// let status = block_size_runner::with_stdio(|console| {
+///     let _device = block_size_runner::open_early(&driver, &settings);
+///     let kernel = inputs(); // meanwhile the driver starts
+///     block_size_runner::sweep_and_print(&driver, &kernel, &settings, console)
+/// });
+/// std::process::exit(status);
+/// ```
+///
+/// It opens nothing with [`DeviceChoice::All`] outside a worker (the devices open in turn, or
+/// each in a worker of its own), nor on a driver with nothing worth overlapping (the tests'
+/// mock); what fails early is left to the sweep's own open to report.
+pub fn open_early<D: Driver>(driver: &D, settings: &Settings) -> EarlyOpen {
+    match early_ordinal(settings, &Supervision::from_env()) {
+        Some(ordinal) => driver.open_early(ordinal),
+        None => EarlyOpen::default(),
+    }
+}
+
+/// The device a sweep with `settings` opens in this process, if it opens one alone: a worker's
+/// part, else `--device N`.
+fn early_ordinal(settings: &Settings, supervision: &Supervision) -> Option<u32> {
+    if let Some(part) = &supervision.part {
+        return Some(part.device);
+    }
+    match settings.device {
+        DeviceChoice::One(ordinal) => Some(ordinal),
+        DeviceChoice::All => None,
+    }
 }
 
 /// A finished sweep on one device, with what rendering it needs.

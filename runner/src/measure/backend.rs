@@ -20,6 +20,7 @@ pub use crate::measure::timing::Timing;
 use crate::model::block_shape::{BlockShape, GridShape};
 use crate::model::limits::{DeviceLimits, KernelResources, Suggestion};
 use anyhow::{Context as _, Result, anyhow, bail, ensure};
+use std::thread::JoinHandle;
 use std::time::Duration;
 
 /// Why a device could not be opened.
@@ -65,6 +66,42 @@ pub trait DeviceSource {
     /// Device `ordinal`'s name and compute capability, read without opening it (no context):
     /// what `--split` compares the GPUs by.
     fn model(&self, ordinal: u32) -> Result<(String, (u32, u32))>;
+
+    /// Starts opening device `ordinal` on a thread of its own ([`EarlyOpen`]); by default
+    /// nothing, where opening costs nothing worth overlapping.
+    fn open_early(&self, _ordinal: u32) -> EarlyOpen {
+        EarlyOpen::default()
+    }
+}
+
+/// A device being opened on a thread of its own while the caller builds its inputs
+/// ([`crate::open_early`]): the CUDA driver's start and the device's primary context, about
+/// 0.2 s on an H200, which the sweep's own open then finds done. Dropping it waits for the
+/// thread and lets go of what it opened; the sweep holds the context on its own meanwhile, so
+/// an early open dropped too soon costs its overlap and nothing else.
+#[derive(Debug, Default)]
+#[must_use = "the early open lasts as long as this value: bind it to a name (`_device`), not `_`"]
+pub struct EarlyOpen {
+    /// The thread; what it returns is held until the drop (a retained context).
+    pub(crate) thread: Option<JoinHandle<Option<Box<dyn Send>>>>,
+}
+
+impl EarlyOpen {
+    /// Runs `open` on a thread of its own, keeping what it returns until the drop. Where no
+    /// thread can start, nothing is opened early and the sweep opens the device itself.
+    pub(crate) fn on_thread(open: impl FnOnce() -> Option<Box<dyn Send>> + Send + 'static) -> Self {
+        let thread = std::thread::Builder::new().name("block-size-open".into()).spawn(open).ok();
+        Self { thread }
+    }
+}
+
+impl Drop for EarlyOpen {
+    fn drop(&mut self) {
+        // Joined, never detached: a process must not exit while the driver is starting.
+        if let Some(thread) = self.thread.take() {
+            drop(thread.join());
+        }
+    }
 }
 
 /// An open device: a [`Gpu`] whose kernels are loaded one by one.

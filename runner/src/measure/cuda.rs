@@ -8,7 +8,7 @@ that is the run failing (exit 1).
 */
 
 use crate::measure::backend::{
-    BufferId, DeviceSource, Gpu, KernelArg, Launch, LoadError, SharedMemoryFn, Timing, check_args,
+    BufferId, DeviceSource, EarlyOpen, Gpu, KernelArg, Launch, LoadError, SharedMemoryFn, Timing, check_args,
     kernel_params,
 };
 use crate::measure::watchdog::Watchdog;
@@ -61,6 +61,17 @@ impl DeviceSource for CudaDriver {
         let major = attribute(&device, DeviceAttribute::ComputeCapabilityMajor)?;
         let minor = attribute(&device, DeviceAttribute::ComputeCapabilityMinor)?;
         Ok((name, (major, minor)))
+    }
+
+    /// cuInit and device `ordinal`'s primary context, retained, on a thread: the sweep's
+    /// [`CudaGpu::open`] retains the same context, created by then. A failure here is the
+    /// open's to report, so it is dropped.
+    fn open_early(&self, ordinal: u32) -> EarlyOpen {
+        EarlyOpen::on_thread(move || {
+            cust::init(cust::CudaFlags::empty()).ok()?;
+            let device = Device::get_device(ordinal).ok()?;
+            Context::new(device).ok().map(|context| Box::new(context) as Box<dyn Send>)
+        })
     }
 }
 

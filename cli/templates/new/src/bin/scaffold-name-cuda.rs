@@ -6,5 +6,10 @@
 fn main() {
     let cli = scaffold_name::Cli::from_command_line();
     let driver = block_size_runner::CudaDriver;
-    std::process::exit(block_size_runner::with_stdio(|console| scaffold_name::run(&driver, &cli, console)));
+    std::process::exit(block_size_runner::with_stdio(|console| {
+        // A sweep's device opens on a thread of its own while `run` builds the inputs.
+        let sweep = cli.command.is_none();
+        let _device = sweep.then(|| block_size_runner::open_early(&driver, &cli.sweep.settings()));
+        scaffold_name::run(&driver, &cli, console)
+    }));
 }

@@ -159,6 +159,91 @@ fn a_failed_row_is_in_every_export_and_the_report_read_back_says_so() {
     assert!(plot::svg(&result).unwrap().starts_with("<svg"), "the plot leaves it out");
 }
 
+#[test]
+fn the_early_open_takes_the_one_device_the_sweep_opens_here_and_none_of_several() {
+    let not_supervised = Supervision::default();
+    let one = |device| Settings { device, ..Settings::default() };
+    assert_eq!(early_ordinal(&one(DeviceChoice::One(2)), &not_supervised), Some(2));
+    assert_eq!(
+        early_ordinal(&one(DeviceChoice::All), &not_supervised),
+        None,
+        "they open in turn or in workers"
+    );
+    // A worker of `--device all` measures its part's device, whatever the command line says.
+    let part = crate::measure::supervise::Part { device: 1, shard: None, result: "part.json".into() };
+    let worker = Supervision { part: Some(part), ..Supervision::default() };
+    assert_eq!(early_ordinal(&one(DeviceChoice::All), &worker), Some(1));
+}
+
+/// A driver that records which devices it was asked to open early, each early open holding a
+/// [`Held`] until its drop.
+struct Recording {
+    driver: crate::measure::mock::MockDriver,
+    asked: std::sync::Mutex<Vec<u32>>,
+    released: std::sync::Arc<std::sync::atomic::AtomicBool>,
+}
+
+/// What an early open of [`Recording`] holds: it says when it is let go.
+struct Held(std::sync::Arc<std::sync::atomic::AtomicBool>);
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        self.0.store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+impl crate::measure::backend::DeviceSource for Recording {
+    type Device = MockGpu;
+    fn cuda_version(&self) -> i32 {
+        self.driver.cuda_version()
+    }
+    fn device_count(&self) -> anyhow::Result<u32> {
+        self.driver.device_count()
+    }
+    fn open(&self, ordinal: u32) -> Result<MockGpu, crate::measure::backend::OpenError> {
+        self.driver.open(ordinal)
+    }
+    fn model(&self, ordinal: u32) -> anyhow::Result<(String, (u32, u32))> {
+        self.driver.model(ordinal)
+    }
+    fn open_early(&self, ordinal: u32) -> EarlyOpen {
+        self.asked.lock().unwrap().push(ordinal);
+        let held = Held(self.released.clone());
+        EarlyOpen::on_thread(move || Some(Box::new(held) as Box<dyn Send>))
+    }
+}
+
+#[test]
+fn an_early_open_holds_what_it_opened_until_its_drop_and_the_sweep_runs_meanwhile() {
+    use crate::measure::backend::DeviceSource as _;
+    use std::sync::atomic::Ordering;
+    let driver = Recording {
+        driver: crate::measure::mock::MockDriver { cuda_version: 13000, devices: vec![fixture::gpu()] },
+        asked: Default::default(),
+        released: Default::default(),
+    };
+    let settings = Settings {
+        device: DeviceChoice::One(0),
+        block_sizes: vec![64, 128],
+        timing: TimingSettings { runs: Some(2), ..TimingSettings::default() },
+        ..Settings::default()
+    };
+    let early = open_early(&driver, &settings);
+    assert_eq!(*driver.asked.lock().unwrap(), [0]);
+    let kernel = fixture::kernel(256);
+    let (mut run, timing) = prepare::prepare(&kernel, &settings).unwrap();
+    let measured = measure(&driver, 0, &mut run, &settings, timing, &mut |_| {}).unwrap();
+    assert_eq!(measured.exit_status(), exit::SUCCESS);
+    assert!(!driver.released.load(Ordering::SeqCst), "held through the sweep");
+    drop(early);
+    assert!(driver.released.load(Ordering::SeqCst), "the drop waits for the thread and lets go");
+    // With several devices nothing opens early; the mock itself opens nothing early.
+    let all = Settings { device: DeviceChoice::All, ..Settings::default() };
+    drop(open_early(&driver, &all));
+    assert_eq!(*driver.asked.lock().unwrap(), [0]);
+    assert!(crate::measure::mock::MockDriver::h200().open_early(0).thread.is_none());
+}
+
 /// The race's tests: the fixture's kernel on the mock, every block size of `milliseconds`
 /// scripted, each sample scaled by the next factor of `script`.
 mod race {
