@@ -341,7 +341,7 @@ pub(crate) fn measure<D: Driver>(
     };
     let search = settings.search_for(configurations, &timing);
     let mut timed = Timed::new(&mut gpu);
-    let mut sweep = measure_by(run, &mut timed, &plan, search, journal.as_mut())?;
+    let mut sweep = measure_by(run, &mut timed, &plan, search, journal.as_mut(), &mut warnings)?;
     sweep.wall_time =
         Some(WallTime { total_s: started.elapsed().as_secs_f64(), device_s, host_data_s, ..timed.spent });
     sweep.objective = settings.objective;
@@ -429,12 +429,13 @@ fn measure_by(
     plan: &sweep::Plan,
     search: Search,
     mut journal: Option<&mut Journal>,
+    warnings: &mut Vec<String>,
 ) -> Result<Sweep, Error> {
     let Some(stop) = plan.timing.stop.filter(|_| search.races()) else {
         return configurations::measure(run, gpu, plan, journal).map_err(failed);
     };
     if search == Search::Rungs {
-        return measure_in_rungs(run, gpu, plan, stop, journal);
+        return measure_in_rungs(run, gpu, plan, stop, journal, warnings);
     }
     let fixed = Timing { stop: None, ..plan.timing };
     let first_round = sweep::Plan { timing: fixed, round: sweep::Round::First, ..plan.clone() };
@@ -491,11 +492,15 @@ fn measure_in_rungs(
     plan: &sweep::Plan,
     stop: NoiseStop,
     mut journal: Option<&mut Journal>,
+    warnings: &mut Vec<String>,
 ) -> Result<Sweep, Error> {
     let fixed = |runs: u32| Timing { stop: None, runs, ..plan.timing };
     let min_runs = plan.timing.runs;
-    let mut held = race::next_rung(0, min_runs, stop.max_runs);
-    let first_rung = sweep::Plan { timing: fixed(held), round: sweep::Round::First, ..plan.clone() };
+    let first_rung = sweep::Plan {
+        timing: fixed(race::next_rung(0, min_runs, stop.max_runs)),
+        round: sweep::Round::First,
+        ..plan.clone()
+    };
     let mut swept = Sweep {
         search: Search::Rungs,
         ..configurations::measure(run, gpu, &first_rung, journal.as_deref_mut()).map_err(failed)?
@@ -522,31 +527,82 @@ fn measure_in_rungs(
             configurations::measure(run, gpu, &rung_plan, journal.as_deref_mut()).map_err(failed)?;
         Ok(race::merge(swept, measured, alive))
     };
-    while swept.ended_early.is_none() {
-        let racing: Vec<bool> = state.iter().map(|&row| row == InRungs::Racing).collect();
-        let stays = race::rung_survivors(&swept.rows, &racing);
-        for ((row, state), stays) in swept.rows.iter().zip(&mut state).zip(stays) {
-            if *state != InRungs::Racing {
-                continue;
+    // Rung after rung while a row races: one rung for the racing rows of each count of
+    // samples (a single count, but for the rows the screen's audit takes back).
+    let mut race_on = |mut swept: Sweep, state: &mut [InRungs], screen: bool| -> Result<Sweep, Error> {
+        while swept.ended_early.is_none() {
+            let racing: Vec<bool> = state.iter().map(|&row| row == InRungs::Racing).collect();
+            let stays = race::rung_survivors(&swept.rows, &racing);
+            for ((row, state), stays) in swept.rows.iter().zip(state.iter_mut()).zip(stays) {
+                if *state != InRungs::Racing {
+                    continue;
+                }
+                *state = if out(row) {
+                    InRungs::Out
+                } else if !stays && (screen || row.run_ms.len() >= race::first_rung() as usize) {
+                    InRungs::Dropped
+                } else if let Some(stopped) = race::finished(&row.run_ms, min_runs, &stop, spent(row)) {
+                    InRungs::Done(stopped)
+                } else {
+                    InRungs::Racing
+                };
             }
-            *state = if out(row) {
-                InRungs::Out
-            } else if !stays {
-                InRungs::Dropped
-            } else if let Some(stopped) = race::finished(&row.run_ms, min_runs, &stop, spent(row)) {
-                InRungs::Done(stopped)
-            } else {
-                InRungs::Racing
-            };
+            let racing: Vec<bool> = state.iter().map(|&row| row == InRungs::Racing).collect();
+            let mut counts: Vec<usize> = swept
+                .rows
+                .iter()
+                .zip(&racing)
+                .filter(|&(_, &racing)| racing)
+                .map(|(row, _)| row.run_ms.len())
+                .collect();
+            counts.sort_unstable();
+            counts.dedup();
+            for held in counts {
+                if swept.ended_early.is_some() {
+                    break;
+                }
+                let rung: Vec<bool> = swept
+                    .rows
+                    .iter()
+                    .zip(&racing)
+                    .map(|(row, &racing)| racing && row.run_ms.len() == held)
+                    .collect();
+                let held = held as u32;
+                swept = take_rung(swept, &rung, race::next_rung(held, min_runs, stop.max_runs) - held)?;
+            }
+            if !racing.contains(&true) {
+                break;
+            }
         }
-        let racing: Vec<bool> = state.iter().map(|&row| row == InRungs::Racing).collect();
-        if !racing.contains(&true) {
-            break;
+        Ok(swept)
+    };
+    swept = race_on(swept, &mut state, true)?;
+    // The screen's audit: where a row measured to --min-runs breaks the screen's assumptions,
+    // they may not hold for the rows it dropped either; those race on without the screen, to
+    // six samples at least and then by the interval rule, which assumes none of it.
+    let enough = min_runs.max(race::first_rung()) as usize;
+    if swept.ended_early.is_none()
+        && let Some((index, broken)) = race::screen_break(&swept.rows, enough)
+    {
+        let mut taken = 0;
+        for (row, state) in swept.rows.iter().zip(state.iter_mut()) {
+            if *state == InRungs::Dropped && row.run_ms.len() < race::first_rung() as usize {
+                *state = InRungs::Racing;
+                taken += 1;
+            }
         }
-        let target = race::next_rung(held, min_runs, stop.max_runs);
-        let more = target - held;
-        held = target;
-        swept = take_rung(swept, &racing, more)?;
+        if taken > 0 {
+            let row = &swept.rows[index];
+            warnings.push(format!(
+                "Warning: the rungs' screen assumes no sample more than 5% below its row's median, a \
+                 first sample at most 18.75% above it and the faster of the first two at most 4.5%; {} \
+                 broke that ({}), so the {taken} row(s) it dropped after one or two samples raced on \
+                 without it, by the interval rule from six samples (docs/search.md)\n",
+                crate::model::axis_values::configuration_label(row.block, &row.axes),
+                broken.in_words()
+            ));
+            swept = race_on(swept, &mut state, false)?;
+        }
     }
     // The run-off (race::run_off): the leader and the rows tied with it, one sample each a
     // round, 2 x --min-runs rounds, none past --max-runs.

@@ -42,7 +42,9 @@ two `min > 1.10 x 0.95 x median = 1.045 x median`: never the true best. On the H
 samples of 2688 rows of the example's 192 configurations, `tails.txt` of
 evidence/2026-12-03-h200-kernel-tuner/) no sample was below 0.9708 of its row's median, no
 first sample above 1.1157, and the faster of no row's first two above 1.0196. docs/search.md
-says the same in words.
+says the same in words. Once no row races, the rows measured to `--min-runs` are read against
+the three ([`screen_break`]); where one breaks one, the rows the screen dropped race on without
+it (the screen's audit, `commands::sweep`).
 */
 
 use crate::measure::timing::{NoiseStop, Stopped, relative_spread};
@@ -86,6 +88,74 @@ pub fn first_rung() -> u32 {
 /// after one, 10 % after two or more.
 pub fn screen_margin(samples: usize) -> f64 {
     if samples <= 1 { 0.25 } else { 0.10 }
+}
+
+/// No sample is faster than its configuration's median times this: the first of the screen's
+/// assumptions (the module's docs), with which [`screen_margin`] gives the other two.
+pub const SCREEN_FLOOR: f64 = 0.95;
+
+/// How a row's samples broke one of the screen's assumptions ([`screen_break`]), each with its
+/// sample (or the faster of its first two) over its median.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum ScreenBreak {
+    /// A sample below [`SCREEN_FLOOR`] of the median.
+    FastSample(f64),
+    /// The first sample above `(1 + screen_margin(1)) x SCREEN_FLOOR` of the median (1.1875).
+    FirstSample(f64),
+    /// The faster of the first two above `(1 + screen_margin(2)) x SCREEN_FLOOR` (1.045).
+    FirstTwo(f64),
+}
+
+impl ScreenBreak {
+    /// "its first sample was 1.31 x its median, above the 1.1875 assumed".
+    pub fn in_words(self) -> String {
+        let (what, ratio, bound, side) = match self {
+            ScreenBreak::FastSample(ratio) => ("a sample", ratio, SCREEN_FLOOR, "below"),
+            ScreenBreak::FirstSample(ratio) => {
+                ("its first sample", ratio, (1.0 + screen_margin(1)) * SCREEN_FLOOR, "above")
+            }
+            ScreenBreak::FirstTwo(ratio) => {
+                ("the faster of its first two", ratio, (1.0 + screen_margin(2)) * SCREEN_FLOOR, "above")
+            }
+        };
+        format!("{what} was {ratio:.4} x its median, {side} the {} assumed", bound_text(bound))
+    }
+}
+
+/// A bound as the docs write it: 0.95, 1.1875, 1.045.
+fn bound_text(bound: f64) -> String {
+    let text = format!("{bound:.4}");
+    text.trim_end_matches('0').to_string()
+}
+
+/// The first of `rows` holding at least `enough` samples whose samples break one of the
+/// screen's assumptions, and how; `None` where every such row keeps them. The rows a race in
+/// rungs measures that far are those near the best, so they stand for the rows the screen
+/// dropped after one or two samples, whose own samples are too few to tell.
+pub fn screen_break(rows: &[Row], enough: usize) -> Option<(usize, ScreenBreak)> {
+    let enough = enough.max(2);
+    rows.iter().enumerate().filter(|(_, row)| row.sampled() && row.run_ms.len() >= enough).find_map(
+        |(index, row)| {
+            let median = row.stats.median;
+            if median.is_nan() || median <= 0.0 {
+                return None;
+            }
+            let ratio = |ms: f32| f64::from(ms) / median;
+            let fastest = row.run_ms.iter().copied().map(ratio).fold(f64::INFINITY, f64::min);
+            let first = ratio(row.run_ms[0]);
+            let first_two = first.min(ratio(row.run_ms[1]));
+            let broken = if fastest < SCREEN_FLOOR {
+                ScreenBreak::FastSample(fastest)
+            } else if first > (1.0 + screen_margin(1)) * SCREEN_FLOOR {
+                ScreenBreak::FirstSample(first)
+            } else if first_two > (1.0 + screen_margin(2)) * SCREEN_FLOOR {
+                ScreenBreak::FirstTwo(first_two)
+            } else {
+                return None;
+            };
+            Some((index, broken))
+        },
+    )
 }
 
 /// The samples a row of a race in rungs holds after the rung that follows `held`: 1, 2, six
@@ -337,6 +407,48 @@ mod tests {
         assert_eq!(rung_survivors(&rows, &[true, false, true, true]), [true, false, false, true]);
         let failed = Row { failed: Some("hung".into()), run_ms: Vec::new(), ..row(&[1.0]) };
         assert_eq!(rung_survivors(&[failed, row(&[1.0])], &[true, true]), [false, true]);
+    }
+
+    #[test]
+    fn a_row_measured_on_shows_where_the_screen_s_assumptions_break() {
+        let steady = [1.0, 1.01, 0.99, 1.0, 1.02, 0.98, 1.0, 1.01, 0.99, 1.0];
+        let with_first = |first: f32| {
+            let mut samples = steady.to_vec();
+            samples[0] = first;
+            row(&samples)
+        };
+        let with_first_two = |first: f32| {
+            let mut samples = steady.to_vec();
+            samples[0] = first;
+            samples[1] = first;
+            row(&samples)
+        };
+        // Within the bounds (a first sample 1.18 x the median, the first two 1.04, the fastest
+        // 0.96): nothing; the rows of too few samples are not read.
+        let held = [with_first(1.18), with_first_two(1.04), with_first(0.96), row(&[1.5, 1.0, 1.0])];
+        assert_eq!(screen_break(&held, 10), None);
+        let broke = |row: Row| screen_break(&[with_first(1.0), row], 10);
+        assert!(
+            matches!(broke(with_first(1.2)), Some((1, ScreenBreak::FirstSample(ratio))) if (ratio - 1.2).abs() < 1e-6)
+        );
+        assert!(
+            matches!(broke(with_first_two(1.05)), Some((1, ScreenBreak::FirstTwo(ratio))) if (ratio - 1.05).abs() < 1e-6)
+        );
+        assert!(
+            matches!(broke(with_first(0.94)), Some((1, ScreenBreak::FastSample(ratio))) if (ratio - 0.94).abs() < 1e-6)
+        );
+        assert_eq!(
+            ScreenBreak::FirstSample(1.25).in_words(),
+            "its first sample was 1.2500 x its median, above the 1.1875 assumed"
+        );
+        assert_eq!(
+            ScreenBreak::FirstTwo(1.05).in_words(),
+            "the faster of its first two was 1.0500 x its median, above the 1.045 assumed"
+        );
+        assert_eq!(
+            ScreenBreak::FastSample(0.9).in_words(),
+            "a sample was 0.9000 x its median, below the 0.95 assumed"
+        );
     }
 
     #[test]
