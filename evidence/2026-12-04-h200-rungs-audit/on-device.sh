@@ -5,7 +5,7 @@
 # nvcc PTX, alternating, every transcript with its provenance, --stats and standard error (where
 # the audit's warning would be), each process timed from its start to its exit; then both GPU
 # test suites (../2026-12-02-h200-block-shapes/gpu-tests.sh, REQUIRE_GPU=1). About 90 s.
-# Back: rungs-*.txt, gpu-tests.tgz, gpu-tests-log.txt.
+# Back: rungs.tgz (the transcripts rungs-*.txt), gpu-tests.tgz, gpu-tests-log.txt.
 set -u
 : "${OUT:?set OUT to the output folder}"
 tar xJf .device/pack/all.tar.xz || exit 1
@@ -29,8 +29,8 @@ tar xJf .device/pack/all.tar.xz || exit 1
         done
     done
     grep -l "^Warning: the rungs' screen" "$OUT"/rungs-*.txt | sed 's/^/audit warning in: /'
+    tar -C "$OUT" -czf "$OUT/rungs.tgz" $(cd "$OUT" && ls rungs-*.txt) && rm "$OUT"/rungs-*.txt
 )
 timeout 150 bash evidence/2026-12-02-h200-block-shapes/gpu-tests.sh > "$OUT/gpu-tests-log.txt" 2>&1
 echo "gpu-tests.sh: exit $?"
 cat "$OUT/gpu-tests-log.txt"
-grep -h "^Fastest measured\|^Noise-driven" "$OUT"/rungs-*.txt
