@@ -527,6 +527,8 @@ fn measure_in_rungs(
             configurations::measure(run, gpu, &rung_plan, journal.as_deref_mut()).map_err(failed)?;
         Ok(race::merge(swept, measured, alive))
     };
+    // From six samples (race::first_rung) the interval rule drops a row, below them the screen.
+    let six = race::first_rung() as usize;
     // Rung after rung while a row races: one rung for the racing rows of each count of
     // samples (a single count, but for the rows the screen's audit takes back).
     let mut race_on = |mut swept: Sweep, state: &mut [InRungs], screen: bool| -> Result<Sweep, Error> {
@@ -539,7 +541,7 @@ fn measure_in_rungs(
                 }
                 *state = if out(row) {
                     InRungs::Out
-                } else if !stays && (screen || row.run_ms.len() >= race::first_rung() as usize) {
+                } else if !stays && (screen || row.run_ms.len() >= six) {
                     InRungs::Dropped
                 } else if let Some(stopped) = race::finished(&row.run_ms, min_runs, &stop, spent(row)) {
                     InRungs::Done(stopped)
@@ -580,13 +582,13 @@ fn measure_in_rungs(
     // The screen's audit: where a row measured to --min-runs breaks the screen's assumptions,
     // they may not hold for the rows it dropped either; those race on without the screen, to
     // six samples at least and then by the interval rule, which assumes none of it.
-    let enough = min_runs.max(race::first_rung()) as usize;
+    let enough = (min_runs as usize).max(six);
     if swept.ended_early.is_none()
         && let Some((index, broken)) = race::screen_break(&swept.rows, enough)
     {
         let mut taken = 0;
         for (row, state) in swept.rows.iter().zip(state.iter_mut()) {
-            if *state == InRungs::Dropped && row.run_ms.len() < race::first_rung() as usize {
+            if *state == InRungs::Dropped && row.run_ms.len() < six {
                 *state = InRungs::Racing;
                 taken += 1;
             }
@@ -594,10 +596,10 @@ fn measure_in_rungs(
         if taken > 0 {
             let row = &swept.rows[index];
             warnings.push(format!(
-                "Warning: the rungs' screen assumes no sample more than 5% below its row's median, a \
-                 first sample at most 18.75% above it and the faster of the first two at most 4.5%; {} \
-                 broke that ({}), so the {taken} row(s) it dropped after one or two samples raced on \
-                 without it, by the interval rule from six samples (docs/search.md)\n",
+                "Warning: the rungs' screen assumes {}; {} broke that ({}), so the {taken} row(s) it \
+                 dropped after one or two samples raced on without it, by the interval rule from six \
+                 samples (docs/search.md)\n",
+                race::screen_assumptions(),
                 crate::model::axis_values::configuration_label(row.block, &row.axes),
                 broken.in_words()
             ));

@@ -106,17 +106,33 @@ pub enum ScreenBreak {
     FirstTwo(f64),
 }
 
+/// The screen's three bounds on a row's samples over its median: the fastest at least
+/// [`SCREEN_FLOOR`], the first at most `(1 + screen_margin(1)) x SCREEN_FLOOR` (1.1875), the
+/// faster of the first two at most `(1 + screen_margin(2)) x SCREEN_FLOOR` (1.045).
+fn screen_bounds() -> (f64, f64, f64) {
+    (SCREEN_FLOOR, (1.0 + screen_margin(1)) * SCREEN_FLOOR, (1.0 + screen_margin(2)) * SCREEN_FLOOR)
+}
+
+/// "no sample below 0.95 x its row's median, no first sample above 1.1875 x it, and the faster of
+/// the first two not above 1.045 x it": the screen's assumptions in words.
+pub fn screen_assumptions() -> String {
+    let (floor, first, first_two) = screen_bounds();
+    format!(
+        "no sample below {} x its row's median, no first sample above {} x it, and the faster of the first two not above {} x it",
+        bound_text(floor),
+        bound_text(first),
+        bound_text(first_two)
+    )
+}
+
 impl ScreenBreak {
     /// "its first sample was 1.31 x its median, above the 1.1875 assumed".
     pub fn in_words(self) -> String {
+        let (floor, first, first_two) = screen_bounds();
         let (what, ratio, bound, side) = match self {
-            ScreenBreak::FastSample(ratio) => ("a sample", ratio, SCREEN_FLOOR, "below"),
-            ScreenBreak::FirstSample(ratio) => {
-                ("its first sample", ratio, (1.0 + screen_margin(1)) * SCREEN_FLOOR, "above")
-            }
-            ScreenBreak::FirstTwo(ratio) => {
-                ("the faster of its first two", ratio, (1.0 + screen_margin(2)) * SCREEN_FLOOR, "above")
-            }
+            ScreenBreak::FastSample(ratio) => ("a sample", ratio, floor, "below"),
+            ScreenBreak::FirstSample(ratio) => ("its first sample", ratio, first, "above"),
+            ScreenBreak::FirstTwo(ratio) => ("the faster of its first two", ratio, first_two, "above"),
         };
         format!("{what} was {ratio:.4} x its median, {side} the {} assumed", bound_text(bound))
     }
@@ -144,11 +160,12 @@ pub fn screen_break(rows: &[Row], enough: usize) -> Option<(usize, ScreenBreak)>
             let fastest = row.run_ms.iter().copied().map(ratio).fold(f64::INFINITY, f64::min);
             let first = ratio(row.run_ms[0]);
             let first_two = first.min(ratio(row.run_ms[1]));
-            let broken = if fastest < SCREEN_FLOOR {
+            let (floor, first_bound, first_two_bound) = screen_bounds();
+            let broken = if fastest < floor {
                 ScreenBreak::FastSample(fastest)
-            } else if first > (1.0 + screen_margin(1)) * SCREEN_FLOOR {
+            } else if first > first_bound {
                 ScreenBreak::FirstSample(first)
-            } else if first_two > (1.0 + screen_margin(2)) * SCREEN_FLOOR {
+            } else if first_two > first_two_bound {
                 ScreenBreak::FirstTwo(first_two)
             } else {
                 return None;
@@ -448,6 +465,10 @@ mod tests {
         assert_eq!(
             ScreenBreak::FastSample(0.9).in_words(),
             "a sample was 0.9000 x its median, below the 0.95 assumed"
+        );
+        assert_eq!(
+            screen_assumptions(),
+            "no sample below 0.95 x its row's median, no first sample above 1.1875 x it, and the faster of the first two not above 1.045 x it"
         );
     }
 

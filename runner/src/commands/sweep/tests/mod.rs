@@ -376,6 +376,7 @@ mod race {
         assert_eq!(result.failures, []);
         assert_eq!(result.best().unwrap().threads_per_block, 256);
         assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(warnings[0].starts_with("Warning: the rungs' screen assumes no sample below 0.95 x"));
         assert!(
             warnings[0].contains("; 512 threads broke that (its first sample was 1.2"),
             "{}",
