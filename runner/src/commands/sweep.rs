@@ -534,14 +534,14 @@ fn measure_in_rungs(
     let mut race_on = |mut swept: Sweep, state: &mut [InRungs], screen: bool| -> Result<Sweep, Error> {
         while swept.ended_early.is_none() {
             let racing: Vec<bool> = state.iter().map(|&row| row == InRungs::Racing).collect();
-            let stays = race::rung_survivors(&swept.rows, &racing);
+            let stays = race::rung_survivors(&swept.rows, &racing, screen);
             for ((row, state), stays) in swept.rows.iter().zip(state.iter_mut()).zip(stays) {
                 if *state != InRungs::Racing {
                     continue;
                 }
                 *state = if out(row) {
                     InRungs::Out
-                } else if !stays && (screen || row.run_ms.len() >= six) {
+                } else if !stays {
                     InRungs::Dropped
                 } else if let Some(stopped) = race::finished(&row.run_ms, min_runs, &stop, spent(row)) {
                     InRungs::Done(stopped)

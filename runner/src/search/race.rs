@@ -193,8 +193,9 @@ pub fn next_rung(held: u32, min_runs: u32, max_runs: u32) -> u32 {
 /// the race, `true` for each whose fastest sample is within [`screen_margin`] of the lowest
 /// median of any row's samples where it holds fewer than [`first_rung`] samples, and that [`survivors`]'
 /// rule keeps where it holds more, against the intervals of the rows that hold [`first_rung`]
-/// or more. `false` for the rest, and for rows not racing.
-pub fn rung_survivors(rows: &[Row], racing: &[bool]) -> Vec<bool> {
+/// or more. `false` for the rest, and for rows not racing. Without the `screen` (after the
+/// screen's audit found its assumptions broken), every racing row below [`first_rung`] stays.
+pub fn rung_survivors(rows: &[Row], racing: &[bool], screen: bool) -> Vec<bool> {
     let fastest = |row: &Row| row.run_ms.iter().copied().map(f64::from).fold(f64::INFINITY, f64::min);
     let lowest =
         rows.iter().filter(|row| row.sampled()).map(|row| row.stats.median).fold(f64::INFINITY, f64::min);
@@ -212,7 +213,7 @@ pub fn rung_survivors(rows: &[Row], racing: &[bool]) -> Vec<bool> {
                 return false;
             }
             if row.run_ms.len() < enough {
-                return fastest(row) <= lowest * (1.0 + screen_margin(row.run_ms.len()));
+                return !screen || fastest(row) <= lowest * (1.0 + screen_margin(row.run_ms.len()));
             }
             median_interval(&row.run_ms).is_some_and(|(lower, _)| lower <= reference * (1.0 + MARGIN))
         })
@@ -416,14 +417,17 @@ mod tests {
         let all = [true; 4];
         // One sample each: the lowest median is 1.0.
         let rows = [row(&[1.0]), row(&[1.24]), row(&[1.26]), row(&[1.1])];
-        assert_eq!(rung_survivors(&rows, &all), [true, true, false, true]);
+        assert_eq!(rung_survivors(&rows, &all, true), [true, true, false, true]);
         // Two each: the lowest median is (1.0 + 1.02) / 2 = 1.01; 1.10 x 1.01 = 1.111.
         let rows = [row(&[1.0, 1.02]), row(&[1.11, 1.3]), row(&[1.12, 1.115]), row(&[1.05, 1.5])];
-        assert_eq!(rung_survivors(&rows, &all), [true, true, false, true]);
+        assert_eq!(rung_survivors(&rows, &all, true), [true, true, false, true]);
         // A row out of the race stays out, and counts as a reference still.
-        assert_eq!(rung_survivors(&rows, &[true, false, true, true]), [true, false, false, true]);
+        assert_eq!(rung_survivors(&rows, &[true, false, true, true], true), [true, false, false, true]);
         let failed = Row { failed: Some("hung".into()), run_ms: Vec::new(), ..row(&[1.0]) };
-        assert_eq!(rung_survivors(&[failed, row(&[1.0])], &[true, true]), [false, true]);
+        assert_eq!(rung_survivors(&[failed.clone(), row(&[1.0])], &[true, true], true), [false, true]);
+        // Without the screen every racing row of two samples stays; a failed one stays out.
+        assert_eq!(rung_survivors(&rows, &all, false), [true; 4]);
+        assert_eq!(rung_survivors(&[failed, row(&[1.0])], &[true, true], false), [false, true]);
     }
 
     #[test]
@@ -478,10 +482,10 @@ mod tests {
         // The best's interval reaches 1.02; 1.02 x 1.02 = 1.0404: a row whose six start at
         // 1.045 x 0.98 = 1.0241 stays, one whose six start at 1.07 x 0.98 = 1.0486 goes.
         let rows = [six(1.0), six(1.045), six(1.07)];
-        assert_eq!(rung_survivors(&rows, &[true; 3]), [true, true, false]);
+        assert_eq!(rung_survivors(&rows, &[true; 3], true), [true, true, false]);
         // A row of two samples is no reference for the interval rule, and screened itself.
         let rows = [six(1.0), six(1.07), row(&[0.5, 0.5])];
-        assert_eq!(rung_survivors(&rows, &[true; 3]), [true, false, true]);
+        assert_eq!(rung_survivors(&rows, &[true; 3], true), [true, false, true]);
     }
 
     #[test]
