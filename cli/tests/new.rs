@@ -164,7 +164,7 @@ fn check_files(project: &Path, name: &str, files: &[String]) {
     // memory; and a stamp that belongs to it and to the kernels' sources as written.
     let ptx = read(&project.join("ptx/kernels.ptx"));
     assert!(ptx.contains("\n.version 7.8\n") && ptx.contains(".visible .entry stencil3("), "{ptx}");
-    assert!(ptx.contains("barrier.sync 0;") && !ptx.contains("bar.sync") && !ptx.contains(".aligned"));
+    assert!(ptx.contains("barrier.sync \t0;") && !ptx.contains("bar.sync") && !ptx.contains(".aligned"));
     assert!(ptx.contains(".extern .shared .align 4 .b8 stencil3_tile[];"));
     let stamp = ptx_stamp::Stamp::parse(&read(&project.join("ptx/kernels.stamp.toml"))).unwrap();
     assert_eq!((stamp.kernels, stamp.compiler.as_str()), (vec!["stencil3".to_string()], "cuda_builder"));

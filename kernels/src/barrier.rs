@@ -1,27 +1,33 @@
-//! The block-wide barrier of our cuda_std kernels: PTX `barrier.sync 0`, the *unaligned*
-//! barrier, in place of `cuda_std::thread::sync_threads()`.
+//! The block-wide barrier of our cuda_std kernels: LLVM's `llvm.nvvm.barrier.sync` intrinsic,
+//! PTX `barrier.sync 0`, the *unaligned* barrier, which LLVM declares *convergent*; in place of
+//! `cuda_std::thread::sync_threads()`.
 //!
-//! This file is copied byte for byte into `examples/reduce/kernels/src/barrier.rs` (a test
-//! keeps the two equal): a cuda_std crate of your own needs the same module; see
-//! `docs/barriers.md`.
+//! This file is copied byte for byte into `examples/reduce/kernels/src/barrier.rs` and into the
+//! kernels crate that `block-size new` writes (tests keep the three equal): a cuda_std crate of
+//! your own needs the same module; see `docs/barriers.md`.
 //!
-//! # Why not `cuda_std::thread::sync_threads()`
+//! # Why not `cuda_std::thread::sync_threads()`, nor an `asm!` barrier
 //!
-//! At rust-cuda 946c91f that function is `llvm.nvvm.barrier0`, which libNVVM writes as
-//! `bar.sync 0`, an *aligned* barrier (`barrier.sync.aligned 0`): every thread of the block
-//! must execute the *same* barrier instruction, and if threads of the block wait at different
-//! `bar.sync` instructions, the behaviour is undefined; in practice the block hangs. Source that
-//! calls the barrier where every thread of the block gets to the same call is not enough: a
-//! compiler can copy the call into the arms of a branch on the thread index (such as
-//! `if thread == 0 { load the halo }` between two barriers in a loop), after which the threads
-//! of one block wait at different copies of it. rustc's MIR `JumpThreading` pass can
-//! (rust-lang/rust#137086): MIR has no `convergent` attribute. And rustc_codegen_nvvm's LLVM
-//! passes do, in `examples/reduce/kernels/src/stencil.rs`: they see cuda_std's barrier as a
-//! call to `__nvvm_block_barrier`, a `nounwind` function that is not `convergent` either.
+//! At rust-cuda 946c91f that function is a call to `__nvvm_block_barrier`, rust-cuda's wrapper
+//! around `llvm.nvvm.barrier0`, which libNVVM writes as `bar.sync 0`, an *aligned* barrier
+//! (`barrier.sync.aligned 0`): every thread of the block must execute the *same* barrier
+//! instruction. The wrapper is declared `nounwind` but not `convergent`, and so is an
+//! `asm!("barrier.sync 0;")`: to rustc_codegen_nvvm's LLVM 7 passes either is an ordinary call.
+//! Their loop unswitching (LLVM's `LoopUnswitch`) then hoists a loop-invariant test on the thread
+//! index, such as `if thread == 0 { load the halo }` between two barriers of a grid-stride loop,
+//! out of the loop and gives thread 0 a copy of the whole loop, barriers and all. With the
+//! aligned barrier the block hangs; with an unaligned `asm!` barrier it stays correct, but warp
+//! 0 runs two loops that meet only at the barriers, which cost the example kernel of `block-size
+//! new` 18 to 51 percent of its time against nvcc's build of the same source on an H200
+//! (`evidence/2026-12-04-split-loop/`).
 //!
-//! `barrier.sync 0` without `.aligned` counts the threads that arrive at barrier 0 from *any*
-//! instruction, so copies of it in different arms still make one block-wide barrier, whatever
-//! a compiler pass duplicates. Its memory ordering is that of `bar.sync`: the shared and global
+//! `llvm.nvvm.barrier.sync` is the unaligned barrier as an LLVM intrinsic, and LLVM declares it
+//! `convergent`: no pass may make it depend on a condition it did not depend on before, so no
+//! loop is unswitched and no jump threaded across it, and the PTX has the barriers the source
+//! has, as nvcc's does with `__syncthreads()`. And being unaligned, `barrier.sync 0` counts the
+//! threads that arrive at barrier 0 from *any* instruction, so a copy some other compiler pass
+//! made (rustc's MIR `JumpThreading`, rust-lang/rust#137086, knows no `convergent`) would still
+//! be one block-wide barrier. Its memory ordering is that of `bar.sync`: the shared and global
 //! memory accesses a thread made before the barrier are performed relative to every thread of
 //! the block once it completes.
 //!
@@ -29,11 +35,9 @@
 //!
 //! - sm_70 or newer, PTX ISA 6.0 or newer: before sm_70 `barrier.sync` behaves as
 //!   `barrier.sync.aligned`, and before PTX ISA 6.0 it does not exist. The project's PTX
-//!   targets `compute_75` with PTX ISA 7.8, so both hold.
-//! - `#![cfg_attr(target_os = "cuda", feature(asm_experimental_arch))]` in the crate root, for
-//!   `asm!` on the NVPTX target.
-
-use core::arch::asm;
+//!   targets `compute_75` with PTX ISA 7.8, so both hold. libNVVM 11.8 takes the intrinsic.
+//! - `#![cfg_attr(target_os = "cuda", feature(link_llvm_intrinsics))]` and
+//!   `#![allow(internal_features)]` in the crate root, for the `llvm.` link name.
 
 /// Waits until every thread of the block has arrived at a `sync_threads()` (any call of it,
 /// and any copy of that call a compiler made); the shared and global memory accesses a
@@ -45,17 +49,20 @@ use core::arch::asm;
 /// A safe function, as `cuda_std::thread::sync_threads()` is: a barrier that some thread of
 /// the block never reaches hangs the block, which is a liveness bug, not undefined behaviour.
 /// Every thread of the block must reach a barrier the same number of times, as with
-/// `__syncthreads()`; unlike `bar.sync`, it does not have to be the same instruction, which is
-/// the whole point (see the module's documentation). Needs sm_70 or newer.
+/// `__syncthreads()`; unlike `bar.sync`, it does not have to be the same instruction. Needs
+/// sm_70 or newer.
 ///
-/// The `asm!` has neither `nomem` nor `pure`: the compiler must assume it reads and writes any
-/// memory, so no load or store moves across it and it is never removed or merged with another.
+/// The intrinsic is neither `readnone` nor `readonly` to LLVM: no load or store moves across
+/// it, and it is never removed or merged with another.
 #[inline(always)]
 pub fn sync_threads() {
-    // SAFETY: a block-wide barrier reads and writes no memory of its own and touches no
-    // register; the memory clobber (no `nomem`) only stops the compiler from moving accesses
-    // across it.
-    unsafe {
-        asm!("barrier.sync 0;", options(nostack));
+    unsafe extern "C" {
+        // `convergent nounwind` in LLVM's intrinsic table (IntrinsicsNVVM.td); PTX
+        // `barrier.sync $id`.
+        #[link_name = "llvm.nvvm.barrier.sync"]
+        fn barrier_sync(barrier: u32);
     }
+    // SAFETY: barrier 0 is the block-wide barrier `__syncthreads()` uses; the call touches no
+    // memory of its own.
+    unsafe { barrier_sync(0) }
 }

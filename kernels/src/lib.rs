@@ -12,9 +12,10 @@
 //! committed in `kernels/ptx/` and embedded by the host runner.
 
 // Inline PTX (`asm!`) for the histogram's shared- and global-space atomics, as rust-cuda's
-// own optix_device does, for the blocking kernel's `%globaltimer`, and for the unaligned
-// block barrier (`barrier.sync 0`, see `barrier.rs`).
-#![cfg_attr(target_os = "cuda", feature(asm_experimental_arch))]
+// own optix_device does, and for the blocking kernel's `%globaltimer`; LLVM's
+// `llvm.nvvm.barrier.sync` for the unaligned, convergent block barrier (`barrier.rs`).
+#![cfg_attr(target_os = "cuda", feature(asm_experimental_arch, link_llvm_intrinsics))]
+#![allow(internal_features)]
 
 use cuda_std::prelude::*;
 

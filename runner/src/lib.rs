@@ -106,6 +106,7 @@ pub mod testing {
         ISA_FLOOR, ISA_RELEASES, Isa, Refusal, Unloadable, check as compat_check, parse_isa,
     };
     pub use crate::measure::ptx::{BLOCKING_MODULE, KernelRef, entry_params};
+    pub use crate::model::ptx_facts::PtxFacts;
     /// The blocking kernel's entry point in [`BLOCKING_MODULE`].
     pub const BLOCKING_ENTRY: &str = crate::measure::timing::BLOCKING_KERNEL.entry;
 }

@@ -14,6 +14,7 @@
 //!   compilers (rustc's MIR passes, and rust-cuda's LLVM 7 passes, which see cuda_std's barrier
 //!   as an ordinary, non-convergent call).
 
+use block_size_runner::testing::PtxFacts;
 use block_size_tests::{barriers, read_repo_file, repo_root};
 use ptx_stamp::{Stamp, entry_names};
 use std::path::{Path, PathBuf};
@@ -119,42 +120,51 @@ fn no_rust_ptx_has_an_aligned_barrier_outside_the_demonstration() {
 }
 
 #[test]
-fn the_demonstration_only_differs_from_its_guarded_twin_in_the_barrier() {
-    // stencil3 and stencil3_cuda_std_barrier are the same body with a different barrier: the
-    // PTX must say so, or the demonstration no longer shows what stencil3 is guarded from.
+fn the_demonstration_keeps_its_split_loop_and_its_guarded_twin_is_whole() {
+    // stencil3 and stencil3_cuda_std_barrier are the same source with a different barrier:
+    // cuda_std's, not convergent to rust-cuda's LLVM passes, gets its loop unswitched on the
+    // thread index (a loop for thread 0, another for the rest, each with its own barriers);
+    // ours, `llvm.nvvm.barrier.sync`, keeps the source's one loop and two barriers.
     let ptx = read_repo_file("examples/reduce/ptx/reduce.ptx");
-    let body = |name: &str| -> String {
-        let start = ptx.find(&format!(".entry {name}(")).unwrap();
-        let text = &ptx[start..start + ptx[start..].find("\n}\n").unwrap()];
-        let text = text
-            .replace("\t// begin inline asm\n\tbarrier.sync 0;\n\t// end inline asm\n", "\tBARRIER\n")
-            .replace("\tbar.sync \t0;\n", "\tBARRIER\n")
-            .replace(&format!("{name}_param"), "PARAM")
-            .replace(&format!(".entry {name}("), ".entry NAME(");
-        // Labels are numbered by the entry's place in the module.
-        text.lines()
-            .map(|line| match line.find("$L__BB") {
-                Some(at) => {
-                    let rest = &line[at + "$L__BB".len()..];
-                    let number = rest.split('_').next().unwrap();
-                    line.replacen(&format!("$L__BB{number}_"), "$L__BBn_", 1)
-                }
-                None => line.to_string(),
-            })
-            .collect::<Vec<_>>()
-            .join("\n")
-    };
-    let guarded = body("stencil3");
-    assert_eq!(guarded, body("stencil3_cuda_std_barrier"));
-    assert!(guarded.matches("BARRIER").count() > 2, "the copies of the barrier are gone:\n{guarded}");
+    let guarded = PtxFacts::of(&ptx, "stencil3").unwrap();
+    assert_eq!(
+        (guarded.barriers, guarded.loops, guarded.thread_branches_around_barriers),
+        (2, 1, 0),
+        "{guarded:?}"
+    );
+    let demonstration = PtxFacts::of(&ptx, "stencil3_cuda_std_barrier").unwrap();
+    assert!(demonstration.barriers > 2 && demonstration.splits_on_thread_index(), "{demonstration:?}");
+}
+
+#[test]
+fn no_rust_entry_has_a_barrier_on_one_side_of_a_branch_on_the_thread_index() {
+    // The convergent barrier's guarantee, on every entry compiled from Rust: no loop split on
+    // the thread index around a barrier (docs/barriers.md), but for the demonstration.
+    let mut entries = 0;
+    for file in committed_ptx() {
+        if stamp_of(&file).compiler == "nvcc" {
+            continue;
+        }
+        let ptx = read_repo_file(&file);
+        for entry in entry_names(&ptx).iter().filter(|entry| !entry.ends_with(DEMONSTRATION_SUFFIX)) {
+            let facts = PtxFacts::of(&ptx, entry).unwrap();
+            assert!(!facts.splits_on_thread_index(), "{file} {entry}: {facts:?}");
+            entries += 1;
+        }
+    }
+    assert!(entries > 20, "{entries} entries");
 }
 
 #[test]
 fn every_cuda_std_crate_has_the_same_barrier_module() {
     let ours = read_repo_file("kernels/src/barrier.rs");
-    assert_eq!(read_repo_file("examples/reduce/kernels/src/barrier.rs"), ours, "copy kernels/src/barrier.rs");
-    assert!(ours.contains(r#"asm!("barrier.sync 0;", options(nostack));"#), "{ours}");
-    for crate_root in ["kernels/src/lib.rs", "examples/reduce/kernels/src/lib.rs"] {
+    for copy in ["examples/reduce/kernels/src/barrier.rs", "cli/templates/new/kernels/src/barrier.rs"] {
+        assert_eq!(read_repo_file(copy), ours, "copy kernels/src/barrier.rs to {copy}");
+    }
+    assert!(ours.contains(r#"#[link_name = "llvm.nvvm.barrier.sync"]"#), "{ours}");
+    for crate_root in
+        ["kernels/src/lib.rs", "examples/reduce/kernels/src/lib.rs", "cli/templates/new/kernels/src/lib.rs"]
+    {
         let root = read_repo_file(crate_root);
         assert!(root.lines().any(|line| line == "pub mod barrier;"), "{crate_root} lacks `pub mod barrier;`");
     }

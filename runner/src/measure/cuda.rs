@@ -1026,6 +1026,7 @@ impl Gpu for CudaGpu {
         Ok(KernelResources {
             registers_per_thread: read(FunctionAttribute::NumRegisters)?,
             static_shared_memory: read(FunctionAttribute::SharedMemorySizeBytes)?,
+            local_bytes_per_thread: read(FunctionAttribute::LocalSizeBytes)?,
         })
     }
 

@@ -288,7 +288,11 @@ impl MockGpu {
                 max_block_dimensions: MAX_BLOCK_DIMENSIONS,
                 max_grid_dimensions: MAX_GRID_DIMENSIONS,
             },
-            resources: KernelResources { registers_per_thread: 16, static_shared_memory: 0 },
+            resources: KernelResources {
+                registers_per_thread: 16,
+                static_shared_memory: 0,
+                local_bytes_per_thread: 0,
+            },
             blocks_per_sm: Vec::new(),
             shared_memory_residency: Vec::new(),
             default_blocks_per_sm: 1,

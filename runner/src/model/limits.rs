@@ -65,6 +65,10 @@ pub struct KernelResources {
     pub registers_per_thread: u32,
     /// Bytes of shared memory the kernel declares statically, per block.
     pub static_shared_memory: u32,
+    /// Bytes of local memory each thread uses: register spills and arrays the compiler could
+    /// not keep in registers (0 in records written before it was read).
+    #[serde(default)]
+    pub local_bytes_per_thread: u32,
 }
 
 impl DeviceLimits {

@@ -17,6 +17,7 @@ pub mod objective;
 pub mod occupancy;
 pub mod pass;
 pub mod prune;
+pub mod ptx_facts;
 pub mod shard;
 pub mod sm;
 pub mod stats;

@@ -66,7 +66,8 @@ mod tests {
         (limits, model)
     }
 
-    const LIGHT: KernelResources = KernelResources { registers_per_thread: 16, static_shared_memory: 0 };
+    const LIGHT: KernelResources =
+        KernelResources { registers_per_thread: 16, static_shared_memory: 0, local_bytes_per_thread: 0 };
 
     #[test]
     fn what_fits_is_launched() {
@@ -75,7 +76,8 @@ mod tests {
             assert_eq!(cannot_launch(&limits, Some(&model), LIGHT, threads, 48 * 1024), None, "{threads}");
         }
         // 64 registers x 1024 threads = 65536: exactly a block's.
-        let heavy = KernelResources { registers_per_thread: 64, static_shared_memory: 0 };
+        let heavy =
+            KernelResources { registers_per_thread: 64, static_shared_memory: 0, local_bytes_per_thread: 0 };
         assert_eq!(cannot_launch(&limits, Some(&model), heavy, 1024, 0), None);
     }
 
@@ -90,7 +92,11 @@ mod tests {
             cannot_launch(&limits, Some(&model), LIGHT, 256, 48 * 1024 + 4).unwrap(),
             "49156 B of dynamic shared memory, above the 49152 B a block gets without opting in"
         );
-        let static_heavy = KernelResources { registers_per_thread: 16, static_shared_memory: 200 * 1024 };
+        let static_heavy = KernelResources {
+            registers_per_thread: 16,
+            static_shared_memory: 200 * 1024,
+            local_bytes_per_thread: 0,
+        };
         assert_eq!(
             cannot_launch(&limits, Some(&model), static_heavy, 256, 40 * 1024).unwrap(),
             format!(
@@ -99,7 +105,8 @@ mod tests {
             )
         );
         // 72 registers: 2304 a warp; 32 warps need 73728 > 65536.
-        let heavy = KernelResources { registers_per_thread: 72, static_shared_memory: 0 };
+        let heavy =
+            KernelResources { registers_per_thread: 72, static_shared_memory: 0, local_bytes_per_thread: 0 };
         let why = "72 registers a thread x 1024 threads, above the 65536 registers a block may hold";
         assert_eq!(cannot_launch(&limits, Some(&model), heavy, 1024, 0).unwrap(), why);
         assert_eq!(cannot_launch(&limits, None, heavy, 1024, 0).unwrap(), why);

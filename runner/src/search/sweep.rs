@@ -886,7 +886,11 @@ mod tests {
         assert_eq!(
             result.model_check,
             ModelCheck::Ran {
-                resources: KernelResources { registers_per_thread: 16, static_shared_memory: 0 },
+                resources: KernelResources {
+                    registers_per_thread: 16,
+                    static_shared_memory: 0,
+                    local_bytes_per_thread: 0
+                },
                 agreeing_rows: 13
             }
         );

@@ -130,6 +130,10 @@ fn stop(error: &Error) -> ! {
     std::process::exit(error.exit_status())
 }
 
+/// Values each thread of `stencil3` takes per tile: `ITEMS` of kernels/src/lib.rs (a
+/// `#[kernel]` crate the host crate does not build), which sizes the tile in shared memory.
+pub const STENCIL3_ITEMS: u32 = 4;
+
 /// `n` input values: small integers, so that every sum of three is exact in `f32` and the
 /// check can ask for the CPU's output bit for bit.
 pub fn values(n: usize) -> Vec<f32> {
@@ -143,8 +147,8 @@ pub fn stencil3(x: &[f32]) -> Vec<f32> {
     (0..x.len()).map(|i| at(i.wrapping_sub(1)) + at(i) + at(i + 1)).collect()
 }
 
-/// `stencil3` over [`values`]`(n)`: its output `y`, `(threads + 2) * 4` bytes of dynamic shared
-/// memory a block (the tile and its halo), every row's `y` checked against [`stencil3`] on the
+/// `stencil3` over [`values`]`(n)`: its output `y`, `(STENCIL3_ITEMS * threads + 2) * 4` bytes of
+/// dynamic shared memory a block (the tile and its halo), every row's `y` checked against [`stencil3`] on the
 /// CPU. The description holds no data: the input and the CPU's output are made the first time
 /// a run needs them, once per run, and never in the launcher, which only checks the command
 /// line.
@@ -158,7 +162,7 @@ pub fn kernel(n: usize) -> Kernel {
         .bytes_per_pass(8 * n as u64, "moved per pass")
         .input_with("x", n, move || Ok(values(n)))
         .output::<f32>("y", n)
-        .dynamic_shared_memory(|threads, _| (threads + 2) * 4)
+        .dynamic_shared_memory(|threads, _| (STENCIL3_ITEMS * threads + 2) * 4)
         .args(move |_| vec![Arg::Buffer("x"), Arg::Usize(n), Arg::Buffer("y")])
         .check(Check::reference(move |result, _| {
             let got = result.of::<f32>().ok_or_else(|| "y is not f32".to_string())?;

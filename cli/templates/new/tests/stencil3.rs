@@ -11,28 +11,29 @@ use clap::Parser as _;
 //@ if --cuda
 use scaffold_name::CUDA;
 //@ end
-use scaffold_name::{Cli, PTX};
+use scaffold_name::{Cli, PTX, STENCIL3_ITEMS};
 
-/// `stencil3` on the CPU, as the GPU runs it: each block takes its tiles in a grid-stride loop,
-/// fills the tile and its halo in its shared memory, then every thread writes its value. With
-/// `fault`, that output value is one too high.
+/// `stencil3` on the CPU, as the GPU runs it: each block takes its tiles of `STENCIL3_ITEMS`
+/// values a thread in a grid-stride loop, fills the tile and its halo in its shared memory, then
+/// every thread writes its values. With `fault`, that output value is one too high.
 fn emulate(launch: &Launch, memory: &mut dyn EmulatedMemory, fault: Option<usize>) -> Result<()> {
     let [x, n, y] = launch.args.as_slice() else { bail!("three arguments, not {}", launch.args.len()) };
     let (grid, block) = (launch.grid_blocks() as usize, launch.threads_per_block() as usize);
-    ensure!(launch.dynamic_shared_memory as usize >= 4 * (block + 2), "a launch without its tile");
+    let width = STENCIL3_ITEMS as usize * block;
+    ensure!(launch.dynamic_shared_memory as usize >= 4 * (width + 2), "a launch without its tile");
     let n = n.as_usize()?;
     let x = read_values::<f32>(memory.at(x)?, n)?;
     let at = |i: usize| x.get(i).copied().unwrap_or(0.0);
     let mut out = vec![f32::NAN; n];
     for b in 0..grid {
-        let mut tile = vec![0.0f32; block + 2];
-        for base in (b * block..n).step_by(grid * block) {
-            for (t, slot) in tile[1..=block].iter_mut().enumerate() {
-                *slot = at(base + t);
+        let mut tile = vec![0.0f32; width + 2];
+        for base in (b * width..n).step_by(grid * width) {
+            for (slot, value) in tile[1..=width].iter_mut().enumerate() {
+                *value = at(base + slot);
             }
-            (tile[0], tile[block + 1]) = (at(base.wrapping_sub(1)), at(base + block));
-            for t in (0..block).filter(|t| base + t < n) {
-                out[base + t] = tile[t] + tile[t + 1] + tile[t + 2];
+            (tile[0], tile[width + 1]) = (at(base.wrapping_sub(1)), at(base + width));
+            for slot in (0..width).filter(|slot| base + slot < n) {
+                out[base + slot] = tile[slot] + tile[slot + 1] + tile[slot + 2];
             }
         }
     }

@@ -16,8 +16,9 @@
 //! Built by `examples/reduce/kernels/builder` with rust-cuda's `cuda_builder` for `compute_75`,
 //! as `kernels/` is; the PTX is committed in `examples/reduce/ptx/`.
 
-// Inline PTX (`asm!`) for the unaligned block barrier (`barrier.rs`).
-#![cfg_attr(target_os = "cuda", feature(asm_experimental_arch))]
+// LLVM's `llvm.nvvm.barrier.sync` for the unaligned, convergent block barrier (`barrier.rs`).
+#![cfg_attr(target_os = "cuda", feature(link_llvm_intrinsics))]
+#![allow(internal_features)]
 
 use core::cell::UnsafeCell;
 use cuda_std::prelude::*;

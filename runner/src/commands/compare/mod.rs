@@ -7,7 +7,7 @@ against the baseline (the first of them).
 
 pub mod engine;
 
-use self::engine::{Comparison, round_ratios};
+use self::engine::{Compared, Comparison, round_ratios};
 use crate::commands::settings::{DeviceChoice, Settings};
 use crate::commands::sweep::prepare::{check_kernel, entry_in};
 use crate::error::{Console, Error, exit, failed};
@@ -18,6 +18,7 @@ use crate::measure::device::{self, command_line};
 use crate::measure::ptx::{KernelRef, entry_params};
 use crate::measure::workload::Workload as _;
 use crate::model::block_shape::BlockShape;
+use crate::model::ptx_facts::{BuildFacts, PtxFacts, likeliest_cause};
 use crate::model::stats::{median, quantile};
 use crate::results::table;
 
@@ -162,7 +163,9 @@ pub fn render(result: &Comparison) -> String {
             format!("{} {}", compared.kernel.module.label, compared.resources.registers_per_thread)
         })
         .collect();
-    text += &format!("Registers/thread after the driver's JIT: {}\n\n", registers.join(", "));
+    text += &format!("Registers/thread after the driver's JIT: {}\n", registers.join(", "));
+    text += &facts_table(result);
+    text.push('\n');
 
     let baseline = result.baseline.module.label;
     let others: Vec<KernelRef> = result.others().collect();
@@ -235,6 +238,111 @@ pub fn render(result: &Comparison) -> String {
             per_row.iter().copied().fold(f64::NEG_INFINITY, f64::max),
             slower,
             per_row.len()
+        );
+    }
+    text += &gap_lines(result);
+    text
+}
+
+/// The rows at which one build is more than this much slower than another (the median of the
+/// rounds' ratios) get a line naming the likeliest cause.
+const GAP: f64 = 1.02;
+
+/// What each build's PTX and the driver say of it, one row a build: its PTX instructions,
+/// barriers, loops, branches on the thread index over a barrier, the width of its shared-memory
+/// addresses, and its local memory a thread after the JIT (spills).
+fn facts_table(result: &Comparison) -> String {
+    let entry = result.kernels.first().map(|compared| compared.kernel.entry).unwrap_or_default();
+    let mut records = vec![
+        [
+            "build",
+            "PTX instr",
+            "barriers",
+            "loops",
+            "thread branches around a barrier",
+            "shared addr",
+            "local B/thread",
+        ]
+        .map(String::from)
+        .to_vec(),
+    ];
+    for compared in &result.kernels {
+        let facts = PtxFacts::of(compared.kernel.module.ptx, compared.kernel.entry);
+        let known = |value: Option<String>| value.unwrap_or_else(|| "n/a".into());
+        records.push(vec![
+            compared.kernel.module.label.to_string(),
+            known(facts.map(|facts| facts.instructions.to_string())),
+            known(facts.map(|facts| facts.barriers.to_string())),
+            known(facts.map(|facts| facts.loops.to_string())),
+            known(facts.map(|facts| facts.thread_branches_around_barriers.to_string())),
+            known(
+                facts.map(|facts| facts.shared_address_bits.map_or("-".into(), |bits| format!("{bits}-bit"))),
+            ),
+            compared.resources.local_bytes_per_thread.to_string(),
+        ]);
+    }
+    format!(
+        "What each build of `{entry}` is: its PTX's instructions, barriers, loops, branches on the thread index with a barrier \
+         on one side, and shared-memory address width; its local memory a thread after the JIT\n{}",
+        table::render_columns(records)
+    )
+}
+
+/// One line for each build and the baseline where one is more than 2 percent slower than the
+/// other at some rows (the median of the rounds' ratios), a line for each cause: the rows, and
+/// the likeliest cause from the builds' facts (`likeliest_cause`), or that none of them differs.
+fn gap_lines(result: &Comparison) -> String {
+    let with_facts = |kernel: KernelRef| {
+        let compared = result.kernels.iter().find(|compared| compared.kernel == kernel)?;
+        Some((compared, PtxFacts::of(kernel.module.ptx, kernel.entry)?))
+    };
+    let Some(baseline) = with_facts(result.baseline) else { return String::new() };
+    let mut text = String::new();
+    for other in result.others().filter_map(with_facts) {
+        for (slow, fast) in [(other, baseline), (baseline, other)] {
+            text += &gap_line(result, slow, fast);
+        }
+    }
+    text
+}
+
+/// [`gap_lines`]' lines for `slow` against `fast`, each a build and its PTX's facts.
+fn gap_line(result: &Comparison, slow: (&Compared, PtxFacts), fast: (&Compared, PtxFacts)) -> String {
+    // The rows grouped by the cause named at each, with the largest ratio among them.
+    let mut causes: Vec<(Option<String>, Vec<String>, f64)> = Vec::new();
+    for row in &result.rows {
+        let ratio = median(&round_ratios(row, slow.0.kernel, fast.0.kernel));
+        // As printed, to three places: a row shown at 1.020 is not above 1.02.
+        if (ratio * 1000.0).round() / 1000.0 <= GAP {
+            continue;
+        }
+        let build = |(compared, ptx): (&Compared, PtxFacts)| BuildFacts {
+            label: compared.kernel.module.label,
+            ptx,
+            registers: compared.resources.registers_per_thread,
+            local_bytes: compared.resources.local_bytes_per_thread,
+            blocks_per_sm: row.cell(compared.kernel).blocks_per_sm,
+        };
+        let cause = likeliest_cause(&build(slow), &build(fast));
+        let threads = row.threads_per_block.to_string();
+        match causes.iter_mut().find(|(known, ..)| *known == cause) {
+            Some((_, rows, worst)) => {
+                rows.push(threads);
+                *worst = worst.max(ratio);
+            }
+            None => causes.push((cause, vec![threads], ratio)),
+        }
+    }
+    let mut text = String::new();
+    for (cause, rows, worst) in causes {
+        let why = cause.unwrap_or_else(|| {
+            "no difference in their PTX, registers, local memory or blocks per SM explains it".into()
+        });
+        text += &format!(
+            "{} is more than 2 percent slower than {} at {} threads per block (up to {worst:.3}): {why}.\n",
+            slow.0.kernel.module.label,
+            fast.0.kernel.module.label,
+            rows.join(", "),
         );
     }
     text

@@ -7,13 +7,22 @@
 //! kernels, keeping the barrier rule: block-wide barriers come from [`barrier`], never from
 //! `cuda_std::thread::sync_threads()` (the builder refuses PTX with an aligned barrier).
 
-// Inline PTX (`asm!`) for the unaligned barrier of `barrier.rs`.
-#![cfg_attr(target_os = "cuda", feature(asm_experimental_arch))]
+// LLVM's `llvm.nvvm.barrier.sync` for the unaligned, convergent barrier of `barrier.rs`.
+#![cfg_attr(target_os = "cuda", feature(link_llvm_intrinsics))]
+#![allow(internal_features)]
 
 use core::cell::UnsafeCell;
 use cuda_std::prelude::*;
 
 pub mod barrier;
+
+/// Values each thread loads, and writes, per tile: `ITEMS * blockDim.x` values a tile. Each
+/// thread's `ITEMS` loads are independent and issued before the tile's barrier, so that a block
+/// keeps `ITEMS` times more bytes in flight than with one value a thread; with one, a barrier
+/// between every load and its use leaves too few loads in flight to cover the memory's latency.
+/// The CUDA C++ twin (`cuda/stencil3.cu`, where the project has one) and the host crate's shared
+/// memory (`src/lib.rs`) use the same number.
+pub const ITEMS: usize = 4;
 
 /// `y[i] = x[i - 1] + x[i] + x[i + 1]` for every `i < n`, the values outside `0..n` taken as
 /// zero; added left to right, `(x[i - 1] + x[i]) + x[i + 1]`.
@@ -24,8 +33,8 @@ pub mod barrier;
 ///   device memory and not overlapping. The kernel reads and writes nothing else in global
 ///   memory.
 /// - The launch must be one-dimensional (`blockDim.y = blockDim.z = 1`), of any grid and any
-///   block size from 1 to 1024 threads, and must pass at least `(blockDim.x + 2) * 4` bytes of
-///   dynamic shared memory (`sharedMemBytes` of `cuLaunchKernel`).
+///   block size from 1 to 1024 threads, and must pass at least `(ITEMS * blockDim.x + 2) * 4`
+///   bytes of dynamic shared memory (`sharedMemBytes` of `cuLaunchKernel`).
 /// - sm_70 or newer (the unaligned barrier; see `barrier.rs`).
 ///
 /// # Parameters
@@ -36,37 +45,44 @@ pub mod barrier;
 ///
 /// # Thread Mapping
 ///
-/// Grid-stride loop over tiles of `blockDim.x` values: block `b` takes the tile starting at
-/// `b * blockDim.x`, then every `gridDim.x * blockDim.x` values on. In each tile, thread `t`
-/// loads `x[base + t]` into slot `t + 1` of the block's dynamic shared memory and thread 0
-/// also loads the halo, `x[base - 1]` into slot 0 and `x[base + blockDim.x]` into slot
-/// `blockDim.x + 1`; after a barrier, thread `t` writes `y[base + t]` from slots `t`, `t + 1`
-/// and `t + 2`, and a second barrier keeps the next tile's loads from overwriting slots still
-/// being read. The loop's condition depends on the block only, so every thread of the block
-/// takes every barrier. Consecutive lanes take consecutive values: the loads and stores
-/// coalesce at every block size.
+/// Grid-stride loop over tiles of `width = ITEMS * blockDim.x` values: block `b` takes the tile
+/// starting at `b * width`, then every `gridDim.x * width` values on. In each tile, thread `t`
+/// loads `x[base + t + k * blockDim.x]` into slot `t + k * blockDim.x + 1` of the block's
+/// dynamic shared memory for `k` in `0..ITEMS`, and thread 0 also loads the halo, `x[base - 1]`
+/// into slot 0 and `x[base + width]` into slot `width + 1`; after a barrier, thread `t` writes
+/// `y[base + t + k * blockDim.x]` from the three slots around it, and a second barrier keeps
+/// the next tile's loads from overwriting slots still being read. The loop's condition depends
+/// on the block only, so every thread of the block takes every barrier. Consecutive lanes take
+/// consecutive values: the loads and stores coalesce at every block size.
 #[kernel]
 #[allow(improper_ctypes_definitions)]
 pub unsafe fn stencil3(x: *const f32, n: usize, y: *mut f32) {
     let tile = dynamic_shared_tile();
     let thread = thread::thread_idx_x() as usize;
     let threads = thread::block_dim_x() as usize;
-    let step = thread::grid_dim_x() as usize * threads;
-    let mut base = thread::block_idx_x() as usize * threads;
-    // SAFETY: slots 0 to threads + 1 are inside the launch's (threads + 2) * 4 bytes; every
-    // global access is below n (value_or_zero, and the i < n guard of the store).
+    let width = ITEMS * threads;
+    let step = thread::grid_dim_x() as usize * width;
+    let mut base = thread::block_idx_x() as usize * width;
+    // SAFETY: slots 0 to width + 1 are inside the launch's (width + 2) * 4 bytes; every global
+    // access is below n (value_or_zero, and the i < n guard of the store).
     unsafe {
         while base < n {
-            let i = base + thread;
-            *tile.add(thread + 1) = value_or_zero(x, n, i);
+            for k in 0..ITEMS {
+                let slot = thread + k * threads;
+                *tile.add(slot + 1) = value_or_zero(x, n, base + slot);
+            }
             if thread == 0 {
                 // base - 1 wraps to usize::MAX for the first tile: zero.
                 *tile = value_or_zero(x, n, base.wrapping_sub(1));
-                *tile.add(threads + 1) = value_or_zero(x, n, base + threads);
+                *tile.add(width + 1) = value_or_zero(x, n, base + width);
             }
             barrier::sync_threads();
-            if i < n {
-                *y.add(i) = *tile.add(thread) + *tile.add(thread + 1) + *tile.add(thread + 2);
+            for k in 0..ITEMS {
+                let slot = thread + k * threads;
+                let i = base + slot;
+                if i < n {
+                    *y.add(i) = *tile.add(slot) + *tile.add(slot + 1) + *tile.add(slot + 2);
+                }
             }
             barrier::sync_threads();
             base += step;
@@ -74,8 +90,8 @@ pub unsafe fn stencil3(x: *const f32, n: usize, y: *mut f32) {
     }
 }
 
-/// This block's dynamic shared memory as `f32`s: the tile and its halo, `blockDim.x + 2`
-/// values, exactly the bytes the launch passes.
+/// This block's dynamic shared memory as `f32`s: the tile and its halo, `ITEMS * blockDim.x +
+/// 2` values, exactly the bytes the launch passes.
 ///
 /// A zero-length extern array in the shared state space (`.extern .shared .align 4 .b8
 /// stencil3_tile[]`, nvcc's `extern __shared__ float tile[]`), rather than
