@@ -1,0 +1,228 @@
+; ModuleID = 'kernels.b66bfefa89a51093-cgu.0'
+source_filename = "kernels.b66bfefa89a51093-cgu.0"
+target datalayout = "e-p:64:64:64-i1:8:8-i8:8:8-i16:16:16-i32:32:32-i64:64:64-i128:128:128-f32:32:32-f64:64:64-v16:16:16-v32:32:32-v64:64:64-v128:128:128-n16:32:64"
+target triple = "nvptx64-nvidia-cuda"
+
+%"core::cell::UnsafeCell<[f32; 0]>" = type { [0 x float] }
+
+@probe_tile = external local_unnamed_addr addrspace(3) global %"core::cell::UnsafeCell<[f32; 0]>"
+
+; Function Attrs: nounwind
+define void @stencil3(float* nocapture readonly %x, i64 %n, float* nocapture %y) unnamed_addr #0 {
+start:
+  %0 = tail call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+  %_0.i.i = icmp ult i32 %0, 1024
+  tail call void @llvm.assume(i1 %_0.i.i)
+  %thread = zext i32 %0 to i64
+  %1 = tail call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
+  %.off = add i32 %1, -1
+  %2 = icmp ult i32 %.off, 1024
+  tail call void @llvm.assume(i1 %2)
+  %threads = zext i32 %1 to i64
+  %3 = tail call i32 @llvm.nvvm.read.ptx.sreg.nctaid.x()
+  %4 = icmp sgt i32 %3, 0
+  tail call void @llvm.assume(i1 %4)
+  %_10 = zext i32 %3 to i64
+  %step = mul nuw nsw i64 %_10, %threads
+  %5 = tail call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
+  %_0.i.i9 = icmp ult i32 %5, 2147483647
+  tail call void @llvm.assume(i1 %_0.i.i9)
+  %_13 = zext i32 %5 to i64
+  %6 = mul nuw nsw i64 %_13, %threads
+  %_1523 = icmp ult i64 %6, %n
+  br i1 %_1523, label %bb2.lr.ph, label %bb7
+
+bb2.lr.ph:                                        ; preds = %start
+  %_21 = add nuw nsw i64 %thread, 1
+  %_20 = getelementptr inbounds float, float* addrspacecast (float addrspace(3)* getelementptr inbounds (%"core::cell::UnsafeCell<[f32; 0]>", %"core::cell::UnsafeCell<[f32; 0]>" addrspace(3)* @probe_tile, i32 0, i32 0, i32 0) to float*), i64 %_21
+  %7 = icmp eq i32 %0, 0
+  %_33 = getelementptr inbounds float, float* addrspacecast (float addrspace(3)* getelementptr inbounds (%"core::cell::UnsafeCell<[f32; 0]>", %"core::cell::UnsafeCell<[f32; 0]>" addrspace(3)* @probe_tile, i32 0, i32 0, i32 0) to float*), i64 %thread
+  %_37 = add nuw nsw i64 %thread, 2
+  %_36 = getelementptr inbounds float, float* addrspacecast (float addrspace(3)* getelementptr inbounds (%"core::cell::UnsafeCell<[f32; 0]>", %"core::cell::UnsafeCell<[f32; 0]>" addrspace(3)* @probe_tile, i32 0, i32 0, i32 0) to float*), i64 %_37
+  %_29 = add nuw nsw i64 %threads, 1
+  %_28 = getelementptr inbounds float, float* addrspacecast (float addrspace(3)* getelementptr inbounds (%"core::cell::UnsafeCell<[f32; 0]>", %"core::cell::UnsafeCell<[f32; 0]>" addrspace(3)* @probe_tile, i32 0, i32 0, i32 0) to float*), i64 %_29
+  br label %bb2
+
+bb7:                                              ; preds = %bb6, %start
+  ret void
+
+bb2:                                              ; preds = %bb2.lr.ph, %bb6
+  %base.sroa.0.024 = phi i64 [ %6, %bb2.lr.ph ], [ %11, %bb6 ]
+  %i = add i64 %base.sroa.0.024, %thread
+  %_48 = icmp ult i64 %i, %n
+  br i1 %_48, label %bb16, label %bb18
+
+bb16:                                             ; preds = %bb2
+  %_49 = getelementptr inbounds float, float* %x, i64 %i
+  %8 = load float, float* %_49, align 4
+  br label %bb18
+
+bb18:                                             ; preds = %bb2, %bb16
+  %_19.sroa.0.0 = phi float [ %8, %bb16 ], [ 0.000000e+00, %bb2 ]
+  store float %_19.sroa.0.0, float* %_20, align 4
+  br i1 %7, label %bb3, label %bb4
+
+bb3:                                              ; preds = %bb18
+  %_23 = add i64 %base.sroa.0.024, -1
+  %_50 = icmp ult i64 %_23, %n
+  br i1 %_50, label %bb19, label %bb21
+
+bb4:                                              ; preds = %bb24, %bb18
+  tail call void @llvm.nvvm.barrier.sync(i32 0)
+  br i1 %_48, label %bb5, label %bb6
+
+bb19:                                             ; preds = %bb3
+  %_51 = getelementptr inbounds float, float* %x, i64 %_23
+  %9 = load float, float* %_51, align 4
+  br label %bb21
+
+bb21:                                             ; preds = %bb3, %bb19
+  %_22.sroa.0.0 = phi float [ %9, %bb19 ], [ 0.000000e+00, %bb3 ]
+  store float %_22.sroa.0.0, float* addrspacecast (float addrspace(3)* getelementptr inbounds (%"core::cell::UnsafeCell<[f32; 0]>", %"core::cell::UnsafeCell<[f32; 0]>" addrspace(3)* @probe_tile, i32 0, i32 0, i32 0) to float*), align 4
+  %_26 = add i64 %base.sroa.0.024, %threads
+  %_52 = icmp ult i64 %_26, %n
+  br i1 %_52, label %bb22, label %bb24
+
+bb22:                                             ; preds = %bb21
+  %_53 = getelementptr inbounds float, float* %x, i64 %_26
+  %10 = load float, float* %_53, align 4
+  br label %bb24
+
+bb24:                                             ; preds = %bb21, %bb22
+  %_25.sroa.0.0 = phi float [ %10, %bb22 ], [ 0.000000e+00, %bb21 ]
+  store float %_25.sroa.0.0, float* %_28, align 4
+  br label %bb4
+
+bb6:                                              ; preds = %bb5, %bb4
+  tail call void @llvm.nvvm.barrier.sync(i32 0)
+  %11 = add i64 %base.sroa.0.024, %step
+  %_15 = icmp ult i64 %11, %n
+  br i1 %_15, label %bb2, label %bb7
+
+bb5:                                              ; preds = %bb4
+  %_32 = load float, float* %_33, align 4
+  %_34 = load float, float* %_20, align 4
+  %_31 = fadd float %_32, %_34
+  %_35 = load float, float* %_36, align 4
+  %_38 = getelementptr inbounds float, float* %y, i64 %i
+  %12 = fadd float %_31, %_35
+  store float %12, float* %_38, align 4
+  br label %bb6
+}
+
+; Function Attrs: nounwind
+define void @tile_sums(float* nocapture readonly %x, i64 %n, float* nocapture %sums) unnamed_addr #0 {
+start:
+  %0 = tail call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+  %_0.i.i = icmp ult i32 %0, 1024
+  tail call void @llvm.assume(i1 %_0.i.i)
+  %thread = zext i32 %0 to i64
+  %1 = tail call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
+  %.off = add i32 %1, -1
+  %2 = icmp ult i32 %.off, 1024
+  tail call void @llvm.assume(i1 %2)
+  %threads = zext i32 %1 to i64
+  %3 = tail call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
+  %_0.i.i11 = icmp ult i32 %3, 2147483647
+  tail call void @llvm.assume(i1 %_0.i.i11)
+  %4 = zext i32 %3 to i64
+  %_1231 = mul nuw nsw i64 %4, %threads
+  %_1132 = icmp ult i64 %_1231, %n
+  br i1 %_1132, label %bb2.lr.ph, label %bb12
+
+bb2.lr.ph:                                        ; preds = %start
+  %_18 = getelementptr inbounds float, float* addrspacecast (float addrspace(3)* getelementptr inbounds (%"core::cell::UnsafeCell<[f32; 0]>", %"core::cell::UnsafeCell<[f32; 0]>" addrspace(3)* @probe_tile, i32 0, i32 0, i32 0) to float*), i64 %thread
+  %stride.sroa.0.028 = lshr i64 %threads, 1
+  %_2129 = icmp eq i64 %stride.sroa.0.028, 0
+  %5 = icmp eq i32 %0, 0
+  br label %bb2
+
+bb12:                                             ; preds = %bb11, %start
+  ret void
+
+bb2:                                              ; preds = %bb2.lr.ph, %bb11
+  %_1234 = phi i64 [ %_1231, %bb2.lr.ph ], [ %_12, %bb11 ]
+  %index.sroa.0.033 = phi i64 [ %4, %bb2.lr.ph ], [ %10, %bb11 ]
+  %_15 = add i64 %_1234, %thread
+  %_42 = icmp ult i64 %_15, %n
+  br i1 %_42, label %bb19, label %bb21
+
+bb19:                                             ; preds = %bb2
+  %_43 = getelementptr inbounds float, float* %x, i64 %_15
+  %6 = load float, float* %_43, align 4
+  br label %bb21
+
+bb21:                                             ; preds = %bb2, %bb19
+  %_14.sroa.0.0 = phi float [ %6, %bb19 ], [ 0.000000e+00, %bb2 ]
+  store float %_14.sroa.0.0, float* %_18, align 4
+  tail call void @llvm.nvvm.barrier.sync(i32 0)
+  br i1 %_2129, label %bb9, label %bb4
+
+bb9:                                              ; preds = %bb7, %bb21
+  br i1 %5, label %bb10, label %bb11
+
+bb4:                                              ; preds = %bb21, %bb7
+  %stride.sroa.0.030 = phi i64 [ %stride.sroa.0.0, %bb7 ], [ %stride.sroa.0.028, %bb21 ]
+  %_23 = icmp ugt i64 %stride.sroa.0.030, %thread
+  br i1 %_23, label %bb5, label %bb7
+
+bb10:                                             ; preds = %bb9
+  %_3010 = load i32, i32* addrspacecast (i32 addrspace(3)* bitcast (%"core::cell::UnsafeCell<[f32; 0]>" addrspace(3)* @probe_tile to i32 addrspace(3)*) to i32*), align 4
+  %_31 = getelementptr inbounds float, float* %sums, i64 %index.sroa.0.033
+  %7 = bitcast float* %_31 to i32*
+  store i32 %_3010, i32* %7, align 4
+  br label %bb11
+
+bb11:                                             ; preds = %bb10, %bb9
+  tail call void @llvm.nvvm.barrier.sync(i32 0)
+  %8 = tail call i32 @llvm.nvvm.read.ptx.sreg.nctaid.x()
+  %9 = icmp sgt i32 %8, 0
+  tail call void @llvm.assume(i1 %9)
+  %_34 = zext i32 %8 to i64
+  %10 = add i64 %index.sroa.0.033, %_34
+  %_12 = mul i64 %10, %threads
+  %_11 = icmp ult i64 %_12, %n
+  br i1 %_11, label %bb2, label %bb12
+
+bb5:                                              ; preds = %bb4
+  %_27 = add nuw nsw i64 %stride.sroa.0.030, %thread
+  %_26 = getelementptr inbounds float, float* addrspacecast (float addrspace(3)* getelementptr inbounds (%"core::cell::UnsafeCell<[f32; 0]>", %"core::cell::UnsafeCell<[f32; 0]>" addrspace(3)* @probe_tile, i32 0, i32 0, i32 0) to float*), i64 %_27
+  %_25 = load float, float* %_26, align 4
+  %11 = load float, float* %_18, align 4
+  %12 = fadd float %_25, %11
+  store float %12, float* %_18, align 4
+  br label %bb7
+
+bb7:                                              ; preds = %bb4, %bb5
+  tail call void @llvm.nvvm.barrier.sync(i32 0)
+  %stride.sroa.0.0 = lshr i64 %stride.sroa.0.030, 1
+  %_21 = icmp eq i64 %stride.sroa.0.0, 0
+  br i1 %_21, label %bb9, label %bb4
+}
+
+; Function Attrs: nounwind
+declare void @llvm.assume(i1) #0
+
+; Function Attrs: nounwind readnone
+declare i32 @llvm.nvvm.read.ptx.sreg.tid.x() unnamed_addr #1
+
+; Function Attrs: nounwind readnone
+declare i32 @llvm.nvvm.read.ptx.sreg.ntid.x() unnamed_addr #1
+
+; Function Attrs: nounwind readnone
+declare i32 @llvm.nvvm.read.ptx.sreg.nctaid.x() unnamed_addr #1
+
+; Function Attrs: nounwind readnone
+declare i32 @llvm.nvvm.read.ptx.sreg.ctaid.x() unnamed_addr #1
+
+; Function Attrs: convergent nounwind
+declare void @llvm.nvvm.barrier.sync(i32) unnamed_addr #2
+
+attributes #0 = { nounwind }
+attributes #1 = { nounwind readnone }
+attributes #2 = { convergent nounwind }
+
+!nvvm.annotations = !{!0, !1}
+
+!0 = !{void (float*, i64, float*)* @stencil3, !"kernel", i32 1}
+!1 = !{void (float*, i64, float*)* @tile_sums, !"kernel", i32 1}
