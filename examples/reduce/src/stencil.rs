@@ -1,7 +1,7 @@
 //! The barrier regression kernel's host side: `stencil3` (a 1-D three-point stencil over tiles
 //! in a grid-stride loop, thread 0 loading the tile's halo between two barriers) swept through
 //! the library with a CPU reference, and its twin `stencil3_cuda_std_barrier`, the same body with
-//! cuda_std's aligned barrier, which rustc's MIR JumpThreading splits so that the block deadlocks
+//! cuda_std's aligned barrier, which rust-cuda's LLVM loop unswitching splits so that the block deadlocks
 //! on the GPU (docs/barriers.md). The twin is launched only to show that hang, under a timeout.
 
 use crate::PTX;

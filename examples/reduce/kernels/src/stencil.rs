@@ -6,11 +6,12 @@
 //! values, a barrier, the stencil, a barrier. Between the barriers every thread tests
 //! `i < n` twice (the load and the store) and thread 0 branches on its index: branches on the
 //! thread index around a barrier, which a compiler can thread *through* the barrier call by
-//! copying it into the arms. Here rustc_codegen_nvvm's LLVM passes do: the source has 2
-//! barriers and the PTX 5 in each entry (`docs/barriers.md`).
+//! copying it into the arms. rustc_codegen_nvvm's LLVM passes do (LLVM 7's loop unswitching,
+//! `docs/barriers.md`) where the barrier is not convergent: cuda_std's, whose entry has 5
+//! barriers in its PTX for the source's 2. Ours is convergent, and its entry has 2.
 //!
 //! The body is written once, [`tiles`], generic over the barrier, and compiled twice:
-//! [`stencil3`] with our unaligned barrier ([`crate::barrier::sync_threads`], PTX
+//! [`stencil3`] with our unaligned, convergent barrier ([`crate::barrier::sync_threads`], PTX
 //! `barrier.sync 0`), and [`stencil3_cuda_std_barrier`] with `cuda_std::thread::sync_threads()`
 //! (PTX `bar.sync 0`, aligned), kept only to show the hazard in the PTX.
 
