@@ -10,7 +10,9 @@
 #   new  - this commit's template: the convergent barrier and 4 values a thread (ITEMS), its twin too;
 # and the `new` and `fix1` sweeps at 2^26 beside a device-to-device copy of the same bytes
 # (`block-size variants` at 8192 x 4096 pixels: 512 MiB a pass, as stencil3 moves at 2^26).
-# Part 2: this repository's kernels against their C++ twins (compare, variants).
+# Part 2: compute-sanitizer again (part 1's transcript was one file too many to come back),
+# `fix1` again (part 1's fix1 binary held old's PTX: its provenance says 8d90d87b; see stage.sh),
+# then this repository's kernels against their C++ twins (compare, variants).
 #   on-device.sh 1|2     writes its transcripts into $OUT
 set -uo pipefail
 part=${1:?part 1 or 2}
@@ -32,7 +34,7 @@ run() {
     cat "$bins/MANIFEST"
 } >"$out/env-$part.txt" 2>&1
 
-if [ "$part" = 1 ]; then
+sanitize() {
     {
         for tool in memcheck racecheck synccheck; do
             for v in new fix1; do
@@ -45,6 +47,10 @@ if [ "$part" = 1 ]; then
                 --runs 1 --warmups 0
         done
     } >"$out/sanitizer.txt" 2>&1
+}
+
+if [ "$part" = 1 ]; then
+    sanitize
     for n in 16777216 67108864; do
         for v in old fix1 new; do
             run "$bins/$v/proj-cuda" compare --n "$n" --provenance >"$out/compare-$v-$n.txt" 2>&1
@@ -57,6 +63,15 @@ if [ "$part" = 1 ]; then
         done
     } >"$out/against-copy.txt" 2>&1
 else
+    sanitize
+    for n in 16777216 67108864; do
+        run "$bins/fix1/proj-cuda" compare --n "$n" --provenance >"$out/compare-fix1-$n.txt" 2>&1
+    done
+    {
+        run "$bins/fix1/proj-cuda" --n 67108864 --provenance
+        run "$bins/reduce/stencil-example" --provenance
+        run "$bins/reduce/transpose-example" --provenance
+    } >"$out/sweeps.txt" 2>&1
     {
         run "$bins/block-size/block-size" compare --provenance
         run "$bins/block-size/block-size" compare --width 11520 --height 5760
@@ -69,9 +84,5 @@ else
         run "$bins/block-size/block-size" variants --kernel histogram --bins 256
         run "$bins/block-size/block-size" variants --kernel histogram --bins 4096
     } >"$out/variants-builtin.txt" 2>&1
-    {
-        run "$bins/reduce/stencil-example" --provenance
-        run "$bins/reduce/transpose-example" --provenance
-    } >"$out/examples.txt" 2>&1
 fi
 ls -la "$out"
