@@ -17,9 +17,9 @@
 //! index, such as `if thread == 0 { load the halo }` between two barriers of a grid-stride loop,
 //! out of the loop and gives thread 0 a copy of the whole loop, barriers and all. With the
 //! aligned barrier the block hangs; with an unaligned `asm!` barrier it stays correct, but warp
-//! 0 runs two loops that meet only at the barriers, which cost the example kernel of `block-size
-//! new` 18 to 51 percent of its time against nvcc's build of the same source on an H200
-//! (`evidence/2026-12-04-split-loop/`).
+//! 0 runs two loops that meet only at the barriers: the example kernel of `block-size new` took
+//! 1.165 to 1.495 times the time of nvcc's build of the same source on an H200
+//! (`docs/barriers.md`; `evidence/2026-12-04-split-loop/` shows where the loop is split).
 //!
 //! `llvm.nvvm.barrier.sync` is the unaligned barrier as an LLVM intrinsic, and LLVM declares it
 //! `convergent`: no pass may make it depend on a condition it did not depend on before, so no

@@ -120,3 +120,29 @@ fn the_whole_scaffold_ptx_gets_no_line_and_a_gap_without_a_cause_says_so() {
         "{out}"
     );
 }
+
+#[test]
+fn a_sweeps_json_carries_the_facts_of_the_kernels_ptx() {
+    let mut gpu = MockGpu::h200_like();
+    gpu.emulate(SPLIT.kernel("stencil3"), emulate);
+    let driver = MockDriver { cuda_version: 13000, devices: vec![gpu] };
+    let settings = Settings {
+        block_sizes: vec![64, 256],
+        timing: TimingSettings { warmups: 0, runs: Some(2), ..TimingSettings::default() },
+        ..Settings::default()
+    };
+    let measured = block_size_runner::sweep(&driver, &kernel(SPLIT), &settings).unwrap();
+    let json: serde_json::Value =
+        serde_json::from_str(&measured.export(block_size_runner::Format::Json).unwrap()).unwrap();
+    let facts = &json["provenance"]["ptx_facts"];
+    assert_eq!(
+        (
+            &facts["barriers"],
+            &facts["loops"],
+            &facts["thread_branches_around_barriers"],
+            &facts["shared_address_bits"]
+        ),
+        (&serde_json::json!(5), &serde_json::json!(2), &serde_json::json!(2), &serde_json::json!(64)),
+        "{json}"
+    );
+}

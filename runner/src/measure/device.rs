@@ -13,6 +13,7 @@ use crate::measure::provenance::{self, Environment, Provenance};
 use crate::measure::ptx;
 use crate::model::frame_size::mib;
 use crate::model::limits::{DEFAULT_SHARED_MEMORY_LIMIT, DeviceLimits};
+use crate::model::ptx_facts::PtxFacts;
 use std::ffi::OsString;
 
 /// Memory a run needs before anything is allocated: checked against the device's free memory
@@ -159,6 +160,7 @@ impl Facts {
             driver_release: provenance::driver_release(),
             driver_api_version: cuda_version,
             modules: loaded,
+            ptx_facts: kernels.first().and_then(|kernel| PtxFacts::of(kernel.module.ptx, kernel.entry)),
         };
         let command: Vec<String> = args.iter().map(|arg| arg.to_string_lossy().into_owned()).collect();
         let date = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();

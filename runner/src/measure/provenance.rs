@@ -7,6 +7,7 @@ use crate::error::shown;
 use crate::measure::compat;
 use crate::measure::ptx::EmbeddedPtx;
 use crate::model::limits::DeviceLimits;
+use crate::model::ptx_facts::PtxFacts;
 use serde::{Deserialize, Serialize};
 
 /// What the running program knows about its GPU beyond [`DeviceLimits`].
@@ -17,6 +18,8 @@ pub struct Environment {
     pub driver_api_version: i32,
     /// The loaded modules, each with its registers per thread after the driver's JIT.
     pub modules: Vec<(EmbeddedPtx, Option<u32>)>,
+    /// What the first kernel's PTX says of its entry ([`PtxFacts`]), where it has that entry.
+    pub ptx_facts: Option<PtxFacts>,
 }
 
 /// The same facts as the `--provenance` lines, for the JSON export, about the run's first module.
@@ -40,6 +43,11 @@ pub struct Provenance {
     pub ptx_sha256: String,
     /// Its registers per thread after the driver's JIT.
     pub registers_per_thread: Option<u32>,
+    /// What its PTX says of the kernel's entry: instructions, barriers, loops, branches on the
+    /// thread index around a barrier, shared-memory address width (`compare` prints the same).
+    /// Absent in files written before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ptx_facts: Option<PtxFacts>,
     /// What compiled it, from its stamp.
     pub compiler: String,
     /// The rust-cuda revision, from its stamp.
@@ -78,6 +86,7 @@ impl Provenance {
             kernel: module.label.to_string(),
             ptx_sha256: module.sha256(),
             registers_per_thread: registers,
+            ptx_facts: environment.ptx_facts,
             compiler: stamp.compiler,
             rust_cuda_rev: stamp.rust_cuda_rev,
             toolchain: stamp.toolchain,
@@ -173,6 +182,7 @@ mod tests {
                 (crate::measure::ptx::BLOCKING_MODULE, Some(16)),
                 (crate::measure::ptx::fixtures::NVCC, None),
             ],
+            ptx_facts: None,
         };
         let text = lines(&limits, &environment, "block-size --provenance", "2026-11-30T10:00:00Z");
         let lines: Vec<&str> = text.lines().collect();
@@ -195,7 +205,8 @@ mod tests {
     fn every_line_is_a_comment_whatever_the_gpu_name_or_the_command_holds() {
         let mut limits = crate::measure::mock::MockGpu::h200_like().limits;
         limits.name = "Fake\nGPU".into();
-        let environment = Environment { driver_release: None, driver_api_version: 13000, modules: vec![] };
+        let environment =
+            Environment { driver_release: None, driver_api_version: 13000, modules: vec![], ptx_facts: None };
         let text = lines(&limits, &environment, "block-size --output 'a\nb'", "2026-11-30T10:00:00Z");
         let lines: Vec<&str> = text.lines().collect();
         assert!(lines.iter().all(|line| line.starts_with("# ")), "{lines:?}");

@@ -14,10 +14,11 @@ registers make sound enough: a register that some instruction writes from the th
 taken as the thread's everywhere.
 */
 
+use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, HashSet};
 
 /// The facts of one entry's PTX.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct PtxFacts {
     /// PTX instructions in the entry (labels, directives and declarations not counted).
     pub instructions: u32,

@@ -470,6 +470,7 @@ mod tests {
             driver_release: Some("580.159.04".into()),
             driver_api_version: 13000,
             modules: Vec::new(),
+            ptx_facts: None,
         };
         let limits = crate::measure::mock::MockGpu::h200_like().limits;
         let provenance = Provenance::new(&limits, &environment, "my-sweep", "2026-12-01T12:00:00Z");

@@ -44,6 +44,10 @@ fn provenance() -> Provenance {
         kernel: "cuda_builder".into(),
         ptx_sha256: crate::measure::ptx::BLOCKING_MODULE.sha256(),
         registers_per_thread: Some(16),
+        ptx_facts: crate::model::ptx_facts::PtxFacts::of(
+            crate::measure::ptx::BLOCKING_MODULE.ptx,
+            "grayscale",
+        ),
         compiler: "cuda_builder".into(),
         rust_cuda_rev: Some("946c91f080770f30d42d7c706ac8185969274073".into()),
         toolchain: Some("nightly-2026-04-02".into()),

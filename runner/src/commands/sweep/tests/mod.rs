@@ -23,6 +23,7 @@ fn provenance() -> crate::measure::provenance::Provenance {
         driver_release: None,
         driver_api_version: 13000,
         modules: Vec::new(),
+        ptx_facts: None,
     };
     let limits = MockGpu::h200_like().limits;
     crate::measure::provenance::Provenance::new(&limits, &environment, "block-size", "2026-11-30T12:00:00Z")
