@@ -621,6 +621,11 @@ pub struct CompareArgs {
     /// `--provenance`.
     #[command(flatten)]
     pub provenance: ProvenanceArgs,
+
+    /// Also write the comparison as JSON to FILE: each build's registers, local memory and PTX
+    /// facts, every row's round times and ratios, and the lines naming the cause of a gap
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
 }
 
 impl CompareArgs {
@@ -633,6 +638,7 @@ impl CompareArgs {
             block_shapes: self.block_sizes.block_shapes(),
             timing: TimingSettings { warmups: self.warmups.warmups, ..TimingSettings::default() },
             provenance: self.provenance.provenance,
+            exports: self.json.iter().map(|path| (Format::Json, path.clone())).collect(),
             ..Settings::default()
         }
     }

@@ -146,3 +146,63 @@ fn a_sweeps_json_carries_the_facts_of_the_kernels_ptx() {
         "{json}"
     );
 }
+
+#[test]
+fn compare_writes_its_json_with_each_builds_facts_and_the_gap_lines() {
+    let dir = std::env::temp_dir().join(format!("compare-json-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("compare.json");
+    let mut gpu = MockGpu::h200_like();
+    for module in [SPLIT, NVCC] {
+        gpu.emulate(module.kernel("stencil3"), emulate);
+    }
+    gpu.kernel_time_factors = vec![(SPLIT.kernel("stencil3"), 1.2)];
+    let driver = MockDriver { cuda_version: 13000, devices: vec![gpu] };
+    let settings = Settings {
+        block_sizes: vec![64, 256],
+        timing: TimingSettings { warmups: 0, runs: Some(2), ..TimingSettings::default() },
+        exports: vec![(block_size_runner::Format::Json, path.clone())],
+        command: vec!["proj".into(), "compare".into()],
+        ..Settings::default()
+    };
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let code = block_size_runner::compare(
+        &driver,
+        &kernel(SPLIT),
+        &settings,
+        3,
+        &[],
+        &mut Console { out: &mut out, err: &mut err },
+    )
+    .unwrap();
+    assert_eq!(code, exit::SUCCESS);
+    let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(
+        (&json["schema"], &json["version"], &json["command"]),
+        (&"block-size compare".into(), &1.into(), &"proj compare".into())
+    );
+    assert_eq!(json["baseline"], "nvcc");
+    let builds = json["builds"].as_array().unwrap();
+    assert_eq!(builds.len(), 2);
+    assert_eq!(
+        (&builds[0]["label"], &builds[0]["ptx_facts"]["thread_branches_around_barriers"]),
+        (&"cuda_builder".into(), &2.into())
+    );
+    assert_eq!(builds[1]["ptx_facts"]["barriers"], 2);
+    let rows = json["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 2);
+    assert_eq!(rows[0]["cells"].as_array().unwrap().len(), 2);
+    assert_eq!(rows[0]["cells"][0]["round_ms"].as_array().unwrap().len(), 3);
+    assert!((rows[1]["ratios"][0]["median"].as_f64().unwrap() - 1.2).abs() < 1e-3, "{json}");
+    let printed = String::from_utf8(out).unwrap();
+    let gaps: Vec<String> = gap_lines(&printed).iter().map(|line| line.to_string()).collect();
+    assert_eq!(json["gaps"], serde_json::json!(gaps));
+    assert_eq!(gaps.len(), 1);
+
+    // Another export is refused before any device, in one line.
+    let other = Settings { exports: vec![(block_size_runner::Format::Csv, dir.join("c.csv"))], ..settings };
+    let refused = other.validate_compare(&kernel(SPLIT), 3, &[]).unwrap_err();
+    assert_eq!(refused.exit_status(), exit::USAGE);
+    assert_eq!(refused.to_string(), "compare writes its JSON alone (--json FILE), not --csv");
+}

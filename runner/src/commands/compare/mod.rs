@@ -6,11 +6,13 @@ against the baseline (the first of them).
 */
 
 pub mod engine;
+mod record;
 
 use self::engine::{Compared, Comparison, round_ratios};
 use crate::commands::settings::{DeviceChoice, Settings};
 use crate::commands::sweep::prepare::{check_kernel, entry_in};
 use crate::error::{Console, Error, exit, failed};
+use crate::files;
 use crate::kernel::Kernel;
 use crate::kernel::run::Run;
 use crate::measure::backend::Driver;
@@ -20,6 +22,7 @@ use crate::measure::workload::Workload as _;
 use crate::model::block_shape::BlockShape;
 use crate::model::ptx_facts::{BuildFacts, PtxFacts, likeliest_cause};
 use crate::model::stats::{median, quantile};
+use crate::results::export::Format;
 use crate::results::table;
 
 /// The most rounds `compare` times (`--rounds`), as many as `--runs` may ask of a sweep.
@@ -86,6 +89,13 @@ fn checked(
     against: &[KernelRef],
 ) -> Result<(u32, Vec<KernelRef>, Vec<BlockShape>), Error> {
     let device = one_device(settings, "compare")?;
+    // A sweep's exports are of its rows; compare writes its own JSON, through --json.
+    if let Some((format, _)) = settings.exports.iter().find(|(format, _)| *format != Format::Json) {
+        return Err(Error::new(
+            exit::USAGE,
+            format!("compare writes its JSON alone (--json FILE), not {}", format.option()),
+        ));
+    }
     settings.validate()?;
     if rounds == 0 {
         return Err(Error::new(exit::USAGE, "--rounds must be at least 1, not 0"));
@@ -145,6 +155,18 @@ pub fn compare<D: Driver>(
         .map_err(failed)?;
     console.out(&render(&result));
     console.err(&render_stderr(&result));
+    for (_, path) in settings.exports.iter().filter(|(format, _)| *format == Format::Json) {
+        let command = command_line(&settings.command)
+            .iter()
+            .map(|arg| arg.to_string_lossy().into_owned())
+            .collect::<Vec<_>>()
+            .join(" ");
+        let json = record::json(&result, &gap_lines(&result), &command)
+            .map_err(|error| Error::new(exit::FAILED, format!("cannot write compare's JSON: {error}")))?;
+        files::write_whole(path, json.as_bytes()).map_err(|error| {
+            Error::new(exit::FAILED, format!("cannot write --json {}: {error}", crate::error::shown(path)))
+        })?;
+    }
     Ok(if result.failures.is_empty() { exit::SUCCESS } else { exit::FAILED })
 }
 
