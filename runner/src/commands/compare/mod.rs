@@ -267,7 +267,8 @@ pub fn render(result: &Comparison) -> String {
 }
 
 /// The rows at which one build is more than this much slower than another (the median of the
-/// rounds' ratios) get a line naming the likeliest cause.
+/// rounds' ratios), in at least three rounds of four (the ratios' 25th percentile above 1), get a
+/// line naming the likeliest cause: a median over 1.02 whose rounds scatter across 1 is noise.
 const GAP: f64 = 1.02;
 
 /// What each build's PTX and the driver say of it, one row a build: its PTX instructions,
@@ -311,7 +312,8 @@ fn facts_table(result: &Comparison) -> String {
 }
 
 /// One line for each build and the baseline where one is more than 2 percent slower than the
-/// other at some rows (the median of the rounds' ratios), a line for each cause: the rows, and
+/// other at some rows (the median of the rounds' ratios, and three rounds of four slower: [`GAP`]),
+/// a line for each cause: the rows, and
 /// the likeliest cause from the builds' facts (`likeliest_cause`), or that none of them differs.
 fn gap_lines(result: &Comparison) -> String {
     let with_facts = |kernel: KernelRef| {
@@ -333,9 +335,10 @@ fn gap_line(result: &Comparison, slow: (&Compared, PtxFacts), fast: (&Compared, 
     // The rows grouped by the cause named at each, with the largest ratio among them.
     let mut causes: Vec<(Option<String>, Vec<String>, f64)> = Vec::new();
     for row in &result.rows {
-        let ratio = median(&round_ratios(row, slow.0.kernel, fast.0.kernel));
+        let ratios = round_ratios(row, slow.0.kernel, fast.0.kernel);
+        let ratio = median(&ratios);
         // As printed, to three places: a row shown at 1.020 is not above 1.02.
-        if (ratio * 1000.0).round() / 1000.0 <= GAP {
+        if (ratio * 1000.0).round() / 1000.0 <= GAP || quantile(&ratios, 0.25) <= 1.0 {
             continue;
         }
         let build = |(compared, ptx): (&Compared, PtxFacts)| BuildFacts {
@@ -373,4 +376,69 @@ fn gap_line(result: &Comparison, slow: (&Compared, PtxFacts), fast: (&Compared, 
 /// Standard error of a comparison: one line per wrong kernel output, then the verdict.
 pub fn render_stderr(result: &Comparison) -> String {
     table::failure_lines(&result.failures, "the comparison above is not a measurement of these kernels")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::engine::{Cell, CompareRow, Compared, Comparison};
+    use crate::measure::mock::MockGpu;
+    use crate::measure::ptx::EmbeddedPtx;
+    use crate::model::block_shape::BlockShape;
+    use crate::model::frame_size::FrameSize;
+    use crate::model::limits::KernelResources;
+    use crate::model::pass::Pass;
+
+    const SPLIT: EmbeddedPtx =
+        EmbeddedPtx::user("cuda_builder", include_str!("../../tests/ptx_facts/stencil3-split.ptx.txt"));
+    const NVCC: EmbeddedPtx =
+        EmbeddedPtx::user("nvcc", include_str!("../../tests/ptx_facts/stencil3-nvcc.ptx.txt"));
+
+    /// A comparison of the split scaffold PTX against nvcc's at one block size, the rounds
+    /// taking `rust` and `nvcc` milliseconds.
+    fn comparison(rust: &[f32], nvcc: &[f32]) -> Comparison {
+        let resources =
+            KernelResources { registers_per_thread: 20, static_shared_memory: 0, local_bytes_per_thread: 0 };
+        let cell = |module: EmbeddedPtx, round_ms: &[f32]| Cell {
+            kernel: module.kernel("stencil3"),
+            blocks_per_sm: 8,
+            grid_blocks: 1056,
+            round_ms: round_ms.to_vec(),
+        };
+        Comparison {
+            limits: MockGpu::h200_like().limits,
+            pass: Pass {
+                kernel: "stencil3".into(),
+                frame: FrameSize { width: 1024, height: 1 },
+                bytes_per_pass: 8192.0,
+                bytes_counted: "moved per pass".into(),
+                detail: None,
+                items: None,
+            },
+            warmups: 0,
+            rounds: rust.len() as u32,
+            kernels: [SPLIT, NVCC]
+                .map(|module| Compared { kernel: module.kernel("stencil3"), resources })
+                .to_vec(),
+            baseline: NVCC.kernel("stencil3"),
+            rows: vec![CompareRow {
+                threads_per_block: 256,
+                block: BlockShape::linear(256),
+                cells: vec![cell(SPLIT, rust), cell(NVCC, nvcc)],
+            }],
+            failures: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_gap_in_most_rounds_is_named_and_one_that_scatters_across_1_is_not() {
+        let nvcc = [1.0; 8];
+        let steady = super::gap_lines(&comparison(&[1.05; 8], &nvcc));
+        assert!(steady.starts_with("cuda_builder is more than 2 percent slower than nvcc at 256 threads per block (up to 1.050): cuda_builder's loop is split"), "{steady}");
+        // Median 1.03, but three rounds of eight faster: the 25th percentile below 1.
+        let scattered =
+            super::gap_lines(&comparison(&[0.96, 0.97, 0.99, 1.03, 1.03, 1.05, 1.06, 1.07], &nvcc));
+        assert_eq!(scattered, "");
+        // At most 1.02 at the median: no line, however steady.
+        assert_eq!(super::gap_lines(&comparison(&[1.02; 8], &nvcc)), "");
+    }
 }
