@@ -47,24 +47,34 @@ fn kernel(rust: EmbeddedPtx) -> Kernel {
         }))
 }
 
-/// `compare` of `rust` against the twin, the Rust build's launches `factor` times the twin's.
-fn compare(rust: EmbeddedPtx, factor: f32) -> String {
+/// The mock driver with `rust` and the twin emulated, the Rust build's launches `factor` times
+/// the twin's.
+fn driver(rust: EmbeddedPtx, factor: f32) -> MockDriver {
     let mut gpu = MockGpu::h200_like();
     for module in [rust, NVCC] {
         gpu.emulate(module.kernel("stencil3"), emulate);
     }
     gpu.kernel_time_factors = vec![(rust.kernel("stencil3"), factor)];
-    let driver = MockDriver { cuda_version: 13000, devices: vec![gpu] };
-    let settings = Settings {
+    MockDriver { cuda_version: 13000, devices: vec![gpu] }
+}
+
+/// Two block sizes, no warm-ups.
+fn settings() -> Settings {
+    Settings {
         block_sizes: vec![64, 256],
         timing: TimingSettings { warmups: 0, runs: Some(2), ..TimingSettings::default() },
         ..Settings::default()
-    };
+    }
+}
+
+/// `compare` of `rust` against the twin in 3 rounds with `settings`, on [`driver`]; what it
+/// printed, having checked that it succeeded and said nothing on standard error.
+fn compare_with(rust: EmbeddedPtx, factor: f32, settings: &Settings) -> String {
     let (mut out, mut err) = (Vec::new(), Vec::new());
     let code = block_size_runner::compare(
-        &driver,
+        &driver(rust, factor),
         &kernel(rust),
-        &settings,
+        settings,
         3,
         &[],
         &mut Console { out: &mut out, err: &mut err },
@@ -73,6 +83,11 @@ fn compare(rust: EmbeddedPtx, factor: f32) -> String {
     let (out, err) = (String::from_utf8(out).unwrap(), String::from_utf8(err).unwrap());
     assert_eq!((code, err.as_str()), (exit::SUCCESS, ""), "{out}");
     out
+}
+
+/// `compare` of `rust` against the twin, the Rust build's launches `factor` times the twin's.
+fn compare(rust: EmbeddedPtx, factor: f32) -> String {
+    compare_with(rust, factor, &settings())
 }
 
 /// The lines that explain a gap.
@@ -123,14 +138,7 @@ fn the_whole_scaffold_ptx_gets_no_line_and_a_gap_without_a_cause_says_so() {
 
 #[test]
 fn a_sweeps_json_carries_the_facts_of_the_kernels_ptx() {
-    let mut gpu = MockGpu::h200_like();
-    gpu.emulate(SPLIT.kernel("stencil3"), emulate);
-    let driver = MockDriver { cuda_version: 13000, devices: vec![gpu] };
-    let settings = Settings {
-        block_sizes: vec![64, 256],
-        timing: TimingSettings { warmups: 0, runs: Some(2), ..TimingSettings::default() },
-        ..Settings::default()
-    };
+    let (driver, settings) = (driver(SPLIT, 1.0), settings());
     let measured = block_size_runner::sweep(&driver, &kernel(SPLIT), &settings).unwrap();
     let json: serde_json::Value =
         serde_json::from_str(&measured.export(block_size_runner::Format::Json).unwrap()).unwrap();
@@ -152,30 +160,12 @@ fn compare_writes_its_json_with_each_builds_facts_and_the_gap_lines() {
     let dir = std::env::temp_dir().join(format!("compare-json-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("compare.json");
-    let mut gpu = MockGpu::h200_like();
-    for module in [SPLIT, NVCC] {
-        gpu.emulate(module.kernel("stencil3"), emulate);
-    }
-    gpu.kernel_time_factors = vec![(SPLIT.kernel("stencil3"), 1.2)];
-    let driver = MockDriver { cuda_version: 13000, devices: vec![gpu] };
     let settings = Settings {
-        block_sizes: vec![64, 256],
-        timing: TimingSettings { warmups: 0, runs: Some(2), ..TimingSettings::default() },
         exports: vec![(block_size_runner::Format::Json, path.clone())],
         command: vec!["proj".into(), "compare".into()],
-        ..Settings::default()
+        ..settings()
     };
-    let (mut out, mut err) = (Vec::new(), Vec::new());
-    let code = block_size_runner::compare(
-        &driver,
-        &kernel(SPLIT),
-        &settings,
-        3,
-        &[],
-        &mut Console { out: &mut out, err: &mut err },
-    )
-    .unwrap();
-    assert_eq!(code, exit::SUCCESS);
+    let printed = compare_with(SPLIT, 1.2, &settings);
     let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
     std::fs::remove_dir_all(&dir).unwrap();
     assert_eq!(
@@ -195,7 +185,6 @@ fn compare_writes_its_json_with_each_builds_facts_and_the_gap_lines() {
     assert_eq!(rows[0]["cells"].as_array().unwrap().len(), 2);
     assert_eq!(rows[0]["cells"][0]["round_ms"].as_array().unwrap().len(), 3);
     assert!((rows[1]["ratios"][0]["median"].as_f64().unwrap() - 1.2).abs() < 1e-3, "{json}");
-    let printed = String::from_utf8(out).unwrap();
     let gaps: Vec<String> = gap_lines(&printed).iter().map(|line| line.to_string()).collect();
     assert_eq!(json["gaps"], serde_json::json!(gaps));
     assert_eq!(gaps.len(), 1);
