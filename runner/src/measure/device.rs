@@ -128,6 +128,11 @@ pub(crate) fn command_line(command: &[String]) -> Vec<OsString> {
     if command.is_empty() { std::env::args_os().collect() } else { command.iter().map(Into::into).collect() }
 }
 
+/// `args` as one line of text, separated by spaces, as a run's provenance records its command.
+pub(crate) fn joined(args: &[OsString]) -> String {
+    args.iter().map(|arg| arg.to_string_lossy().into_owned()).collect::<Vec<_>>().join(" ")
+}
+
 /// What a run's provenance is made of: the driver, the modules of the loaded kernels (one per
 /// module) with their registers, the command line and the date.
 pub(crate) struct Facts {
@@ -162,9 +167,8 @@ impl Facts {
             modules: loaded,
             ptx_facts: kernels.first().and_then(|kernel| PtxFacts::of(kernel.module.ptx, kernel.entry)),
         };
-        let command: Vec<String> = args.iter().map(|arg| arg.to_string_lossy().into_owned()).collect();
         let date = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
-        Ok(Self { environment, command: command.join(" "), date })
+        Ok(Self { environment, command: joined(args), date })
     }
 
     /// The `--provenance` lines: one per module.

@@ -54,6 +54,7 @@ impl PtxFacts {
             .collect();
         let thread_dependent = thread_dependent_registers(&lines);
         let graph = Graph::of(&lines);
+        let post_dominators = graph.post_dominators();
         let mut facts = Self {
             instructions: instructions.len() as u32,
             barriers: instructions.iter().filter(|instruction| instruction.is_block_barrier()).count() as u32,
@@ -70,7 +71,7 @@ impl PtxFacts {
             facts.loops += node.successors.iter().filter(|&&successor| successor <= block).count() as u32;
             let on_thread =
                 node.branch_guard.as_deref().is_some_and(|guard| thread_dependent.contains(guard));
-            if on_thread && graph.barrier_before_reconvergence(block) {
+            if on_thread && graph.barrier_before_reconvergence(block, &post_dominators[block]) {
                 facts.thread_branches_around_barriers += 1;
             }
         }
@@ -225,9 +226,8 @@ impl Graph {
     /// Whether a barrier lies on some path from `block`'s successors before the paths meet
     /// again at a block that post-dominates `block`: the threads that took one side of its
     /// branch and those that took the other then reach different barriers (or one side none).
-    fn barrier_before_reconvergence(&self, block: usize) -> bool {
-        let post_dominators = self.post_dominators();
-        let joins = &post_dominators[block];
+    /// `joins` is `block`'s row of [`Graph::post_dominators`].
+    fn barrier_before_reconvergence(&self, block: usize, joins: &[bool]) -> bool {
         let mut seen = vec![false; self.blocks.len()];
         let mut stack: Vec<usize> = self.blocks[block].successors.clone();
         while let Some(next) = stack.pop() {

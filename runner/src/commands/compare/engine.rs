@@ -22,6 +22,7 @@ use crate::model::block_shape::BlockShape;
 use crate::model::grid::GridPolicy;
 use crate::model::limits::{DeviceLimits, KernelResources};
 use crate::model::pass::Pass;
+use crate::model::ptx_facts::PtxFacts;
 use crate::model::stats::RunStats;
 use anyhow::{Context as _, Result, ensure};
 
@@ -89,13 +90,16 @@ impl std::fmt::Display for WrongOutput {
     }
 }
 
-/// A kernel compared, with what it asks of an SM after the driver's JIT.
+/// A kernel compared, with what it asks of an SM after the driver's JIT and what its PTX says.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Compared {
     /// The kernel.
     pub kernel: KernelRef,
-    /// Its registers and static shared memory on this device.
+    /// Its registers, static shared memory and local memory on this device.
     pub resources: KernelResources,
+    /// What its PTX says of its entry, read once here for the table, the gap lines and the JSON;
+    /// `None` where the PTX has no such entry.
+    pub ptx_facts: Option<PtxFacts>,
 }
 
 /// Everything one comparison measured.
@@ -163,7 +167,8 @@ pub fn run(
     let mut compared = Vec::new();
     for &kernel in kernels {
         gpu.select_kernel(kernel)?;
-        compared.push(Compared { kernel, resources: gpu.kernel_resources()? });
+        let ptx_facts = PtxFacts::of(kernel.module.ptx, kernel.entry);
+        compared.push(Compared { kernel, resources: gpu.kernel_resources()?, ptx_facts });
     }
 
     let mut rows = Vec::new();

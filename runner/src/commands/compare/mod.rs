@@ -153,15 +153,12 @@ pub fn compare<D: Driver>(
     let baseline = kernels[1..].iter().copied().find(|other| loaded.contains(other)).unwrap_or(loaded[0]);
     let result = engine::run(&mut gpu, &mut run, &loaded, baseline, &blocks, settings.timing.warmups, rounds)
         .map_err(failed)?;
-    console.out(&render(&result));
+    let gaps = gap_lines(&result);
+    console.out(&(render(&result) + &gaps));
     console.err(&render_stderr(&result));
     for (_, path) in settings.exports.iter().filter(|(format, _)| *format == Format::Json) {
-        let command = command_line(&settings.command)
-            .iter()
-            .map(|arg| arg.to_string_lossy().into_owned())
-            .collect::<Vec<_>>()
-            .join(" ");
-        let json = record::json(&result, &gap_lines(&result), &command)
+        let command = device::joined(&command_line(&settings.command));
+        let json = record::json(&result, &gaps, &command)
             .map_err(|error| Error::new(exit::FAILED, format!("cannot write compare's JSON: {error}")))?;
         files::write_whole(path, json.as_bytes()).map_err(|error| {
             Error::new(exit::FAILED, format!("cannot write --json {}: {error}", crate::error::shown(path)))
@@ -170,7 +167,8 @@ pub fn compare<D: Driver>(
     Ok(if result.failures.is_empty() { exit::SUCCESS } else { exit::FAILED })
 }
 
-/// The report: header, one row per block size, and the ratio summary.
+/// The report: header, each build's facts, one row per block size, and the ratio summary (the
+/// lines that name a gap's cause, [`gap_lines`], follow it).
 pub fn render(result: &Comparison) -> String {
     let mut text = table::device_and_image(&result.limits, &result.pass);
     text += &format!(
@@ -262,7 +260,6 @@ pub fn render(result: &Comparison) -> String {
             per_row.len()
         );
     }
-    text += &gap_lines(result);
     text
 }
 
@@ -290,7 +287,7 @@ fn facts_table(result: &Comparison) -> String {
         .to_vec(),
     ];
     for compared in &result.kernels {
-        let facts = PtxFacts::of(compared.kernel.module.ptx, compared.kernel.entry);
+        let facts = compared.ptx_facts;
         let known = |value: Option<String>| value.unwrap_or_else(|| "n/a".into());
         records.push(vec![
             compared.kernel.module.label.to_string(),
@@ -318,7 +315,7 @@ fn facts_table(result: &Comparison) -> String {
 fn gap_lines(result: &Comparison) -> String {
     let with_facts = |kernel: KernelRef| {
         let compared = result.kernels.iter().find(|compared| compared.kernel == kernel)?;
-        Some((compared, PtxFacts::of(kernel.module.ptx, kernel.entry)?))
+        Some((compared, compared.ptx_facts?))
     };
     let Some(baseline) = with_facts(result.baseline) else { return String::new() };
     let mut text = String::new();
@@ -387,6 +384,7 @@ mod tests {
     use crate::model::frame_size::FrameSize;
     use crate::model::limits::KernelResources;
     use crate::model::pass::Pass;
+    use crate::model::ptx_facts::PtxFacts;
 
     const SPLIT: EmbeddedPtx =
         EmbeddedPtx::user("cuda_builder", include_str!("../../tests/ptx_facts/stencil3-split.ptx.txt"));
@@ -417,7 +415,11 @@ mod tests {
             warmups: 0,
             rounds: rust.len() as u32,
             kernels: [SPLIT, NVCC]
-                .map(|module| Compared { kernel: module.kernel("stencil3"), resources })
+                .map(|module| Compared {
+                    kernel: module.kernel("stencil3"),
+                    resources,
+                    ptx_facts: PtxFacts::of(module.ptx, "stencil3"),
+                })
                 .to_vec(),
             baseline: NVCC.kernel("stencil3"),
             rows: vec![CompareRow {

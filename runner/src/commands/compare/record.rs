@@ -95,7 +95,7 @@ pub(crate) fn json(result: &Comparison, gaps: &str, command: &str) -> serde_json
                 label: compared.kernel.module.label,
                 entry: compared.kernel.entry,
                 resources: compared.resources,
-                ptx_facts: PtxFacts::of(compared.kernel.module.ptx, compared.kernel.entry),
+                ptx_facts: compared.ptx_facts,
             })
             .collect(),
         rows: result
