@@ -4,15 +4,18 @@
 //! per-block bins live in dynamic shared memory, so that shared memory, and not only warps
 //! and registers, limits how many blocks of a given size are resident, with variants that read
 //! the luma as 8- or 16-byte vectors (`histogram_x4`, `_x8`), several per trip (`_x8k2`,
-//! `_x8k4`), and with one copy of the bins per lane (`_x8k2c`, `_x8k4c`); and the blocking
+//! `_x8k4`), and with one copy of the bins per lane (`_x8k2c`, `_x8k4c`); the blocking
 //! kernel of cold timing (`block_until_released`), which holds a stream until the host
-//! releases it.
+//! releases it; and the comparison kernels (`count_mismatches_b16`, `_b32`, `_b64`, `_f32`,
+//! `_f64`), which count the elements of an output that differ from a reference in device
+//! memory and find the first of them, so that the host checks a row without copying it back.
 //!
 //! Built by `kernels/builder` with rust-cuda's `cuda_builder` for `compute_75`; the PTX is
 //! committed in `kernels/ptx/` and embedded by the host runner.
 
 // Inline PTX (`asm!`) for the histogram's shared- and global-space atomics, as rust-cuda's
-// own optix_device does, and for the blocking kernel's `%globaltimer`; LLVM's
+// own optix_device does, for the comparison kernels' global-space atomics, and for the
+// blocking kernel's `%globaltimer`; LLVM's
 // `llvm.nvvm.barrier.sync` for the unaligned, convergent block barrier (`barrier.rs`).
 #![cfg_attr(target_os = "cuda", feature(asm_experimental_arch, link_llvm_intrinsics))]
 #![allow(internal_features)]
@@ -23,6 +26,7 @@ pub mod barrier;
 pub mod grid_stride;
 pub mod histogram;
 pub mod luma;
+pub mod mismatch;
 pub mod spin;
 
 /// Converts three planar float channels to grayscale: `out[i] = luma(r[i], g[i], b[i])`.
@@ -427,4 +431,147 @@ pub unsafe fn histogram_x8k4c(luma: *const u16, hist: *mut u32, n: usize, bins: 
 pub unsafe fn block_until_released(flag: *mut u32, timeout_ns: u64) {
     // SAFETY: forwarded from this kernel's contract.
     unsafe { spin::block_until_released(flag, timeout_ns) }
+}
+
+/// Counts the 16-bit elements where `got` differs from `expected` in any bit, adding the count
+/// to `found[0]` and lowering `found[1]` to the smallest such index (see [`mismatch`]).
+///
+/// # Safety
+///
+/// `got` and `expected` must each point to `count` readable 2-byte elements in device memory,
+/// and `found` to two 8-byte aligned `u64`s in device memory that overlap neither (the host
+/// sets `found[0] = 0` and `found[1] = u64::MAX` before the launch; the kernel only adds to the
+/// first and lowers the second, atomically). The kernel reads and writes nothing else.
+///
+/// # Parameters
+///
+/// - `got`: the output under test, `count` elements.
+/// - `expected`: the reference, `count` elements.
+/// - `count`: the number of elements.
+/// - `found`: `found[0]` gains the number of mismatching elements, `found[1]` becomes the
+///   smallest mismatching index if that is below its value (it stays `u64::MAX` when every
+///   element matches).
+///
+/// # Thread Mapping
+///
+/// Grid-stride loop over a 1D launch, as in [`grayscale`]: thread
+/// `blockIdx.x * blockDim.x + threadIdx.x` compares that element, then steps by the whole grid
+/// until it passes `count`, so any grid and block size compare every element exactly once and
+/// a warp's loads coalesce. Each thread counts in a register and keeps its first mismatching
+/// index; a thread that found any makes one `atom.global.add.u64` and one
+/// `atom.global.min.u64`. No shared memory, no barrier.
+#[kernel]
+#[allow(improper_ctypes_definitions)]
+pub unsafe fn count_mismatches_b16(got: *const u16, expected: *const u16, count: usize, found: *mut u64) {
+    let (first, step) = first_and_step();
+    // SAFETY: forwarded from this kernel's contract; step >= 1 since both dimensions are.
+    unsafe { mismatch::count_mismatches(got, expected, count, found, first, step, |g, e| g != e) }
+}
+
+/// [`count_mismatches_b16`] over 32-bit elements.
+///
+/// # Safety
+///
+/// As [`count_mismatches_b16`], with `count` readable 4-byte elements behind `got` and
+/// `expected`.
+///
+/// # Parameters
+///
+/// As [`count_mismatches_b16`].
+///
+/// # Thread Mapping
+///
+/// As [`count_mismatches_b16`].
+#[kernel]
+#[allow(improper_ctypes_definitions)]
+pub unsafe fn count_mismatches_b32(got: *const u32, expected: *const u32, count: usize, found: *mut u64) {
+    let (first, step) = first_and_step();
+    // SAFETY: forwarded from this kernel's contract; step >= 1 since both dimensions are.
+    unsafe { mismatch::count_mismatches(got, expected, count, found, first, step, |g, e| g != e) }
+}
+
+/// [`count_mismatches_b16`] over 64-bit elements.
+///
+/// # Safety
+///
+/// As [`count_mismatches_b16`], with `count` readable 8-byte elements behind `got` and
+/// `expected`.
+///
+/// # Parameters
+///
+/// As [`count_mismatches_b16`].
+///
+/// # Thread Mapping
+///
+/// As [`count_mismatches_b16`].
+#[kernel]
+#[allow(improper_ctypes_definitions)]
+pub unsafe fn count_mismatches_b64(got: *const u64, expected: *const u64, count: usize, found: *mut u64) {
+    let (first, step) = first_and_step();
+    // SAFETY: forwarded from this kernel's contract; step >= 1 since both dimensions are.
+    unsafe { mismatch::count_mismatches(got, expected, count, found, first, step, |g, e| g != e) }
+}
+
+/// [`count_mismatches_b16`] over `f32`s with a relative tolerance: an element whose bits
+/// differ still matches when, in `f64`, `|g - e| <= tol * max(|g|, |e|)` (see [`mismatch`]).
+///
+/// # Safety
+///
+/// As [`count_mismatches_b16`], with `count` readable `f32`s behind `got` and `expected`.
+///
+/// # Parameters
+///
+/// As [`count_mismatches_b16`], and:
+///
+/// - `tolerance_bits`: the relative tolerance `tol`, the bits of an `f64`
+///   (`f64::to_bits`). `0.0` accepts equal values only (`0.0` and `-0.0` among them); a NaN
+///   tolerance accepts nothing but equal bits.
+///
+/// # Thread Mapping
+///
+/// As [`count_mismatches_b16`].
+#[kernel]
+#[allow(improper_ctypes_definitions)]
+pub unsafe fn count_mismatches_f32(
+    got: *const f32,
+    expected: *const f32,
+    count: usize,
+    tolerance_bits: u64,
+    found: *mut u64,
+) {
+    let (first, step) = first_and_step();
+    let tolerance = f64::from_bits(tolerance_bits);
+    let differ =
+        |g: f32, e: f32| !mismatch::floats_match(g as f64, e as f64, g.to_bits() == e.to_bits(), tolerance);
+    // SAFETY: forwarded from this kernel's contract; step >= 1 since both dimensions are.
+    unsafe { mismatch::count_mismatches(got, expected, count, found, first, step, differ) }
+}
+
+/// [`count_mismatches_f32`] over `f64`s.
+///
+/// # Safety
+///
+/// As [`count_mismatches_b16`], with `count` readable `f64`s behind `got` and `expected`.
+///
+/// # Parameters
+///
+/// As [`count_mismatches_f32`].
+///
+/// # Thread Mapping
+///
+/// As [`count_mismatches_b16`].
+#[kernel]
+#[allow(improper_ctypes_definitions)]
+pub unsafe fn count_mismatches_f64(
+    got: *const f64,
+    expected: *const f64,
+    count: usize,
+    tolerance_bits: u64,
+    found: *mut u64,
+) {
+    let (first, step) = first_and_step();
+    let tolerance = f64::from_bits(tolerance_bits);
+    let differ = |g: f64, e: f64| !mismatch::floats_match(g, e, g.to_bits() == e.to_bits(), tolerance);
+    // SAFETY: forwarded from this kernel's contract; step >= 1 since both dimensions are.
+    unsafe { mismatch::count_mismatches(got, expected, count, found, first, step, differ) }
 }

@@ -168,14 +168,23 @@ fn nvptx_stamp_names_the_pinned_toolchain_and_nvcc_stamp_its_release() {
 /// The parameter types of each kernel signature, as the PTX of every compiler must declare
 /// them: the grayscale kernels take four pointers and a usize (the 2-D one a u32 width and height
 /// instead of the usize), the histogram two pointers, a
-/// usize and a u32, and the blocking kernel of cold timing (no workload's: the timing's own)
-/// a pointer to its flag and a u64 timeout.
-const SIGNATURES: [(&str, &[&str]); 4] = [
+/// usize and a u32, the blocking kernel of cold timing (no workload's: the timing's own)
+/// a pointer to its flag and a u64 timeout, and the runner's comparison kernels (beside it in
+/// its module) two pointers, a usize count and the pointer to their report, the float ones
+/// a u64 tolerance (an f64's bits) before the report.
+const SIGNATURES: [(&str, &[&str]); 6] = [
     ("grayscale", &["u64", "u64", "u64", "u64", "u64"]),
     ("grayscale_2d", &["u64", "u64", "u64", "u64", "u32", "u32"]),
     ("histogram", &["u64", "u64", "u64", "u32"]),
     ("block_until_released", &["u64", "u64"]),
+    ("count_mismatches (bits)", &["u64", "u64", "u64", "u64"]),
+    ("count_mismatches (floats)", &["u64", "u64", "u64", "u64", "u64"]),
 ];
+
+/// The comparison kernels of `kernels/src/mismatch.rs`, in the blocking kernel's module: those
+/// that compare bits, and those that compare floats with a tolerance.
+const COMPARISON_BITS: [&str; 3] = ["count_mismatches_b16", "count_mismatches_b32", "count_mismatches_b64"];
+const COMPARISON_FLOATS: [&str; 2] = ["count_mismatches_f32", "count_mismatches_f64"];
 
 #[test]
 fn every_ptx_defines_the_kernels_the_runner_launches() {
@@ -184,9 +193,14 @@ fn every_ptx_defines_the_kernels_the_runner_launches() {
         assert_eq!(stamp_of(module).kernels, defined, "{}: the stamp lists the PTX's entries", module.file);
         for entry in &defined {
             // Every entry belongs to a registered kernel, with that kernel's signature, or is
-            // the blocking kernel of cold timing.
+            // the blocking kernel of cold timing or one of the runner's comparison kernels.
             let name = if module == BLOCKING_MODULE && entry == BLOCKING_ENTRY {
                 BLOCKING_ENTRY
+            } else if module == BLOCKING_MODULE && COMPARISON_BITS.contains(&entry.as_str()) {
+                // The comparison kernels live beside the blocking kernel,
+                "count_mismatches (bits)"
+            } else if module == BLOCKING_MODULE && COMPARISON_FLOATS.contains(&entry.as_str()) {
+                "count_mismatches (floats)"
             } else if grayscale::SHAPES.iter().any(|shape| shape.entry == entry) {
                 // Every shape of the grayscale kernel takes the grayscale kernel's arguments,
                 grayscale::NAME
@@ -207,6 +221,9 @@ fn every_ptx_defines_the_kernels_the_runner_launches() {
     let shapes: Vec<&str> = histogram::SHAPES.iter().map(|shape| shape.entry).collect();
     assert_eq!(entry_names(HISTOGRAM_NVCC.ptx), shapes);
     assert!(entry_names(BLOCKING_MODULE.ptx).iter().any(|entry| entry == BLOCKING_ENTRY));
+    for comparison in COMPARISON_BITS.iter().chain(&COMPARISON_FLOATS) {
+        assert!(entry_names(BLOCKING_MODULE.ptx).iter().any(|entry| entry == comparison), "no {comparison}");
+    }
     // The variants run in Rust and in C++: both modules define every one.
     for variant in grayscale::SHAPES {
         for module in [RUST_CUDA, NVCC] {
