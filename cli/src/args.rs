@@ -145,7 +145,8 @@ pub struct WarmupsArgs {
 #[cfg_attr(doc, doc = "How each row is timed: mode, warm-ups, count or noise-driven stop, L2 flush.")]
 #[cfg_attr(not(doc), allow(missing_docs))]
 pub struct TimingArgs {
-    /// How a row's samples sit between CUDA events. batch (block_size.cu's method): each
+    /// How a row's samples sit between CUDA events; graph by default, the mode nearest Nsight
+    /// Compute's own duration (docs/timing.md). batch (block_size.cu's method): each
     /// sample is --launches-per-sample launches back to back between one pair of events,
     /// their mean. cold: each sample one launch between its own events after an L2 flush
     /// (unless --no-flush-l2), every sample queued behind a blocking kernel that the host
@@ -153,10 +154,10 @@ pub struct TimingArgs {
     /// the host enqueuing it after the previous one has finished. graph: --launches-per-sample
     /// launches captured once a row into a CUDA graph, each sample one replay of it between
     /// one pair of events, their mean
-    #[arg(long, value_name = "MODE", value_enum, default_value = "batch")]
+    #[arg(long, value_name = "MODE", value_enum, default_value = "graph")]
     pub timing: TimingArg,
 
-    #[arg(long, allow_negative_numbers = true, value_name = "N", help = format!("Launches between one pair of events in a batch sample, or in the graph a graph sample replays (--timing batch and graph only) [default: {DEFAULT_BATCH_LAUNCHES}]"))]
+    #[arg(long, allow_negative_numbers = true, value_name = "N", help = format!("Launches between one pair of events in a batch sample, or in the graph a graph sample replays (--timing batch and graph only) [default: {DEFAULT_BATCH_LAUNCHES}, more for a kernel whose {DEFAULT_BATCH_LAUNCHES} launches last under 0.1 ms]"))]
     #[cfg_attr(doc, doc = "`--launches-per-sample`.")]
     pub launches_per_sample: Option<u32>,
 

@@ -300,16 +300,15 @@ fn a_frame_whose_byte_count_overflows_is_bad_input() {
         assert_eq!(
             ran.stderr,
             "Error: a 1073741824 x 1073741824 frame needs more than 16 EiB of device memory for its buffers red, green, \
-             blue and out; \
-             no device has that\n"
+             blue and out and what its checks compare with; no device has that\n"
         );
     }
 }
 
 #[test]
 fn a_frame_that_fits_the_device_but_not_the_host_is_bad_input() {
-    // 2^40 pixels: 16 TiB on the device (this one has all of it), 16 TiB on the host (the
-    // three input planes and the output read back; the reference is computed, not kept).
+    // 2^40 pixels: 20 TiB on the device (this one has all of it), 20 TiB on the host (the
+    // three input planes, the output read back and the CPU reference every row is compared with).
     let mut driver = block_size_builtin::mock::h200();
     driver.devices[0].free_memory = u64::MAX;
     let ran = run(&driver, &["--width", "1048576", "--height", "1048576"]);
@@ -317,7 +316,7 @@ fn a_frame_that_fits_the_device_but_not_the_host_is_bad_input() {
     assert_eq!(ran.stdout, "");
     assert_eq!(ran.stderr.lines().count(), 1, "{}", ran.stderr);
     assert!(
-        ran.stderr.starts_with("Error: a 1048576 x 1048576 frame needs 16777216.0 MiB of host memory")
+        ran.stderr.starts_with("Error: a 1048576 x 1048576 frame needs 20971520.0 MiB of host memory")
             || ran.stderr.contains("cannot allocate"),
         "{}",
         ran.stderr

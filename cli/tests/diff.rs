@@ -254,7 +254,7 @@ fn a_different_timing_is_noted_not_refused() {
     assert_eq!(ran.code, 0, "{}", ran.stderr);
     assert!(
         ran.stdout.contains(
-            "Note: timing: batch, 10 launch(es) a sample, L2 flush none, fixed count vs cold, 1 launch(es) a sample, L2 flush before_each_launch, fixed count\n"
+            "Note: timing: graph, 10 or more launch(es) a sample, L2 flush none, fixed count vs cold, 1 launch(es) a sample, L2 flush before_each_launch, fixed count\n"
         ),
         "{}",
         ran.stdout

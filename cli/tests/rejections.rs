@@ -139,7 +139,7 @@ fn every_rejection_of_the_sweep_s_settings_is_the_same_line_through_both() {
         (
             &["--no-flush-l2"],
             timing(TimingSettings { flush_l2: Some(false), ..base }),
-            "--no-flush-l2 applies to --timing cold, not --timing batch",
+            "--no-flush-l2 applies to --timing cold, not --timing graph",
         ),
         (
             &["--grid", "waves:0"],

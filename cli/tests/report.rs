@@ -93,7 +93,7 @@ fn the_page_is_self_contained_and_has_every_part() {
     for part in [
         "<title>block-size: histogram on Mock H200</title>",
         "<section id=\"summary\">",
-        "<li>Fastest measured: 256 threads per block at 0.500 ms.</li>",
+        "<li>Fastest measured: 256 threads per block at 0.490 ms.</li>",
         "<section id=\"sweep\">",
         "Kernel: histogram of 4096 bins, 16384 B of dynamic shared memory per block",
         "<th>thr/blk</th>",
@@ -190,10 +190,10 @@ fn bad_input_is_one_line_and_exit_2() {
     );
     // Hostile: a line break where a name is (serde quotes it in its message), and a hash that is
     // not ASCII where the page shows its first characters.
-    let broken = write("broken.json", &text.replace("\"mode\": \"batch\"", "\"mode\": \"batch\\nrm -rf\""));
+    let broken = write("broken.json", &text.replace("\"mode\": \"graph\"", "\"mode\": \"graph\\nrm -rf\""));
     refused(
         &[&broken, "--html", out],
-        "broken.json: not a JSON export of a block-size sweep (--json, --format json): unknown variant `batch\\nrm -rf`",
+        "broken.json: not a JSON export of a block-size sweep (--json, --format json): unknown variant `graph\\nrm -rf`",
     );
     assert!(!std::path::Path::new(out).exists());
     // A hash that is not 64 hex digits (a cut by bytes in it once panicked) is refused.

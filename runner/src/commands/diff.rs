@@ -141,8 +141,9 @@ fn launched(record: &SweepRecord) -> Vec<&RowRecord> {
 /// The timing in a few words: `batch, 10 launch(es) a sample, L2 flush none, noise-driven stop`.
 fn timing_words(timing: &Timing) -> String {
     let stop = if timing.stop.is_none() { "fixed count" } else { "noise-driven stop" };
+    let grown = if timing.may_grow() { " or more" } else { "" };
     format!(
-        "{}, {} launch(es) a sample, L2 flush {}, {stop}",
+        "{}, {}{grown} launch(es) a sample, L2 flush {}, {stop}",
         timing.mode,
         timing.launches_per_sample,
         timing.l2_flush().name()

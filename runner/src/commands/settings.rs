@@ -13,7 +13,7 @@ sweep opens it, for the library and the CLI alike.
 use crate::error::{Error, exit};
 use crate::files;
 use crate::kernel::Kernel;
-use crate::measure::timing::{DEFAULT_BATCH_LAUNCHES, NoiseStop, Timing, TimingMode};
+use crate::measure::timing::{DEFAULT_BATCH_LAUNCHES, MIN_SAMPLE, NoiseStop, Timing, TimingMode};
 use crate::model::block_shape::{BlockShape, MAX_BLOCK_DIMENSIONS, MAX_THREADS_PER_BLOCK};
 use crate::model::grid::GridPolicy;
 use crate::model::objective::Objective;
@@ -66,7 +66,8 @@ impl Default for DeviceChoice {
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct TimingSettings {
-    /// `--timing`: how a row's samples sit between CUDA events (batch by default).
+    /// `--timing`: how a row's samples sit between CUDA events (graph by default: of the four
+    /// modes, the nearest Nsight Compute's own duration on the H200, docs/timing.md).
     pub mode: TimingMode,
     /// `--launches-per-sample`: launches between one pair of events in a batch sample, or in
     /// the graph a graph sample replays (10; batch and graph only).
@@ -103,7 +104,7 @@ const MAX_ENERGY_WINDOW: Duration = Duration::from_secs(60);
 impl Default for TimingSettings {
     fn default() -> Self {
         Self {
-            mode: TimingMode::Batch,
+            mode: TimingMode::Graph,
             launches_per_sample: None,
             warmups: DEFAULT_WARMUPS,
             runs: None,
@@ -205,6 +206,13 @@ impl TimingSettings {
             cold_keeps_l2: self.flush_l2 == Some(false),
             stop: None,
             energy_window: self.energy_window,
+            // Launches a sample grow for short kernels unless a count was asked for.
+            min_sample: match mode {
+                TimingMode::Batch | TimingMode::Graph if self.launches_per_sample.is_none() => {
+                    Some(MIN_SAMPLE)
+                }
+                _ => None,
+            },
         };
         let launches =
             u64::from(timing.warmups) + u64::from(timing.runs) * u64::from(timing.launches_per_sample);
@@ -571,7 +579,10 @@ mod tests {
         let settings = Settings::default();
         assert_eq!(
             settings.checked().unwrap(),
-            Timing::fixed(TimingMode::Batch, 3, 10).until(NoiseStop::DEFAULT)
+            Timing {
+                min_sample: Some(crate::measure::timing::MIN_SAMPLE),
+                ..Timing::fixed(TimingMode::Graph, 3, 10).until(NoiseStop::DEFAULT)
+            }
         );
         assert_eq!(settings.block_sizes, DEFAULT_BLOCK_SIZES);
     }
@@ -654,7 +665,7 @@ mod tests {
         assert_eq!((graph.launches(), graph.l2_flush()), (4, crate::measure::timing::L2Flush::None));
         assert_eq!(
             refused(timing(TimingSettings { flush_l2: Some(false), ..TimingSettings::default() })),
-            "--no-flush-l2 applies to --timing cold, not --timing batch"
+            "--no-flush-l2 applies to --timing cold, not --timing graph"
         );
         let cold_without_flush = timing(TimingSettings { flush_l2: Some(false), ..cold }).checked().unwrap();
         assert!(!cold_without_flush.flushes());

@@ -1,9 +1,12 @@
-//! The checks of a kernel: against a CPU reference ([`Check::reference`]), or "the result at
-//! every block size equals the first row's" ([`Check::same_as_first`]), bit for bit or within a
-//! relative tolerance ([`Agreement`]); and [`Values`], the result they compare.
+//! The checks of a kernel: against a CPU reference ([`Check::reference`]), against expected
+//! values computed once ([`Check::expected`]), or "the result at every block size equals the
+//! first row's" ([`Check::same_as_first`]), bit for bit or within a relative tolerance
+//! ([`Agreement`]); and [`Values`], the result they compare. The last two run on the GPU where
+//! the kernel's result is its output buffer: only a count and the first bad index come back.
 
 use super::shape::LaunchShape;
 use crate::measure::memory::{as_bytes, as_bytes_mut, host_vec};
+use crate::model::comparison::{ElementComparison, within};
 use std::fmt;
 
 /// A row's result: the values a check compares, of one number type ([`super::Element`]):
@@ -134,6 +137,15 @@ impl Values {
     fn is_float(&self) -> bool {
         matches!(self.0, Typed::F32(_) | Typed::F64(_))
     }
+
+    /// Bytes one value takes.
+    pub(crate) fn element_size(&self) -> usize {
+        match &self.0 {
+            Typed::U16(_) => 2,
+            Typed::F32(_) | Typed::U32(_) | Typed::I32(_) => 4,
+            Typed::F64(_) | Typed::U64(_) => 8,
+        }
+    }
 }
 
 /// One `f64`: a scalar result (a sum).
@@ -169,6 +181,29 @@ pub enum Agreement {
 }
 
 impl Agreement {
+    /// This agreement as a comparison the GPU makes on values of `values`' type
+    /// ([`crate::model::comparison`]): bits for every type, a tolerance for floats; `None` for
+    /// integers within a tolerance, which the host compares.
+    pub(crate) fn on_device(self, values: &Values) -> Option<ElementComparison> {
+        match (self, &values.0) {
+            (Self::BitForBit, _) => Some(ElementComparison::Bits(values.element_size())),
+            (Self::Within(tolerance), Typed::F32(_)) => Some(ElementComparison::F32Within(tolerance)),
+            (Self::Within(tolerance), Typed::F64(_)) => Some(ElementComparison::F64Within(tolerance)),
+            (Self::Within(_), _) => None,
+        }
+    }
+
+    /// Whether value `index` of `got` agrees with that of `reference` (both of one type).
+    fn agrees_at(self, reference: &Values, got: &Values, index: usize) -> bool {
+        if got.bits(index) == reference.bits(index) {
+            return true;
+        }
+        match (self, got.get(index), reference.get(index)) {
+            (Self::Within(tolerance), Some(value), Some(reference)) => within(value, reference, tolerance),
+            _ => false,
+        }
+    }
+
     /// Where `got` differs from `first` more than this agreement allows: the first value that
     /// does (`None` where the types or counts differ), and what is wrong, ending with the
     /// first row's value, which `first_row` names.
@@ -206,10 +241,10 @@ impl Agreement {
                 format!(" (0x{bits:0digits$x})")
             })
         };
-        (0..got.len()).find_map(|index| {
-            let same_bits = got.bits(index) == first.bits(index);
+        let index = (0..got.len()).find(|&index| !self.agrees_at(first, got, index))?;
+        {
             match self {
-                Self::BitForBit if !same_bits => Some((
+                Self::BitForBit => Some((
                     Some(index),
                     format!(
                         "value {index} is {}{}, not bit for bit the first row's ({first_row}) {}{}",
@@ -219,27 +254,60 @@ impl Agreement {
                         if got.is_float() { hex(first, index) } else { String::new() },
                     ),
                 )),
-                Self::Within(tolerance) if !same_bits => {
+                Self::Within(tolerance) => {
                     let (value, reference) = (got.get(index)?, first.get(index)?);
                     let difference = (value - reference).abs();
                     let scale = value.abs().max(reference.abs());
                     let relative = if scale > 0.0 { difference / scale } else { difference };
-                    // NaN compares false: a NaN where the first row had another value is a difference.
-                    let within = difference <= tolerance * scale;
-                    (!within).then(|| {
-                        (
-                            Some(index),
-                            format!(
-                                "value {index} is {}, the first row's ({first_row}) {}: a relative difference of {relative:.3e}, above the tolerance {tolerance:e}",
-                                got.show(index),
-                                first.show(index)
-                            ),
-                        )
-                    })
+                    Some((
+                        Some(index),
+                        format!(
+                            "value {index} is {}, the first row's ({first_row}) {}: a relative difference of {relative:.3e}, above the tolerance {tolerance:e}",
+                            got.show(index),
+                            first.show(index)
+                        ),
+                    ))
                 }
-                _ => None,
             }
-        })
+        }
+    }
+
+    /// Where `got` differs from `expected` more than this agreement allows, as a check against
+    /// expected values says it: "pixel 5 is 2, the CPU reference says 0.3", `element` naming
+    /// one value; the index `None` where the types or counts differ.
+    pub(crate) fn difference_from_expected(
+        self,
+        expected: &Values,
+        got: &Values,
+        element: &str,
+    ) -> Option<(Option<usize>, String)> {
+        if expected.type_name() != got.type_name() {
+            return Some((
+                None,
+                format!(
+                    "the result is {} {}s, the CPU reference {} {}s",
+                    got.len(),
+                    got.type_name(),
+                    expected.len(),
+                    expected.type_name()
+                ),
+            ));
+        }
+        if expected.len() != got.len() {
+            return Some((
+                None,
+                format!("the result has {} values, the CPU reference {}", got.len(), expected.len()),
+            ));
+        }
+        let index = (0..got.len()).find(|&index| !self.agrees_at(expected, got, index))?;
+        Some((
+            Some(index),
+            format!(
+                "{element} {index} is {}, the CPU reference says {}",
+                got.show(index),
+                expected.show(index)
+            ),
+        ))
     }
 }
 
@@ -264,6 +332,19 @@ pub(crate) fn zeros<T: super::Element>(count: usize) -> anyhow::Result<Values> {
 /// A CPU reference's verdict on a row's result: `Err` with what is wrong, in one line.
 type ReferenceFn = Box<dyn Fn(&Values, &LaunchShape) -> Result<(), String>>;
 
+/// What builds the values every row's result must equal ([`Check::expected`]).
+type ExpectedFn = Box<dyn Fn() -> anyhow::Result<Values>>;
+
+/// A check against expected values: built once on the host, compared on the GPU.
+pub(crate) struct Expected {
+    /// Builds them, the first time a row is checked.
+    pub make: ExpectedFn,
+    /// How closely a row's result must equal them.
+    pub agreement: Agreement,
+    /// What one value is called in a failure's line: `value`, `pixel`.
+    pub element: &'static str,
+}
+
 /// A check every row of a sweep must pass; a row that fails one is a failed check of the run
 /// (exit status 1), its table not a measurement.
 pub struct Check(pub(crate) CheckKind);
@@ -275,6 +356,8 @@ pub(crate) enum CheckKind {
     /// The first row's result (the first block size of the first configuration of the axes), as
     /// closely as the [`Agreement`] says.
     SameAsFirst(Agreement),
+    /// Values computed once ([`Check::expected`]).
+    Expected(Expected),
 }
 
 impl Check {
@@ -287,9 +370,31 @@ impl Check {
 
     /// Every row's result must equal the first row's, as closely as `agreement` says: a check
     /// for a kernel with no CPU reference, that the block size must not change what it
-    /// computes.
+    /// computes. Where the result is the kernel's output buffer (no [`crate::Kernel::result`]),
+    /// the first row's output is kept on the device and every later row compared with it there.
     pub fn same_as_first(agreement: Agreement) -> Self {
         Self(CheckKind::SameAsFirst(agreement))
+    }
+
+    /// Every row's result must equal the values `expected` builds, as closely as `agreement`
+    /// says: a CPU reference computed once, however many rows, rounds and devices check
+    /// against it. Where the result is the kernel's output buffer (no [`crate::Kernel::result`])
+    /// and the agreement one the GPU can judge (bit for bit, or floats within a tolerance),
+    /// the values are uploaded once to each device and every row is compared with them there:
+    /// no row's output is copied back unless it is wrong, when the host names the first wrong
+    /// value ("value 5 is 2, the CPU reference says 0.3"; [`Check::naming`] changes `value`).
+    /// Otherwise every row's result is copied back and compared on the host.
+    pub fn expected(agreement: Agreement, expected: impl Fn() -> anyhow::Result<Values> + 'static) -> Self {
+        Self(CheckKind::Expected(Expected { make: Box::new(expected), agreement, element: "value" }))
+    }
+
+    /// What one value of the result is called in this check's failures (`pixel`, `bin`):
+    /// [`Check::expected`]'s alone, the others say it in their own words.
+    pub fn naming(mut self, element: &'static str) -> Self {
+        if let CheckKind::Expected(expected) = &mut self.0 {
+            expected.element = element;
+        }
+        self
     }
 }
 
@@ -299,6 +404,9 @@ impl fmt::Debug for Check {
             CheckKind::Reference(_) => f.write_str("Check::reference(..)"),
             CheckKind::SameAsFirst(agreement) => {
                 f.debug_tuple("Check::same_as_first").field(agreement).finish()
+            }
+            CheckKind::Expected(expected) => {
+                f.debug_tuple("Check::expected").field(&expected.agreement).finish_non_exhaustive()
             }
         }
     }

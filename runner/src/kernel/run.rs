@@ -2,8 +2,14 @@
 [`Run`]: a [`Kernel`] being measured, the [`Workload`] every measurement (the sweep, `compare`,
 `tail`, `variants`) launches and checks. It holds what the description does not: the host data
 its inputs are built into (once, whatever the number of devices), the buffers on the device of
-the moment, the configuration of the axes launched, and the first row's result for
-[`Check::same_as_first`](crate::Check::same_as_first).
+the moment, the configuration of the axes launched, what the checks compare with (the values of
+[`Check::expected`](crate::Check::expected), built once; the first row's result for
+[`Check::same_as_first`](crate::Check::same_as_first)), and where the GPU holds them.
+
+A row is checked on the GPU where it can be (every check against expected values or the first
+row, the result the output buffer itself, and a backend with comparison kernels): only a count
+and the first bad index come back. A row found wrong there, and every row of any other kernel,
+is copied back and judged on the host, which words the failure.
 */
 
 use super::check::{CheckKind, Values};
@@ -39,6 +45,29 @@ pub(crate) struct Run<'k> {
     active: usize,
     last: RefCell<Option<LaunchShape>>,
     first: Option<(Values, String)>,
+    /// Each check's expected values ([`CheckKind::Expected`]), built the first time a row is
+    /// checked, for every device.
+    expected: Vec<Option<Values>>,
+    /// What each check compares with on the device of the moment: an upload of its expected
+    /// values, or the first row's output copied there, with the elements it holds and the
+    /// row it came from.
+    on_device: Vec<Option<Reference>>,
+}
+
+/// What a check compares with, on the device: a buffer, and what it holds.
+#[derive(Debug, Clone)]
+struct Reference {
+    buffer: BufferId,
+    /// `None`: nothing yet (a first row to come).
+    holds: Option<Held>,
+}
+
+/// What a device [`Reference`] holds: this many elements, from this row (the first row's
+/// description; empty for expected values).
+#[derive(Debug, Clone)]
+struct Held {
+    elements: usize,
+    row: String,
 }
 
 impl<'k> Run<'k> {
@@ -52,6 +81,8 @@ impl<'k> Run<'k> {
             active: 0,
             last: RefCell::new(None),
             first: None,
+            expected: kernel.checks.iter().map(|_| None).collect(),
+            on_device: kernel.checks.iter().map(|_| None).collect(),
         }
     }
 
@@ -63,9 +94,20 @@ impl<'k> Run<'k> {
         if self.device.is_empty() && !self.kernel.buffers.is_empty() {
             return false;
         }
-        self.first = None;
+        self.forget_first();
         self.last.replace(None);
         true
+    }
+
+    /// Forgets the first row's result, on the host and on the device (whose buffer is kept for
+    /// the next first row).
+    fn forget_first(&mut self) {
+        self.first = None;
+        for (check, reference) in self.kernel.checks.iter().zip(&mut self.on_device) {
+            if let (CheckKind::SameAsFirst(_), Some(reference)) = (&check.0, reference) {
+                reference.holds = None;
+            }
+        }
     }
 
     /// The kernel measured.
@@ -102,6 +144,20 @@ impl<'k> Run<'k> {
             device = device.zip(on_device).and_then(|(sum, bytes)| sum.checked_add(bytes));
             host = host.zip(elements.checked_mul(size)).and_then(|(sum, bytes)| sum.checked_add(bytes));
         }
+        // What the checks compare with: expected values on the host and on each device, the
+        // first row's output on each device; as large as the first output.
+        if let Some(output) = self.kernel.buffers.iter().find(|buffer| buffer.is_output()) {
+            let bytes = (self.allocated(output) as u64).checked_mul(output.element_size as u64);
+            for check in &self.kernel.checks {
+                let (on_host, on_device) = match check.0 {
+                    CheckKind::Expected(_) => (bytes, bytes),
+                    CheckKind::SameAsFirst(_) => (Some(0), bytes),
+                    CheckKind::Reference(_) => (Some(0), Some(0)),
+                };
+                device = device.zip(on_device).and_then(|(sum, bytes)| sum.checked_add(bytes));
+                host = host.zip(on_host).and_then(|(sum, bytes)| sum.checked_add(bytes));
+            }
+        }
         let names: Vec<&str> = self.kernel.buffers.iter().map(|buffer| buffer.name).collect();
         let names = match names.split_last() {
             Some((last, [])) => last.to_string(),
@@ -112,9 +168,14 @@ impl<'k> Run<'k> {
         Footprint {
             subject: frame.map_or_else(|| "the kernel".to_string(), |frame| format!("a {frame} frame")),
             device_bytes: device,
-            device_what: format!("its buffers {names}"),
+            device_what: if self.kernel.checks.iter().any(|check| !matches!(check.0, CheckKind::Reference(_)))
+            {
+                format!("its buffers {names} and what its checks compare with")
+            } else {
+                format!("its buffers {names}")
+            },
             host_bytes: host,
-            host_what: "its inputs and its outputs read back".to_string(),
+            host_what: "its inputs, its outputs read back and what its checks compare with".to_string(),
         }
     }
 
@@ -207,6 +268,135 @@ impl<'k> Run<'k> {
         Ok((id, buffer.offset * buffer.element_size))
     }
 
+    /// The values check `position` expects ([`CheckKind::Expected`]), built on the host the
+    /// first time they are asked for.
+    fn expected_values(&mut self, position: usize) -> Result<&Values> {
+        let CheckKind::Expected(expected) = &self.kernel.checks[position].0 else {
+            bail!("check {position} has no expected values")
+        };
+        if self.expected[position].is_none() {
+            let phase = Phase::start("building the CPU reference");
+            let values = (expected.make)().context("building the expected values of a check")?;
+            phase.finish();
+            self.expected[position] = Some(values);
+        }
+        Ok(self.expected[position].as_ref().expect("built above"))
+    }
+
+    /// Every check's expected values built ([`Run::expected_values`]).
+    fn build_expected(&mut self) -> Result<()> {
+        for position in 0..self.kernel.checks.len() {
+            if matches!(self.kernel.checks[position].0, CheckKind::Expected(_)) {
+                self.expected_values(position)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The row just launched (of `shape`), judged on the GPU: `Some(None)` where every check
+    /// holds; `None` where the GPU cannot judge it (a check on the host, a result computed from
+    /// the outputs, a backend without comparison kernels) or found it wrong: the host then
+    /// judges it and words what is wrong.
+    fn check_on_device(
+        &mut self,
+        gpu: &mut dyn Gpu,
+        shape: &LaunchShape,
+    ) -> Result<Option<Option<Mismatch>>> {
+        let checks = &self.kernel.checks;
+        if self.kernel.result.is_some()
+            || checks.iter().any(|check| matches!(check.0, CheckKind::Reference(_)))
+        {
+            return Ok(None);
+        }
+        let Some(output) = self.kernel.buffers.iter().position(BufferSpec::is_output) else {
+            return Ok(None);
+        };
+        let buffer = &self.kernel.buffers[output];
+        let got = (self.device[output].0, buffer.offset * buffer.element_size);
+        let elements = buffer.len(&shape.variant, shape.grid_blocks);
+        let output_type = (buffer.zeros)(0)?;
+        let allocated = self.allocated(buffer) * buffer.element_size;
+        let mut right = true;
+        for (position, check) in checks.iter().enumerate() {
+            let (agreement, first) = match &check.0 {
+                CheckKind::Expected(expected) => (expected.agreement, false),
+                CheckKind::SameAsFirst(agreement) => (*agreement, true),
+                CheckKind::Reference(_) => return Ok(None),
+            };
+            let Some(comparison) = agreement.on_device(&output_type) else { return Ok(None) };
+            if first {
+                let reference = match &mut self.on_device[position] {
+                    Some(reference) => reference,
+                    slot => slot.insert(Reference { buffer: gpu.alloc_zeroed(allocated)?, holds: None }),
+                };
+                match &reference.holds {
+                    // The first row: its output, kept on the device, is what the others equal.
+                    None => {
+                        gpu.copy(got, (reference.buffer, 0), elements * buffer.element_size)
+                            .context("keeping the first row's output on the device")?;
+                        reference.holds = Some(Held { elements, row: shape.describe() });
+                        continue;
+                    }
+                    Some(held) if held.elements != elements => {
+                        right = false;
+                        continue;
+                    }
+                    Some(_) => {}
+                }
+            } else {
+                self.expected_values(position)?;
+                let values = self.expected[position].as_ref().expect("built above");
+                if values.type_name() != output_type.type_name() || values.len() != elements {
+                    right = false;
+                    continue;
+                }
+                if self.on_device[position].is_none() {
+                    let buffer =
+                        gpu.alloc_and_upload(values.bytes()).context("uploading the expected values")?;
+                    self.on_device[position] =
+                        Some(Reference { buffer, holds: Some(Held { elements, row: String::new() }) });
+                }
+            }
+            let reference = self.on_device[position].as_ref().expect("set above").buffer;
+            match gpu.count_mismatches(got, (reference, 0), elements, comparison)? {
+                None => return Ok(None),
+                Some(found) => right &= found.count == 0,
+            }
+        }
+        Ok(right.then_some(None))
+    }
+
+    /// The row just launched (of `shape`), copied back and judged on the host.
+    fn check_on_host(&mut self, gpu: &mut dyn Gpu, shape: &LaunchShape) -> Result<Option<Mismatch>> {
+        self.build_expected()?;
+        // A first row kept on the device is what the host compares with too.
+        if self.first.is_none()
+            && let Some((reference, held)) = self.on_device.iter().find_map(|reference| {
+                reference
+                    .as_ref()
+                    .and_then(|reference| Some((reference.buffer, reference.holds.clone()?)))
+                    .filter(|(_, held)| !held.row.is_empty())
+            })
+            && let Some(buffer) = self.kernel.buffers.iter().find(|buffer| buffer.is_output())
+        {
+            let mut values = (buffer.zeros)(held.elements)?;
+            gpu.download(reference, 0, values.bytes_mut()).context("reading back the first row's output")?;
+            self.first = Some((values, held.row));
+        }
+        let mut buffers = Vec::new();
+        for (buffer, (id, _)) in self.kernel.buffers.iter().zip(&self.device) {
+            if !buffer.is_output() {
+                continue;
+            }
+            let count = buffer.len(&shape.variant, shape.grid_blocks);
+            let mut values = (buffer.zeros)(count)?;
+            gpu.download(*id, buffer.offset * buffer.element_size, values.bytes_mut())
+                .with_context(|| format!("reading back `{}`", buffer.name))?;
+            buffers.push((buffer.name, values));
+        }
+        self.judge(&Readback { buffers }, shape)
+    }
+
     /// The result of the row just launched, and where it is wrong.
     fn judge(&mut self, readback: &Readback, shape: &LaunchShape) -> Result<Option<Mismatch>> {
         let result = match &self.kernel.result {
@@ -216,7 +406,7 @@ impl<'k> Run<'k> {
         let row = shape.describe();
         let mut wrong = Vec::new();
         let mut index = None;
-        for check in &self.kernel.checks {
+        for (position, check) in self.kernel.checks.iter().enumerate() {
             let found = match &check.0 {
                 CheckKind::Reference(reference) => {
                     reference(&result, shape).err().map(|description| Mismatch { index: None, description })
@@ -226,6 +416,14 @@ impl<'k> Run<'k> {
                         .difference(first, &result, first_row)
                         .map(|(at, description)| Mismatch { index: at, description })
                 }),
+                CheckKind::Expected(expected) => {
+                    let values =
+                        self.expected[position].as_ref().context("the expected values were not built")?;
+                    expected
+                        .agreement
+                        .difference_from_expected(values, &result, expected.element)
+                        .map(|(at, description)| Mismatch { index: at, description })
+                }
             };
             if let Some(mismatch) = found {
                 index = index.or(mismatch.index);
@@ -291,6 +489,8 @@ impl Workload for Run<'_> {
         uploading.finish();
         self.device = device;
         self.first = None;
+        // A new device: what the last one held for the checks is not on it.
+        self.on_device.iter_mut().for_each(|reference| *reference = None);
         self.last.replace(None);
         Ok(())
     }
@@ -370,17 +570,9 @@ impl Workload for Run<'_> {
 
     fn check(&mut self, gpu: &mut dyn Gpu) -> Result<Option<Mismatch>> {
         let Some(shape) = self.last.borrow().clone() else { bail!("a row was checked before any launch") };
-        let mut buffers = Vec::new();
-        for (buffer, (id, _)) in self.kernel.buffers.iter().zip(&self.device) {
-            if !buffer.is_output() {
-                continue;
-            }
-            let count = buffer.len(&shape.variant, shape.grid_blocks);
-            let mut values = (buffer.zeros)(count)?;
-            gpu.download(*id, buffer.offset * buffer.element_size, values.bytes_mut())
-                .with_context(|| format!("reading back `{}`", buffer.name))?;
-            buffers.push((buffer.name, values));
+        match self.check_on_device(gpu, &shape)? {
+            Some(verdict) => Ok(verdict),
+            None => self.check_on_host(gpu, &shape),
         }
-        self.judge(&Readback { buffers }, &shape)
     }
 }

@@ -18,6 +18,7 @@ use crate::measure::ptx::{self, KernelRef};
 use crate::measure::timing::Op;
 pub use crate::measure::timing::Timing;
 use crate::model::block_shape::{BlockShape, GridShape};
+use crate::model::comparison::{ElementComparison, Mismatches};
 use crate::model::limits::{DeviceLimits, KernelResources, Suggestion};
 use anyhow::{Context as _, Result, anyhow, bail, ensure};
 use std::thread::JoinHandle;
@@ -290,6 +291,36 @@ pub trait Gpu {
     /// Copies `out.len()` bytes of `buffer`, from `byte_offset` on, into `out`, once every
     /// launch before it has finished.
     fn download(&mut self, buffer: BufferId, byte_offset: usize, out: &mut [u8]) -> Result<()>;
+
+    /// Copies `bytes` bytes from `from` to `to`, each a buffer and a byte offset in it, once
+    /// every launch before it has finished: the first row's output kept on the device for
+    /// [`crate::Check::same_as_first`]. By default through the host.
+    fn copy(&mut self, from: (BufferId, usize), to: (BufferId, usize), bytes: usize) -> Result<()> {
+        let mut staging = crate::measure::memory::host_vec::<u8>(bytes, "a copy through the host")?;
+        staging.resize(bytes, 0);
+        self.download(from.0, from.1, &mut staging)?;
+        self.upload(to.0, to.1, &staging)
+    }
+
+    /// Compares `count` elements of `got` with `expected` (each a buffer and a byte offset in
+    /// it) on the device as `comparison` says, once every launch before it has finished, and
+    /// copies back what it found alone: the check of a row without its output copied back.
+    /// `None` where this backend cannot: the caller then copies the output back and compares
+    /// on the host.
+    fn count_mismatches(
+        &mut self,
+        got: (BufferId, usize),
+        expected: (BufferId, usize),
+        count: usize,
+        comparison: ElementComparison,
+    ) -> Result<Option<Mismatches>> {
+        let _ = (got, expected, count, comparison);
+        Ok(None)
+    }
+
+    /// A row of a sweep is finished (measured and checked, or taken from a journal): what a
+    /// wrapper that shows progress ([`crate::measure::progress::WithProgress`]) counts.
+    fn row_finished(&mut self) {}
 
     /// Device-to-device copies of `bytes` (`cuMemcpyDtoDAsync`), after `timing.warmups`
     /// untimed ones, each timed between its own events: the bandwidth ceiling for kernels that

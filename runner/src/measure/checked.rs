@@ -1,8 +1,9 @@
 /*!
 One measured launch configuration, checked: zero the workload's outputs, run the timed
-launches, copy the outputs back and compare them with the CPU reference. The sweep, `compare`,
-`tail` and `variants` all measure this way, so none of them can time a configuration without
-checking it.
+launches, and check what they computed (on the GPU against a reference kept there, or copied
+back and compared on the host: [`Workload::check`]). The sweep, `compare`, `tail` and `variants`
+all measure this way, so none of them can time a configuration without checking it; a later
+round of a search samples a configuration its first round checked ([`Verdict::Known`]).
 */
 
 use crate::measure::workload::Workload;
@@ -77,25 +78,43 @@ impl ClockLog {
 
 /// Times `launch` on `gpu`: `timing.warmups` warm-ups, then `timing.runs` samples of
 /// `timing.mode`, or with [`Timing::stop`] at least that many and more, a chunk at a time,
-/// until [`decide`] stops the row. The budget counts from after the warm-ups, on
+/// until [`decide`] stops the row. With [`Timing::min_sample`], the first sample also times a
+/// launch: where it is shorter than that, it is dropped and the row's samples take as many
+/// launches as [`Timing::grown_launches`] gives. The budget counts from after the warm-ups, on
 /// [`Gpu::clock`]. Where the device has sensors, the SM clock is read after each chunk, and
 /// a chunk read throttled ([`throttled`]) is dropped and taken again while the budget lasts.
 pub fn sample(gpu: &mut dyn Gpu, launch: &Launch, timing: &Timing) -> Result<Samples> {
     let zero = !launch.zero_before_each.is_empty();
     stop_if_interrupted()?;
     let mut clocks = ClockLog::default();
+    let mut timing = *timing;
+    let mut run_ms = Vec::new();
+    if timing.may_grow() {
+        // The warm-ups and one sample, which times a launch: the row's first sample where it
+        // lasts long enough, else dropped and the row sampled at more launches a sample.
+        let first = gpu.run_schedule(launch, &schedule(&timing, timing.warmups, 1, zero))?;
+        let launches = timing.grown_launches(first.first().map_or(0.0, |&ms| f64::from(ms)));
+        if launches > timing.launches() {
+            timing.launches_per_sample = launches;
+        } else if clocks.read(gpu, first.len(), true) {
+            // A throttled one is dropped (and counted), as a throttled chunk is.
+            run_ms = first;
+        }
+        (timing.warmups, timing.min_sample) = (0, None);
+    }
     let Some(stop) = timing.stop else {
-        let ops = schedule(timing, timing.warmups, timing.runs, zero);
-        let run_ms = gpu.run_schedule(launch, &ops)?;
+        let left = timing.runs.saturating_sub(run_ms.len() as u32);
+        if left > 0 {
+            run_ms.extend(gpu.run_schedule(launch, &schedule(&timing, timing.warmups, left, zero))?);
+        }
         clocks.read(gpu, run_ms.len(), false);
         return Ok(Samples { run_ms, stopped: None, clock: clocks.row() });
     };
     if timing.warmups > 0 {
-        gpu.run_schedule(launch, &schedule(timing, timing.warmups, 0, zero))?;
+        gpu.run_schedule(launch, &schedule(&timing, timing.warmups, 0, zero))?;
     }
     let cap = if timing.mode == TimingMode::Cold { COLD_WINDOW } else { CHUNK_CAP };
     let started = gpu.clock();
-    let mut run_ms = Vec::new();
     loop {
         stop_if_interrupted()?;
         let elapsed = gpu.clock().saturating_sub(started);
@@ -103,7 +122,7 @@ pub fn sample(gpu: &mut dyn Gpu, launch: &Launch, timing: &Timing) -> Result<Sam
             return Ok(Samples { run_ms, stopped: Some(stopped), clock: clocks.row() });
         }
         let chunk = next_chunk(run_ms.len() as u32, timing.runs, &stop, elapsed, cap);
-        let taken = gpu.run_schedule(launch, &schedule(timing, 0, chunk, zero))?;
+        let taken = gpu.run_schedule(launch, &schedule(&timing, 0, chunk, zero))?;
         let budget_left = gpu.clock().saturating_sub(started) < stop.max_time_per_row;
         if clocks.read(gpu, taken.len(), budget_left) {
             run_ms.extend(taken);
@@ -218,6 +237,21 @@ pub fn energy(
     }))
 }
 
+/// Whether a measurement checks what its launches computed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    /// Check it: the outputs zeroed first, checked after the samples. With `corrupt`, that
+    /// output element is overwritten on the device before the check (`--corrupt-pixel`).
+    Check {
+        /// The element `--corrupt-pixel` overwrites.
+        corrupt: Option<usize>,
+    },
+    /// Already known: an earlier round of the search checked this configuration, so this one
+    /// only samples it (a check costs a comparison at least, and with a host reference a copy
+    /// of the whole output).
+    Known,
+}
+
 /// What one checked measurement found.
 pub struct Checked {
     /// Milliseconds of each sample: one launch's, or in batch mode a batch's mean.
@@ -234,18 +268,19 @@ pub struct Checked {
 
 /// Measures the active kernel on `workload`, a grid of `grid` blocks of `block` threads, its
 /// samples taken as `timing` says ([`sample`]), then with [`Timing::energy_window`] its
-/// energy ([`energy`]). With `corrupt`, that output
-/// element is overwritten on the device after the launches (the `--corrupt-pixel` self-test).
-/// `Err` only when the driver fails.
+/// energy ([`energy`]), then checked where `verdict` says so ([`Verdict`]; a known verdict's
+/// `mismatch` is `None`). `Err` only when the driver fails.
 pub fn measure(
     gpu: &mut dyn Gpu,
     workload: &mut dyn Workload,
     grid: GridShape,
     block: BlockShape,
     timing: Timing,
-    corrupt: Option<usize>,
+    verdict: Verdict,
 ) -> Result<Checked> {
-    workload.clear_outputs(gpu)?;
+    if verdict != Verdict::Known {
+        workload.clear_outputs(gpu)?;
+    }
     let launch = workload.launch(grid, block)?;
     let context = || format!("launching {grid} blocks of {block} threads");
     let samples = sample(gpu, &launch, &timing).with_context(context)?;
@@ -256,16 +291,16 @@ pub fn measure(
         }
         _ => None,
     };
-    if let Some(index) = corrupt {
-        workload.corrupt(gpu, index)?;
-    }
-    Ok(Checked {
-        run_ms: samples.run_ms,
-        stopped: samples.stopped,
-        mismatch: workload.check(gpu)?,
-        clock: samples.clock,
-        energy,
-    })
+    let mismatch = match verdict {
+        Verdict::Check { corrupt } => {
+            if let Some(index) = corrupt {
+                workload.corrupt(gpu, index)?;
+            }
+            workload.check(gpu)?
+        }
+        Verdict::Known => None,
+    };
+    Ok(Checked { run_ms: samples.run_ms, stopped: samples.stopped, mismatch, clock: samples.clock, energy })
 }
 
 /// A signal asked the run to stop: the row in progress is dropped, the finished ones kept.
@@ -291,6 +326,8 @@ mod tests {
         (gpu, workload)
     }
 
+    const CHECK: Verdict = Verdict::Check { corrupt: None };
+
     const STOP: NoiseStop =
         NoiseStop { max_noise: 0.005, max_time_per_row: Duration::from_millis(100), max_runs: 1000 };
 
@@ -307,7 +344,7 @@ mod tests {
                 GridShape::linear(64),
                 BlockShape::linear(threads),
                 timing,
-                None,
+                Verdict::Check { corrupt: None },
             )
             .unwrap();
             assert_eq!(checked.mismatch, None, "the check after the window sees one pass");
@@ -327,17 +364,104 @@ mod tests {
         let mut gpu = fixture::gpu();
         let mut workload = fixture::workload(&mut gpu, fixture::kernel(64));
         let timing = Timing { energy_window: Some(Duration::from_millis(100)), ..Timing::launch(0, 3) };
-        let checked =
-            measure(&mut gpu, workload.as_mut(), GridShape::linear(1), BlockShape::linear(128), timing, None)
-                .unwrap();
+        let checked = measure(
+            &mut gpu,
+            workload.as_mut(),
+            GridShape::linear(1),
+            BlockShape::linear(128),
+            timing,
+            CHECK,
+        )
+        .unwrap();
         assert_eq!((checked.energy, checked.clock), (None, None));
         let (mut gpu, mut workload) =
             gpu_with(MockSensors { step: Duration::from_secs(3600), ..MockSensors::default() });
-        let checked =
-            measure(&mut gpu, workload.as_mut(), GridShape::linear(1), BlockShape::linear(128), timing, None)
-                .unwrap();
+        let checked = measure(
+            &mut gpu,
+            workload.as_mut(),
+            GridShape::linear(1),
+            BlockShape::linear(128),
+            timing,
+            CHECK,
+        )
+        .unwrap();
         assert_eq!(checked.energy, None);
         assert!(gpu.clock < Duration::from_secs(3), "it gives up after four windows and a second");
+    }
+
+    #[test]
+    fn a_microsecond_kernel_s_samples_grow_to_the_minimum_sample_and_a_long_one_s_do_not() {
+        use crate::measure::timing::{MIN_SAMPLE, Op, TimingMode};
+        let launches_of = |gpu: &MockGpu| -> Vec<u32> {
+            gpu.enqueued
+                .iter()
+                .filter_map(|op| match op {
+                    Op::Sample { launches, .. } => Some(*launches),
+                    _ => None,
+                })
+                .collect()
+        };
+        for mode in [TimingMode::Batch, TimingMode::Graph] {
+            let timing = Timing { min_sample: Some(MIN_SAMPLE), ..Timing::fixed(mode, 2, 10) };
+            // 2 µs a launch: ten make 20 µs, so the row takes 50 a sample after the first.
+            let mut gpu = fixture::gpu();
+            gpu.milliseconds = vec![(128, 0.002)];
+            let mut workload = fixture::workload(&mut gpu, fixture::kernel(64));
+            let checked = measure(
+                &mut gpu,
+                workload.as_mut(),
+                GridShape::linear(1),
+                BlockShape::linear(128),
+                timing,
+                CHECK,
+            )
+            .unwrap();
+            assert_eq!(checked.run_ms.len(), 10, "{mode}");
+            // A first sample of ten launches, dropped; then ten of 50.
+            let mut expected = vec![10];
+            expected.extend([50; 10]);
+            assert_eq!(launches_of(&gpu), expected, "{mode}");
+            assert_eq!(checked.mismatch, None);
+            // Under the noise-driven stop too.
+            let mut gpu = fixture::gpu();
+            gpu.milliseconds = vec![(128, 0.002)];
+            let mut workload = fixture::workload(&mut gpu, fixture::kernel(64));
+            let checked = measure(
+                &mut gpu,
+                workload.as_mut(),
+                GridShape::linear(1),
+                BlockShape::linear(128),
+                timing.until(STOP),
+                CHECK,
+            )
+            .unwrap();
+            assert!(checked.run_ms.len() >= 10);
+            let launches = launches_of(&gpu);
+            assert!(launches[0] == 10 && launches[1..].iter().all(|&launches| launches == 50), "{mode}");
+            assert_eq!(launches.len() - 1, checked.run_ms.len());
+            // 0.5 ms a launch: ten are long enough, and the first sample is the row's first.
+            let mut gpu = fixture::gpu();
+            gpu.milliseconds = vec![(128, 0.5)];
+            let mut workload = fixture::workload(&mut gpu, fixture::kernel(64));
+            let checked = measure(
+                &mut gpu,
+                workload.as_mut(),
+                GridShape::linear(1),
+                BlockShape::linear(128),
+                timing,
+                CHECK,
+            )
+            .unwrap();
+            assert_eq!((checked.run_ms.len(), launches_of(&gpu)), (10, vec![10; 10]), "{mode}");
+        }
+        // A count asked for is kept, however short the kernel.
+        let timing = Timing::fixed(TimingMode::Batch, 2, 10);
+        let mut gpu = fixture::gpu();
+        gpu.milliseconds = vec![(128, 0.002)];
+        let mut workload = fixture::workload(&mut gpu, fixture::kernel(64));
+        measure(&mut gpu, workload.as_mut(), GridShape::linear(1), BlockShape::linear(128), timing, CHECK)
+            .unwrap();
+        assert_eq!(launches_of(&gpu), vec![10; 10]);
     }
 
     #[test]
@@ -347,9 +471,15 @@ mod tests {
         let sensors = MockSensors { clock_script: vec![throttled, steady], ..MockSensors::default() };
         let (mut gpu, mut workload) = gpu_with(sensors);
         let timing = Timing::launch(0, 10).until(STOP);
-        let checked =
-            measure(&mut gpu, workload.as_mut(), GridShape::linear(1), BlockShape::linear(128), timing, None)
-                .unwrap();
+        let checked = measure(
+            &mut gpu,
+            workload.as_mut(),
+            GridShape::linear(1),
+            BlockShape::linear(128),
+            timing,
+            CHECK,
+        )
+        .unwrap();
         let clock = checked.clock.unwrap();
         assert_eq!(checked.run_ms.len(), 10, "the throttled ten were dropped and taken again");
         assert_eq!((clock.median_mhz, clock.min_mhz, clock.throttled_samples), (1965, 1965, 10));
@@ -358,9 +488,15 @@ mod tests {
         // Every reading throttled: once the budget is spent the samples are kept, counted.
         let sensors = MockSensors { clock_script: vec![throttled], ..MockSensors::default() };
         let (mut gpu, mut workload) = gpu_with(sensors);
-        let checked =
-            measure(&mut gpu, workload.as_mut(), GridShape::linear(1), BlockShape::linear(256), timing, None)
-                .unwrap();
+        let checked = measure(
+            &mut gpu,
+            workload.as_mut(),
+            GridShape::linear(1),
+            BlockShape::linear(256),
+            timing,
+            CHECK,
+        )
+        .unwrap();
         let clock = checked.clock.unwrap();
         assert!(!checked.run_ms.is_empty());
         assert_eq!(clock.min_mhz, 1400);
@@ -374,7 +510,7 @@ mod tests {
             GridShape::linear(1),
             BlockShape::linear(128),
             Timing::launch(0, 7),
-            None,
+            CHECK,
         )
         .unwrap();
         assert_eq!((checked.run_ms.len(), checked.clock.unwrap().throttled_samples), (7, 7));

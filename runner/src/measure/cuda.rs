@@ -14,9 +14,11 @@ use crate::measure::backend::{
 use crate::measure::watchdog::Watchdog;
 
 use crate::measure::compat::Refusal;
+use crate::measure::ptx::BLOCKING_MODULE;
 use crate::measure::ptx::KernelRef;
 use crate::measure::timing::{BLOCKING_KERNEL, BLOCKING_TIMEOUT, Op};
 use crate::model::block_shape::{BlockShape, GridShape};
+use crate::model::comparison::{ElementComparison, Mismatches};
 use crate::model::limits::{DeviceLimits, KernelResources, Suggestion};
 use anyhow::{Context as _, Result, anyhow, bail};
 use cust::context::Context;
@@ -74,6 +76,19 @@ impl DeviceSource for CudaDriver {
         })
     }
 }
+
+/// The comparison kernels of the checks on the GPU (`kernels/src/mismatch.rs`), from the
+/// runner's own module ([`BLOCKING_MODULE`]): their functions, looked up the first time each is
+/// used, and the two words each comparison leaves its count and first index in.
+struct Comparer {
+    functions: Vec<(&'static str, CUfunction)>,
+    found: DeviceBuffer<u64>,
+    /// The module, where no kernel of it was loaded already.
+    module: Option<Module>,
+}
+
+/// Threads a block of a comparison kernel has.
+const COMPARE_THREADS: u32 = 256;
 
 /// One loaded kernel: its module, its function handle (looked up once, at load), and its PTX
 /// parameter types, against which every launch's arguments are checked.
@@ -376,6 +391,8 @@ pub struct CudaGpu {
     events: Vec<Event>,
     /// The blocking kernel and its flag, once a cold schedule has asked for them.
     blocker: Option<Blocker>,
+    /// The comparison kernels, once a check has asked for one.
+    comparer: Option<Comparer>,
     /// L2 flushes so far (each writes its count, so no two in a row write the same bytes).
     flushes: u8,
     stream: Stream,
@@ -553,6 +570,7 @@ impl CudaGpu {
             l2_scratch: None,
             events,
             blocker: None,
+            comparer: None,
             graph: None,
             flushes: 0,
             stream,
@@ -692,6 +710,50 @@ impl CudaGpu {
             };
         self.blocker = Some(Blocker { function, flag: MappedFlag::new()?, _module: module });
         Ok(())
+    }
+
+    /// The function of comparison kernel `entry`, its arguments checked against `args`; the
+    /// runner's module loaded for it where no kernel of it is.
+    fn comparison_function(&mut self, entry: &'static str, args: &[KernelArg]) -> Result<CUfunction> {
+        if let Some(&(_, function)) = self
+            .comparer
+            .as_ref()
+            .and_then(|comparer| comparer.functions.iter().find(|(name, _)| *name == entry))
+        {
+            return Ok(function);
+        }
+        let kernel = BLOCKING_MODULE.kernel(entry);
+        check_args(&kernel, &kernel_params(&kernel)?, args)?;
+        if self.comparer.is_none() {
+            let loaded = self.modules.iter().any(|loaded| loaded.kernel.module == BLOCKING_MODULE);
+            let module = if loaded {
+                None
+            } else {
+                Some(Module::from_ptx(BLOCKING_MODULE.ptx, &[]).with_context(|| {
+                    format!("loading the {} PTX for its comparison kernels", BLOCKING_MODULE.label)
+                })?)
+            };
+            let found = DeviceBuffer::zeroed(2).context("allocating a comparison's result")?;
+            self.comparer = Some(Comparer { functions: Vec::new(), found, module });
+        }
+        let comparer = self.comparer.as_mut().expect("set above");
+        let module = match &comparer.module {
+            Some(module) => module,
+            None => {
+                &self
+                    .modules
+                    .iter()
+                    .find(|loaded| loaded.kernel.module == BLOCKING_MODULE)
+                    .context("the runner's module is not loaded")?
+                    .module
+            }
+        };
+        let function = module
+            .get_function(entry)
+            .with_context(|| format!("the {} PTX has no kernel `{entry}`", BLOCKING_MODULE.label))?
+            .to_raw();
+        comparer.functions.push((entry, function));
+        Ok(function)
     }
 
     /// The graph of `launches` launches of `prepared` for [`Op::Graph`]: the one kept where it
@@ -990,6 +1052,74 @@ impl Gpu for CudaGpu {
             return self.watchdog.wait(|| source.copy_to(out)).context("copying from the device");
         }
         self.staged_download(source.as_device_ptr().as_raw(), out).context("copying from the device")
+    }
+
+    fn copy(&mut self, from: (BufferId, usize), to: (BufferId, usize), bytes: usize) -> Result<()> {
+        use cust::sys::{CUresult, cuMemcpyDtoDAsync_v2};
+        let source = self.range(from.0, from.1, bytes)?.as_device_ptr().as_raw();
+        let target = self.range(to.0, to.1, bytes)?.as_device_ptr().as_raw();
+        // SAFETY: both ranges checked inside live buffers of self, which outlive the
+        // synchronisation below.
+        let status = unsafe { cuMemcpyDtoDAsync_v2(target, source, bytes, self.stream.as_inner()) };
+        if status != CUresult::CUDA_SUCCESS {
+            bail!("cuMemcpyDtoDAsync: {status:?}");
+        }
+        self.watchdog.wait(|| self.stream.synchronize()).context("a copy on the device failed")
+    }
+
+    fn count_mismatches(
+        &mut self,
+        got: (BufferId, usize),
+        expected: (BufferId, usize),
+        count: usize,
+        comparison: ElementComparison,
+    ) -> Result<Option<Mismatches>> {
+        let entry = comparison.entry().with_context(|| format!("no comparison kernel for {comparison:?}"))?;
+        let bytes = count.checked_mul(comparison.element_size()).context("a comparison past 64 bits")?;
+        let got = self.range(got.0, got.1, bytes)?.as_device_ptr().as_raw();
+        let expected = self.range(expected.0, expected.1, bytes)?.as_device_ptr().as_raw();
+        // The parameters' shapes, for the check against the PTX: the values come below.
+        let mut args = vec![KernelArg::U64(got), KernelArg::U64(expected), KernelArg::Usize(count)];
+        if let Some(tolerance) = comparison.tolerance() {
+            args.push(KernelArg::U64(tolerance.to_bits()));
+        }
+        args.push(KernelArg::U64(0));
+        let function = self.comparison_function(entry, &args)?;
+        self.watchdog.wait(|| self.stream.synchronize())?;
+        let comparer = self.comparer.as_mut().expect("set by comparison_function");
+        comparer.found.copy_from(&[0, u64::MAX]).context("clearing a comparison's result")?;
+        let found = comparer.found.as_device_ptr().as_raw();
+        let mut slots = vec![Slot::U64(got), Slot::U64(expected), Slot::U64(count as u64)];
+        if let Some(tolerance) = comparison.tolerance() {
+            slots.push(Slot::U64(tolerance.to_bits()));
+        }
+        slots.push(Slot::U64(found));
+        // One wave of full SMs at most; the kernel's grid-stride loop takes the rest.
+        let per_sm = (self.limits.max_threads_per_sm / COMPARE_THREADS).max(1);
+        let blocks = (count as u64)
+            .div_ceil(u64::from(COMPARE_THREADS))
+            .clamp(1, u64::from(per_sm * self.limits.multiprocessors));
+        let prepared = Prepared {
+            function,
+            grid: GridShape::linear(blocks as u32),
+            block: BlockShape::linear(COMPARE_THREADS),
+            dynamic_shared_memory: 0,
+            slots,
+        };
+        let mut pointers = prepared.pointers();
+        // SAFETY: the arguments checked against the entry's PTX parameters above; both ranges
+        // inside live buffers of self and the result's two words in the comparer, all of them
+        // alive past the synchronisation below.
+        unsafe { prepared.launch(&self.stream, &mut pointers) }.context("launching a comparison kernel")?;
+        self.watchdog.wait(|| self.stream.synchronize()).context("a comparison kernel failed")?;
+        let mut words = [0u64; 2];
+        self.comparer
+            .as_ref()
+            .expect("set above")
+            .found
+            .copy_to(&mut words[..])
+            .context("reading a comparison's result")?;
+        Ok(Some(Mismatches { count: words[0], first: (words[0] > 0).then_some(words[1]) }))
     }
 
     fn time_copy(&mut self, bytes: usize, timing: Timing) -> Result<Vec<f32>> {

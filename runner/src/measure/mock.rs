@@ -243,6 +243,14 @@ pub struct MockGpu {
     pub watchdog: Watchdog,
     /// Its clock and energy sensors ([`MockSensors`]); `None`: none, as a GPU without NVML.
     pub sensors: Option<MockSensors>,
+    /// Whether it compares buffers itself (`Gpu::count_mismatches`), as the CUDA backend's
+    /// comparison kernels do; `false`: a backend without them, whose rows are checked on the
+    /// host.
+    pub compares_on_device: bool,
+    /// Copies back (`Gpu::download`) so far.
+    pub downloads: usize,
+    /// Comparisons on the device (`Gpu::count_mismatches`) so far, each with its element count.
+    pub device_checks: Vec<usize>,
 }
 
 /// The H200's blocks/SM at each of the sweep's default block sizes
@@ -320,6 +328,9 @@ impl MockGpu {
             graph_replays: 0,
             graph: None,
             copy_gb_per_s: 4000.0,
+            compares_on_device: true,
+            downloads: 0,
+            device_checks: Vec::new(),
             memory: MockMemory::default(),
             launches: Vec::new(),
             last_launch: None,
@@ -624,11 +635,45 @@ impl Gpu for MockGpu {
     }
 
     fn download(&mut self, buffer: BufferId, byte_offset: usize, out: &mut [u8]) -> Result<()> {
+        self.downloads += 1;
         let source = self.memory.bytes(buffer)?;
         let end = byte_offset.checked_add(out.len()).filter(|&end| end <= source.len());
         let end = end.ok_or_else(|| anyhow!("{} bytes at {byte_offset} are past the buffer", out.len()))?;
         out.copy_from_slice(&source[byte_offset..end]);
         Ok(())
+    }
+
+    fn copy(&mut self, from: (BufferId, usize), to: (BufferId, usize), bytes: usize) -> Result<()> {
+        let source = self.memory.bytes(from.0)?.get(from.1..).and_then(|rest| rest.get(..bytes));
+        let source =
+            source.ok_or_else(|| anyhow!("{bytes} bytes at {} are past the buffer", from.1))?.to_vec();
+        self.upload(to.0, to.1, &source)
+    }
+
+    fn count_mismatches(
+        &mut self,
+        got: (BufferId, usize),
+        expected: (BufferId, usize),
+        count: usize,
+        comparison: crate::model::comparison::ElementComparison,
+    ) -> Result<Option<crate::model::comparison::Mismatches>> {
+        if !self.compares_on_device {
+            return Ok(None);
+        }
+        if self.context_lost {
+            bail!("{}", MockFault { context_lost: true });
+        }
+        ensure!(comparison.entry().is_some(), "no comparison kernel for {comparison:?}");
+        let bytes = count * comparison.element_size();
+        let range = |(buffer, offset): (BufferId, usize)| -> Result<Vec<u8>> {
+            let bytes_there = self.memory.bytes(buffer)?.get(offset..).and_then(|rest| rest.get(..bytes));
+            Ok(bytes_there
+                .ok_or_else(|| anyhow!("{bytes} bytes at {offset} are past buffer {}", buffer.0))?
+                .to_vec())
+        };
+        let (got, expected) = (range(got)?, range(expected)?);
+        self.device_checks.push(count);
+        Ok(Some(comparison.count_on_host(&got, &expected, count)))
     }
 
     fn time_copy(&mut self, bytes: usize, timing: Timing) -> Result<Vec<f32>> {

@@ -1,7 +1,7 @@
 /*!
 A progress bar for sweeps long enough to wonder about: a [`Gpu`] wrapper that counts rows
-(every workload's check downloads its outputs once per row), says which phase the row is in
-(timing on the GPU, or checking on the host), and shows an indicatif bar on standard error
+(the sweep says when each is finished, [`Gpu::row_finished`]), says which phase the row is in
+(timing, checking on the GPU, or copying back to check on the host), and shows an indicatif bar on standard error
 once the sweep has run for two seconds; and [`Phase`], a line for a long host step before the
 sweep (building a frame and its CPU reference, uploading it), shown once it has run for two
 seconds. indicatif draws nothing when standard error is not a terminal, so piped or
@@ -11,6 +11,7 @@ redirected output stays clean.
 use crate::measure::backend::{BufferId, Gpu, Launch, Timing};
 
 use crate::measure::timing::Op;
+use crate::model::comparison::{ElementComparison, Mismatches};
 use anyhow::Result;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::sync::{Arc, Condvar, Mutex};
@@ -162,9 +163,24 @@ impl Gpu for WithProgress<'_> {
     }
     fn download(&mut self, buffer: BufferId, byte_offset: usize, out: &mut [u8]) -> Result<()> {
         self.phase("checking against the CPU reference");
-        let result = self.inner.download(buffer, byte_offset, out);
+        self.inner.download(buffer, byte_offset, out)
+    }
+    fn copy(&mut self, from: (BufferId, usize), to: (BufferId, usize), bytes: usize) -> Result<()> {
+        self.inner.copy(from, to, bytes)
+    }
+    fn count_mismatches(
+        &mut self,
+        got: (BufferId, usize),
+        expected: (BufferId, usize),
+        count: usize,
+        comparison: ElementComparison,
+    ) -> Result<Option<Mismatches>> {
+        self.phase("checking on the GPU");
+        self.inner.count_mismatches(got, expected, count, comparison)
+    }
+    fn row_finished(&mut self) {
+        self.inner.row_finished();
         self.row_done();
-        result
     }
     fn time_copy(&mut self, bytes: usize, timing: Timing) -> Result<Vec<f32>> {
         self.inner.time_copy(bytes, timing)
@@ -227,6 +243,7 @@ mod tests {
         assert_eq!(wrapped.message(), "timing");
         workload.check(&mut wrapped).unwrap();
         assert_eq!(wrapped.message(), "checking against the CPU reference");
+        wrapped.row_finished();
         // A long row shows the bar at its next phase, not only when it ends.
         wrapped.started -= SHOW_AFTER;
         wrapped.time_launches(&launch, Timing::launch(0, 1)).unwrap();

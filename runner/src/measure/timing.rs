@@ -43,6 +43,16 @@ pub const COLD_WINDOW: u32 = 32;
 /// Launches per batch sample unless asked otherwise: block_size.cu's ten.
 pub const DEFAULT_BATCH_LAUNCHES: u32 = 10;
 
+/// How long a batch or graph sample lasts at least unless `--launches-per-sample` fixes its
+/// launches: 200 times the resolution of CUDA events (about 0.5 µs), so that the resolution
+/// is at most the noise-driven stop's 0.5 percent of a sample. A kernel of 10 µs or more fills
+/// it with block_size.cu's ten launches; a 2 µs one takes 50.
+pub const MIN_SAMPLE: Duration = Duration::from_micros(100);
+
+/// The most launches a sample grows to ([`Timing::min_sample`]): 0.1 ms of 10 ns launches,
+/// shorter than any kernel launch takes.
+pub const MAX_GROWN_LAUNCHES: u32 = 10_000;
+
 /// How the launches of one sample sit between CUDA events.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -150,8 +160,12 @@ pub struct Timing {
     /// Samples: exactly this many, or with `stop` at least this many.
     pub runs: u32,
     /// Launches between one pair of events in batch mode, and in the graph each sample replays
-    /// in graph mode (the other modes take one a sample).
+    /// in graph mode (the other modes take one a sample); with `min_sample`, the fewest.
     pub launches_per_sample: u32,
+    /// Batch and graph: each row's launches a sample grown from `launches_per_sample` so that
+    /// a sample lasts at least this long (a calibration sample after the warm-ups times a
+    /// launch); `None`: exactly `launches_per_sample` (`--launches-per-sample`).
+    pub min_sample: Option<Duration>,
     /// Overwrite a scratch buffer of twice the L2 before each sample, outside the timed
     /// interval, so no sample finds the previous one's data in L2 (cold timing does unless
     /// `cold_keeps_l2`).
@@ -184,6 +198,7 @@ impl Timing {
             cold_keeps_l2: false,
             stop: None,
             energy_window: None,
+            min_sample: None,
         }
     }
 
@@ -196,6 +211,29 @@ impl Timing {
     /// The same with the noise-driven stop, `runs` being the minimum.
     pub const fn until(self, stop: NoiseStop) -> Self {
         Self { stop: Some(stop), ..self }
+    }
+
+    /// Whether a sample's launches grow for short kernels: batch or graph with a `min_sample`.
+    pub fn may_grow(&self) -> bool {
+        self.min_sample.is_some() && matches!(self.mode, TimingMode::Batch | TimingMode::Graph)
+    }
+
+    /// Launches a sample needs to last `min_sample` where one launch takes `launch_ms`: at
+    /// least `launches_per_sample`, at most [`MAX_GROWN_LAUNCHES`]; `launches_per_sample`
+    /// where nothing asks it to grow (a fixed count, another mode, an unknown time).
+    pub fn grown_launches(&self, launch_ms: f64) -> u32 {
+        let base = self.launches();
+        match self.min_sample {
+            Some(min) if self.may_grow() && launch_ms > 0.0 => {
+                let needed = (min.as_secs_f64() * 1e3 / launch_ms).ceil();
+                if needed.is_finite() {
+                    (needed.min(f64::from(MAX_GROWN_LAUNCHES)) as u32).max(base)
+                } else {
+                    base
+                }
+            }
+            _ => base,
+        }
     }
 
     /// Launches one sample holds: `launches_per_sample` in batch and graph mode, else 1.
@@ -239,6 +277,14 @@ struct TimingRecord {
         deserialize_with = "from_optional_seconds"
     )]
     energy_window: Option<Duration>,
+    #[serde(
+        default,
+        rename = "min_sample_s",
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "optional_seconds",
+        deserialize_with = "from_optional_seconds"
+    )]
+    min_sample: Option<Duration>,
 }
 
 fn optional_seconds<S: Serializer>(duration: &Option<Duration>, serializer: S) -> Result<S::Ok, S::Error> {
@@ -264,6 +310,7 @@ impl From<Timing> for TimingRecord {
             l2_flush: timing.l2_flush(),
             stop: timing.stop,
             energy_window: timing.energy_window,
+            min_sample: timing.min_sample,
         }
     }
 }
@@ -291,6 +338,7 @@ impl TryFrom<TimingRecord> for Timing {
             cold_keeps_l2,
             stop: record.stop,
             energy_window: record.energy_window,
+            min_sample: record.min_sample,
         })
     }
 }

@@ -11,6 +11,7 @@ journal, the search's bookkeeping) is what is left of the total.
 
 use crate::measure::backend::{BufferId, Gpu, Launch, Timing};
 use crate::measure::timing::Op;
+use crate::model::comparison::{ElementComparison, Mismatches};
 use anyhow::Result;
 use std::time::Instant;
 
@@ -31,8 +32,12 @@ pub struct WallTime {
     /// Other GPU work: warm-ups under the noise-driven stop, the energy window, zeroing the
     /// outputs before a configuration.
     pub other_launches_s: f64,
-    /// Copies back for the checks.
+    /// Copies back for the checks on the host.
     pub download_s: f64,
+    /// The checks on the GPU: the comparison kernels and what they copy back, and the first
+    /// row's output kept on the device.
+    #[serde(default)]
+    pub device_checks_s: f64,
     /// Sensor reads (NVML started by the first).
     pub sensors_s: f64,
 }
@@ -47,6 +52,7 @@ impl WallTime {
             + self.samples_s
             + self.other_launches_s
             + self.download_s
+            + self.device_checks_s
             + self.sensors_s;
         (self.total_s - parts).max(0.0)
     }
@@ -55,7 +61,8 @@ impl WallTime {
     pub fn line(&self) -> String {
         format!(
             "Time: {:.3} s to measure: device {:.3} s (context, PTX load), host data {:.3} s, upload {:.3} s, \
-             samples {:.3} s, other launches {:.3} s (warm-ups), copies back {:.3} s, sensors {:.3} s, the rest {:.3} s.\n",
+             samples {:.3} s, other launches {:.3} s (warm-ups), copies back {:.3} s, checks on the GPU {:.3} s, \
+             sensors {:.3} s, the rest {:.3} s.\n",
             self.total_s,
             self.device_s,
             self.host_data_s,
@@ -63,6 +70,7 @@ impl WallTime {
             self.samples_s,
             self.other_launches_s,
             self.download_s,
+            self.device_checks_s,
             self.sensors_s,
             self.rest_s()
         )
@@ -114,6 +122,27 @@ impl Gpu for Timed<'_> {
         let result = self.inner.download(buffer, byte_offset, out);
         add(&mut self.spent.download_s, started);
         result
+    }
+    fn copy(&mut self, from: (BufferId, usize), to: (BufferId, usize), bytes: usize) -> Result<()> {
+        let started = Instant::now();
+        let result = self.inner.copy(from, to, bytes);
+        add(&mut self.spent.device_checks_s, started);
+        result
+    }
+    fn count_mismatches(
+        &mut self,
+        got: (BufferId, usize),
+        expected: (BufferId, usize),
+        count: usize,
+        comparison: ElementComparison,
+    ) -> Result<Option<Mismatches>> {
+        let started = Instant::now();
+        let result = self.inner.count_mismatches(got, expected, count, comparison);
+        add(&mut self.spent.device_checks_s, started);
+        result
+    }
+    fn row_finished(&mut self) {
+        self.inner.row_finished();
     }
     fn time_copy(&mut self, bytes: usize, timing: Timing) -> Result<Vec<f32>> {
         let started = Instant::now();
@@ -174,8 +203,8 @@ mod tests {
         assert_eq!(
             line,
             "Time: 1.000 s to measure: device 0.250 s (context, PTX load), host data 0.000 s, upload 0.000 s, \
-             samples 0.500 s, other launches 0.000 s (warm-ups), copies back 0.000 s, sensors 0.000 s, the rest \
-             0.250 s.\n"
+             samples 0.500 s, other launches 0.000 s (warm-ups), copies back 0.000 s, checks on the GPU 0.000 s, \
+             sensors 0.000 s, the rest 0.250 s.\n"
         );
         assert_eq!(WallTime { total_s: 0.1, samples_s: 0.2, ..WallTime::default() }.rest_s(), 0.0);
     }

@@ -108,6 +108,14 @@ fn flushed(timing: Timing) -> &'static str {
 /// its limits.
 pub fn timing_line(timing: Timing) -> String {
     let mut text = format!("Timing: {}, {}{}\n", median_of(timing), method(timing), flushed(timing));
+    if let (true, Some(min)) = (timing.may_grow(), timing.min_sample) {
+        text += &format!(
+            "  Short kernels: a row whose {} launches last under {} ms a sample is sampled again at as many as last {} ms\n",
+            timing.launches(),
+            trimmed(min.as_secs_f64() * 1e3, 3),
+            trimmed(min.as_secs_f64() * 1e3, 3),
+        );
+    }
     if let Some(stop) = &timing.stop {
         text += &format!(
             "  Noise-driven stop: each row takes more {} until their median absolute deviation is at most {}% of their median, or for {} s\n",

@@ -656,7 +656,13 @@ pub(crate) fn measure_in(
                         record(journal::Entry { failed: Some(message.to_string()), ..entry.clone() })
                     });
                 }
-                let measured = checked::measure(gpu, workload, launched, block, timing, corrupt);
+                // A later round samples what the first round checked: every configuration
+                // it measures was in the first round (`Round::measures`).
+                let verdict = match round {
+                    Round::All | Round::First => checked::Verdict::Check { corrupt },
+                    Round::Rung(..) | Round::Survivors(_) => checked::Verdict::Known,
+                };
+                let measured = checked::measure(gpu, workload, launched, block, timing, verdict);
                 gpu.watchdog().set_current(None);
                 let mut entry = match &session.journal {
                     Some(journal) => journal.entry(configuration),
@@ -714,6 +720,7 @@ pub(crate) fn measure_in(
             clock,
             energy,
         });
+        gpu.row_finished();
         let configurations_left =
             blocks[index + 1..].iter().filter(|&&block| round.measures(&session.axes, block)).count();
         if context_lost && configurations_left > 0 {

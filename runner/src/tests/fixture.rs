@@ -97,6 +97,21 @@ pub fn kernel(n: usize) -> Kernel {
         .check(reference(n))
 }
 
+/// `scale` over `n` values checked against its expected values (every value twice its input,
+/// built once), which the GPU compares with: [`kernel`] with [`Check::expected`] for its check.
+pub fn expected_kernel(n: usize) -> Kernel {
+    Kernel::new(MODULE, "scale")
+        .twin(TWIN)
+        .items(n as u64, "values")
+        .bytes_per_pass(8 * n as u64, "moved per pass")
+        .input("x", (0..n).map(input).collect::<Vec<f32>>())
+        .output::<f32>("out", n)
+        .args(move |_| vec![Arg::Buffer("x"), Arg::Usize(n), Arg::Buffer("out")])
+        .check(Check::expected(crate::kernel::Agreement::BitForBit, move || {
+            Ok(crate::kernel::Values::from((0..n).map(|i| 2.0 * input(i)).collect::<Vec<f32>>()))
+        }))
+}
+
 /// A sweep's kernel over a frame of `width` x `height` pixels, described as this repository's
 /// grayscale kernel describes its pass (its name, its frame, 16 bytes a pixel moved): `scale`
 /// under that name, checked against [`reference`].

@@ -194,8 +194,15 @@ pub fn run(
             let grid_blocks = grid.blocks_within_u32();
             // One checked launch per kernel and block size; the timed rounds come after.
             let check = Timing::launch(0, 1);
-            let Checked { mismatch, .. } = checked::measure(gpu, workload, grid, block, check, None)
-                .with_context(|| label.to_string())?;
+            let Checked { mismatch, .. } = checked::measure(
+                gpu,
+                workload,
+                grid,
+                block,
+                check,
+                checked::Verdict::Check { corrupt: None },
+            )
+            .with_context(|| label.to_string())?;
             if let Some(mismatch) = mismatch {
                 failures.push(WrongOutput { kernel, block, mismatch });
             }

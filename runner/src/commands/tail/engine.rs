@@ -89,8 +89,14 @@ pub fn run(
     for &wave_count in waves {
         let grid_blocks = grid_for(wave_count, wave_blocks);
         let block = BlockShape::linear(threads_per_block);
-        let Checked { run_ms, mismatch, .. } =
-            checked::measure(gpu, workload, GridShape::linear(grid_blocks), block, timing, None)?;
+        let Checked { run_ms, mismatch, .. } = checked::measure(
+            gpu,
+            workload,
+            GridShape::linear(grid_blocks),
+            block,
+            timing,
+            checked::Verdict::Check { corrupt: None },
+        )?;
         if let Some(mismatch) = mismatch {
             failures.push(CheckFailure::WrongOutput { block, mismatch });
         }

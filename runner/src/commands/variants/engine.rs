@@ -213,9 +213,15 @@ pub fn run(
             let blocks_per_sm = gpu.blocks_per_sm(threads_per_block, shared)?;
             let grid_blocks =
                 one_wave_grid(blocks_per_sm, limits.multiprocessors, trips.max(1), threads_per_block);
-            let Checked { run_ms, mismatch, .. } =
-                checked::measure(gpu, run, GridShape::linear(grid_blocks), block, timing, None)
-                    .with_context(|| label.clone())?;
+            let Checked { run_ms, mismatch, .. } = checked::measure(
+                gpu,
+                run,
+                GridShape::linear(grid_blocks),
+                block,
+                timing,
+                checked::Verdict::Check { corrupt: None },
+            )
+            .with_context(|| label.clone())?;
             if let Some(mismatch) = mismatch {
                 failures.push((label.clone(), CheckFailure::WrongOutput { block, mismatch }));
             }

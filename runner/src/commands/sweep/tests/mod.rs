@@ -530,7 +530,7 @@ mod race {
     }
 
     #[test]
-    fn every_rung_is_checked_and_journaled_apart_and_a_resume_measures_nothing_again() {
+    fn every_rung_is_journaled_apart_and_a_resume_measures_nothing_again() {
         let path = std::env::temp_dir().join(format!("rungs-journal-{}.jsonl", std::process::id()));
         let _ = std::fs::remove_file(&path);
         let key = journal_key();
@@ -607,6 +607,102 @@ mod race {
                         );
                     }
                 }
+            }
+        }
+    }
+
+    /// A run of `kernel` for the race tests.
+    fn target_of(kernel: Kernel) -> Run<'static> {
+        Run::new(Box::leak(Box::new(kernel)), 1 << 16)
+    }
+
+    /// Each search's sweep of `kernel` on `gpu` as `plan` says.
+    fn by(search: Search, kernel: Kernel, gpu: &mut MockGpu, plan: &sweep::Plan) -> Sweep {
+        measure_by(&mut target_of(kernel), gpu, plan, search, None, &mut Vec::new()).unwrap()
+    }
+
+    #[test]
+    fn each_configuration_is_checked_once_however_many_rounds_sample_it() {
+        let times = [(64, 2.0), (256, 1.0), (512, 1.004), (1024, 1.02)];
+        let sizes = [64, 256, 512, 1024];
+        for search in [Search::Exhaustive, Search::Race, Search::Rungs] {
+            // A CPU reference: each configuration's output copied back once.
+            let mut host = gpu(&times, &SPREAD);
+            let swept = by(search, fixture::kernel(4096), &mut host, &settings(&sizes));
+            // Sampled in one round or in many: 64 threads is dropped after one sample in rungs.
+            assert!(
+                samples(&swept)[1..].iter().all(|&count| count >= 10),
+                "{search:?}: {:?}",
+                samples(&swept)
+            );
+            assert_eq!((host.downloads, host.device_checks.len()), (4, 0), "{search:?}");
+            // Expected values: each configuration compared on the GPU once, nothing copied back.
+            let mut device = gpu(&times, &SPREAD);
+            let swept = by(search, fixture::expected_kernel(4096), &mut device, &settings(&sizes));
+            assert_eq!(swept.failures, [], "{search:?}");
+            assert_eq!((device.downloads, device.device_checks), (0, vec![4096; 4]), "{search:?}");
+        }
+    }
+
+    #[test]
+    fn a_wrong_output_is_caught_on_the_gpu_at_its_first_bad_index_and_worded_on_the_host() {
+        let times = [(64, 2.0), (256, 1.0)];
+        let expected = |block: u32| sweep::CheckFailure::WrongOutput {
+            block: crate::model::block_shape::BlockShape::linear(block),
+            mismatch: crate::model::mismatch::Mismatch {
+                index: Some(7),
+                description: "value 7 is NaN, the CPU reference says 1.75".into(),
+            },
+        };
+        for (search, compares_on_device) in
+            [(Search::Exhaustive, true), (Search::Rungs, true), (Search::Rungs, false)]
+        {
+            let mut gpu = gpu(&times, &SPREAD);
+            gpu.compares_on_device = compares_on_device;
+            let plan = sweep::Plan { corrupt: Some(7), ..settings(&[64, 256]) };
+            let swept = by(search, fixture::expected_kernel(4096), &mut gpu, &plan);
+            assert_eq!(swept.failures, [expected(64), expected(256)], "{search:?}, {compares_on_device}");
+            // On the GPU: found there, copied back to be worded; else copied back to be checked.
+            assert_eq!(gpu.downloads, 2);
+            assert_eq!(gpu.device_checks.len(), if compares_on_device { 2 } else { 0 });
+        }
+    }
+
+    #[test]
+    fn the_first_row_is_kept_on_the_gpu_and_a_later_row_that_differs_is_named() {
+        /// `scale`, one value wrong at 256 threads a block.
+        fn wrong_at_256(
+            launch: &crate::measure::mock::Launch,
+            memory: &mut dyn crate::measure::mock::EmulatedMemory,
+            fault: Option<usize>,
+        ) -> anyhow::Result<()> {
+            fixture::emulate(launch, memory, fault.or((launch.block.x == 256).then_some(9)))
+        }
+        let kernel = || {
+            let mut kernel = fixture::kernel(4096);
+            kernel.checks = vec![crate::kernel::Check::same_as_first(crate::kernel::Agreement::BitForBit)];
+            kernel
+        };
+        for compares_on_device in [true, false] {
+            let mut gpu = gpu(&[(64, 2.0), (256, 1.0), (512, 1.5)], &SPREAD);
+            gpu.compares_on_device = compares_on_device;
+            gpu.emulate(fixture::MODULE.kernel("scale"), wrong_at_256);
+            let swept = by(Search::Rungs, kernel(), &mut gpu, &settings(&[64, 256, 512]));
+            let [sweep::CheckFailure::WrongOutput { block, mismatch }] = swept.failures.as_slice() else {
+                panic!("{:?}", swept.failures)
+            };
+            assert_eq!(block.threads(), 256);
+            assert_eq!(mismatch.index, Some(9));
+            assert!(
+                mismatch.description.starts_with(
+                    "value 9 is -1 (0xbf800000), not bit for bit the first row's (64 threads per block) 2.25"
+                ),
+                "{mismatch}"
+            );
+            if compares_on_device {
+                // The first row copied on the device, the two others compared there; the wrong
+                // one and the first row's copy read back to word it.
+                assert_eq!((gpu.device_checks.len(), gpu.downloads), (2, 2));
             }
         }
     }
