@@ -338,6 +338,7 @@ pub(crate) fn measure<D: Driver>(
         round: sweep::Round::All,
         shard: settings.shard,
         bounds: None,
+        rungs_budget: sweep::RungsBudget::Exhaustive,
     };
     let search = settings.search_for(configurations, &timing);
     let mut timed = Timed::new(&mut gpu);
@@ -501,10 +502,12 @@ fn measure_in_rungs(
         round: sweep::Round::First,
         ..plan.clone()
     };
+    let started = gpu.clock();
     let mut swept = Sweep {
         search: Search::Rungs,
         ..configurations::measure(run, gpu, &first_rung, journal.as_deref_mut()).map_err(failed)?
     };
+    let first_rung_s = gpu.clock().saturating_sub(started).as_secs_f64();
     let out = |row: &sweep::Row| !row.sampled();
     let mut state: Vec<InRungs> =
         swept.rows.iter().map(|row| if out(row) { InRungs::Out } else { InRungs::Racing }).collect();
@@ -514,12 +517,55 @@ fn measure_in_rungs(
         Duration::from_secs_f64(ms.max(0.0) / 1000.0)
     };
     let mut rung = 0;
+    // A later rung warms a row up once: its module is loaded and its clocks are up; the one
+    // launch restores what the rows between left in the caches.
+    let later_warmups = plan.timing.warmups.min(1);
+    // What the rungs may spend, in seconds: what exhaustive spends at the least, each
+    // configuration's warm-ups and --min-runs samples at its first sample's time a launch, and
+    // a round's host time (the first rung's time past its launches, a row), so that a race
+    // that cannot drop rows (they tie) never costs more than measuring them all. Each later
+    // round of a row is charged its launches at that time and the same host time.
+    let per_launch_s: Vec<f64> = swept
+        .rows
+        .iter()
+        .map(|row| if row.sampled() { f64::from(row.run_ms[0]).max(0.0) / 1e3 } else { 0.0 })
+        .collect();
+    let sampled = per_launch_s.iter().filter(|&&seconds| seconds > 0.0).count() as f64;
+    let (warmups, samples_least) =
+        (f64::from(plan.timing.warmups), f64::from(min_runs) * f64::from(launches));
+    let first_launches_s: f64 = per_launch_s.iter().map(|t| (warmups + f64::from(launches)) * t).sum();
+    let host_per_row_s =
+        if sampled > 0.0 { ((first_rung_s - first_launches_s) / sampled).max(0.0) } else { 0.0 };
+    let budget_s = match plan.rungs_budget {
+        sweep::RungsBudget::Exhaustive => per_launch_s
+            .iter()
+            .filter(|&&seconds| seconds > 0.0)
+            .map(|t| (warmups + samples_least) * t + host_per_row_s)
+            .sum(),
+        #[cfg(test)]
+        sweep::RungsBudget::Unlimited => f64::INFINITY,
+    };
+    let spent_s = std::cell::Cell::new(first_launches_s + sampled * host_per_row_s);
+    let capped = std::cell::Cell::new(false);
     // One rung more: `samples` more for each row that `alive` marks, checked and journaled
-    // as a rung of its own, merged into the rows so far.
+    // as a rung of its own, merged into the rows so far; not taken (the rows as they were)
+    // where it would spend past the budget, which ends the race.
     let mut take_rung = |swept: Sweep, alive: &[bool], samples: u32| -> Result<Sweep, Error> {
+        let launched = f64::from(later_warmups) + f64::from(samples) * f64::from(launches);
+        let cost: f64 = per_launch_s
+            .iter()
+            .zip(alive)
+            .filter(|&(_, &alive)| alive)
+            .map(|(t, _)| launched * t + host_per_row_s)
+            .sum();
+        if spent_s.get() + cost > budget_s {
+            capped.set(true);
+            return Ok(swept);
+        }
+        spent_s.set(spent_s.get() + cost);
         rung += 1;
         let rung_plan = sweep::Plan {
-            timing: fixed(samples),
+            timing: Timing { warmups: later_warmups, ..fixed(samples) },
             round: sweep::Round::Rung(rung, alive_in(&swept, alive)),
             ..plan.clone()
         };
@@ -572,7 +618,7 @@ fn measure_in_rungs(
                 let held = held as u32;
                 swept = take_rung(swept, &rung, race::next_rung(held, min_runs, stop.max_runs) - held)?;
             }
-            if !racing.contains(&true) {
+            if !racing.contains(&true) || capped.get() {
                 break;
             }
         }
@@ -584,6 +630,7 @@ fn measure_in_rungs(
     // six samples at least and then by the interval rule, which assumes none of it.
     let enough = (min_runs as usize).max(six);
     if swept.ended_early.is_none()
+        && !capped.get()
         && let Some((index, broken)) = race::screen_break(&swept.rows, enough)
     {
         let mut taken = 0;
@@ -621,15 +668,32 @@ fn measure_in_rungs(
             .zip(&picked)
             .map(|(row, &picked)| picked && row.measured() && row.run_ms.len() < stop.max_runs as usize)
             .collect();
-        if swept.ended_early.is_some() || taking.iter().filter(|&&taking| taking).count() < 2 {
+        if swept.ended_early.is_some() || capped.get() || taking.iter().filter(|&&taking| taking).count() < 2
+        {
             break;
         }
         swept = take_rung(swept, &taking, 1)?;
+    }
+    if capped.get() {
+        let racing = state.iter().filter(|&&state| state == InRungs::Racing).count();
+        warnings.push(format!(
+            "Note: the rungs stopped at what measuring every configuration costs at the least ({:.3} s: \
+             each one's warm-ups and --min-runs samples){}; the rows tie too closely for a race to \
+             save time, and --search exhaustive measures each to the noise-driven stop\n",
+            budget_s,
+            if racing > 0 {
+                format!(", {racing} row(s) still racing on the samples they had")
+            } else {
+                String::new()
+            }
+        ));
     }
     for (row, state) in swept.rows.iter_mut().zip(&state) {
         row.stopped = match state {
             InRungs::Dropped => Some(Stopped::Raced),
             InRungs::Done(stopped) => Some(*stopped),
+            // Still racing where the budget ended the race: its budget is what stopped it.
+            InRungs::Racing if capped.get() => Some(Stopped::TimeBudget),
             InRungs::Racing | InRungs::Out => None,
         };
     }

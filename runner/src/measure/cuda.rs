@@ -87,6 +87,11 @@ struct Comparer {
     module: Option<Module>,
 }
 
+/// Graphs kept for later schedules of their launch: a race in rungs comes back to each of its
+/// configurations rung after rung, and a capture costs about as much as a sample of a short
+/// kernel.
+const GRAPHS_KEPT: usize = 256;
+
 /// Threads a block of a comparison kernel has.
 const COMPARE_THREADS: u32 = 256;
 
@@ -380,10 +385,11 @@ pub struct CudaGpu {
     /// The device's NVML sensors, opened the first time they are asked for; `Err`: why there
     /// are none.
     sensors: Option<Result<crate::measure::nvml::NvmlSensors, String>>,
-    /// The graph the last graph schedule replayed ([`Op::Graph`]), kept for the schedules of
-    /// the same launch after it (a row's chunks under the noise-driven stop); destroyed before
-    /// the buffers its kernel nodes point into are freed.
-    graph: Option<CapturedGraph>,
+    /// The graphs graph schedules replayed ([`Op::Graph`]), the latest last, at most
+    /// [`GRAPHS_KEPT`]: kept for the schedules of the same launch after it (a row's chunks under
+    /// the noise-driven stop, each rung of a race in rungs); destroyed before the buffers their
+    /// kernel nodes point into are freed.
+    graphs: Vec<CapturedGraph>,
     /// The buffers [`Gpu::alloc_zeroed`] handed out, by [`BufferId`].
     buffers: Vec<DeviceBuffer<u8>>,
     l2_scratch: Option<DeviceBuffer<u8>>,
@@ -571,7 +577,7 @@ impl CudaGpu {
             events,
             blocker: None,
             comparer: None,
-            graph: None,
+            graphs: Vec::new(),
             flushes: 0,
             stream,
             modules: Vec::new(),
@@ -756,19 +762,21 @@ impl CudaGpu {
         Ok(function)
     }
 
-    /// The graph of `launches` launches of `prepared` for [`Op::Graph`]: the one kept where it
-    /// holds them, else captured now (before the schedule's first op), the one it replaces
-    /// destroyed first.
+    /// The graph of `launches` launches of `prepared` for [`Op::Graph`]: one kept where it holds
+    /// them, else captured now (before the schedule's first op), the oldest kept destroyed
+    /// first where [`GRAPHS_KEPT`] are.
     fn ensure_graph(&mut self, prepared: &Prepared, launches: u32) -> Result<()> {
-        if self.graph.as_ref().is_some_and(|graph| graph.holds(prepared, launches)) {
+        if self.graphs.iter().any(|graph| graph.holds(prepared, launches)) {
             return Ok(());
         }
-        self.graph = None;
+        if self.graphs.len() >= GRAPHS_KEPT {
+            self.graphs.remove(0);
+        }
         // SAFETY: `prepared` checked against the kernel's parameters by `prepare`, its buffers in
         // self until the device is dropped (which destroys the graph first); a graph is replayed
         // only by a schedule whose own launch is the one captured, with the same live addresses.
         // The stream is not capturing: captures begin and end in `capture` alone.
-        self.graph = Some(unsafe { CapturedGraph::capture(&self.stream, prepared, launches) }?);
+        self.graphs.push(unsafe { CapturedGraph::capture(&self.stream, prepared, launches) }?);
         Ok(())
     }
 
@@ -817,11 +825,12 @@ impl CudaGpu {
         let mut pointers = prepared.pointers();
         // The executable of the graph of `prepared`'s launches, looked up before the first op
         // (not between a sample's events), and its count.
-        let graph = self
-            .graph
-            .as_ref()
+        let graphs: Vec<_> = self
+            .graphs
+            .iter()
             .filter(|graph| graph.prepared == *prepared)
-            .map(|graph| (graph.exec, graph.launches));
+            .map(|graph| (graph.exec, graph.launches))
+            .collect();
         let mut samples = Vec::new();
         let mut released = false;
         for &op in ops {
@@ -837,9 +846,10 @@ impl CudaGpu {
                 Op::Launch => unsafe { prepared.launch(&self.stream, &mut pointers) }?,
                 Op::Graph { launches } => {
                     use cust::sys::{CUresult, cuGraphLaunch};
-                    let exec = graph.filter(|(_, captured)| *captured == launches).map(|(exec, _)| exec);
+                    let exec =
+                        graphs.iter().find(|(_, captured)| *captured == launches).map(|&(exec, _)| exec);
                     let exec = exec.with_context(|| format!("no graph of {launches} launches captured"))?;
-                    // SAFETY: an executable self.graph owns, of `prepared`'s launches, captured
+                    // SAFETY: an executable self.graphs owns, of `prepared`'s launches, captured
                     // under the contract of Op::Launch above; every buffer lives in self past the
                     // schedule's synchronisation.
                     let status = unsafe { cuGraphLaunch(exec, self.stream.as_inner()) };

@@ -436,6 +436,7 @@ pub fn run(
             round: Round::All,
             shard: None,
             bounds: None,
+            rungs_budget: RungsBudget::Exhaustive,
         },
     )
 }
@@ -461,6 +462,22 @@ pub struct Plan {
     /// What the kernel's PTX and the driver allow a block (`.reqntid`, `.maxntid`), where read:
     /// the block sizes they forbid are pruned with the directive named.
     pub bounds: Option<crate::model::launch_bounds::LaunchBounds>,
+    /// What a race in rungs may spend.
+    pub rungs_budget: RungsBudget,
+}
+
+/// What a race in rungs (`--search rungs`) may spend, in launches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum RungsBudget {
+    /// What measuring every configuration spends at the least (each one's warm-ups and
+    /// `--min-runs` samples): a race whose rows tie too closely to be dropped ends there, so
+    /// that it never costs more than it saves.
+    #[default]
+    Exhaustive,
+    /// No limit: every rung and the whole run-off, as the race's rules say (the tests of
+    /// those rules, on sweeps of a few configurations).
+    #[cfg(test)]
+    Unlimited,
 }
 
 /// Which configurations a sweep measures: all of them, or one round of a race

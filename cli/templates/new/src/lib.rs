@@ -13,9 +13,8 @@ use block_size_cli::CompareArgs;
 //@ end
 use block_size_cli::cli::usage_line;
 use block_size_cli::{SweepArgs, TailArgs};
-use block_size_runner::{Arg, Check, Console, Driver, EmbeddedPtx, Error, Kernel, exit};
+use block_size_runner::{Agreement, Arg, Check, Console, Driver, EmbeddedPtx, Error, Kernel, Values, exit};
 use clap::{Args, Parser, Subcommand};
-use std::cell::OnceCell;
 
 /// The kernels' PTX as cuda_builder wrote it, and its provenance stamp.
 pub const PTX: EmbeddedPtx = EmbeddedPtx::user("scaffold-name", include_str!("../ptx/kernels.ptx"))
@@ -148,12 +147,12 @@ pub fn stencil3(x: &[f32]) -> Vec<f32> {
 }
 
 /// `stencil3` over [`values`]`(n)`: its output `y`, `(STENCIL3_ITEMS * threads + 2) * 4` bytes of
-/// dynamic shared memory a block (the tile and its halo), every row's `y` checked against [`stencil3`] on the
-/// CPU. The description holds no data: the input and the CPU's output are made the first time
-/// a run needs them, once per run, and never in the launcher, which only checks the command
-/// line.
+/// dynamic shared memory a block (the tile and its halo), every row's `y` checked bit for bit
+/// against [`stencil3`] on the CPU (`Check::expected`: computed once, each row checked against it on
+/// the GPU). The description holds no data: the input and the CPU's output are made the first
+/// time a run needs them, once per run, and never in the launcher, which only checks the
+/// command line.
 pub fn kernel(n: usize) -> Kernel {
-    let want = OnceCell::new();
     Kernel::new(PTX, "stencil3")
         //@ if --cuda
         .twin(CUDA)
@@ -164,15 +163,7 @@ pub fn kernel(n: usize) -> Kernel {
         .output::<f32>("y", n)
         .dynamic_shared_memory(|threads, _| (STENCIL3_ITEMS * threads + 2) * 4)
         .args(move |_| vec![Arg::Buffer("x"), Arg::Usize(n), Arg::Buffer("y")])
-        .check(Check::reference(move |result, _| {
-            let got = result.of::<f32>().ok_or_else(|| "y is not f32".to_string())?;
-            let want = want.get_or_init(|| stencil3(&values(n)));
-            match got.iter().zip(want).position(|(got, want)| got.to_bits() != want.to_bits()) {
-                None if got.len() == want.len() => Ok(()),
-                None => Err(format!("y has {} values, not {}", got.len(), want.len())),
-                Some(i) => Err(format!("y[{i}] is {}, the CPU's {}", got[i], want[i])),
-            }
-        }))
+        .check(Check::expected(Agreement::BitForBit, move || Ok(Values::from(stencil3(&values(n))))).naming("y"))
 }
 
 /// The program on `driver`; returns its exit status (0 every row's check held, 1 one failed, 2

@@ -282,6 +282,8 @@ mod race {
             round: sweep::Round::All,
             shard: None,
             bounds: None,
+            // The rules of the rungs and the run-off in full, on a few configurations.
+            rungs_budget: sweep::RungsBudget::Unlimited,
         }
     }
 
@@ -449,6 +451,36 @@ mod race {
         assert_eq!(
             (parsed["search"].as_str(), parsed["rows"][0]["stopped"].as_str()),
             (Some("rungs"), Some("raced"))
+        );
+    }
+
+    #[test]
+    fn rungs_whose_rows_tie_stop_at_what_exhaustive_spends_and_say_so() {
+        let times = [(64, 2.0), (128, 1.3), (256, 1.0), (512, 1.004), (1024, 1.042)];
+        let sizes = [64, 128, 256, 512, 1024];
+        let plan = sweep::Plan { rungs_budget: sweep::RungsBudget::Exhaustive, ..settings(&sizes) };
+        // Each search's sweep, its warnings, and the time its samples took on the mock's clock.
+        let by = |search: Search| {
+            let mut gpu = gpu(&times, &SPREAD);
+            let mut warnings = Vec::new();
+            let swept = measure_by(&mut target(), &mut gpu, &plan, search, None, &mut warnings).unwrap();
+            (swept, warnings, gpu.clock)
+        };
+        let (exhaustive, _, exhaustive_time) = by(Search::Exhaustive);
+        let (swept, warnings, rungs_time) = by(Search::Rungs);
+        assert!(rungs_time <= exhaustive_time, "{rungs_time:?} {exhaustive_time:?}");
+        // The same drops; the run-off cut where it would spend past exhaustive's least.
+        let held = samples(&swept);
+        assert_eq!((held[0], held[1], held[4]), (1, 1, 6), "{held:?}");
+        assert!(held[2] < 30 && held[3] < 30, "{held:?}");
+        assert_eq!(swept.best().unwrap().threads_per_block, exhaustive.best().unwrap().threads_per_block);
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(
+            warnings[0].starts_with(
+                "Note: the rungs stopped at what measuring every configuration costs at the least ("
+            ),
+            "{}",
+            warnings[0]
         );
     }
 
