@@ -328,6 +328,11 @@ mod tests {
 
     const CHECK: Verdict = Verdict::Check { corrupt: None };
 
+    /// One checked row of `threads` threads, one block, timed as `timing`.
+    fn measure_row(gpu: &mut MockGpu, workload: &mut dyn Workload, threads: u32, timing: Timing) -> Checked {
+        measure(gpu, workload, GridShape::linear(1), BlockShape::linear(threads), timing, CHECK).unwrap()
+    }
+
     const STOP: NoiseStop =
         NoiseStop { max_noise: 0.005, max_time_per_row: Duration::from_millis(100), max_runs: 1000 };
 
@@ -364,27 +369,11 @@ mod tests {
         let mut gpu = fixture::gpu();
         let mut workload = fixture::workload(&mut gpu, fixture::kernel(64));
         let timing = Timing { energy_window: Some(Duration::from_millis(100)), ..Timing::launch(0, 3) };
-        let checked = measure(
-            &mut gpu,
-            workload.as_mut(),
-            GridShape::linear(1),
-            BlockShape::linear(128),
-            timing,
-            CHECK,
-        )
-        .unwrap();
+        let checked = measure_row(&mut gpu, workload.as_mut(), 128, timing);
         assert_eq!((checked.energy, checked.clock), (None, None));
         let (mut gpu, mut workload) =
             gpu_with(MockSensors { step: Duration::from_secs(3600), ..MockSensors::default() });
-        let checked = measure(
-            &mut gpu,
-            workload.as_mut(),
-            GridShape::linear(1),
-            BlockShape::linear(128),
-            timing,
-            CHECK,
-        )
-        .unwrap();
+        let checked = measure_row(&mut gpu, workload.as_mut(), 128, timing);
         assert_eq!(checked.energy, None);
         assert!(gpu.clock < Duration::from_secs(3), "it gives up after four windows and a second");
     }
@@ -392,76 +381,39 @@ mod tests {
     #[test]
     fn a_microsecond_kernel_s_samples_grow_to_the_minimum_sample_and_a_long_one_s_do_not() {
         use crate::measure::timing::{MIN_SAMPLE, Op, TimingMode};
-        let launches_of = |gpu: &MockGpu| -> Vec<u32> {
-            gpu.enqueued
+        // One row of a kernel of `ms` a launch timed as `timing`: its samples, and the launches
+        // each of its samples held, in order.
+        let row = |ms: f32, timing: Timing| {
+            let mut gpu = fixture::gpu();
+            gpu.milliseconds = vec![(128, ms)];
+            let mut workload = fixture::workload(&mut gpu, fixture::kernel(64));
+            let checked = measure_row(&mut gpu, workload.as_mut(), 128, timing);
+            assert_eq!(checked.mismatch, None);
+            let launches: Vec<u32> = gpu
+                .enqueued
                 .iter()
                 .filter_map(|op| match op {
                     Op::Sample { launches, .. } => Some(*launches),
                     _ => None,
                 })
-                .collect()
+                .collect();
+            (checked.run_ms.len(), launches)
         };
         for mode in [TimingMode::Batch, TimingMode::Graph] {
             let timing = Timing { min_sample: Some(MIN_SAMPLE), ..Timing::fixed(mode, 2, 10) };
-            // 2 µs a launch: ten make 20 µs, so the row takes 50 a sample after the first.
-            let mut gpu = fixture::gpu();
-            gpu.milliseconds = vec![(128, 0.002)];
-            let mut workload = fixture::workload(&mut gpu, fixture::kernel(64));
-            let checked = measure(
-                &mut gpu,
-                workload.as_mut(),
-                GridShape::linear(1),
-                BlockShape::linear(128),
-                timing,
-                CHECK,
-            )
-            .unwrap();
-            assert_eq!(checked.run_ms.len(), 10, "{mode}");
-            // A first sample of ten launches, dropped; then ten of 50.
+            // 2 µs a launch: ten make 20 µs, so after a first sample of ten, dropped, ten of 50.
             let mut expected = vec![10];
             expected.extend([50; 10]);
-            assert_eq!(launches_of(&gpu), expected, "{mode}");
-            assert_eq!(checked.mismatch, None);
+            assert_eq!(row(0.002, timing), (10, expected), "{mode}");
             // Under the noise-driven stop too.
-            let mut gpu = fixture::gpu();
-            gpu.milliseconds = vec![(128, 0.002)];
-            let mut workload = fixture::workload(&mut gpu, fixture::kernel(64));
-            let checked = measure(
-                &mut gpu,
-                workload.as_mut(),
-                GridShape::linear(1),
-                BlockShape::linear(128),
-                timing.until(STOP),
-                CHECK,
-            )
-            .unwrap();
-            assert!(checked.run_ms.len() >= 10);
-            let launches = launches_of(&gpu);
+            let (kept, launches) = row(0.002, timing.until(STOP));
+            assert!(kept >= 10 && launches.len() == kept + 1, "{mode}");
             assert!(launches[0] == 10 && launches[1..].iter().all(|&launches| launches == 50), "{mode}");
-            assert_eq!(launches.len() - 1, checked.run_ms.len());
             // 0.5 ms a launch: ten are long enough, and the first sample is the row's first.
-            let mut gpu = fixture::gpu();
-            gpu.milliseconds = vec![(128, 0.5)];
-            let mut workload = fixture::workload(&mut gpu, fixture::kernel(64));
-            let checked = measure(
-                &mut gpu,
-                workload.as_mut(),
-                GridShape::linear(1),
-                BlockShape::linear(128),
-                timing,
-                CHECK,
-            )
-            .unwrap();
-            assert_eq!((checked.run_ms.len(), launches_of(&gpu)), (10, vec![10; 10]), "{mode}");
+            assert_eq!(row(0.5, timing), (10, vec![10; 10]), "{mode}");
         }
         // A count asked for is kept, however short the kernel.
-        let timing = Timing::fixed(TimingMode::Batch, 2, 10);
-        let mut gpu = fixture::gpu();
-        gpu.milliseconds = vec![(128, 0.002)];
-        let mut workload = fixture::workload(&mut gpu, fixture::kernel(64));
-        measure(&mut gpu, workload.as_mut(), GridShape::linear(1), BlockShape::linear(128), timing, CHECK)
-            .unwrap();
-        assert_eq!(launches_of(&gpu), vec![10; 10]);
+        assert_eq!(row(0.002, Timing::fixed(TimingMode::Batch, 2, 10)), (10, vec![10; 10]));
     }
 
     #[test]
@@ -471,15 +423,7 @@ mod tests {
         let sensors = MockSensors { clock_script: vec![throttled, steady], ..MockSensors::default() };
         let (mut gpu, mut workload) = gpu_with(sensors);
         let timing = Timing::launch(0, 10).until(STOP);
-        let checked = measure(
-            &mut gpu,
-            workload.as_mut(),
-            GridShape::linear(1),
-            BlockShape::linear(128),
-            timing,
-            CHECK,
-        )
-        .unwrap();
+        let checked = measure_row(&mut gpu, workload.as_mut(), 128, timing);
         let clock = checked.clock.unwrap();
         assert_eq!(checked.run_ms.len(), 10, "the throttled ten were dropped and taken again");
         assert_eq!((clock.median_mhz, clock.min_mhz, clock.throttled_samples), (1965, 1965, 10));
@@ -488,15 +432,7 @@ mod tests {
         // Every reading throttled: once the budget is spent the samples are kept, counted.
         let sensors = MockSensors { clock_script: vec![throttled], ..MockSensors::default() };
         let (mut gpu, mut workload) = gpu_with(sensors);
-        let checked = measure(
-            &mut gpu,
-            workload.as_mut(),
-            GridShape::linear(1),
-            BlockShape::linear(256),
-            timing,
-            CHECK,
-        )
-        .unwrap();
+        let checked = measure_row(&mut gpu, workload.as_mut(), 256, timing);
         let clock = checked.clock.unwrap();
         assert!(!checked.run_ms.is_empty());
         assert_eq!(clock.min_mhz, 1400);
@@ -504,15 +440,7 @@ mod tests {
         // A fixed count keeps them and says so.
         let sensors = MockSensors { clock_script: vec![throttled], ..MockSensors::default() };
         let (mut gpu, mut workload) = gpu_with(sensors);
-        let checked = measure(
-            &mut gpu,
-            workload.as_mut(),
-            GridShape::linear(1),
-            BlockShape::linear(128),
-            Timing::launch(0, 7),
-            CHECK,
-        )
-        .unwrap();
+        let checked = measure_row(&mut gpu, workload.as_mut(), 128, Timing::launch(0, 7));
         assert_eq!((checked.run_ms.len(), checked.clock.unwrap().throttled_samples), (7, 7));
     }
 }

@@ -87,6 +87,11 @@ pub fn reference(n: usize) -> Check {
 
 /// `scale` over `n` values, 8 bytes moved a value, checked against [`reference`].
 pub fn kernel(n: usize) -> Kernel {
+    scale(n).check(reference(n))
+}
+
+/// `scale` over `n` values, 8 bytes moved a value, with no check yet.
+fn scale(n: usize) -> Kernel {
     Kernel::new(MODULE, "scale")
         .twin(TWIN)
         .items(n as u64, "values")
@@ -94,22 +99,14 @@ pub fn kernel(n: usize) -> Kernel {
         .input("x", (0..n).map(input).collect::<Vec<f32>>())
         .output::<f32>("out", n)
         .args(move |_| vec![Arg::Buffer("x"), Arg::Usize(n), Arg::Buffer("out")])
-        .check(reference(n))
 }
 
 /// `scale` over `n` values checked against its expected values (every value twice its input,
 /// built once), which the GPU compares with: [`kernel`] with [`Check::expected`] for its check.
 pub fn expected_kernel(n: usize) -> Kernel {
-    Kernel::new(MODULE, "scale")
-        .twin(TWIN)
-        .items(n as u64, "values")
-        .bytes_per_pass(8 * n as u64, "moved per pass")
-        .input("x", (0..n).map(input).collect::<Vec<f32>>())
-        .output::<f32>("out", n)
-        .args(move |_| vec![Arg::Buffer("x"), Arg::Usize(n), Arg::Buffer("out")])
-        .check(Check::expected(crate::kernel::Agreement::BitForBit, move || {
-            Ok(crate::kernel::Values::from((0..n).map(|i| 2.0 * input(i)).collect::<Vec<f32>>()))
-        }))
+    scale(n).check(Check::expected(crate::kernel::Agreement::BitForBit, move || {
+        Ok(crate::kernel::Values::from((0..n).map(|i| 2.0 * input(i)).collect::<Vec<f32>>()))
+    }))
 }
 
 /// A sweep's kernel over a frame of `width` x `height` pixels, described as this repository's
