@@ -219,6 +219,7 @@ fn the_documented_fields_are_the_exports_fields() {
             "fastest_axes",
             "shard",
             "merged_from",
+            "min_sample_s",
             "energy_window_s",
             "axes",
             "sm_clock",
