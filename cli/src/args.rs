@@ -228,7 +228,7 @@ pub struct BlockSizesArgs {
     pub block_sizes: Vec<u32>,
 
     /// Block shapes instead of block sizes (32x8,16x16,8x8x4), or 2d / 3d: every shape of each --block-sizes count whose sides are powers of two, x at least 32; a shape beyond x needs a kernel with a 2-D or 3-D domain, whose sweep takes 2d by default
-    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_block_shape_item, action = ArgAction::Set)]
+    #[arg(long, allow_hyphen_values = true, value_name = "LIST", value_delimiter = ',', value_parser = parse_block_shape_item, action = ArgAction::Set)]
     pub block_shapes: Vec<BlockShapeItem>,
 }
 

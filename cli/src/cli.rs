@@ -180,11 +180,16 @@ where
 /// (printing the error escapes the break).
 pub fn usage_line(error: &clap::Error) -> String {
     use clap::error::ContextValue;
-    // Set aside while the lines are read: such a value would end the first line early.
+    // Set aside while the lines are read: a value with a line break would end the first line
+    // early; a long one (a 100 KB --kernel) is put back cut to its first characters.
     let broken: Vec<&str> = error
         .context()
         .filter_map(|(_, value)| match value {
-            ContextValue::String(text) if text.contains(['\n', '\r']) => Some(text.as_str()),
+            ContextValue::String(text)
+                if text.contains(['\n', '\r']) || text.chars().count() > QUOTED_CHARS =>
+            {
+                Some(text.as_str())
+            }
             _ => None,
         })
         .collect();
@@ -201,9 +206,22 @@ pub fn usage_line(error: &clap::Error) -> String {
         line = format!("{line} {}", listed.join(", "));
     }
     for (index, value) in broken.iter().enumerate() {
-        line = line.replace(&placeholder(index), value);
+        line = line.replace(&placeholder(index), &quoted(value));
     }
     line
+}
+
+/// The most characters of a value an error line quotes.
+const QUOTED_CHARS: usize = 80;
+
+/// `value` as an error line quotes it: whole, or its first [`QUOTED_CHARS`] characters and
+/// how long it was.
+fn quoted(value: &str) -> String {
+    let length = value.chars().count();
+    match length > QUOTED_CHARS {
+        true => format!("{}... ({length} characters)", value.chars().take(QUOTED_CHARS).collect::<String>()),
+        false => value.to_string(),
+    }
 }
 
 #[cfg(test)]

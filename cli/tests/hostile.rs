@@ -62,13 +62,21 @@ fn block_size(folder: &Path, args: &[String], env: &[(&str, &str)]) -> Ran {
 }
 
 /// `{sweep}` expanded, then split at spaces; `{nl}` becomes a newline, `{rlo}` a
-/// right-to-left override and `{empty}` nothing inside an argument.
+/// right-to-left override, `{empty}` nothing and `{100k}` 100 000 `x`s inside an argument.
 fn arguments(line: &str) -> Vec<String> {
     line.replace("{sweep}", SWEEP)
         .split_whitespace()
-        .map(|arg| arg.replace("{nl}", "\n").replace("{rlo}", "\u{202e}").replace("{empty}", ""))
+        .map(|arg| {
+            arg.replace("{nl}", "\n")
+                .replace("{rlo}", "\u{202e}")
+                .replace("{empty}", "")
+                .replace("{100k}", &"x".repeat(100_000))
+        })
         .collect()
 }
+
+/// The longest refusal line a case accepts: a line quotes what it names, cut where long.
+const LONGEST_REFUSAL: usize = 1000;
 
 /// A small sweep's JSON export and its journal, made once on the mock worker.
 fn fixtures() -> &'static (String, String) {
@@ -85,6 +93,78 @@ fn fixtures() -> &'static (String, String) {
             std::fs::read_to_string(folder.join("good.jsonl")).unwrap(),
         )
     })
+}
+
+/// The two shards of the small sweep (`--shard 1/2`, `--shard 2/2`), their JSON exports, made
+/// once on the mock worker.
+fn shards() -> &'static (String, String) {
+    static MADE: OnceLock<(String, String)> = OnceLock::new();
+    MADE.get_or_init(|| {
+        let folder = std::env::temp_dir().join(format!("hostile-{}-shards", std::process::id()));
+        let _ = std::fs::remove_dir_all(&folder);
+        std::fs::create_dir_all(&folder).unwrap();
+        for index in 1..=2 {
+            let args = arguments(&format!("{{sweep}} --shard {index}/2 --json s{index}.json"));
+            let (code, _, err) = block_size(&folder, &args, &[]).expect("the fixture shard finishes");
+            assert_eq!(code, 0, "the fixture shard {index}: {err}");
+        }
+        let read = |name: &str| std::fs::read_to_string(folder.join(name)).unwrap();
+        (read("s1.json"), read("s2.json"))
+    })
+}
+
+/// The two shards, the first with its `shard.index` set to `index`.
+fn shards_with_first_at(folder: &Path, index: u32) {
+    let mut first: Value = serde_json::from_str(&shards().0).unwrap();
+    first["shard"]["index"] = json!(index);
+    write_json(folder, "s1.json", &first);
+    write(folder, "s2.json", &shards().1);
+}
+
+/// Kernel Tuner's cache and T4 file of runner/src/tests/t4/ (written by Kernel Tuner 1.5.0 of
+/// synthetic numbers).
+const CACHE: &str = include_str!("../../runner/src/tests/t4/kernel-tuner.cache.json");
+const T4: &str = include_str!("../../runner/src/tests/t4/kernel-tuner.t4.json");
+
+/// `text` with `from` replaced by `to` once, where `from` must be.
+fn edited(text: &str, from: &str, to: &str) -> String {
+    assert!(text.contains(from), "the fixture holds {from:?}");
+    text.replacen(from, to, 1)
+}
+
+/// Whether the Rust source `name` compiles as a library and defines no function named
+/// `evil...` or `injected`: rustc's own printing of what it parsed (`-Zunpretty=normal`, the
+/// pinned nightly's), comments dropped, is searched.
+fn defines_no_injected_item(folder: &Path, name: &str) -> Result<(), String> {
+    let output = Command::new("rustc")
+        .args(["--edition", "2021", "--crate-type", "lib", "-Zunpretty=normal", name])
+        .current_dir(folder)
+        .output()
+        .map_err(|error| error.to_string())?;
+    if !output.status.success() {
+        return Err(format!("{name} does not compile: {}", String::from_utf8_lossy(&output.stderr)));
+    }
+    let parsed = String::from_utf8_lossy(&output.stdout);
+    // An item starts its line in rustc's printing; a string literal holding the words does not.
+    match parsed
+        .lines()
+        .map(|line| line.trim_start().trim_start_matches("pub "))
+        .find(|line| line.starts_with("fn evil") || line.starts_with("fn injected"))
+    {
+        Some(line) => Err(format!("{name} defines {line:?}")),
+        None => Ok(()),
+    }
+}
+
+/// The small sweep's JSON export on a GPU named "Mock T4" beside the one on the mock H200,
+/// both in `folder` (`h200.json`, `t4.json`), and their merge as `m.json`: a JSON array.
+fn two_models_merged(folder: &Path) {
+    good_json(folder);
+    std::fs::rename(folder.join("good.json"), folder.join("h200.json")).unwrap();
+    let ran = block_size(folder, &arguments("{sweep} --json t4.json"), &[("MOCK_GPU_NAME", "Mock T4")]);
+    assert_eq!(ran.map(|(code, ..)| code), Some(0), "the T4 sweep");
+    let ran = block_size(folder, &arguments("merge h200.json t4.json --json m.json"), &[]);
+    assert_eq!(ran.map(|(code, ..)| code), Some(0), "the merge");
 }
 
 fn good() -> Value {
@@ -235,6 +315,9 @@ impl Case {
         if self.exit >= 2 {
             if err.lines().count() != 1 || !err.starts_with("Error: ") {
                 wrong.push("a refusal is not one `Error: ` line".into());
+            }
+            if err.len() > LONGEST_REFUSAL {
+                wrong.push(format!("a refusal of {} bytes", err.len()));
             }
             if !out.is_empty() {
                 wrong.push(format!("a refusal printed on stdout: {out:?}"));
@@ -531,6 +614,98 @@ fn cases() -> Vec<Case> {
                     false => Ok(()),
                 }
             }),
+        // 10. Round four's features (issue 45): merge, shards, the emitted Rust, energy and
+        // Kernel Tuner's files.
+        Case::new("a merge part of shard 0", "merge s1.json s2.json", 2, "shard 0/2 is no shard")
+            .given(|folder| shards_with_first_at(folder, 0)),
+        Case::new("a merge part of shard 3 of 2", "merge s1.json s2.json --json m.json", 2, "shard 3/2 is no shard")
+            .given(|folder| shards_with_first_at(folder, 3)),
+        Case::new("the merge of both shards", "merge s1.json s2.json --json m.json", 0, "")
+            .given(|folder| shards_with_first_at(folder, 1))
+            .writes(&["m.json"])
+            .then(|folder| has(folder, "m.json", "\"merged_from\"")),
+        Case::new(
+            "a GPU's export named over the journal resumed",
+            "{sweep} --device all --json p8.json --resume p8-gpu1.json",
+            2,
+            "p8-gpu1.json",
+        )
+        .env(&[("MOCK_DEVICES", "2")])
+        .given(|folder| write(folder, "p8-gpu1.json", &fixtures().1)),
+        Case::new("a GPU name that breaks out of a comment", "{sweep} --emit-rust w.rs", 0, "")
+            .env(&[("MOCK_GPU_NAME", "X */ pub fn evil1() {} //\n pub fn evil2() {} //")])
+            .writes(&["w.rs", "w.rs.json"])
+            .then(|folder| defines_no_injected_item(folder, "w.rs")),
+        Case::new("GPU names with a line break, U+2028 and NUL", "{sweep} --emit-rust w.rs", 0, "")
+            .env(&[("MOCK_GPU_NAME", "H200\u{2028}pub fn evil3() {}\rpub fn evil4() {}")])
+            .writes(&["w.rs", "w.rs.json"])
+            .then(|folder| defines_no_injected_item(folder, "w.rs")),
+        Case::new("merge --emit-rust of a part whose GPU name holds code", "merge bad.json --emit-rust w.rs", 0, "")
+            .given(|folder| good_and_bad(folder, |bad| gpu_named(bad, "H200\npub fn injected() {}")))
+            .writes(&["w.rs", "w.rs.json"])
+            .then(|folder| defines_no_injected_item(folder, "w.rs")),
+        Case::new("a split across more GPUs than configurations", "{sweep} --device all --split", 0, "Note: --split")
+            .env(&[("MOCK_DEVICES", "8")]),
+        Case::new("FILE.rs.json whose winners are no list", "{sweep} --emit-rust w.rs", 2, "--force")
+            .given(|folder| write(folder, "w.rs.json", r#"{"kernel": "grayscale", "axes": [], "winners": 5}"#)),
+        Case::new("FILE.rs.json with a key twice", "{sweep} --emit-rust w.rs", 2, "given twice").given(|folder| {
+            write(folder, "w.rs.json", r#"{"kernel": "grayscale", "axes": [], "winners": [], "winners": []}"#)
+        }),
+        Case::new(
+            "a second kernel's winner into the first's file",
+            "--kernel histogram --bins 256 --width 64 --height 64 --warmups 0 --runs 2 --block-sizes 64,128 --emit-rust w.rs",
+            2,
+            "--force",
+        )
+        .given(|folder| {
+            let ran = block_size(folder, &arguments("{sweep} --emit-rust w.rs"), &[]);
+            assert_eq!(ran.map(|(code, ..)| code), Some(0), "the first kernel's winner");
+        }),
+        Case::new("every row at 0 W", "{sweep} --energy --json e.json --output o.txt", 0, "")
+            .env(&[("MOCK_SENSORS", "1"), ("MOCK_WATTS", "64:0,128:0")])
+            .writes(&["e.json", "o.txt"])
+            .then(|folder| {
+                has(folder, "o.txt", "2 of 2 measured row(s) have no reading (n/a)")?;
+                let export: Value = serde_json::from_str(&std::fs::read_to_string(folder.join("e.json")).unwrap())
+                    .map_err(|error| error.to_string())?;
+                match export["rows"].as_array().is_some_and(|rows| rows.iter().all(|row| row["energy"].is_null())) {
+                    true => Ok(()),
+                    false => Err("a row at 0 W has an energy".into()),
+                }
+            }),
+        Case::new("one row at 0 W under --objective energy", "{sweep} --energy --objective energy --output o.txt", 0, "")
+            .env(&[("MOCK_SENSORS", "1"), ("MOCK_WATTS", "64:0")])
+            .writes(&["o.txt"])
+            .then(|folder| has(folder, "o.txt", "Winner by --objective energy: 128 threads per block")),
+        Case::new("a cache entry whose __error__ is no kind of Kernel Tuner's", "report c.json --html r.html", 2, "__error__")
+            .given(|folder| write(folder, "c.json", &edited(CACHE, "\"RuntimeFailedConfig\"", "\"BogusConfig\""))),
+        Case::new("a cache key that is not its entry's", "report c.json --html r.html", 2, "\"64,1,1\"").given(|folder| {
+            write(folder, "c.json", &edited(CACHE, "\"64,1,1\": {\"block_size_x\": 64", "\"64,1,1\": {\"block_size_x\": 96"))
+        }),
+        Case::new("a cache with an entry given twice", "report c.json --html r.html", 2, "given twice").given(|folder| {
+            let entry = "\"128,2,1\": {\"block_size_x\": 128, \"block_size_y\": 2, \"items_per_thread\": 1, \"time\": 9.0},\n";
+            write(folder, "c.json", &edited(CACHE, "\"256,1,4\":", &format!("{entry}\"256,1,4\":")))
+        }),
+        Case::new("a result with a key twice", "diff good.json bad.json", 2, "given twice").given(|folder| {
+            good_json(folder);
+            write(folder, "bad.json", &edited(&fixtures().0, "{", "{\n  \"rows\": [],"));
+        }),
+        Case::new("a T4 result measured at a block of 2^32 - 1", "report t.json --html r.html", 2, "no CUDA GPU launches")
+            .given(|folder| write(folder, "t.json", &edited(T4, "\"block_size_x\": 64", "\"block_size_x\": 4294967295"))),
+        Case::new("diff of a merge of two GPU models", "diff m.json h200.json", 2, "2 GPU models").given(two_models_merged),
+        Case::new("merge of a merge of two GPU models", "merge m.json --json again.json", 0, "")
+            .given(two_models_merged)
+            .writes(&["again.json"])
+            .then(|folder| match std::fs::read(folder.join("again.json")).ok() == std::fs::read(folder.join("m.json")).ok() {
+                true => Ok(()),
+                false => Err("the merge of a merge is not the merge".into()),
+            }),
+        Case::new("the report of a merge of two GPU models", "report m.json --html r.html", 0, "")
+            .given(two_models_merged)
+            .writes(&["r.html"])
+            .then(|folder| has(folder, "r.html", "Mock T4")),
+        Case::new("a block shape with a minus", "--block-shapes -32x8 --width 64 --height 64", 2, "-32x8"),
+        Case::new("a kernel name of 100 000 characters", "--kernel {100k} --width 64 --height 64", 2, "(100000 characters)"),
     ]
 }
 
@@ -553,7 +728,7 @@ fn find_samples(entry: &mut Value) -> Option<&mut Vec<Value>> {
 #[test]
 fn every_hostile_input_gets_its_line_and_exit_and_leaves_every_file_intact() {
     let cases = cases();
-    assert!(cases.len() >= 60, "{} cases", cases.len());
+    assert!(cases.len() >= 85, "{} cases", cases.len());
     let failed: Vec<String> = cases
         .iter()
         .enumerate()

@@ -21,6 +21,17 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// sweep a few megabytes.
 pub(crate) const MAX_INPUT_BYTES: u64 = 1 << 30;
 
+/// `sweep.json` for device 1 becomes `sweep-gpu1.json`: a file of `--device all` on a machine
+/// of several GPUs.
+pub(crate) fn per_device(path: &Path, ordinal: u32) -> PathBuf {
+    let stem = path.file_stem().map(|stem| stem.to_string_lossy().into_owned()).unwrap_or_default();
+    let name = match path.extension() {
+        Some(extension) => format!("{stem}-gpu{ordinal}.{}", extension.to_string_lossy()),
+        None => format!("{stem}-gpu{ordinal}"),
+    };
+    path.with_file_name(name)
+}
+
 /// The whole of `path` as text, refused in one line (naming it as `what`) where it cannot be
 /// read, is larger than `limit` bytes (checked as it is read: a character device or a FIFO has
 /// no size to ask), or is not UTF-8.
@@ -176,9 +187,99 @@ pub(crate) fn check_distinct(outputs: &[(&str, &Path)], inputs: &[(&str, &Path)]
     Ok(())
 }
 
+/// Whether the JSON `text` gives every key of each of its objects once; `Err` names the first
+/// key given twice, in one line. JSON allows a key twice and readers differ on which one counts
+/// (serde_json and Python keep the last, T4's rule for results is the first), so a file of
+/// another machine that gives one twice is refused: no writer of the files this program reads
+/// (itself, Kernel Tuner, Python's json) writes one. Text that is not JSON is `Ok` here: the
+/// reader's own parse says why.
+pub(crate) fn check_unique_keys(text: &str) -> Result<(), String> {
+    use serde::de::Deserializer as _;
+    let mut deserializer = serde_json::Deserializer::from_str(text);
+    match (&mut deserializer).deserialize_any(UniqueKeys) {
+        // "... at line 3 column 10": serde_json's position of the second.
+        Err(error) if error.is_data() => Err(error.to_string()),
+        _ => Ok(()),
+    }
+}
+
+/// A visitor of any JSON value that fails on an object with a key twice.
+struct UniqueKeys;
+
+impl<'de> serde::de::DeserializeSeed<'de> for UniqueKeys {
+    type Value = ();
+    fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for UniqueKeys {
+    type Value = ();
+
+    fn expecting(&self, formatter: &mut std::fmt::Formatter) -> std::fmt::Result {
+        formatter.write_str("a JSON value")
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_str<E>(self, _: &str) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_unit<E>(self) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        while seq.next_element_seed(UniqueKeys)?.is_some() {}
+        Ok(())
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let mut keys = std::collections::HashSet::new();
+        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            if !keys.insert(key.clone()) {
+                let mut quoted: String = format!("{key:?}").chars().take(80).collect();
+                if quoted.len() < key.len() {
+                    quoted.push_str("...");
+                }
+                return Err(serde::de::Error::custom(format!(
+                    "the key {quoted} is given twice in one object"
+                )));
+            }
+            map.next_value_seed(UniqueKeys)?;
+        }
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_key_given_twice_in_any_object_is_named() {
+        assert_eq!(check_unique_keys(r#"{"a": 1, "b": {"a": [1, {"c": 2, "d": 3}]}}"#), Ok(()));
+        assert_eq!(
+            check_unique_keys(r#"{"a": 1, "b": [{"c": 2, "c": 3}]}"#),
+            Err(r#"the key "c" is given twice in one object at line 1 column 27"#.to_string())
+        );
+        assert!(
+            check_unique_keys("{\"rows\": [],\n \"rows\": []}")
+                .unwrap_err()
+                .starts_with(r#"the key "rows" is given twice in one object at line 2"#)
+        );
+        // Escapes count as what they stand for: "\u0061" is "a".
+        assert!(check_unique_keys(r#"{"a": 1, "\u0061": 2}"#).is_err());
+        // Not JSON: the reader's parse says why.
+        assert_eq!(check_unique_keys("rows: 13"), Ok(()));
+    }
 
     fn folder(name: &str) -> PathBuf {
         let folder = std::env::temp_dir().join(format!("files-{}-{name}", std::process::id()));

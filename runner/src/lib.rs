@@ -92,7 +92,9 @@ pub struct LibraryGuide;
 #[cfg(feature = "fuzzing")]
 #[doc(hidden)]
 pub mod fuzzing {
-    pub use crate::commands::fuzzing::{diff, journal, ptx, report, stamp};
+    pub use crate::commands::fuzzing::{
+        diff, emitted_winners, journal, kernel_tuner_cache, merge, ptx, report, stamp,
+    };
 }
 
 /// The internals this repository's own tests hold against the committed PTX files (entry

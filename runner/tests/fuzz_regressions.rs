@@ -51,3 +51,18 @@ fn the_stamps_replay_without_a_panic() {
 fn the_ptx_headers_replay_without_a_panic() {
     replay("ptx", block_size_runner::fuzzing::ptx);
 }
+
+#[test]
+fn the_parts_of_merge_replay_without_a_panic() {
+    replay("merge", block_size_runner::fuzzing::merge);
+}
+
+#[test]
+fn the_caches_of_kernel_tuner_replay_without_a_panic() {
+    replay("kernel_tuner_cache", block_size_runner::fuzzing::kernel_tuner_cache);
+}
+
+#[test]
+fn the_files_of_winners_beside_emitted_rust_replay_without_a_panic() {
+    replay("emitted_winners", block_size_runner::fuzzing::emitted_winners);
+}

@@ -11,6 +11,7 @@ such a file in one line).
 use crate::commands::diff::{DiffRequest, diff_records, render};
 use crate::measure::{compat, journal, ptx, stamp};
 use crate::results::diff::DEFAULT_THRESHOLD;
+use crate::results::emit;
 use crate::results::export::html;
 use crate::results::schema::SweepRecord;
 
@@ -53,6 +54,56 @@ pub fn ptx(data: &[u8]) {
     let _ = compat::parse_target(text);
     for entry in stamp::entry_names(text) {
         let _ = ptx::entry_params(text, &entry);
+    }
+}
+
+/// `block-size merge PART...`: the parts are `data` split at the byte 0x1E (ASCII's record
+/// separator), each read as merge reads a file (one export, or `merge --json`'s array of
+/// several), then merged, and each result's record, page, winner and emitted Rust made.
+pub fn merge(data: &[u8]) {
+    let mut records = Vec::new();
+    for (index, part) in data.split(|&byte| byte == 0x1e).enumerate() {
+        let Ok(text) = std::str::from_utf8(part) else { return };
+        let Ok(read) = SweepRecord::parse_all(text) else { return };
+        records.extend(read.into_iter().map(|record| (format!("part{index}"), record)));
+    }
+    let Ok(merged) = crate::results::merge::merge(records) else { return };
+    let records: Vec<SweepRecord> = merged.iter().map(|result| result.record()).collect();
+    let _ = html::render_many(&records);
+    let mut winners: Option<emit::Winners> = None;
+    for result in &merged {
+        let Some(winner) = emit::winner(&result.sweep, &result.provenance) else { continue };
+        match &mut winners {
+            Some(known) => known.add(winner),
+            None => winners = Some(emit::Winners::merge(None, result.sweep.axes.clone(), winner).0),
+        }
+    }
+    if let Some(winners) = winners {
+        let _ = emit::rust_source(&winners);
+    }
+}
+
+/// Kernel Tuner's cache (`tune_kernel(cache=FILE)`), as `diff` and `report` read it: the record
+/// it reads as, compared with itself and drawn. (The result files' targets reach the cache
+/// too; this one starts from caches, open and closed, so its inputs stay caches.)
+pub fn kernel_tuner_cache(data: &[u8]) {
+    let Ok(text) = std::str::from_utf8(data) else { return };
+    let Ok(record) = SweepRecord::parse(text) else { return };
+    let comparison = diff_records(&record, &record, DEFAULT_THRESHOLD);
+    let _ = render(&DiffRequest::default(), &record, &record, &comparison);
+    let _ = html::render(&record);
+}
+
+/// `--emit-rust FILE.rs`'s JSON beside it (`FILE.rs.json`), as a later run reads it: the strict
+/// reader that decides whether it may be replaced, the Rust source of what it holds, and its
+/// first winner added to it again (as a later run on that GPU adds its own) and written.
+pub fn emitted_winners(data: &[u8]) {
+    let Ok(text) = std::str::from_utf8(data) else { return };
+    let Ok(known) = emit::read_winners(text) else { return };
+    let _ = emit::rust_source(&known);
+    if let Some(first) = known.winners.first() {
+        let (joined, _) = emit::Winners::merge(Some(text), known.axes.clone(), first.clone());
+        let _ = emit::rust_source(&joined);
     }
 }
 

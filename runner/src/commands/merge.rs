@@ -80,19 +80,30 @@ pub(crate) fn exec(request: &MergeRequest, console: &mut Console) -> Result<i32,
     request.validate()?;
     let mut records = Vec::with_capacity(request.inputs.len());
     for input in &request.inputs {
-        let record = SweepRecord::read(input)?;
-        if record.origin.kernel_tuner.is_some() {
-            return Err(Error::new(
-                exit::USAGE,
-                format!(
-                    "{}: a T4 results file: merge takes block-size's own JSON (--json), which records the device, occupancy model and provenance a T4 file lacks; diff and report read it",
-                    shown(input)
-                ),
-            ));
+        // A merge's own JSON of several GPU models is an array: each element a part, `FILE[1]`.
+        let read = SweepRecord::read_all(input)?;
+        let several = read.len() > 1;
+        for (index, record) in read.into_iter().enumerate() {
+            let name = match several {
+                true => format!("{}[{index}]", shown(input)),
+                false => shown(input).to_string(),
+            };
+            if record.origin.kernel_tuner.is_some() {
+                return Err(Error::new(
+                    exit::USAGE,
+                    format!(
+                        "{name}: a T4 results file: merge takes block-size's own JSON (--json), which records the device, occupancy model and provenance a T4 file lacks; diff and report read it"
+                    ),
+                ));
+            }
+            records.push((name, record));
         }
-        records.push((shown(input).to_string(), record));
     }
     let merged = merge::merge(records).map_err(|why| Error::new(exit::USAGE, why))?;
+    if let (Some(path), Some(first), false) = (&request.emit_rust, merged.first(), request.force) {
+        emit::check_same_sweep(path, &first.sweep.pass.kernel, &first.sweep.axes)
+            .map_err(|why| Error::new(exit::USAGE, why))?;
+    }
     let delivery = deliver(&merged, request).map_err(|why| Error::new(exit::FAILED, why))?;
     delivery.perform(console)?;
     let failed = merged.iter().any(|result| !result.sweep.failures.is_empty());

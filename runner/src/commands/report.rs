@@ -37,9 +37,13 @@ impl ReportRequest {
 /// exit 1.
 pub(crate) fn exec(request: &ReportRequest) -> Result<(), Error> {
     request.validate()?;
-    let record = SweepRecord::read(&request.input)?;
-    let page = html::render(&record)
-        .map_err(|why| Error::new(exit::USAGE, format!("{}: {why}", shown(&request.input))))?;
+    // One sweep, or `merge --json`'s results of several GPU models, a section each.
+    let records = SweepRecord::read_all(&request.input)?;
+    let page = match &records[..] {
+        [one] => html::render(one),
+        several => html::render_many(several),
+    }
+    .map_err(|why| Error::new(exit::USAGE, format!("{}: {why}", shown(&request.input))))?;
     files::write_whole(&request.html, page.as_bytes())
         .map_err(|error| Error::new(exit::FAILED, format!("writing {}: {error}", shown(&request.html))))
 }

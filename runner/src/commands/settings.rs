@@ -445,19 +445,32 @@ impl Settings {
     }
 
     /// Every file the settings write, with the option that names it: `--emit-rust` twice, for
-    /// its Rust source and the JSON beside it; the journal last.
-    fn outputs(&self) -> Vec<(&'static str, PathBuf)> {
-        let exports = self.exports.iter().map(|(format, path)| (format.option(), path.clone()));
+    /// its Rust source and the JSON beside it; the journal last. With `devices` (`--device all`
+    /// on a machine of that many GPUs, not split), the table, plot and exports of each device,
+    /// named for it ([`files::per_device`]); `--emit-rust` and the journal are one file for all.
+    fn outputs(&self, devices: Option<u32>) -> Vec<(&'static str, PathBuf)> {
+        let names = |path: &PathBuf| -> Vec<PathBuf> {
+            match devices {
+                Some(count) => (0..count).map(|ordinal| files::per_device(path, ordinal)).collect(),
+                None => vec![path.clone()],
+            }
+        };
+        let each = |option: &'static str, path: &PathBuf| {
+            names(path).into_iter().map(move |path| (option, path)).collect::<Vec<_>>()
+        };
+        let exports = self.exports.iter().flat_map(|(format, path)| each(format.option(), path));
         let emitted = self.emit_rust.iter().flat_map(|path| {
             [("--emit-rust", path.clone()), ("--emit-rust", crate::results::emit::json_path(path))]
         });
-        let named = |option, path: &Option<PathBuf>| path.clone().map(|path| (option, path));
+        let named = |option, path: &Option<PathBuf>| {
+            path.iter().flat_map(|path| each(option, path)).collect::<Vec<_>>()
+        };
         named("--output", &self.output)
             .into_iter()
             .chain(named("--plot", &self.plot))
             .chain(exports)
             .chain(emitted)
-            .chain(named("--journal", &self.journal))
+            .chain(self.journal.iter().map(|path| ("--journal", path.clone())))
             .collect()
     }
 
@@ -466,7 +479,28 @@ impl Settings {
     /// (`--journal j --resume j` continues a journal), and `--emit-rust` replaces only files it
     /// wrote itself unless `--force`.
     fn check_outputs(&self) -> Result<(), String> {
-        let outputs = self.outputs();
+        self.check_outputs_of(None)?;
+        match &self.emit_rust {
+            Some(path) if !self.force => crate::results::emit::check_replaceable(path),
+            _ => Ok(()),
+        }
+    }
+
+    /// [`Settings::check_outputs`]'s rule for the files of `--device all` on a machine of
+    /// `devices` GPUs, which a file's name for each device ([`files::per_device`]) could break:
+    /// `--json p.json --resume p-gpu1.json` on two GPUs would write GPU 1's export over the
+    /// journal it resumes. Checked once the GPUs are counted, before any is opened.
+    pub(crate) fn check_outputs_on(&self, devices: u32) -> Result<(), String> {
+        match devices > 1 && !self.split {
+            true => self.check_outputs_of(Some(devices)).map_err(|why| {
+                format!("--device all on {devices} GPUs names each file for its GPU (sweep-gpu1.json): {why}")
+            }),
+            false => Ok(()),
+        }
+    }
+
+    fn check_outputs_of(&self, devices: Option<u32>) -> Result<(), String> {
+        let outputs = self.outputs(devices);
         let named: Vec<(&str, &Path)> =
             outputs.iter().map(|(option, path)| (*option, path.as_path())).collect();
         files::check_distinct(&named, &[])?;
@@ -478,10 +512,7 @@ impl Settings {
         for (option, path) in named {
             files::check_writable(option, path)?;
         }
-        match &self.emit_rust {
-            Some(path) if !self.force => crate::results::emit::check_replaceable(path),
-            _ => Ok(()),
-        }
+        Ok(())
     }
 
     /// The search for `configurations`: the one asked for, or [`Search::automatic`] (exhaustive
@@ -835,9 +866,13 @@ mod tests {
         let winner = folder.join("winner.rs");
         std::fs::write(folder.join("winner.rs.json"), "[1, 2]\n").unwrap();
         let emit = Settings { emit_rust: Some(winner.clone()), ..Settings::default() };
-        assert!(refused(emit.clone()).ends_with(
-            "winner.rs.json is not a file --emit-rust wrote (it holds no winners): --force replaces it"
-        ));
+        let why = refused(emit.clone());
+        assert!(
+            why.contains(
+                "winner.rs.json is not a file --emit-rust wrote (it holds no list of winners: invalid type: "
+            ) && why.ends_with("): --force replaces it"),
+            "{why}"
+        );
         assert_eq!(Settings { force: true, ..emit }.validate(), Ok(()));
         // An empty file holds nothing to lose.
         std::fs::write(&main, "").unwrap();

@@ -186,6 +186,11 @@ pub(crate) fn on_devices<D: Driver>(
     if let Some(part) = &supervision.part {
         return parallel::as_part(driver, run, settings, timing, part, console);
     }
+    if let Some(path) = settings.emit_rust.as_deref().filter(|_| !settings.force) {
+        let kernel = run.kernel();
+        crate::results::emit::check_same_sweep(path, &kernel.pass.kernel, &kernel.axis_names())
+            .map_err(|why| Error::new(exit::USAGE, why))?;
+    }
     let count = match settings.device {
         DeviceChoice::One(ordinal) => {
             let measured = on_device(driver, ordinal, run, settings, timing, None, console)?;
@@ -195,9 +200,14 @@ pub(crate) fn on_devices<D: Driver>(
             driver.device_count().map_err(|error| Error::new(exit::NO_DEVICE, format!("{error:#}")))?
         }
     };
-    if settings.split {
-        parallel::check_one_model(driver, count)?;
-    }
+    settings.check_outputs_on(count).map_err(|why| Error::new(exit::USAGE, why))?;
+    let count = match settings.split {
+        true => {
+            parallel::check_one_model(driver, count)?;
+            parallel::gpus_for_split(run, settings, count, console)?
+        }
+        false => count,
+    };
     if supervision.active() {
         // A worker for each GPU at once, this process their supervisor (with one GPU too, so
         // that `--device all` takes one path wherever it runs).
@@ -929,15 +939,7 @@ fn rescue(path: &Path, text: &str, error: &std::io::Error, console: &mut Console
     failed(anyhow!("writing {}: {error}; {went}", shown(path)))
 }
 
-/// `sweep.json` for device 1 becomes `sweep-gpu1.json`.
-pub(crate) fn per_device(path: &Path, ordinal: u32) -> PathBuf {
-    let stem = path.file_stem().map(|stem| stem.to_string_lossy().into_owned()).unwrap_or_default();
-    let name = match path.extension() {
-        Some(extension) => format!("{stem}-gpu{ordinal}.{}", extension.to_string_lossy()),
-        None => format!("{stem}-gpu{ordinal}"),
-    };
-    path.with_file_name(name)
-}
+pub(crate) use crate::files::per_device;
 
 pub(crate) mod parallel;
 pub(crate) mod prepare;

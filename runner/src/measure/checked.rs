@@ -150,8 +150,8 @@ const ENERGY_SETTLE: Duration = Duration::from_millis(10);
 /// first step of the counter after [`ENERGY_SETTLE`] to the first step at least `window`
 /// later, the energy over the time between them is the mean power, and the joules per pass
 /// that power times `median_ms`. A step's time is taken halfway between the read that saw it
-/// and the read before. `None` where the device has no sensors, a read fails, or the counter
-/// does not step within four windows and a second.
+/// and the read before. `None` where the device has no sensors, a read fails, the counter
+/// does not step within four windows and a second, goes back, or gives 0 W.
 pub fn energy(
     gpu: &mut dyn Gpu,
     launch: &Launch,
@@ -195,6 +195,11 @@ pub fn energy(
         let Ok(sensors) = gpu.sensors() else { break None };
         let Ok(value) = sensors.energy_mj() else { break None };
         let now = gpu.clock();
+        // The counter only grows while the driver is loaded: one that went back was reset,
+        // and no window across it is a reading.
+        if value < last {
+            break None;
+        }
         // A read that took no time (a scripted clock) waits for the oldest chunk instead.
         let mut stalled = now == last_read;
         let at = (last_read + now) / 2;
@@ -230,6 +235,9 @@ pub fn energy(
         tail.extend([Op::Zero, Op::Launch, Op::Synchronize]);
     }
     gpu.run_schedule(launch, &tail)?;
+    // A GPU running launches draws power: 0 W (a counter that did not move over the window)
+    // is no reading, shown `n/a` and never ranked, rather than a winner at 0 mJ.
+    let measured = measured.filter(|&(watts, _)| watts.is_finite() && watts > 0.0);
     Ok(measured.map(|(watts, window_s)| RowEnergy {
         joules_per_pass: watts * median_ms / 1e3,
         watts,

@@ -342,6 +342,8 @@ pub(crate) fn entries(text: &str) -> Result<(Vec<Entry>, Option<usize>), String>
                 )));
             }
         };
+        crate::files::check_unique_keys(line)
+            .map_err(|why| crate::error::one_line(&format!("line {number}: {why}")))?;
         check(&entry).map_err(|why| format!("line {number} ({}) {why}", entry.configuration))?;
         entries.push(entry);
     }

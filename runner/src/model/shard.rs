@@ -9,8 +9,11 @@ machine of a cluster computes the same split, and `block-size merge` deals the r
 
 use serde::{Deserialize, Serialize};
 
-/// Shard `index` of `count` (`--shard INDEX/COUNT`, `index` from 1).
+/// Shard `index` of `count` (`--shard INDEX/COUNT`, `index` from 1). Read from a file (a
+/// part for `merge`, a journal) only where 1 <= index <= count: another machine's file is
+/// outside input.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(try_from = "ShardFields")]
 pub struct Shard {
     /// Which shard, from 1.
     pub(crate) index: u32,
@@ -41,6 +44,22 @@ impl Shard {
     /// How many of `configurations` are this shard's.
     pub(crate) fn share(self, configurations: usize) -> usize {
         (0..configurations).filter(|&k| self.holds(k)).count()
+    }
+}
+
+/// A shard as a file spells it, before [`Shard::new`] takes it.
+#[derive(Deserialize)]
+struct ShardFields {
+    index: u32,
+    count: u32,
+}
+
+impl TryFrom<ShardFields> for Shard {
+    type Error = String;
+
+    fn try_from(ShardFields { index, count }: ShardFields) -> Result<Self, String> {
+        Self::new(index, count)
+            .ok_or_else(|| format!("shard {index}/{count} is no shard: its index runs from 1 to its count"))
     }
 }
 
@@ -89,6 +108,20 @@ mod tests {
         assert_eq!(Shard::parse("1/1").unwrap().to_string(), "1/1");
         for bad in ["0/4", "5/4", "1/0", "4", "a/b", "1/4/2", "-1/4", ""] {
             assert!(Shard::parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_shard_read_from_a_file_is_one_from_one_to_its_count() {
+        let read = |text: &str| serde_json::from_str::<ShardOf>(text).map_err(|error| error.to_string());
+        assert_eq!(
+            read(r#"{"index": 2, "count": 4, "configurations": 13}"#),
+            Ok(ShardOf { shard: Shard { index: 2, count: 4 }, configurations: 13 })
+        );
+        for bad in [(0, 4), (5, 4), (1, 0)] {
+            let text = format!(r#"{{"index": {}, "count": {}, "configurations": 13}}"#, bad.0, bad.1);
+            let why = read(&text).unwrap_err();
+            assert!(why.contains(&format!("shard {}/{} is no shard", bad.0, bad.1)), "{why}");
         }
     }
 

@@ -19,10 +19,16 @@ Beside it, [`json_path`] holds the same winners as JSON ([`Winners`]). A later r
 FILE on another GPU (another machine, or `--device all`) or at another problem size adds its
 winner to both files and replaces the one of the same GPU and size where it has one (a GPU
 measured at several sizes has a module a size, `nvidia_h200_sm90_n16777216`, and `config_for`
-answers its largest); a file of another kernel or other axes is replaced,
-with a line on standard error. A file it did not write (a hand-written `main.rs`: its first line
-is not [`rust_source`]'s, or a JSON that holds no winners) is refused before the sweep
-([`check_replaceable`]) unless `--force`.
+answers its largest). Refused before the sweep unless `--force`, in one line: a file it did not
+write (a hand-written `main.rs`: its first line is not [`rust_source`]'s, or a JSON that is not
+a list of winners, a key given twice included: [`check_replaceable`]), and the winners of
+another kernel or other axes ([`check_same_sweep`]); with `--force` such a file is replaced,
+with a line on standard error.
+
+Every text of another machine that the file quotes (a GPU's or kernel's name, an axis, a
+command line) stands in a comment on one line ([`commented`]) or in a string literal, and every
+identifier made of one is a plain, distinct identifier: the file defines the items above and
+nothing else, whatever the names hold.
 */
 
 use crate::error::{one_line, shown};
@@ -109,7 +115,7 @@ impl Winners {
             winners: vec![winner],
         };
         let Some(text) = existing else { return (fresh(winner), None) };
-        match serde_json::from_str::<Self>(text) {
+        match read_winners(text) {
             Ok(mut known) if known.kernel == winner.kernel && known.axes == axes => {
                 known.add(winner);
                 (known, None)
@@ -124,7 +130,7 @@ impl Winners {
                 );
                 (fresh(winner), Some(note))
             }
-            Err(error) => (fresh(winner), Some(format!("was not a list of winners ({error}); replaced"))),
+            Err(why) => (fresh(winner), Some(format!("was not a list of winners ({why}); replaced"))),
         }
     }
 
@@ -173,15 +179,39 @@ pub(crate) fn check_replaceable(rust: &Path) -> Result<(), String> {
         }
     }
     let json = json_path(rust);
-    if let Some(text) = existing_text(&json, files::MAX_INPUT_BYTES) {
-        let winners = serde_json::from_str::<serde_json::Value>(&text).ok().is_some_and(|value| {
-            ["kernel", "axes", "winners"].iter().all(|field| value.get(field).is_some())
-        });
-        if !winners {
-            return refuse(&json, "it holds no winners");
-        }
+    if let Some(text) = existing_text(&json, files::MAX_INPUT_BYTES)
+        && let Err(why) = read_winners(&text)
+    {
+        return refuse(&json, &format!("it holds no list of winners: {why}"));
     }
     Ok(())
+}
+
+/// The winners of a JSON beside an emitted file, read as strictly as any other machine's
+/// file: each key once, every field of its type; `Err` is one line.
+pub(crate) fn read_winners(text: &str) -> Result<Winners, String> {
+    files::check_unique_keys(text)?;
+    serde_json::from_str::<Winners>(text).map_err(|error| one_line(&error.to_string()))
+}
+
+/// Whether the winners already in `rust`'s JSON (where there are any) are of `kernel` over
+/// `axes`, so that this run's winner joins them; else the one line that says `--force` replaces
+/// them. Checked before the sweep, unless `--force`: a sweep of another kernel would replace
+/// every winner of the first.
+pub(crate) fn check_same_sweep(rust: &Path, kernel: &str, axes: &[String]) -> Result<(), String> {
+    let Some(text) = existing_winners(rust) else { return Ok(()) };
+    let Ok(known) = read_winners(&text) else { return Ok(()) };
+    if known.kernel == kernel && known.axes == axes {
+        return Ok(());
+    }
+    Err(format!(
+        "--emit-rust {} holds the winners of `{}` over axes [{}], not of `{}` over [{}]: give another file, or --force to replace them",
+        shown(rust),
+        one_line(&known.kernel),
+        one_line(&known.axes.join(", ")),
+        one_line(kernel),
+        one_line(&axes.join(", "))
+    ))
 }
 
 /// The start of a regular file that is there and not empty (at most `limit` bytes, lossily
@@ -227,6 +257,54 @@ pub fn winner(sweep: &Sweep, provenance: &Provenance) -> Option<Winner> {
     })
 }
 
+/// Text of another machine (a GPU's or a kernel's name, an axis, a command line) as it may
+/// stand in a `//` or `///` comment: on one line, whatever it holds. A line break would end the
+/// comment and make the rest Rust; so every control character (NUL, CR, LF), every
+/// bidirectional control and the Unicode line and paragraph separators are escaped (`\n`,
+/// `\u{2028}`). In a line comment nothing else is special: `*/` closes nothing.
+fn commented(text: &str) -> String {
+    one_line(text)
+        .chars()
+        .map(|c| match c {
+            '\u{2028}' | '\u{2029}' | '\u{85}' => c.escape_unicode().to_string(),
+            _ => c.to_string(),
+        })
+        .collect()
+}
+
+/// Rust's keywords, strict and reserved (2021 edition): a field named for an axis is never one.
+const KEYWORDS: [&str; 51] = [
+    "as", "break", "const", "continue", "crate", "else", "enum", "extern", "false", "fn", "for", "if",
+    "impl", "in", "let", "loop", "match", "mod", "move", "mut", "pub", "ref", "return", "self", "Self",
+    "static", "struct", "super", "trait", "true", "type", "unsafe", "use", "where", "while", "async",
+    "await", "dyn", "abstract", "become", "box", "do", "final", "macro", "override", "priv", "typeof",
+    "unsized", "virtual", "yield", "try",
+];
+
+/// The field of `Config` for the axis whose constant is `constant`: `items_thr`; `axis_type`
+/// where the lower-case name is a keyword.
+fn field_name(constant: &str) -> String {
+    let field = constant.to_ascii_lowercase();
+    if KEYWORDS.contains(&field.as_str()) || field == "gen" { format!("axis_{field}") } else { field }
+}
+
+/// `names` made distinct by a suffix (`_2`, `_3`) on each one already taken: two axes or two
+/// GPUs whose names differ only in what an identifier cannot hold (`items/thr`, `items thr`)
+/// get identifiers of their own.
+fn distinct(names: Vec<String>) -> Vec<String> {
+    let mut taken: Vec<String> = Vec::with_capacity(names.len());
+    for name in names {
+        let mut candidate = name.clone();
+        let mut suffix = 2;
+        while taken.contains(&candidate) {
+            candidate = format!("{name}_{suffix}");
+            suffix += 1;
+        }
+        taken.push(candidate);
+    }
+    taken
+}
+
 /// `items/thr` as a constant's name: `ITEMS_THR`.
 pub fn const_name(axis: &str) -> String {
     let mut name: String =
@@ -262,20 +340,41 @@ fn literal(value: &str, ty: &str) -> String {
 
 /// The Rust source of `winners`.
 pub fn rust_source(winners: &Winners) -> String {
+    // Each line of `text` a comment line; what `text` quotes of other machines is
+    // [`commented`] by the caller, so its own line breaks are the only ones.
     let comment = |text: &str, indent: &str| {
         text.lines().map(|line| format!("{indent}// {line}\n")).collect::<String>()
     };
-    let axes: Vec<(&str, String, &'static str)> = winners
+    let constants = distinct(winners.axes.iter().map(|axis| const_name(axis)).collect());
+    // (the axis as comments show it, its name, its constant, its field, its type)
+    let axes: Vec<(String, &str, String, String, &'static str)> = winners
         .axes
         .iter()
-        .map(|axis| (axis.as_str(), const_name(axis), axis_type(&winners.winners, axis)))
+        .zip(constants)
+        .map(|(axis, constant)| {
+            let field = field_name(&constant);
+            (commented(axis), axis.as_str(), constant, field, axis_type(&winners.winners, axis))
+        })
         .collect();
     let same_gpu = |a: &Winner, b: &Winner| {
         (a.gpu.as_str(), a.compute_capability) == (b.gpu.as_str(), b.compute_capability)
     };
+    // Each GPU's module, distinct where two names differ only in what an identifier cannot hold.
+    let mut gpu_list: Vec<(&str, (u32, u32))> = Vec::new();
+    for winner in &winners.winners {
+        if !gpu_list.contains(&(winner.gpu.as_str(), winner.compute_capability)) {
+            gpu_list.push((winner.gpu.as_str(), winner.compute_capability));
+        }
+    }
+    let gpu_modules =
+        distinct(gpu_list.iter().map(|&(gpu, capability)| module_name(gpu, capability)).collect());
     // A GPU measured at one size has the module it always had; one at several, a module a size.
     let module_of = |winner: &Winner| {
-        let module = module_name(&winner.gpu, winner.compute_capability);
+        let at = gpu_list
+            .iter()
+            .position(|&gpu| gpu == (winner.gpu.as_str(), winner.compute_capability))
+            .expect("every winner's GPU is listed");
+        let module = gpu_modules[at].clone();
         let sizes = winners.winners.iter().filter(|other| same_gpu(other, winner)).count();
         if sizes > 1 { format!("{module}_n{}", winner.items) } else { module }
     };
@@ -296,12 +395,12 @@ pub fn rust_source(winners: &Winners) -> String {
             "{}{}{HEADER_MARK}the {file_chosen} configuration of `{}` on {} GPU(s), each measured on that GPU.\n\
              Axes: block size{}. Provenance per GPU above its module.",
             HEADER_START.trim_start_matches("// "),
-            one_line(
+            commented(
                 winners.winners.first().map_or("block-size", |winner| winner.provenance.runner.as_str())
             ),
-            winners.kernel,
+            commented(&winners.kernel),
             gpus,
-            axes.iter().map(|(name, _, _)| format!(", {name}")).collect::<String>(),
+            axes.iter().map(|(shown, ..)| format!(", {shown}")).collect::<String>(),
         ),
         "",
     );
@@ -314,8 +413,8 @@ pub fn rust_source(winners: &Winners) -> String {
         source +=
             "    /// The block's threads in x, y and z (`blockDim`).\n    pub block_dim: (u32, u32, u32),\n";
     }
-    for (name, constant, ty) in &axes {
-        source += &format!("    /// `{name}`.\n    pub {}: {ty},\n", constant.to_ascii_lowercase());
+    for (shown, _, _, field, ty) in &axes {
+        source += &format!("    /// `{shown}`.\n    pub {field}: {ty},\n");
     }
     source += "}\n";
     let fields = |prefix: &str| {
@@ -323,8 +422,8 @@ pub fn rust_source(winners: &Winners) -> String {
         if shaped {
             text += &format!(", block_dim: {prefix}BLOCK_DIM");
         }
-        for (_, constant, _) in &axes {
-            text += &format!(", {}: {prefix}{constant}", constant.to_ascii_lowercase());
+        for (_, _, constant, field, _) in &axes {
+            text += &format!(", {field}: {prefix}{constant}");
         }
         text + " }"
     };
@@ -342,17 +441,17 @@ pub fn rust_source(winners: &Winners) -> String {
             &format!(
                 "{} (compute capability {major}.{minor}){}: median {:.4} ms over {} samples{energy}; {} configurations, {} search.\n\
                  Date: {}\nDriver: {} (CUDA {})\nPTX sha256: {}\nCommand: {}",
-                winner.gpu,
+                commented(&winner.gpu),
                 if winner.items > 0 { format!(", {} items a pass", winner.items) } else { String::new() },
                 winner.median_ms,
                 winner.samples,
                 winner.configurations,
-                winner.search,
-                provenance.date,
-                provenance.driver_release.as_deref().unwrap_or("release unknown"),
+                commented(&winner.search),
+                commented(&provenance.date),
+                commented(provenance.driver_release.as_deref().unwrap_or("release unknown")),
                 provenance.cuda_driver_api,
-                provenance.ptx_sha256,
-                provenance.command,
+                commented(&provenance.ptx_sha256),
+                commented(&provenance.command),
             ),
             "",
         );
@@ -368,11 +467,11 @@ pub fn rust_source(winners: &Winners) -> String {
                 block.x, block.y, block.z
             );
         }
-        for (name, constant, ty) in &axes {
+        for (shown, name, constant, _, ty) in &axes {
             let value = winner.axes.get(name).unwrap_or_default();
             let ty = if *ty == "u32" { "u32" } else { "&str" };
             source += &format!(
-                "    /// `{name}` of the {chosen} configuration.\n    pub const {constant}: {ty} = {};\n",
+                "    /// `{shown}` of the {chosen} configuration.\n    pub const {constant}: {ty} = {};\n",
                 literal(value, ty)
             );
         }
@@ -402,9 +501,9 @@ pub fn rust_source(winners: &Winners) -> String {
     if let Some(first) = winners.winners.first() {
         let module = module_of(first);
         let chosen = chosen(first.objective);
+        let first_gpu = commented(&first.gpu);
         source += &format!(
-            "\n/// Threads per block of the {chosen} configuration on the first GPU, {}.\n",
-            first.gpu
+            "\n/// Threads per block of the {chosen} configuration on the first GPU, {first_gpu}.\n"
         );
         source += &format!("pub const BLOCK_SIZE: u32 = {module}::BLOCK_SIZE;\n");
         if shaped {
@@ -412,15 +511,14 @@ pub fn rust_source(winners: &Winners) -> String {
                 "/// The block's threads in x, y and z of the {chosen} configuration on the first GPU.\npub const BLOCK_DIM: (u32, u32, u32) = {module}::BLOCK_DIM;\n"
             );
         }
-        for (name, constant, ty) in &axes {
+        for (shown, _, constant, _, ty) in &axes {
             let ty = if *ty == "u32" { "u32" } else { "&str" };
             source += &format!(
-                "/// `{name}` of the {chosen} configuration on the first GPU.\npub const {constant}: {ty} = {module}::{constant};\n"
+                "/// `{shown}` of the {chosen} configuration on the first GPU.\npub const {constant}: {ty} = {module}::{constant};\n"
             );
         }
         source += &format!(
-            "\n/// The {chosen} configuration on the first GPU, {}: the one to fall back to.\npub const MEASURED: Config = {module}::CONFIG;\n",
-            first.gpu
+            "\n/// The {chosen} configuration on the first GPU, {first_gpu}: the one to fall back to.\npub const MEASURED: Config = {module}::CONFIG;\n"
         );
     }
     source += &format!(
@@ -522,6 +620,124 @@ mod tests {
                     println!(\"{} {} {} {:?}\", c.block_size, c.variant, c.tile + TILE, config_for(\"T4\", (7, 5))); \
                     assert_eq!(MEASURED, c); assert_eq!(BLOCK_SIZE, 256); }";
         assert_eq!(compile_and_run("str", &source, main), "256 x4 \"wide\" 16 None\n");
+    }
+
+    /// The items `source` defines, as `kind name` (`fn config_for`, `mod nvidia_h200_sm90`,
+    /// `const BLOCK_SIZE`), read from rustc's own pretty-printing of what it parsed
+    /// (`-Zunpretty=normal`, the pinned nightly's): comments are gone and each doc comment
+    /// one line, so only what rustc took for an item is listed.
+    fn items_of(name: &str, source: &str) -> Vec<String> {
+        let dir = std::env::temp_dir().join(format!("block-size-emit-items-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("winner.rs"), source).unwrap();
+        let output = std::process::Command::new("rustc")
+            .args(["--edition", "2021", "--crate-type", "lib", "-Zunpretty=normal", "winner.rs"])
+            .current_dir(&dir)
+            .output()
+            .unwrap();
+        let _ = std::fs::remove_dir_all(&dir);
+        assert!(output.status.success(), "{}\n{source}", String::from_utf8_lossy(&output.stderr));
+        let expanded = String::from_utf8(output.stdout).unwrap();
+        let kinds = [
+            "fn",
+            "mod",
+            "const",
+            "struct",
+            "static",
+            "impl",
+            "trait",
+            "enum",
+            "type",
+            "use",
+            "extern",
+            "macro_rules!",
+            "union",
+        ];
+        expanded
+            .lines()
+            .map(str::trim_start)
+            .filter(|line| !line.starts_with('#') && !line.starts_with("//"))
+            .filter_map(|line| {
+                let words: Vec<&str> = line.trim_start_matches("pub ").split_whitespace().collect();
+                let kind = *words.first()?;
+                let name = words.get(1)?.split(|c: char| !(c.is_alphanumeric() || c == '_')).next()?;
+                kinds.contains(&kind).then(|| format!("{kind} {name}"))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn hostile_gpu_kernel_and_axis_names_stay_in_comments_and_literals_and_the_file_compiles() {
+        let hostile = [
+            "H200\npub fn injected() {}",
+            "X */ pub fn evil2() {} //\npub fn evil2() {}",
+            "quote \" and \\ back\\",
+            "sep\u{2028}pub fn evil3() {}\u{2029}",
+            "nul\0\rpub fn evil4() {}",
+            "\u{202e}reversed",
+        ];
+        for (index, name) in hostile.iter().enumerate() {
+            // The same hostile text as the GPU's name, the kernel's, an axis's, a value and
+            // the command line; a second GPU, and a second axis of the same identifier.
+            let axes =
+                vec![name.to_string(), "type".to_string(), "items/thr".to_string(), "items thr".to_string()];
+            let mut first = winner(name, (9, 0), 256, &[]);
+            first.kernel = name.to_string();
+            first.axes = AxisValues(
+                axes.iter()
+                    .zip([*name, "7", "1", "2"])
+                    .map(|(axis, value)| (axis.clone(), value.to_string()))
+                    .collect(),
+            );
+            first.provenance.command = format!("block-size --kernel {name}");
+            first.provenance.date = name.to_string();
+            let mut second = first.clone();
+            second.gpu = format!("{name}!");
+            let mut winners = Winners::merge(None, axes.clone(), first).0;
+            winners.add(second);
+            let source = rust_source(&winners);
+            let mut items = items_of(&format!("hostile{index}"), &source);
+            items.sort();
+            let module = module_name(name, (9, 0));
+            let mut expected: Vec<String> = [
+                "struct Config".to_string(),
+                "fn config_for".into(),
+                "fn config_for_size".into(),
+                "const WINNERS".into(),
+                "const MEASURED".into(),
+                "const BLOCK_SIZE".into(),
+            ]
+            .into_iter()
+            .chain(
+                ["mod", "mod"]
+                    .iter()
+                    .zip([module.clone(), format!("{module}_2")])
+                    .map(|(kind, name)| format!("{kind} {name}")),
+            )
+            .collect();
+            let constants = distinct(axes.iter().map(|axis| const_name(axis)).collect());
+            for _ in 0..3 {
+                // The top level's and each module's constants; each module's `use super::Config`.
+                expected.extend(constants.iter().map(|constant| format!("const {constant}")));
+            }
+            expected.extend(
+                [
+                    "const BLOCK_SIZE",
+                    "const BLOCK_SIZE",
+                    "const CONFIG",
+                    "const CONFIG",
+                    "use super",
+                    "use super",
+                ]
+                .map(String::from),
+            );
+            expected.sort();
+            assert_eq!(items, expected, "{name:?}:\n{source}");
+            assert!(
+                source.lines().all(|line| !line.contains('\u{2028}') && !line.contains('\0')),
+                "{source}"
+            );
+        }
     }
 
     #[test]

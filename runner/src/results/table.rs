@@ -280,6 +280,17 @@ fn sensor_sentences(sweep: &Sweep) -> Vec<String> {
             ));
         }
     }
+    // Rows whose energy was asked and not read: a counter that did not step, went back or gave
+    // 0 W over the window (or a device without one).
+    if sweep.timing.energy_window.is_some() {
+        let measured = sweep.measured_rows().count();
+        let unread = sweep.measured_rows().filter(|row| row.energy.is_none()).count();
+        if unread > 0 {
+            lines.push(format!(
+                "Energy: {unread} of {measured} measured row(s) have no reading (n/a): the GPU's energy counter did not step, went back or gave 0 W over the window; none of them is ranked by energy."
+            ));
+        }
+    }
     let clocks: Vec<&RowClock> = sweep.measured_rows().filter_map(|row| row.clock.as_ref()).collect();
     if !clocks.is_empty() {
         let low = clocks.iter().map(|clock| clock.median_mhz).min().unwrap_or(0);

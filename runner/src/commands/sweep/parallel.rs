@@ -52,6 +52,33 @@ pub(crate) fn check_one_model<D: Driver>(driver: &D, count: u32) -> Result<(), E
     Ok(())
 }
 
+/// How many of the machine's `count` GPUs a `--split` sweep runs on: one a configuration at
+/// most, so that a sweep of fewer configurations than GPUs is split across as many GPUs as it
+/// has configurations (with a line saying so) rather than refused for the shards that would
+/// hold none.
+pub(crate) fn gpus_for_split(
+    run: &Run,
+    settings: &Settings,
+    count: u32,
+    console: &mut Console,
+) -> Result<u32, Error> {
+    let kernel = run.kernel();
+    let blocks = settings.blocks_of(kernel).map_err(|why| Error::new(exit::USAGE, why))?;
+    let configurations = kernel.configurations(&blocks);
+    let used = u32::try_from(configurations).unwrap_or(u32::MAX).clamp(1, count);
+    if used < count {
+        let on = match used {
+            1 => "runs on GPU 0".to_string(),
+            _ => format!("is split across GPUs 0 to {}", used - 1),
+        };
+        console.err(&format!(
+            "Note: --split: the sweep has {configurations} configuration(s), so it {on}; the other {} GPU(s) of this machine stay idle\n",
+            count - used
+        ));
+    }
+    Ok(used)
+}
+
 /// One worker of several: measures its device (its shard, under `--split`), writes its result's
 /// JSON for the process that started it, and prints its table (not under `--split`, whose table
 /// is the merged one); it writes no file the settings name.

@@ -373,9 +373,50 @@ impl SweepRecord {
     /// measured row without samples, a time that is not finite and above zero, counts that
     /// disagree: [`check`]) is one line naming the file, exit 2.
     pub fn read(path: &Path) -> Result<Self, Error> {
+        let mut records = Self::read_all(path)?;
+        match records.len() {
+            1 => Ok(records.remove(0)),
+            several => Err(Error::new(
+                exit::USAGE,
+                format!(
+                    "{}: the results of {several} GPU models (block-size merge --json of several): this reads one sweep; block-size report and merge read them all",
+                    shown(path)
+                ),
+            )),
+        }
+    }
+
+    /// Reads `path` as [`SweepRecord::read`] does, where it may also be `block-size merge
+    /// --json`'s document of several GPU models: a JSON array of sweeps' exports, each read
+    /// and checked as one (a message about one names it `FILE[1]`). An empty array is refused.
+    pub fn read_all(path: &Path) -> Result<Vec<Self>, Error> {
         let usage = |why: String| Error::new(exit::USAGE, one_line(&why));
         let text = read_bounded(path, "result file", MAX_INPUT_BYTES).map_err(usage)?;
-        Self::parse(&text).map_err(|why| usage(format!("{}: {why}", shown(path))))
+        Self::parse_all(&text).map_err(|why| usage(format!("{}{why}", shown(path))))
+    }
+
+    /// [`SweepRecord::parse`] of one export, or of each element of a JSON array of them; `Err`
+    /// begins with the element's place (`[1]: `) or `: `, for the caller to put after the
+    /// file's name.
+    pub(crate) fn parse_all(text: &str) -> Result<Vec<Self>, String> {
+        if !text.trim_start().starts_with('[') {
+            return Self::parse(text).map(|record| vec![record]).map_err(|why| format!(": {why}"));
+        }
+        crate::files::check_unique_keys(text).map_err(|why| format!(": {}", one_line(&why)))?;
+        let elements: Vec<Box<serde_json::value::RawValue>> =
+            serde_json::from_str(text).map_err(|error| {
+                one_line(&format!(
+                    ": {NOT_AN_EXPORT}, nor a JSON array of them (block-size merge --json): {error}"
+                ))
+            })?;
+        if elements.is_empty() {
+            return Err(format!(": an empty JSON array: {NOT_AN_EXPORT}, nor a JSON array of them"));
+        }
+        elements
+            .iter()
+            .enumerate()
+            .map(|(index, element)| Self::parse(element.get()).map_err(|why| format!("[{index}]: {why}")))
+            .collect()
     }
 
     /// Parses an export of any version this tool wrote, upgraded to the current layout, and
@@ -384,6 +425,7 @@ impl SweepRecord {
     /// why the text is neither.
     pub fn parse(text: &str) -> Result<Self, String> {
         let not_an_export = |error: serde_json::Error| one_line(&format!("{NOT_AN_EXPORT}: {error}"));
+        crate::files::check_unique_keys(text).map_err(|why| one_line(&why))?;
         // A file of the current layout is read as this type straight away: the upgrade's
         // detour through `serde_json::Value` costs several times the parse of a large file.
         // Anything else (an older layout, or not an export) takes the detour, which also says

@@ -28,7 +28,7 @@ use super::{Origin, PassRecord, RowRecord, SCHEMA_VERSION, SweepRecord};
 use crate::error::one_line;
 use crate::measure::timing::{Timing, TimingMode};
 use crate::model::axis_values::AxisValues;
-use crate::model::block_shape::BlockShape;
+use crate::model::block_shape::{BlockShape, MAX_BLOCK_DIMENSIONS, MAX_THREADS_PER_BLOCK};
 use crate::model::grid::GridPolicy;
 use crate::model::limits::{DeviceLimits, Suggestion};
 use crate::model::objective::Objective;
@@ -81,15 +81,60 @@ pub(super) fn cache_record_of(value: &Value) -> Result<SweepRecord, String> {
     cache(value).map_err(|why| one_line(&format!("a Kernel Tuner cache file: {why}")))
 }
 
+/// Kernel Tuner's error strings (`util.ErrorConfig` and its kinds) and the invalidity T4 gives
+/// each.
+const CACHE_ERRORS: [(&str, &str); 4] = [
+    ("InvalidConfig", "constraints"),
+    ("CompilationFailedConfig", "compile"),
+    ("RuntimeFailedConfig", "runtime"),
+    ("ErrorConfig", "runtime"),
+];
+
 /// The invalidity T4 gives the configuration of a cache entry that holds Kernel Tuner's error
-/// string in place of a time, `None` for a measured one.
-fn cache_invalidity(entry: &Map<String, Value>) -> Option<&'static str> {
-    entry.values().filter_map(Value::as_str).find_map(|text| match text {
-        "InvalidConfig" => Some("constraints"),
-        "CompilationFailedConfig" => Some("compile"),
-        "RuntimeFailedConfig" | "ErrorConfig" => Some("runtime"),
-        _ => None,
-    })
+/// string in place of a time (under `__error__`, or, as older versions stored it, in the
+/// objective's place), `Ok(None)` for a measured one; `Err` for an `__error__` that is none of
+/// Kernel Tuner's kinds, which no version of it writes and which is no measurement either.
+fn cache_invalidity(name: &str, entry: &Map<String, Value>) -> Result<Option<&'static str>, String> {
+    let kind =
+        |text: &str| CACHE_ERRORS.iter().find(|(error, _)| *error == text).map(|(_, invalidity)| *invalidity);
+    if let Some(error) = entry.get("__error__") {
+        return error.as_str().and_then(kind).map(Some).ok_or_else(|| {
+            let names: Vec<&str> = CACHE_ERRORS.iter().map(|(error, _)| *error).collect();
+            format!(
+                "the cache entry {} has __error__ {}, not one of Kernel Tuner's ({})",
+                quoted(name),
+                quoted(&error.to_string()),
+                names.join(", ")
+            )
+        });
+    }
+    Ok(entry.values().filter_map(Value::as_str).find_map(kind))
+}
+
+/// Whether the cache key `name` ("128,2,4") is the entry's values of `keys` joined by commas,
+/// as Kernel Tuner makes it (`",".join(str(value))`): a number as a number (Python writes
+/// `1e-05` where JSON may write `1e-5`), a boolean as Python's `True`.
+fn key_agrees(name: &str, keys: &[&str], configuration: &Map<String, Value>) -> bool {
+    let parts: Vec<&str> = name.split(',').collect();
+    parts.len() == keys.len()
+        && keys.iter().zip(parts).all(|(key, part)| match &configuration[*key] {
+            Value::Number(number) => {
+                number.to_string() == part
+                    || (part.parse::<f64>().ok()).zip(number.as_f64()).is_some_and(|(a, b)| a == b)
+            }
+            Value::Bool(flag) => part.eq_ignore_ascii_case(&flag.to_string()),
+            Value::String(text) => text == part,
+            _ => false,
+        })
+}
+
+/// At most 80 characters of `text`, one line, marked where cut: what a message quotes of a file.
+fn quoted(text: &str) -> String {
+    let mut cut: String = text.chars().take(80).collect();
+    if cut.len() < text.len() {
+        cut.push_str("...");
+    }
+    format!("{cut:?}")
 }
 
 fn cache(value: &Value) -> Result<SweepRecord, String> {
@@ -109,7 +154,14 @@ fn cache(value: &Value) -> Result<SweepRecord, String> {
             let value = entry.get(key).ok_or_else(|| format!("the cache entry {name:?} has no {key}"))?;
             configuration.insert(key.to_string(), value.clone());
         }
-        let invalidity = cache_invalidity(entry);
+        if !key_agrees(name, &keys, &configuration) {
+            return Err(format!(
+                "the cache entry {} holds the configuration {}: Kernel Tuner keys an entry by its values of tune_params_keys, joined by commas",
+                quoted(name),
+                quoted(&keys.iter().map(|key| configuration[*key].to_string()).collect::<Vec<_>>().join(","))
+            ));
+        }
+        let invalidity = cache_invalidity(name, entry)?;
         let mut result = serde_json::json!({
             "configuration": configuration,
             "invalidity": invalidity.unwrap_or("correct"),
@@ -385,6 +437,17 @@ fn row_of(
             ));
         }
     };
+    // A block that ran (a time, or an output to check) is one a CUDA GPU launches; one beyond
+    // that is a constraint a tuner ruled out, or a failure, never a measurement.
+    let ran = pruned.is_none() && (failed.is_none() || invalidity == "correctness");
+    let fits = threads_per_block <= MAX_THREADS_PER_BLOCK
+        && [block.x, block.y, block.z].iter().zip(MAX_BLOCK_DIMENSIONS).all(|(side, most)| *side <= most);
+    if ran && !fits {
+        return Err(format!(
+            "{at} is {invalidity} with a block of {block}: no CUDA GPU launches a block of more than {MAX_THREADS_PER_BLOCK} threads, or of more than {}x{}x{}",
+            MAX_BLOCK_DIMENSIONS[0], MAX_BLOCK_DIMENSIONS[1], MAX_BLOCK_DIMENSIONS[2]
+        ));
+    }
     let run_ms = if failed.is_none() && pruned.is_none() { samples(&at, result)? } else { Vec::new() };
     let stats = RunStats::of(&run_ms);
     Ok(RowRecord {
