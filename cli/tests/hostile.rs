@@ -704,6 +704,16 @@ fn cases() -> Vec<Case> {
             .given(two_models_merged)
             .writes(&["r.html"])
             .then(|folder| has(folder, "r.html", "Mock T4")),
+        Case::new("a GPU name that opens a heading and a table row in Markdown", "{sweep} --markdown a.md", 0, "")
+            .env(&[("MOCK_GPU_NAME", "H200\n# Injected heading\n| a | b |")])
+            .writes(&["a.md"])
+            .then(|folder| {
+                let page = std::fs::read_to_string(folder.join("a.md")).map_err(|error| error.to_string())?;
+                match page.lines().find(|line| line.starts_with("# Injected") || line.starts_with("| a ")) {
+                    Some(line) => Err(format!("the GPU's name made the line {line:?}")),
+                    None => Ok(()),
+                }
+            }),
         Case::new("a block shape with a minus", "--block-shapes -32x8 --width 64 --height 64", 2, "-32x8"),
         Case::new("a kernel name of 100 000 characters", "--kernel {100k} --width 64 --height 64", 2, "(100000 characters)"),
     ]
