@@ -458,10 +458,58 @@ fn measure_by(
         return Ok(swept);
     }
     let alive = race::survivors(&swept.rows);
-    let second_round =
-        sweep::Plan { round: sweep::Round::Survivors(alive_in(&swept, &alive)), ..plan.clone() };
-    let second = configurations::measure(run, gpu, &second_round, journal).map_err(failed)?;
-    Ok(race::merge(swept, second, &alive))
+    // A survivor whose first round already meets the noise-driven stop (its rule, on its
+    // samples and their own time) is done as exhaustive would have stopped it there: no second
+    // round, so that a race never spends more than measuring every configuration to the stop.
+    let launches = f64::from(plan.timing.launches());
+    let settled: Vec<Option<Stopped>> = swept
+        .rows
+        .iter()
+        .zip(&alive)
+        .map(|(row, &alive)| {
+            let own_ms: f64 = row.run_ms.iter().map(|&ms| f64::from(ms)).sum::<f64>() * launches;
+            let spent = Duration::from_secs_f64(own_ms.max(0.0) / 1e3);
+            alive
+                .then(|| crate::measure::timing::decide(&row.run_ms, plan.timing.runs, &stop, spent))
+                .flatten()
+        })
+        .collect();
+    let again: Vec<bool> =
+        alive.iter().zip(&settled).map(|(&alive, settled)| alive && settled.is_none()).collect();
+    let second = match again.contains(&true) {
+        true => {
+            // Each survivor sampled on from its first round's samples, warmed up once (its
+            // module loaded and clocks up; the one launch restores what the rows between left in
+            // the caches), as a later rung is.
+            let survivors: Vec<(AxisValues, BlockShape, Vec<f32>)> = swept
+                .rows
+                .iter()
+                .zip(&again)
+                .filter(|&(_, &again)| again)
+                .map(|(row, _)| (row.axes.clone(), row.block, row.run_ms.clone()))
+                .collect();
+            let second_round = sweep::Plan {
+                timing: Timing { warmups: plan.timing.warmups.min(1), ..plan.timing },
+                round: sweep::Round::Survivors(survivors),
+                ..plan.clone()
+            };
+            configurations::measure(run, gpu, &second_round, journal).map_err(failed)?
+        }
+        false => Sweep {
+            rows: Vec::new(),
+            failures: Vec::new(),
+            ended_early: None,
+            timing: plan.timing,
+            ..swept.clone()
+        },
+    };
+    let mut merged = race::merge(swept, second, &alive);
+    for (row, settled) in merged.rows.iter_mut().zip(settled) {
+        if settled.is_some() {
+            row.stopped = settled;
+        }
+    }
+    Ok(merged)
 }
 
 /// The configurations of `sweep` that `alive` marks, each as (its values on the axes, its block).

@@ -83,7 +83,11 @@ impl ClockLog {
 /// launches as [`Timing::grown_launches`] gives. The budget counts from after the warm-ups, on
 /// [`Gpu::clock`]. Where the device has sensors, the SM clock is read after each chunk, and
 /// a chunk read throttled ([`throttled`]) is dropped and taken again while the budget lasts.
-pub fn sample(gpu: &mut dyn Gpu, launch: &Launch, timing: &Timing) -> Result<Samples> {
+///
+/// `prior`: samples the row already holds (a race's first round), which the noise-driven stop
+/// counts with the new ones, their own time spent from its budget, so that a row sampled on
+/// stops where one measured at once would; only the new samples are returned.
+pub fn sample(gpu: &mut dyn Gpu, launch: &Launch, timing: &Timing, prior: &[f32]) -> Result<Samples> {
     let zero = !launch.zero_before_each.is_empty();
     stop_if_interrupted()?;
     let mut clocks = ClockLog::default();
@@ -114,16 +118,22 @@ pub fn sample(gpu: &mut dyn Gpu, launch: &Launch, timing: &Timing) -> Result<Sam
         gpu.run_schedule(launch, &schedule(&timing, timing.warmups, 0, zero))?;
     }
     let cap = if timing.mode == TimingMode::Cold { COLD_WINDOW } else { CHUNK_CAP };
+    // The prior samples' own time, spent from the budget before this round's first.
+    let prior_ms: f64 = prior.iter().map(|&ms| f64::from(ms)).sum::<f64>() * f64::from(timing.launches());
+    let prior_spent = Duration::from_secs_f64(prior_ms.max(0.0) / 1e3);
     let started = gpu.clock();
+    let mut all: Vec<f32> = prior.to_vec();
     loop {
         stop_if_interrupted()?;
-        let elapsed = gpu.clock().saturating_sub(started);
-        if let Some(stopped) = decide(&run_ms, timing.runs, &stop, elapsed) {
+        let elapsed = gpu.clock().saturating_sub(started) + prior_spent;
+        all.truncate(prior.len());
+        all.extend_from_slice(&run_ms);
+        if let Some(stopped) = decide(&all, timing.runs, &stop, elapsed) {
             return Ok(Samples { run_ms, stopped: Some(stopped), clock: clocks.row() });
         }
-        let chunk = next_chunk(run_ms.len() as u32, timing.runs, &stop, elapsed, cap);
+        let chunk = next_chunk(all.len() as u32, timing.runs, &stop, elapsed, cap);
         let taken = gpu.run_schedule(launch, &schedule(&timing, 0, chunk, zero))?;
-        let budget_left = gpu.clock().saturating_sub(started) < stop.max_time_per_row;
+        let budget_left = gpu.clock().saturating_sub(started) + prior_spent < stop.max_time_per_row;
         if clocks.read(gpu, taken.len(), budget_left) {
             run_ms.extend(taken);
         }
@@ -275,7 +285,7 @@ pub struct Checked {
 }
 
 /// Measures the active kernel on `workload`, a grid of `grid` blocks of `block` threads, its
-/// samples taken as `timing` says ([`sample`]), then with [`Timing::energy_window`] its
+/// samples taken as `timing` says ([`sample`], sampling on from `prior`), then with [`Timing::energy_window`] its
 /// energy ([`energy`]), then checked where `verdict` says so ([`Verdict`]; a known verdict's
 /// `mismatch` is `None`). `Err` only when the driver fails.
 pub fn measure(
@@ -285,13 +295,14 @@ pub fn measure(
     block: BlockShape,
     timing: Timing,
     verdict: Verdict,
+    prior: &[f32],
 ) -> Result<Checked> {
     if verdict != Verdict::Known {
         workload.clear_outputs(gpu)?;
     }
     let launch = workload.launch(grid, block)?;
     let context = || format!("launching {grid} blocks of {block} threads");
-    let samples = sample(gpu, &launch, &timing).with_context(context)?;
+    let samples = sample(gpu, &launch, &timing, prior).with_context(context)?;
     let energy = match timing.energy_window {
         Some(window) if !samples.run_ms.is_empty() => {
             let median = crate::model::stats::RunStats::of(&samples.run_ms).median;
@@ -338,7 +349,7 @@ mod tests {
 
     /// One checked row of `threads` threads, one block, timed as `timing`.
     fn measure_row(gpu: &mut MockGpu, workload: &mut dyn Workload, threads: u32, timing: Timing) -> Checked {
-        measure(gpu, workload, GridShape::linear(1), BlockShape::linear(threads), timing, CHECK).unwrap()
+        measure(gpu, workload, GridShape::linear(1), BlockShape::linear(threads), timing, CHECK, &[]).unwrap()
     }
 
     const STOP: NoiseStop =
@@ -358,6 +369,7 @@ mod tests {
                 BlockShape::linear(threads),
                 timing,
                 Verdict::Check { corrupt: None },
+                &[],
             )
             .unwrap();
             assert_eq!(checked.mismatch, None, "the check after the window sees one pass");

@@ -1054,7 +1054,7 @@ mod tests {
                 )
                 .unwrap();
             let timing = Timing::fixed(mode, 1, 5).until(stop);
-            let samples = sample(&mut gpu, &launch, &timing).unwrap();
+            let samples = sample(&mut gpu, &launch, &timing, &[]).unwrap();
             // Chunks of 5 (the minimum), 1, 1, 1 and 2: at 10 samples six are 1.0 and the
             // median absolute deviation is 0.
             assert_eq!(samples.run_ms.len(), 10, "{mode}");
@@ -1085,7 +1085,7 @@ mod tests {
                 crate::model::block_shape::BlockShape::linear(64),
             )
             .unwrap();
-        let samples = sample(&mut gpu, &launch, &Timing::launch(3, 10).until(stop)).unwrap();
+        let samples = sample(&mut gpu, &launch, &Timing::launch(3, 10).until(stop), &[]).unwrap();
         assert_eq!(samples.stopped, Some(Stopped::TimeBudget));
         // About 1 ms a sample on the mock's clock: about 50 of them, the chunks sized to fit.
         assert!((50..=52).contains(&samples.run_ms.len()), "{}", samples.run_ms.len());
@@ -1097,10 +1097,10 @@ mod tests {
         // A budget spent at once still gets the minimum.
         let spent = NoiseStop { max_time_per_row: Duration::ZERO, ..stop };
         let timing = Timing::fixed(TimingMode::Batch, 3, 10);
-        let samples = sample(&mut gpu, &launch, &timing.until(spent)).unwrap();
+        let samples = sample(&mut gpu, &launch, &timing.until(spent), &[]).unwrap();
         assert_eq!((samples.run_ms.len(), samples.stopped), (10, Some(Stopped::TimeBudget)));
         // A fixed count ignores the spread.
-        let samples = sample(&mut gpu, &launch, &Timing::fixed(TimingMode::Cold, 3, 10)).unwrap();
+        let samples = sample(&mut gpu, &launch, &Timing::fixed(TimingMode::Cold, 3, 10), &[]).unwrap();
         assert_eq!((samples.run_ms.len(), samples.stopped), (10, None));
     }
 

@@ -6,8 +6,11 @@ the minimum count of samples (`--min-runs`, 10 by default) and no noise-driven s
 configuration's first-round samples give a distribution-free confidence interval of its median
 ([`median_interval`]: two order statistics), and a configuration stops ([`Stopped::Raced`])
 when the lower end of its interval is above the lowest upper end of any configuration's times
-`1 + MARGIN` ([`survivors`]). The second round measures the survivors again, checked again,
-under the noise-driven stop; their rows hold both rounds' samples.
+`1 + MARGIN` ([`survivors`]). A survivor whose first-round samples already meet the
+noise-driven stop is done there, as exhaustive would stop it; the second round measures the
+other survivors again under the noise-driven stop, and their rows hold both rounds' samples.
+So a race never takes more samples of a configuration than exhaustive would, and drops the
+clearly slower ones after their first.
 
 The rule's assumptions: each configuration's samples are independent draws from one
 distribution (no drift between the rounds or along the sweep beyond [`MARGIN`]), and its time is
@@ -333,8 +336,8 @@ pub fn merge(first: Sweep, second: Sweep, alive: &[bool]) -> Sweep {
         .into_iter()
         .zip(alive)
         .map(|(row, &alive)| {
-            let same =
-                |other: &Row| (other.threads_per_block, &other.axes) == (row.threads_per_block, &row.axes);
+            // One configuration: its block (its shape, not only its count) and its axes.
+            let same = |other: &Row| (other.block, &other.axes) == (row.block, &row.axes);
             if alive && later.peek().is_some_and(same) {
                 let again = later.next().expect("peeked");
                 if again.failed.is_some() {

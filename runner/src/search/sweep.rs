@@ -391,11 +391,13 @@ impl Sweep {
         self.pass.gigabytes_per_second(milliseconds)
     }
 
-    /// Whether rows took different numbers of samples (the noise-driven stop): the table then
-    /// has a `runs` column.
+    /// Whether rows took different numbers of samples (the noise-driven stop), or a race
+    /// stopped some (marked `r` there, at as many samples as the rest): the table then has a
+    /// `runs` column.
     pub fn samples_vary(&self) -> bool {
         let measured: Vec<&Row> = self.measured_rows().collect();
         measured.windows(2).any(|pair| pair[0].run_ms.len() != pair[1].run_ms.len())
+            || measured.iter().any(|row| row.stopped == Some(Stopped::Raced))
     }
 
     /// The dynamic shared memory every row was launched with, where it is the same in all.
@@ -493,8 +495,9 @@ pub enum Round {
     /// other rungs and the last round: these configurations alone, as in `Survivors`.
     Rung(u32, Vec<(AxisValues, BlockShape)>),
     /// A race's second round: these configurations alone, each as (its values on the axes,
-    /// its block).
-    Survivors(Vec<(AxisValues, BlockShape)>),
+    /// its block, its first round's samples), each sampled on from those to the noise-driven
+    /// stop as a row measured to the end would have been (`checked::sample`'s `prior`).
+    Survivors(Vec<(AxisValues, BlockShape, Vec<f32>)>),
 }
 
 impl Round {
@@ -502,9 +505,22 @@ impl Round {
     fn measures(&self, axes: &AxisValues, block: BlockShape) -> bool {
         match self {
             Self::All | Self::First => true,
-            Self::Rung(_, alive) | Self::Survivors(alive) => {
-                alive.iter().any(|(values, alive)| values == axes && *alive == block)
+            Self::Rung(_, alive) => alive.iter().any(|(values, alive)| values == axes && *alive == block),
+            Self::Survivors(alive) => {
+                alive.iter().any(|(values, alive, _)| values == axes && *alive == block)
             }
+        }
+    }
+
+    /// The samples a configuration already holds, which this round samples on from: a race's
+    /// second round's survivor's first round; none for any other round.
+    fn prior(&self, axes: &AxisValues, block: BlockShape) -> &[f32] {
+        match self {
+            Self::Survivors(alive) => alive
+                .iter()
+                .find(|(values, alive, _)| values == axes && *alive == block)
+                .map_or(&[], |(_, _, prior)| prior.as_slice()),
+            _ => &[],
         }
     }
 }
@@ -679,7 +695,8 @@ pub(crate) fn measure_in(
                     Round::All | Round::First => checked::Verdict::Check { corrupt },
                     Round::Rung(..) | Round::Survivors(_) => checked::Verdict::Known,
                 };
-                let measured = checked::measure(gpu, workload, launched, block, timing, verdict);
+                let prior = round.prior(&session.axes, block);
+                let measured = checked::measure(gpu, workload, launched, block, timing, verdict, prior);
                 gpu.watchdog().set_current(None);
                 let mut entry = match &session.journal {
                     Some(journal) => journal.entry(configuration),

@@ -201,6 +201,7 @@ pub fn run(
                 block,
                 check,
                 checked::Verdict::Check { corrupt: None },
+                &[],
             )
             .with_context(|| label.to_string())?;
             if let Some(mismatch) = mismatch {

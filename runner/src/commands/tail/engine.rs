@@ -96,6 +96,7 @@ pub fn run(
             block,
             timing,
             checked::Verdict::Check { corrupt: None },
+            &[],
         )?;
         if let Some(mismatch) = mismatch {
             failures.push(CheckFailure::WrongOutput { block, mismatch });

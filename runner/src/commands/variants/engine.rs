@@ -220,6 +220,7 @@ pub fn run(
                 block,
                 timing,
                 checked::Verdict::Check { corrupt: None },
+                &[],
             )
             .with_context(|| label.clone())?;
             if let Some(mismatch) = mismatch {
