@@ -2,14 +2,16 @@
 # Issue 43: time to answer, old binaries against new, alternating, in one device call.
 # Each sweep of the issue's table runs as a whole process with --stats (its `Time:` line) and
 # --json (its rows, for the winners and the noise-tie sets), wall time by date +%s%N:
-#   floor      one configuration, one sample, no warm-up: the process's fixed cost
+#   floor      one configuration, one sample, no warm-up: the process's fixed cost (at 4K;
+#              floor-66m at 66 M pixels, whose host data and upload the 4K floor lacks)
 #   4k         the default sweep (4K frame, 13 block sizes), exhaustive, race and rungs
-#   66m        --width 11520 --height 5760, exhaustive and rungs
+#   66m        --width 11520 --height 5760, exhaustive, race and rungs
 #   family     the grayscale family (--grid per-item --vector-width 1,4
-#              --pixels-per-thread 1,2,4,8, 65 configurations), exhaustive and rungs
+#              --pixels-per-thread 1,2,4,8, 65 configurations), exhaustive, race and rungs
 #   tiny       --width 256 --height 256 (a 2 µs kernel)
 #   hist       --kernel histogram --bins 4096
-#   reduce     reduce-example's 192 configurations, exhaustive and rungs
+#   reduce     reduce-example's 192 configurations, exhaustive, race and rungs
+# (run4 on added floor-66m and the race of 66m, family and reduce.)
 # ROUNDS rounds (default 2), old and new alternating within each sweep, the order flipped
 # every round. Run from the repository root with gpu-bin/bin.tar.xz (stage.sh) carried.
 set -u
@@ -45,16 +47,20 @@ both() { # name, program, args...
 for which in old new; do round=0 timed $which warm block-size --block-sizes 256 --runs 1 --warmups 0; done
 for round in $(seq 1 "$ROUNDS"); do
   both floor block-size --block-sizes 256 --runs 1 --warmups 0
+  both floor-66m block-size --width 11520 --height 5760 --block-sizes 256 --runs 1 --warmups 0
   both 4k-exhaustive block-size
   both 4k-race block-size --search race
   both 4k-rungs block-size --search rungs
   both 66m-exhaustive block-size --width 11520 --height 5760
+  both 66m-race block-size --width 11520 --height 5760 --search race
   both 66m-rungs block-size --width 11520 --height 5760 --search rungs
-  both family-exhaustive block-size $FAMILY
+  both family-exhaustive block-size $FAMILY --search exhaustive
+  both family-race block-size $FAMILY --search race
   both family-rungs block-size $FAMILY --search rungs
   both tiny block-size --width 256 --height 256
   both hist block-size --kernel histogram --bins 4096
-  both reduce-exhaustive reduce-example $REDUCE
+  both reduce-exhaustive reduce-example $REDUCE --search exhaustive
+  both reduce-race reduce-example $REDUCE --search race
   both reduce-rungs reduce-example $REDUCE --search rungs
 done
 cat "$OUT/walls.txt"

@@ -34,12 +34,21 @@ def med(values):
 
 floor = {which: med(walls.get(("floor", which), [])) for which in ("old", "new")}
 print(f"floor (one configuration, one sample): old {floor['old']:.0f} ms, new {floor['new']:.0f} ms (medians)")
-print(f"{'sweep':22} {'old ms':>8} {'new ms':>8} {'new/old':>8} {'new samples s':>14} {'floor+samples+150':>18}")
+# A sweep's own floor where the call measured one at its size (floor-66m for the 66m sweeps).
+own_floor = {name[len("floor-"):]: med(walls.get((name, "new"), [])) for name, which in walls if name.startswith("floor-")}
+if own_floor:
+    print("floors at a sweep's own size (new): " + ", ".join(f"{k} {v:.0f} ms" for k, v in sorted(own_floor.items())))
+print(f"{'sweep':22} {'old ms':>8} {'new ms':>8} {'new/old':>8} {'new samples s':>14} {'floor+samples+150':>18} {'own floor+samples+150':>22}")
 for name in sorted({name for name, _ in walls}):
     old, new = med(walls.get((name, "old"), [])), med(walls.get((name, "new"), []))
     samples = med(parts.get((name, "new"), []))
     bound = floor["new"] + samples * 1000 + 150
-    print(f"{name:22} {old:8.0f} {new:8.0f} {new / old:8.3f} {samples:14.3f} {bound:12.0f} {'ok' if new <= bound else 'over'}")
+    line = f"{name:22} {old:8.0f} {new:8.0f} {new / old:8.3f} {samples:14.3f} {bound:12.0f} {'ok' if new <= bound else 'over':5}"
+    size = name.split("-")[0]
+    if size in own_floor and not name.startswith("floor"):
+        own = own_floor[size] + samples * 1000 + 150
+        line += f" {own:16.0f} {'ok' if new <= own else 'over'}"
+    print(line)
 print()
 for family in ("4k", "66m", "family", "reduce"):
     for which in ("old", "new"):
