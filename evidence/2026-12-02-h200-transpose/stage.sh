@@ -11,7 +11,7 @@ rm -rf "$dest" && mkdir -p "$dest/target/release/deps"
 cd "$repo"
 cargo build --release --locked -p reduce-example
 built=$(cargo test --release --locked --no-run -p reduce-example --test gpu 2>&1 | sed -n 's/.*Executable .*(\(.*\))$/\1/p')
-for binary in transpose-example reduce-example stencil-example faults-example faults-example-cuda bounds-example; do
+for binary in transpose-example transpose-example-cuda reduce-example reduce-example-cuda stencil-example faults-example faults-example-cuda bounds-example; do
     strip -o "$dest/target/release/$binary" "target/release/$binary"
 done
 for test in $built; do

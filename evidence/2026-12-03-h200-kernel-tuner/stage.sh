@@ -18,14 +18,15 @@ grep -v '^#' "$here/wheels.txt" | awk 'NF { print $1 }' | while read -r requirem
         --platform manylinux2014_x86_64 --platform manylinux_2_17_x86_64 --platform manylinux_2_28_x86_64 \
         --dest "$carry/wheels" "$requirement"
 done
-cp "$CARGO_TARGET_DIR/release/reduce-example" "$carry/"
-strip "$carry/reduce-example" 2>/dev/null || true
+# reduce-example is a launcher over reduce-example-cuda (since issue 46): both, side by side.
+cp "$CARGO_TARGET_DIR/release/reduce-example" "$CARGO_TARGET_DIR/release/reduce-example-cuda" "$carry/"
+strip "$carry/reduce-example" "$carry/reduce-example-cuda" 2>/dev/null || true
 cp "$repo/examples/reduce/cuda/reduce.cu" "$here/tune.py" "$here/run.sh" "$here/summarize.py" "$here/wheels.txt" "$carry/"
 cp "$repo/examples/reduce/ptx/reduce-nvcc.ptx" "$repo/examples/reduce/ptx/reduce.ptx" "$carry/"
 {
     git -C "$repo" rev-parse HEAD
     git -C "$repo" status --porcelain | sed 's/^/dirty: /'
 } > "$carry/COMMIT"
-(cd "$carry" && sha256sum reduce-example reduce.cu reduce.ptx reduce-nvcc.ptx tune.py run.sh summarize.py > SHA256SUMS)
+(cd "$carry" && sha256sum reduce-example reduce-example-cuda reduce.cu reduce.ptx reduce-nvcc.ptx tune.py run.sh summarize.py > SHA256SUMS)
 ls -la "$carry" "$carry/wheels"
 du -sh "$carry"

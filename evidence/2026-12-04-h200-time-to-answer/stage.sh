@@ -10,10 +10,13 @@ mkdir -p "$stage/new" "$stage/old" gpu-bin
 cargo build --release --locked -p block-size -p reduce-example
 target=${CARGO_TARGET_DIR:-target}
 cp "$target/release/block-size" "$target/release/block-size-cuda" "$target/release/reduce-example" "$stage/new/"
+# reduce-example is a launcher over reduce-example-cuda since issue 46; an older commit has none.
+cp "$target/release/reduce-example-cuda" "$stage/new/" 2>/dev/null || true
 if [ ! -d /tmp/wt-old ]; then git worktree add /tmp/wt-old "$old"; fi
 ln -sfn "$(pwd)/.cuda" /tmp/wt-old/.cuda
 (cd /tmp/wt-old && git checkout --quiet "$old" && CARGO_TARGET_DIR=/tmp/old-target cargo build --release --locked -p block-size -p reduce-example)
 cp /tmp/old-target/release/block-size /tmp/old-target/release/block-size-cuda /tmp/old-target/release/reduce-example "$stage/old/"
+cp /tmp/old-target/release/reduce-example-cuda "$stage/old/" 2>/dev/null || true
 {
     echo "new: $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- runner cli builtin kernels examples || echo ' (with changes)'), $(rustc -V)"
     echo "old: $(git rev-parse --short "$old")"

@@ -7,6 +7,30 @@ pub mod reference;
 pub mod stencil;
 pub mod transpose;
 
+/// A launcher's command line (`reduce-example`, `transpose-example`, `faults-example`), read as
+/// `block-size` reads its own: `--help` printed, bad input one `Error:` line and exit 2, the
+/// sweep's options checked as far as they can be without a device or the kernel's data
+/// ([`block_size_runner::Settings::validate`]); the worker checks the rest.
+pub fn launcher_command_line<T: Parser>(sweep: impl Fn(&T) -> &SweepArgs) -> T {
+    let stop = |error: block_size_runner::Error| -> ! {
+        eprintln!("Error: {error}");
+        std::process::exit(error.exit_status())
+    };
+    let cli = T::try_parse().unwrap_or_else(|error| {
+        if !error.use_stderr() {
+            error.exit(); // --help, --version
+        }
+        stop(block_size_runner::Error::new(
+            block_size_runner::exit::USAGE,
+            block_size_cli::cli::usage_line(&error),
+        ))
+    });
+    if let Err(error) = sweep(&cli).settings().validate() {
+        stop(error);
+    }
+    cli
+}
+
 use block_size_cli::SweepArgs;
 use block_size_runner::{Agreement, Arg, Axis, Check, Console, Driver, EmbeddedPtx, GridPolicy, Kernel};
 use clap::{Parser, ValueEnum};

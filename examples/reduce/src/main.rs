@@ -1,14 +1,12 @@
-//! `reduce-example`: sweeps the example kernels on the GPU. It links the NVIDIA driver's
-//! `libcuda.so.1` (through cust), so it starts only where the driver is installed.
-
-use clap::Parser as _;
+//! `reduce-example`: the launcher over its worker `reduce-example-cuda`, as `block-size` and a
+//! program of `block-size new` are ([`block_size_runner::launch`]). It parses the command line
+//! (so `--help` and bad input are answered anywhere), checks that the NVIDIA driver's library
+//! loads (else one line, exit 3), and runs the worker, which links the driver, under its
+//! supervisor: a kernel that faults or hangs costs a worker, and a fresh one measures the rest.
 
 fn main() {
-    let cli = reduce_example::Cli::parse();
-    let driver = block_size_runner::CudaDriver;
-    std::process::exit(block_size_runner::with_stdio(|console| {
-        // The driver starts while `run` builds the values and their CPU sum.
-        let _device = block_size_runner::open_early(&driver, &cli.sweep.settings());
-        reduce_example::run(&driver, &cli, console)
-    }));
+    let cli: reduce_example::Cli =
+        reduce_example::launcher_command_line(|cli: &reduce_example::Cli| &cli.sweep);
+    let journal = cli.sweep.settings().journal;
+    std::process::exit(block_size_runner::launch("reduce-example-cuda", true, journal.as_deref()));
 }

@@ -9,6 +9,7 @@
 //! unaligned `barrier.sync 0` (docs/barriers.md).
 
 use crate::PTX;
+use block_size_cli::SweepArgs;
 use block_size_runner::{Arg, Axis, Check, Kernel};
 
 /// The kernel's entry point.
@@ -17,6 +18,27 @@ pub const ENTRY: &str = "transpose";
 /// The tiles swept unless told otherwise: 16, 32 and 64 (a 64 x 65 tile is 16,640 bytes of
 /// shared memory a block).
 pub const TILES: [u64; 3] = [16, 32, 64];
+
+/// The command line of `transpose-example` and its worker `transpose-example-cuda`: the
+/// matrix, the tiles, then the sweep's options.
+#[derive(clap::Parser, Debug)]
+#[command(
+    name = "transpose-example",
+    about = "Sweeps a tiled matrix transpose over 2-D block shapes x tiles (2d of --block-sizes unless --block-shapes)"
+)]
+pub struct TransposeCli {
+    /// Rows of the input matrix
+    #[arg(long, default_value_t = 8192, value_parser = clap::value_parser!(u32).range(1..=65536))]
+    pub rows: u32,
+    /// Columns of the input matrix
+    #[arg(long, default_value_t = 8192, value_parser = clap::value_parser!(u32).range(1..=65536))]
+    pub cols: u32,
+    /// The tiles, each a side of the square a block moves at a time: an axis
+    #[arg(long, value_delimiter = ',', default_values_t = TILES, value_parser = clap::value_parser!(u64).range(1..=64))]
+    pub tiles: Vec<u64>,
+    #[command(flatten)]
+    pub sweep: SweepArgs,
+}
 
 /// `rows x cols` values, each its own bit pattern, so that a misplaced element shows.
 pub fn matrix(rows: u32, cols: u32) -> Vec<f32> {

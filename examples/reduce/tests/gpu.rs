@@ -4,8 +4,10 @@
 //! kernel) at every block size. Where no GPU is usable each test prints SKIPPED with the reason
 //! and passes; with `REQUIRE_GPU=1` a skip is a failure.
 //!
-//! These binaries link `libcuda.so.1` directly (through cust): without the driver the loader
-//! stops them before `main` (exit 127), so the tests first ask whether the driver loads.
+//! `stencil-example` and `bounds-example` link `libcuda.so.1` directly (through cust): without
+//! the driver the loader stops them before `main` (exit 127); `reduce-example` and
+//! `faults-example` are launchers that say so, exit 3 (tests/launchers.rs). The tests first ask
+//! whether the driver loads.
 
 use std::process::{Command, Output};
 

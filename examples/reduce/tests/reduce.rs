@@ -198,7 +198,7 @@ fn every_command_the_guide_shows_parses() {
 fn the_guide_shows_the_example_s_code_as_it_is() {
     let root = env!("CARGO_MANIFEST_DIR");
     let guide = std::fs::read_to_string(format!("{root}/../../docs/sweep-your-own-kernel.md")).unwrap();
-    for file in ["Cargo.toml", "src/lib.rs", "src/main.rs"] {
+    for file in ["Cargo.toml", "src/lib.rs", "src/main.rs", "src/bin/reduce-example-cuda.rs"] {
         let text = std::fs::read_to_string(format!("{root}/{file}")).unwrap();
         assert!(
             guide.contains(&format!("\n{text}```\n")),

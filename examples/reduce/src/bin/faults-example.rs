@@ -3,11 +3,10 @@
 //! under a supervisor: the kernel that faults at 1024 threads per block, or hangs at 512, costs
 //! a worker, and a fresh one measures every other row (docs/reliability.md).
 
-use clap::Parser;
 use reduce_example::faults::FaultsCli;
 
 fn main() {
-    let cli = FaultsCli::parse();
+    let cli: FaultsCli = reduce_example::launcher_command_line(|cli: &FaultsCli| &cli.sweep);
     let journal = cli.sweep.settings().journal;
     std::process::exit(block_size_runner::launch("faults-example-cuda", true, journal.as_deref()));
 }
