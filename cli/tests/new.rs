@@ -413,16 +413,17 @@ fn with_cuda_new_writes_the_twin_its_nvcc_ptx_and_a_stamp_that_belong_together()
     }
     let script = project.join("scripts/build-cuda-twin");
     assert_eq!(std::fs::metadata(&script).unwrap().permissions().mode() & 0o777, 0o755);
-    let nvcc_118 = repo().canonicalize().unwrap().join(".cuda-nvcc/bin/nvcc");
-    assert!(
-        read(&script).contains(&format!("nvcc=\"{}\"", nvcc_118.display())),
-        "the repository's nvcc 11.8"
-    );
+    // The script names no path of this machine: it looks for nvcc where the machine it runs
+    // on keeps one (below).
+    let checkout = repo().canonicalize().unwrap();
+    assert!(!read(&script).contains(&checkout.display().to_string()), "the script names this checkout");
+    assert_eq!(read(&script), template("scripts/build-cuda-twin"));
     let readme = read(&project.join("README.md"));
     assert!(
         readme.contains("\n## The CUDA C++ twin (`--cuda`)\n") && readme.contains("scripts/build-cuda-twin")
     );
-    assert!(readme.contains(&nvcc_118.display().to_string()), "{readme}");
+    assert!(readme.contains("scripts/build-cuda-twin --out target/cuda-twin"), "{readme}");
+    assert!(!readme.contains(".cuda-nvcc"), "{readme}");
 
     // The twin's PTX: nvcc 11.8's ISA, for sm_75, the entry of the Rust kernel with the same
     // parameters (a compare launches both with one argument list), the source's two barriers
@@ -458,7 +459,8 @@ fn with_cuda_new_writes_the_twin_its_nvcc_ptx_and_a_stamp_that_belong_together()
     let tests =
         cargo_test(&project, "with_cuda_new_writes_the_twin_its_nvcc_ptx_and_a_stamp_that_belong_together");
     assert!(tests.contains("test compare_times_the_rust_kernel_against_its_cuda_twin ... ok"), "{tests}");
-    assert!(tests.contains("test result: ok. 9 passed"), "{tests}");
+    assert!(tests.contains("test compare_loads_the_twin_from_a_file_when_asked ... ok"), "{tests}");
+    assert!(tests.contains("test result: ok. 10 passed"), "{tests}");
     check_program(&project, "twin", true);
 
     // The script, with a stand-in nvcc that writes the committed PTX: the same stamp, byte for
@@ -500,6 +502,45 @@ fn with_cuda_new_writes_the_twin_its_nvcc_ptx_and_a_stamp_that_belong_together()
     );
     assert_eq!(read(&project.join("ptx/stencil3-nvcc.ptx")), twin);
     assert_eq!(read(&project.join("ptx/stencil3-nvcc.stamp.toml")), written);
+
+    // The same nvcc for this machine alone (`--out DIR`, which `compare --cuda-ptx` loads at
+    // run time): any ISA, written there, ptx/ untouched.
+    let output = std::process::Command::new(project.join("scripts/build-cuda-twin"))
+        .args(["--out", "target/cuda-twin"])
+        .current_dir(&project)
+        .env("NVCC", &nvcc)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(read(&project.join("target/cuda-twin/stencil3-nvcc.ptx")).contains("\n.version 8.4\n"));
+    let built =
+        ptx_stamp::Stamp::parse(&read(&project.join("target/cuda-twin/stencil3-nvcc.stamp.toml"))).unwrap();
+    assert_eq!(built.nvcc.as_deref(), Some("Cuda compilation tools, release 12.4, V12.4.131"));
+    assert_eq!(read(&project.join("ptx/stencil3-nvcc.ptx")), twin);
+    assert_eq!(read(&project.join("ptx/stencil3-nvcc.stamp.toml")), written);
+
+    // Without NVCC, the nvcc on PATH comes first (before CUDA_PATH, /usr/local/cuda and
+    // block-size's cache); with none anywhere, one line that says where it looked.
+    let on_path_only = |path: &str| {
+        std::process::Command::new(project.join("scripts/build-cuda-twin"))
+            .args(["--out", "target/from-path"])
+            .current_dir(&project)
+            .env_remove("NVCC")
+            .env_remove("CUDA_PATH")
+            .env("BLOCK_SIZE_CACHE", temp.0.join("no-cache"))
+            .env("PATH", path)
+            .output()
+            .unwrap()
+    };
+    let output = on_path_only(&format!("{}:/usr/bin:/bin", newer.display()));
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(String::from_utf8_lossy(&output.stdout).contains("release 12.4"), "the nvcc on PATH");
+    if !Path::new("/usr/local/cuda/bin/nvcc").exists() && !Path::new("/usr/bin/nvcc").exists() {
+        let output = on_path_only("/usr/bin:/bin");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!((output.status.code(), stderr.lines().count()), (Some(1), 1), "{stderr}");
+        assert!(stderr.starts_with("Error: no nvcc: set NVCC, put one on PATH, set CUDA_PATH"), "{stderr}");
+    }
 }
 
 /// `program` on this process's PATH.

@@ -54,6 +54,12 @@ pub enum Command {
         /// The kernel's input.
         #[command(flatten)]
         input: Input,
+        /// The twin's PTX read from FILE when the program runs, in place of the embedded
+        /// ptx/stencil3-nvcc.ptx (`scripts/build-cuda-twin --out DIR` writes one with this
+        /// machine's nvcc, at any PTX ISA its driver loads); its stamp from the .stamp.toml
+        /// beside it where there is one
+        #[arg(long, value_name = "FILE")]
+        cuda_ptx: Option<std::path::PathBuf>,
         /// `compare`'s options.
         #[command(flatten)]
         compare: CompareArgs,
@@ -95,22 +101,26 @@ impl Cli {
         cli
     }
 
-    /// The kernel over the input the command line asks for.
-    fn kernel(&self) -> Kernel {
+    /// The kernel over the input the command line asks for; `Err` (exit 2) where a file it
+    /// names cannot be read or is not what it must be.
+    fn kernel(&self) -> Result<Kernel, Error> {
         let input = match &self.command {
             None => &self.input,
             //@ if --cuda
+            Some(Command::Compare { input, cuda_ptx: Some(path), .. }) => {
+                return Ok(kernel_with_twin(input.n as usize, twin_from_file(path)?));
+            }
             Some(Command::Compare { input, .. }) => input,
             //@ end
             Some(Command::Tail { input, .. }) => input,
         };
-        kernel(input.n as usize)
+        Ok(kernel(input.n as usize))
     }
 
     /// Every check of the command line that needs no device, the first failing one as one line
     /// (exit 2), cheap: the kernel's description holds no data yet ([`kernel`]).
     pub fn validate(&self) -> Result<(), Error> {
-        let kernel = self.kernel();
+        let kernel = self.kernel()?;
         match &self.command {
             None => self.sweep.settings().validate_for(&kernel),
             //@ if --cuda
@@ -153,10 +163,41 @@ pub fn stencil3(x: &[f32]) -> Vec<f32> {
 /// time a run needs them, once per run, and never in the launcher, which only checks the
 /// command line.
 pub fn kernel(n: usize) -> Kernel {
-    Kernel::new(PTX, "stencil3")
-        //@ if --cuda
-        .twin(CUDA)
-        //@ end
+    let kernel = Kernel::new(PTX, "stencil3");
+    //@ if --cuda
+    let kernel = kernel.twin(CUDA);
+    //@ end
+    described(kernel, n)
+}
+
+//@ if --cuda
+/// [`kernel`] with `twin` as its CUDA C++ twin in place of the embedded [`CUDA`]: `compare
+/// --cuda-ptx FILE`'s ([`twin_from_file`]).
+pub fn kernel_with_twin(n: usize, twin: EmbeddedPtx) -> Kernel {
+    described(Kernel::new(PTX, "stencil3").twin(twin), n)
+}
+
+/// The twin `compare --cuda-ptx FILE` names: FILE's PTX, under the embedded twin's label, and
+/// the stamp beside it (`FILE` with `.stamp.toml` for `.ptx`) where there is one. `Err` (exit 2)
+/// where FILE cannot be read or holds no `.entry stencil3`; an ISA the driver cannot load is
+/// its own refusal when the module loads (exit 3).
+pub fn twin_from_file(path: &std::path::Path) -> Result<EmbeddedPtx, Error> {
+    let refuse = |why: String| Error::new(exit::USAGE, format!("--cuda-ptx {:?}: {why}", path.display().to_string()));
+    let ptx = std::fs::read_to_string(path).map_err(|error| refuse(error.to_string()))?;
+    if !ptx.lines().any(|line| line.contains(".entry stencil3(")) {
+        return Err(refuse("it holds no .entry stencil3: not the twin's PTX".into()));
+    }
+    let stamp = std::fs::read_to_string(path.with_extension("stamp.toml")).unwrap_or_default();
+    // An `EmbeddedPtx` holds text for the whole run, as an embedded module's is: the program
+    // reads one file, once, and keeps it to its end.
+    let kept = |text: String| -> &'static str { Box::leak(text.into_boxed_str()) };
+    Ok(EmbeddedPtx::user(CUDA.label, kept(ptx)).with_stamp(kept(stamp)))
+}
+
+//@ end
+/// The description of [`kernel`] past its modules.
+fn described(kernel: Kernel, n: usize) -> Kernel {
+    kernel
         .items(n as u64, "values")
         .bytes_per_pass(8 * n as u64, "moved per pass")
         .input_with("x", n, move || Ok(values(n)))
@@ -169,7 +210,13 @@ pub fn kernel(n: usize) -> Kernel {
 /// The program on `driver`; returns its exit status (0 every row's check held, 1 one failed, 2
 /// bad input, 3 no GPU).
 pub fn run(driver: &impl Driver, cli: &Cli, console: &mut Console) -> i32 {
-    let kernel = cli.kernel();
+    let kernel = match cli.kernel() {
+        Ok(kernel) => kernel,
+        Err(error) => {
+            let _ = writeln!(console.err, "Error: {error}");
+            return error.exit_status();
+        }
+    };
     let ran = match &cli.command {
         None => return block_size_runner::sweep_and_print(driver, &kernel, &cli.sweep.settings(), console),
         //@ if --cuda

@@ -153,6 +153,29 @@ fn compare_times_the_rust_kernel_against_its_cuda_twin() {
 }
 
 #[test]
+fn compare_loads_the_twin_from_a_file_when_asked() {
+    // The committed twin read at run time is the embedded one: the mock runs it as such.
+    let committed = concat!(env!("CARGO_MANIFEST_DIR"), "/ptx/stencil3-nvcc.ptx");
+    let args = ["compare", "--cuda-ptx", committed, "--n", "1000", "--block-sizes", "64", "--rounds", "2"];
+    let ran = run_on(gpu(), &args);
+    assert_eq!((ran.code, ran.stderr.as_str()), (exit::SUCCESS, ""), "{}", ran.stdout);
+    assert!(ran.stdout.contains("scaffold-name/nvcc"), "{}", ran.stdout);
+    // A file that is not there, or not the twin's PTX: one line, exit 2, before any device.
+    let folder = std::env::temp_dir().join(format!("scaffold-name-twin-{}", std::process::id()));
+    std::fs::create_dir_all(&folder).unwrap();
+    let other = folder.join("other.ptx");
+    std::fs::write(&other, ".version 8.5\n.target sm_90\n.visible .entry other(\n)\n{\n}\n").unwrap();
+    for path in [folder.join("none.ptx"), other] {
+        let path = path.to_str().unwrap();
+        let ran = run_on(gpu(), &["compare", "--cuda-ptx", path, "--n", "1000", "--block-sizes", "64"]);
+        assert_eq!(ran.code, exit::USAGE, "{path}: {}", ran.stderr);
+        assert!(ran.stderr.starts_with("Error: --cuda-ptx ") && ran.stderr.lines().count() == 1, "{}", ran.stderr);
+        assert!(ran.stdout.is_empty());
+    }
+    let _ = std::fs::remove_dir_all(&folder);
+}
+
+#[test]
 fn compare_catches_a_wrong_value_of_either_build() {
     let mut gpu = gpu();
     gpu.wrong_kernel = Some(CUDA.kernel("stencil3"));
