@@ -407,13 +407,14 @@ pub(crate) fn check_device(
     let mut refusal = None;
     let mut launchable = 0;
     for variant in kernel.variants() {
-        let kept: Vec<u32> = kernel.kept(variant.index, blocks).iter().map(|block| block.threads()).collect();
-        let shared = |threads| (kernel.shared)(threads, variant);
-        // One check a block size: those that fit, and the first refusal.
-        let mut fits = Vec::with_capacity(kept.len());
-        for threads in kept {
-            match device::check_dynamic_shared_memory(&[threads], &shared) {
-                Ok(()) => fits.push(threads),
+        let kept = kernel.kept(variant.index, blocks);
+        // One check a block: those that fit, and the first refusal (a block's bytes may follow
+        // its shape, Kernel::dynamic_shared_memory_by_shape).
+        let mut fits: Vec<BlockShape> = Vec::with_capacity(kept.len());
+        for block in kept {
+            let bytes = (kernel.shared)(block, variant);
+            match device::check_dynamic_shared_memory(&[block.threads()], &|_| bytes) {
+                Ok(()) => fits.push(block),
                 Err(why) => refusal = refusal.or(Some(why)),
             }
         }
@@ -421,7 +422,16 @@ pub(crate) fn check_device(
             continue;
         }
         launchable += fits.len();
-        device::check_request(gpu, &fits, &shared, &footprint, scratch)?;
+        let threads: Vec<u32> = fits.iter().map(|block| block.threads()).collect();
+        // The most any fitting block of a thread count needs.
+        let shared = |count: u32| {
+            fits.iter()
+                .filter(|block| block.threads() == count)
+                .map(|&block| (kernel.shared)(block, variant))
+                .max()
+                .unwrap_or(0)
+        };
+        device::check_request(gpu, &threads, &shared, &footprint, scratch)?;
     }
     match refusal {
         Some(why) if launchable == 0 => Err(Error::new(exit::USAGE, why)),

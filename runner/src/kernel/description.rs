@@ -175,7 +175,7 @@ impl BufferSpec {
 /// configurations it keeps, which entry a configuration launches, how many items a thread
 /// covers, what a row's result is.
 type ArgsFn = Box<dyn Fn(&LaunchShape) -> Vec<Arg>>;
-type SharedFn = Box<dyn Fn(u32, &Variant) -> u32>;
+type SharedFn = Box<dyn Fn(BlockShape, &Variant) -> u32>;
 type RestrictFn = Box<dyn Fn(u32, &Variant) -> bool>;
 type EntryFn = Box<dyn Fn(&Variant) -> &'static str>;
 type ItemsFn = Box<dyn Fn(&Variant) -> u32>;
@@ -558,8 +558,31 @@ impl Kernel {
     /// The dynamic shared memory a block of the given threads needs, for the given
     /// configuration of the axes, in bytes (`sharedMemBytes`); the occupancy queries get it
     /// too. None without it. A configuration that needs more than the device gives a block is
-    /// not launched: its row says so.
+    /// not launched: its row says so. For a block whose shape decides its bytes (a 2-D tile of
+    /// the block's shape and its halo), see [`Kernel::dynamic_shared_memory_by_shape`].
     pub fn dynamic_shared_memory(mut self, bytes: impl Fn(u32, &Variant) -> u32 + 'static) -> Self {
+        self.shared = Box::new(move |block, variant| bytes(block.threads(), variant));
+        self
+    }
+
+    /// [`Kernel::dynamic_shared_memory`] of a block by its shape: `32x8` and `16x16` (both 256
+    /// threads) may need different bytes, as a tile of the block's shape plus a halo does
+    /// (`(x + 4) * (y + 4) * 4` bytes for a 5x5 stencil of floats). The driver's
+    /// `cuOccupancyMaxPotentialBlockSize` asks by thread count alone: its suggestion takes each
+    /// count as a block in x alone. The table and the exports show each row's bytes (`smem`)
+    /// where they differ.
+    ///
+    /// ```
+    /// use block_size_runner::{EmbeddedPtx, Kernel};
+    /// # const PTX: EmbeddedPtx = EmbeddedPtx::user("k", "");
+    /// let blur = Kernel::new(PTX, "blur5x5")
+    ///     .domain(3840, 2160, 1)
+    ///     .dynamic_shared_memory_by_shape(|block, _| (block.x + 4) * (block.y + 4) * 4);
+    /// ```
+    pub fn dynamic_shared_memory_by_shape(
+        mut self,
+        bytes: impl Fn(BlockShape, &Variant) -> u32 + 'static,
+    ) -> Self {
         self.shared = Box::new(bytes);
         self
     }

@@ -458,8 +458,8 @@ impl Workload for Run<'_> {
         self.kernel.covers(self.variant(), block)
     }
 
-    fn dynamic_shared_memory(&self, threads_per_block: u32) -> u32 {
-        (self.kernel.shared)(threads_per_block, self.variant())
+    fn dynamic_shared_memory(&self, block: BlockShape) -> u32 {
+        (self.kernel.shared)(block, self.variant())
     }
 
     fn upload(&mut self, gpu: &mut dyn Gpu) -> Result<()> {
@@ -537,7 +537,7 @@ impl Workload for Run<'_> {
         let launch = Launch {
             grid,
             block,
-            dynamic_shared_memory: self.dynamic_shared_memory(threads_per_block),
+            dynamic_shared_memory: self.dynamic_shared_memory(block),
             args,
             zero_before_each,
         };

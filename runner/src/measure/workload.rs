@@ -28,8 +28,8 @@ pub trait Workload {
         crate::model::grid::sides(block)
     }
 
-    /// Bytes of dynamic shared memory a block of `threads_per_block` threads needs.
-    fn dynamic_shared_memory(&self, threads_per_block: u32) -> u32;
+    /// Bytes of dynamic shared memory a block of this shape needs.
+    fn dynamic_shared_memory(&self, block: BlockShape) -> u32;
 
     /// Allocates the device buffers and copies the inputs in.
     fn upload(&mut self, gpu: &mut dyn Gpu) -> Result<()>;

@@ -624,6 +624,9 @@ const COLUMNS: [(&str, usize); 10] = [
     ("of best", 8),
 ];
 
+/// Bytes of dynamic shared memory a block asked for, after `grid`, where rows differ.
+const SMEM_COLUMN: (&str, usize) = ("smem", 7);
+
 /// The last column, after the seed's ten (and `--stats`' three): which resources bind
 /// blocks/SM at this size, by the occupancy model.
 const LIMITER_COLUMN: (&str, usize) = ("limiter", 14);
@@ -756,6 +759,17 @@ pub fn table(sweep: &Sweep, stats: bool) -> String {
             limiter_cell(&row.limiters)
         });
         records.push(record);
+    }
+    // The dynamic shared memory a block of each row asked for, after `grid`, where the rows'
+    // differ (a kernel's bytes that follow its block's count or shape): what bounds blk/SM
+    // there. Where every row asks the same, the summary's occupancy line says it once.
+    if sweep.constant_dynamic_shared_memory().is_none() {
+        let at = COLUMNS.iter().position(|(name, _)| *name == "grid").expect("a grid column") + 1;
+        columns.insert(at, SMEM_COLUMN);
+        records[0].insert(at, SMEM_COLUMN.0.to_string());
+        for (record, row) in records[1..].iter_mut().zip(&sweep.rows) {
+            record.insert(at, row.dynamic_shared_memory.to_string());
+        }
     }
     // A block column beside the thread count where a row's block is a shape (`32x8`): a sweep
     // of blocks in x alone reads as `block_size.cu`'s table does.

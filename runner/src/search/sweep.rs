@@ -564,7 +564,8 @@ pub(crate) fn measure_in(
     let mut agreeing_rows = 0;
     // Before any launch: a launch fault can leave the context unable to answer it.
     let suggestion =
-        gpu.suggestion(&|threads_per_block| workload.dynamic_shared_memory(threads_per_block))?;
+        // The driver asks by thread count: each count as a block in x alone.
+        gpu.suggestion(&|threads_per_block| workload.dynamic_shared_memory(BlockShape::linear(threads_per_block)))?;
     let mut ended_early = None;
 
     for (index, &block) in blocks.iter().enumerate() {
@@ -577,7 +578,7 @@ pub(crate) fn measure_in(
         }
         let threads_per_block = block.threads();
         let warps = warps_per_block(threads_per_block);
-        let dynamic_shared_memory = workload.dynamic_shared_memory(threads_per_block);
+        let dynamic_shared_memory = workload.dynamic_shared_memory(block);
         // Not launched, not queried: the row says why, and the sweep goes on.
         let pruned = |reason: String| Row {
             threads_per_block,

@@ -178,7 +178,7 @@ pub fn run(
         let threads_per_block = block.threads();
         let mut cells = Vec::new();
         let mut launches = Vec::new();
-        let dynamic_shared_memory = workload.dynamic_shared_memory(threads_per_block);
+        let dynamic_shared_memory = workload.dynamic_shared_memory(block);
         for &kernel in kernels {
             let label = kernel.module.label;
             gpu.select_kernel(kernel)?;

@@ -78,8 +78,10 @@ pub fn run(
     timing: Timing,
 ) -> Result<Tail> {
     let limits = gpu.limits().clone();
-    let blocks_per_sm =
-        gpu.blocks_per_sm(threads_per_block, workload.dynamic_shared_memory(threads_per_block))?;
+    let blocks_per_sm = gpu.blocks_per_sm(
+        threads_per_block,
+        workload.dynamic_shared_memory(BlockShape::linear(threads_per_block)),
+    )?;
     let wave_blocks = (blocks_per_sm * limits.multiprocessors).max(1);
     let mut rows = Vec::new();
     let mut failures = Vec::new();

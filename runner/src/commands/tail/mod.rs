@@ -80,7 +80,10 @@ pub fn tail<D: Driver>(
         .map_err(|message| Error::new(exit::USAGE, message))?;
     // The grids' sizes need the device's residency: outputs of one element per block are
     // allocated for the largest.
-    let shared = (kernel.shared)(threads_per_block, &kernel.variants()[0]);
+    let shared = (kernel.shared)(
+        crate::model::block_shape::BlockShape::linear(threads_per_block),
+        &kernel.variants()[0],
+    );
     let blocks_per_sm = gpu.blocks_per_sm(threads_per_block, shared).map_err(failed)?;
     let wave_blocks = (blocks_per_sm * gpu.limits().multiprocessors).max(1);
     let max_grid = waves.iter().map(|&waves| engine::grid_for(waves, wave_blocks)).max().unwrap_or(1);

@@ -209,7 +209,7 @@ pub fn run(
         let trips = items.div_ceil(u64::from(candidate.items_per_thread.max(1)));
         for &threads_per_block in block_sizes {
             let block = BlockShape::linear(threads_per_block);
-            let shared = run.dynamic_shared_memory(threads_per_block);
+            let shared = run.dynamic_shared_memory(block);
             let blocks_per_sm = gpu.blocks_per_sm(threads_per_block, shared)?;
             let grid_blocks =
                 one_wave_grid(blocks_per_sm, limits.multiprocessors, trips.max(1), threads_per_block);

@@ -313,3 +313,30 @@ fn a_shape_restriction_leaves_out_the_blocks_it_refuses_and_the_rest_are_swept()
     let error = settings("32x8", GridPolicy::PerItem).validate_for(&nothing).unwrap_err();
     assert_eq!(error.to_string(), "the kernel's restriction keeps none of the 1 configurations asked for");
 }
+
+#[test]
+fn shared_memory_that_follows_the_block_s_shape_is_each_row_s_and_shown() {
+    // A tile of the block's shape and a halo of 2 on each side, of u32s: 32x8 and 16x16 are both
+    // 256 threads, yet (32 + 4)(8 + 4)4 = 1728 B against (16 + 4)(16 + 4)4 = 1600 B; 256 in x
+    // alone (256 + 4)(1 + 4)4 = 5200 B.
+    let tiled =
+        kernel("fill", 500, 50).dynamic_shared_memory_by_shape(|block, _| (block.x + 4) * (block.y + 4) * 4);
+    let sweep = crate::sweep(&driver(), &tiled, &settings("32x8,16x16,256", GridPolicy::OneWave)).unwrap();
+    assert!(sweep.sweep.failures.is_empty(), "{}", sweep.failures());
+    let bytes: Vec<u32> = sweep.sweep.rows.iter().map(|row| row.dynamic_shared_memory).collect();
+    assert_eq!(bytes, [1728, 1600, 5200]);
+    // The table shows each row's bytes where they differ; the JSON export holds them.
+    let table = sweep.table(false);
+    let header = table.lines().find(|line| line.contains("thr/blk")).unwrap();
+    assert!(header.contains("  grid    smem "), "{table}");
+    assert!(table.lines().any(|line| line.contains(" 32x8 ") && line.contains(" 1728 ")), "{table}");
+    let json = sweep.export(Format::Json).unwrap();
+    let record = SweepRecord::parse(&json).unwrap();
+    let exported: Vec<Option<u32>> = record.rows.iter().map(|row| row.dynamic_shared_memory).collect();
+    assert_eq!(exported, [Some(1728), Some(1600), Some(5200)]);
+    // By thread count alone, the two shapes of 256 threads get the same bytes, and no column.
+    let counted = kernel("fill", 500, 50).dynamic_shared_memory(|threads, _| threads * 4);
+    let sweep = crate::sweep(&driver(), &counted, &settings("32x8,16x16", GridPolicy::OneWave)).unwrap();
+    assert!(sweep.sweep.rows.iter().all(|row| row.dynamic_shared_memory == 1024));
+    assert!(!sweep.table(false).contains("smem"), "{}", sweep.table(false));
+}
