@@ -47,7 +47,7 @@ impl Drop for TempDir {
 
 /// Every file `block-size new` writes but the worker's, whose name is the project's
 /// ([`files`]).
-const FILES: [&str; 20] = [
+const FILES: [&str; 21] = [
     ".cargo/config.toml",
     ".gitignore",
     "Cargo.toml",
@@ -65,6 +65,7 @@ const FILES: [&str; 20] = [
     "rust-toolchain.toml",
     "rustfmt.toml",
     "scripts/build-ptx",
+    "scripts/setup-libcuda",
     "src/lib.rs",
     "src/main.rs",
     "tests/stencil3.rs",
@@ -178,19 +179,48 @@ fn check_files(project: &Path, name: &str, files: &[String]) {
     assert_eq!(stamp.toolchain, lines_of(&host_toolchain, "channel")[0].split('"').nth(1).map(String::from));
 }
 
-/// `.cargo/config.toml` names a folder whose `lib64/` (or `lib64/stubs/`) has a `libcuda.so`,
-/// or `block-size new` said in one line how to get one.
+/// `.cargo/config.toml` names the project's own `.cuda`, relative to the project (no path of
+/// this machine), whose `lib64/libcuda.so` links to a `libcuda.so`; or `block-size new` said in
+/// one line how to get one. A copy of the project without `.cuda` gets the same link from
+/// `scripts/setup-libcuda`, which refuses in one line, writing nothing, where a machine has none.
 fn check_libcuda(project: &Path, stderr: &str) {
     let config = read(&project.join(".cargo/config.toml"));
-    let folder = lines_of(&config, "CUDA_LIBRARY_PATH")[0].split('"').nth(1).unwrap().to_string();
-    let folder = Path::new(&folder);
-    assert!(folder.is_absolute(), "{config}");
-    let found = ["lib64/libcuda.so", "lib64/stubs/libcuda.so"].iter().any(|file| folder.join(file).exists());
-    if found {
-        assert_eq!(stderr, "");
-    } else {
+    assert_eq!(
+        lines_of(&config, "CUDA_LIBRARY_PATH"),
+        ["CUDA_LIBRARY_PATH = { value = \".cuda\", relative = true }"]
+    );
+    let link = project.join(".cuda/lib64/libcuda.so");
+    if !link.exists() {
         assert_eq!(stderr.lines().count(), 1, "{stderr}");
-        assert!(stderr.contains("scripts/setup"), "{stderr}");
+        assert!(stderr.contains("scripts/setup-libcuda"), "{stderr}");
+        return;
+    }
+    assert_eq!(stderr, "");
+    let copy = project.with_file_name(format!("{}-copy", project.file_name().unwrap().to_string_lossy()));
+    std::fs::create_dir_all(copy.join("scripts")).unwrap();
+    std::fs::copy(project.join("scripts/setup-libcuda"), copy.join("scripts/setup-libcuda")).unwrap();
+    let setup = || std::process::Command::new(copy.join("scripts/setup-libcuda"));
+    let output = setup().output().unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let made = copy.join(".cuda/lib64/libcuda.so");
+    assert_eq!(made.canonicalize().unwrap(), link.canonicalize().unwrap(), "the copy links what new linked");
+    assert!(setup().output().unwrap().status.success(), "again: idempotent");
+    // A machine with no driver, no toolkit and no block-size: one line, exit 1, nothing made.
+    let nothing =
+        ["/usr/lib/x86_64-linux-gnu/libcuda.so", "/usr/lib/x86_64-linux-gnu/libcuda.so.1", "/usr/local/cuda"];
+    if nothing.iter().all(|path| !Path::new(path).exists()) {
+        std::fs::remove_dir_all(copy.join(".cuda")).unwrap();
+        let home = copy.join("home");
+        let output = setup()
+            .env_remove("CUDA_PATH")
+            .env_remove("BLOCK_SIZE_CACHE")
+            .env("HOME", &home)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!((output.status.code(), stderr.lines().count()), (Some(1), 1), "{stderr}");
+        assert!(stderr.starts_with("Error: no libcuda.so to link against: "), "{stderr}");
+        assert!(!copy.join(".cuda").exists());
     }
 }
 
@@ -405,7 +435,7 @@ fn with_cuda_new_writes_the_twin_its_nvcc_ptx_and_a_stamp_that_belong_together()
     let output = block_size().arg("new").arg(&project).arg("--cuda").output().unwrap();
     let (stdout, stderr) = (String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
     assert_eq!(output.status.code(), Some(0), "{stdout}{stderr}");
-    assert!(stdout.starts_with("Created twin in ") && stdout.contains("(25 files)"), "{stdout}");
+    assert!(stdout.starts_with("Created twin in ") && stdout.contains("(26 files)"), "{stdout}");
     assert!(stdout.contains("scripts/build-cuda-twin rebuilds it"), "{stdout}");
     check_files(&project, "twin", &files("twin", true));
     for file in ["cuda/stencil3.cu", "ptx/stencil3-nvcc.ptx", "ptx/stencil3-nvcc.stamp.toml"] {

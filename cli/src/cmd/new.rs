@@ -194,12 +194,13 @@ const TEMPLATES: &[Template] = templates! {
     "rustfmt.toml" => "rustfmt.toml", false;
     "README.md" => "README.md", true;
     "gitignore" => ".gitignore", false;
-    "cargo-config.toml" => ".cargo/config.toml", true;
+    "cargo-config.toml" => ".cargo/config.toml", false;
     "src/lib.rs" => "src/lib.rs", true;
     "src/main.rs" => "src/main.rs", true;
     "src/bin/scaffold-name-cuda.rs" => "src/bin/scaffold-name-cuda.rs", true;
     "tests/stencil3.rs" => "tests/stencil3.rs", true;
     "scripts/build-ptx" => "scripts/build-ptx", true;
+    "scripts/setup-libcuda" => "scripts/setup-libcuda", false;
     "ptx/kernels.ptx" => "ptx/kernels.ptx", false;
     "ptx/kernels.stamp.toml" => "ptx/kernels.stamp.toml", false;
     "kernels/Cargo.toml" => "kernels/Cargo.toml", false;
@@ -227,7 +228,7 @@ const CUDA_TEMPLATES: &[Template] = templates! {
 const README_CUDA: &str = include_str!("../../templates/new/README-cuda.md");
 
 /// The files written executable (`rwxr-xr-x`).
-const EXECUTABLE: &[&str] = &["scripts/build-cuda-twin", "scripts/build-ptx"];
+const EXECUTABLE: &[&str] = &["scripts/build-cuda-twin", "scripts/build-ptx", "scripts/setup-libcuda"];
 
 /// The lines that open and close what only `--cuda` writes of a template (Rust comments, so
 /// that a template reads as the Rust it becomes): the `compare` subcommand, the twin's module
@@ -253,12 +254,10 @@ fn select_lines(text: &str, cuda: bool) -> String {
 }
 
 /// The placeholders of the templates: the package name (also in the worker's file name), the
-/// same as a Rust identifier, the repository's root (in `Cargo.toml` and the scripts) and the
-/// folder of a link-time libcuda (`.cargo/config.toml`).
+/// same as a Rust identifier, and the repository's root (in `Cargo.toml` and `scripts/build-ptx`).
 const NAME: &str = "scaffold-name";
 const IDENT: &str = "scaffold_name";
 const REPOSITORY: &str = "/path/to/block-size";
-const LIBCUDA: &str = "/path/to/libcuda";
 
 /// What `block-size new` did: the lines for standard output, and a note for standard error
 /// where there is one.
@@ -270,36 +269,24 @@ pub struct Created {
     pub stderr: String,
 }
 
-/// Where cust's build script will find a `libcuda.so` to link: a folder `base` with it in
-/// `base/lib64` or `base/lib64/stubs` (find_cuda_helper looks there), or one only in a folder
-/// of its own, linked into the project as `.cuda/lib64/libcuda.so`.
-#[derive(Debug, PartialEq, Eq)]
-enum Libcuda {
-    Base(PathBuf),
-    Link(PathBuf),
-    Missing,
-}
-
-/// The machine's driver's `libcuda.so` where the usual places have one, else the repository's
-/// `.cuda` (scripts/setup's), resolved.
-fn find_libcuda(repository: &Path) -> Libcuda {
-    for file in ["libcuda.so", "libcuda.so.1"] {
-        let driver = Path::new("/usr/lib/x86_64-linux-gnu").join(file);
-        if driver.is_file() {
-            return Libcuda::Link(driver);
-        }
+/// The `libcuda.so` the project's `.cuda/lib64/libcuda.so` links to, found where the
+/// project's `scripts/setup-libcuda` looks, in its order: the driver's own, a CUDA toolkit's
+/// stub (`$CUDA_PATH`, `/usr/local/cuda`), this repository's (`scripts/setup`'s, `.cuda`); `None`
+/// where the machine has none.
+fn find_libcuda(repository: &Path) -> Option<PathBuf> {
+    let mut candidates: Vec<PathBuf> = ["libcuda.so", "libcuda.so.1"]
+        .iter()
+        .map(|file| Path::new("/usr/lib/x86_64-linux-gnu").join(file))
+        .collect();
+    if let Some(base) = std::env::var_os("CUDA_PATH").map(PathBuf::from) {
+        candidates.extend([base.join("lib64/stubs/libcuda.so"), base.join("lib64/libcuda.so")]);
     }
-    let mut bases = vec![PathBuf::from("/usr/local/cuda")];
-    bases.extend(std::env::var_os("CUDA_PATH").map(PathBuf::from));
-    for base in bases {
-        if base.join("lib64/stubs/libcuda.so").is_file() || base.join("lib64/libcuda.so").is_file() {
-            return Libcuda::Base(base);
-        }
-    }
-    match repository.join(".cuda").canonicalize() {
-        Ok(base) if base.join("lib64/libcuda.so").is_file() => Libcuda::Base(base),
-        _ => Libcuda::Missing,
-    }
+    candidates.extend([
+        PathBuf::from("/usr/local/cuda/lib64/stubs/libcuda.so"),
+        PathBuf::from("/usr/local/cuda/targets/x86_64-linux/lib/stubs/libcuda.so"),
+        repository.join(".cuda/lib64/libcuda.so"),
+    ]);
+    candidates.into_iter().find(|file| file.is_file()).and_then(|file| file.canonicalize().ok())
 }
 
 /// `path` as a TOML basic string's contents.
@@ -340,24 +327,21 @@ pub fn exec(request: &NewRequest) -> Result<Created, Error> {
 
     std::fs::create_dir_all(path).map_err(|error| failed(path, error))?;
     let root = path.canonicalize().map_err(|error| failed(path, error))?;
-    let (libcuda, note) = match find_libcuda(&repository) {
-        Libcuda::Base(base) => (base, String::new()),
-        Libcuda::Link(file) => {
+    // The project's own link for the linker (`.cargo/config.toml` names `.cuda`, relative to
+    // the project): no path of this machine in any file written.
+    let note = match find_libcuda(&repository) {
+        Some(file) => {
             let lib64 = root.join(".cuda/lib64");
             std::fs::create_dir_all(&lib64).map_err(|error| failed(&lib64, error))?;
             let link = lib64.join("libcuda.so");
             std::os::unix::fs::symlink(&file, &link).map_err(|error| failed(&link, error))?;
-            (root.join(".cuda"), String::new())
+            String::new()
         }
-        Libcuda::Missing => {
-            let setup = repository.join("scripts/setup");
-            let note = format!(
-                "note: no libcuda.so to link against on this machine; run {} (it links one as {}, which .cargo/config.toml names)\n",
-                setup.display(),
-                repository.join(".cuda").display()
-            );
-            (repository.join(".cuda"), note)
-        }
+        None => format!(
+            "note: no libcuda.so to link against on this machine; install the NVIDIA driver or a CUDA toolkit, or run {} (it unpacks Debian's libcuda1), then {}\n",
+            repository.join("scripts/setup").display(),
+            root.join("scripts/setup-libcuda").display()
+        ),
     };
 
     let ident = request.name.replace('-', "_");
@@ -365,7 +349,6 @@ pub fn exec(request: &NewRequest) -> Result<Created, Error> {
         text.replace(NAME, &request.name)
             .replace(IDENT, &ident)
             .replace(REPOSITORY, &toml_escaped(&repository))
-            .replace(LIBCUDA, &toml_escaped(&libcuda))
     };
     let cuda: &[Template] = if request.cuda { CUDA_TEMPLATES } else { &[] };
     for template in TEMPLATES.iter().chain(cuda) {
@@ -442,7 +425,7 @@ mod tests {
 
     #[test]
     fn every_placeholder_is_in_a_filled_template_and_no_other() {
-        for placeholder in [NAME, IDENT, REPOSITORY, LIBCUDA] {
+        for placeholder in [NAME, IDENT, REPOSITORY] {
             assert!(TEMPLATES.iter().any(|template| template.filled && template.text.contains(placeholder)));
             for template in TEMPLATES.iter().chain(CUDA_TEMPLATES).filter(|template| !template.filled) {
                 assert!(!template.text.contains(placeholder), "{} holds {placeholder}", template.path);
