@@ -679,3 +679,62 @@ fn refusals_are_one_line_exit_2_and_write_nothing() {
         std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o755)).unwrap();
     }
 }
+
+#[test]
+fn with_runner_git_the_manifest_names_no_path_and_cargo_resolves_it_from_anywhere() {
+    let temp = TempDir::new("git");
+    // A git repository of block-size standing in for the published one: a bare clone.
+    let bare = temp.0.join("block-size.git");
+    let cloned = std::process::Command::new("git")
+        .args(["clone", "--bare", "-q"])
+        .arg(repo())
+        .arg(&bare)
+        .status()
+        .unwrap();
+    assert!(cloned.success());
+    let head =
+        std::process::Command::new("git").arg("-C").arg(repo()).args(["rev-parse", "HEAD"]).output().unwrap();
+    let head = String::from_utf8(head.stdout).unwrap().trim().to_string();
+    let url = format!("file://{}", bare.display());
+    let project = temp.0.join("travels");
+    let output = block_size().arg("new").arg(&project).args(["--runner-git", &url]).output().unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(stdout.contains(&format!("on block-size from {url} at {head}.")), "{stdout}");
+    let manifest = read(&project.join("Cargo.toml"));
+    assert_eq!(manifest.matches(&format!("git = \"{url}\", rev = \"{head}\"")).count(), 3, "{manifest}");
+    assert!(!manifest.contains("path = "), "{manifest}");
+    // Moved elsewhere, cargo still finds block-size's crates: from the repository, at the commit.
+    let moved = temp.0.join("elsewhere/travels");
+    std::fs::create_dir_all(moved.parent().unwrap()).unwrap();
+    std::fs::rename(&project, &moved).unwrap();
+    let metadata = std::process::Command::new("cargo")
+        .args(["metadata", "--format-version", "1"])
+        .current_dir(&moved)
+        .output()
+        .unwrap();
+    assert!(metadata.status.success(), "{}", String::from_utf8_lossy(&metadata.stderr));
+    let metadata: serde_json::Value = serde_json::from_slice(&metadata.stdout).unwrap();
+    let source = |name: &str| {
+        metadata["packages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|package| package["name"] == name)
+            .map(|package| package["source"].as_str().unwrap_or_default().to_string())
+    };
+    for name in ["block-size-runner", "block-size"] {
+        let source = source(name).unwrap_or_else(|| panic!("no package {name}"));
+        assert!(source.starts_with(&format!("git+{url}?rev={head}")), "{name}: {source}");
+    }
+    // Bad input: a URL that would break the manifest is one line, exit 2, nothing written.
+    let refused = block_size()
+        .arg("new")
+        .arg(temp.0.join("bad"))
+        .args(["--runner-git", "x\", y = \"1"])
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&refused.stderr).starts_with("Error: --runner-git "));
+    assert!(!temp.0.join("bad").exists());
+}

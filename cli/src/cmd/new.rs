@@ -5,7 +5,7 @@ The project sweeps the block size of its kernel with this repository's library: 
 crate with one example kernel (`kernels/`, a 1-D stencil through dynamic shared memory, with
 the unaligned barrier), its committed PTX and stamp (`ptx/`, so the host crate builds without
 LLVM) and `scripts/build-ptx`, which rebuilds them, and the host crate (`src/`, `tests/`)
-depending on this repository's `runner/` and `cli/` by absolute path: a program in two binaries
+depending on this repository's `runner/` and `cli/` by absolute path (or, with `--runner-git URL`, on a git repository of block-size at a pinned revision): a program in two binaries
 as `block-size` is, a launcher that links no driver (`src/main.rs`) over a worker that does
 (`src/bin/NAME-cuda.rs`), with the sweep and `tail`. With `--cuda`, also the example kernel's
 CUDA C++ twin (`cuda/stencil3.cu`), its committed nvcc PTX and stamp, `scripts/build-cuda-twin`,
@@ -40,6 +40,17 @@ pub struct New {
     #[arg(long, value_name = "DIR")]
     pub runner_path: Option<PathBuf>,
 
+    /// Depend on block-size's runner/ and cli/ from this git repository (your fork or the
+    /// published one) instead of the clone's folder, so that the project builds on any machine:
+    /// `git = URL, rev = REV` in its Cargo.toml
+    #[arg(long, value_name = "URL")]
+    pub runner_git: Option<String>,
+
+    /// With --runner-git: the commit, tag or branch to pin [default: the commit the block-size
+    /// clone is at]
+    #[arg(long, value_name = "REV", requires = "runner_git")]
+    pub runner_rev: Option<String>,
+
     /// Also write the example kernel's CUDA C++ twin (cuda/stencil3.cu), its nvcc PTX and stamp
     /// (ptx/stencil3-nvcc.*) and scripts/build-cuda-twin, to compare Rust against CUDA C++
     #[arg(long)]
@@ -57,6 +68,9 @@ pub struct NewRequest {
     pub repository: PathBuf,
     /// Whether to write the example kernel's CUDA C++ twin, its PTX and its script too.
     pub cuda: bool,
+    /// Where the project's dependencies on runner/ and cli/ come from: a git repository and
+    /// the revision pinned (`--runner-git`), or `None` for the repository's folder.
+    pub git: Option<(String, Option<String>)>,
 }
 
 /// The repository this program was built from: the CLI crate's parent folder.
@@ -76,7 +90,17 @@ impl New {
             None => default_name(&self.path)?,
         };
         let repository = self.runner_path.clone().unwrap_or_else(this_repository);
-        Ok(NewRequest { path: self.path.clone(), name, repository, cuda: self.cuda })
+        for (option, value) in [("--runner-git", &self.runner_git), ("--runner-rev", &self.runner_rev)] {
+            if let Some(value) = value
+                && (value.is_empty() || value.chars().any(|c| c.is_control() || c == '"' || c == '\\'))
+            {
+                return Err(format!(
+                    "{option} {value:?} is not a git URL or revision: one line, no quote or backslash"
+                ));
+            }
+        }
+        let git = self.runner_git.clone().map(|url| (url, self.runner_rev.clone()));
+        Ok(NewRequest { path: self.path.clone(), name, repository, cuda: self.cuda, git })
     }
 }
 
@@ -289,6 +313,19 @@ fn find_libcuda(repository: &Path) -> Option<PathBuf> {
     candidates.into_iter().find(|file| file.is_file()).and_then(|file| file.canonicalize().ok())
 }
 
+/// The commit `repository` is at, where it is a git checkout git can read.
+fn head_commit(repository: &Path) -> Option<String> {
+    let output = std::process::Command::new("git")
+        .arg("-C")
+        .arg(repository)
+        .args(["rev-parse", "HEAD"])
+        .output()
+        .ok()?;
+    let commit = String::from_utf8(output.stdout).ok()?.trim().to_string();
+    (output.status.success() && commit.len() == 40 && commit.bytes().all(|b| b.is_ascii_hexdigit()))
+        .then_some(commit)
+}
+
 /// `path` as a TOML basic string's contents.
 fn toml_escaped(path: &Path) -> String {
     path.display().to_string().replace('\\', "\\\\").replace('"', "\\\"")
@@ -345,7 +382,23 @@ pub fn exec(request: &NewRequest) -> Result<Created, Error> {
     };
 
     let ident = request.name.replace('-', "_");
+    // With --runner-git, the Cargo.toml's dependencies name the repository and its revision
+    // (the clone's commit where none is given): no path of this machine.
+    let pinned = request
+        .git
+        .as_ref()
+        .map(|(url, rev)| (url.clone(), rev.clone().or_else(|| head_commit(&repository))));
+    let git = pinned.as_ref().map(|(url, rev)| match rev {
+        Some(rev) => format!("git = \"{url}\", rev = \"{rev}\""),
+        None => format!("git = \"{url}\""),
+    });
     let fill = |text: &str| {
+        let mut text = text.to_string();
+        if let Some(source) = &git {
+            for crate_folder in ["runner", "cli"] {
+                text = text.replace(&format!("path = \"{REPOSITORY}/{crate_folder}\""), source);
+            }
+        }
         text.replace(NAME, &request.name)
             .replace(IDENT, &ident)
             .replace(REPOSITORY, &toml_escaped(&repository))
@@ -369,15 +422,19 @@ pub fn exec(request: &NewRequest) -> Result<Created, Error> {
         }
     }
 
+    let on = match &pinned {
+        Some((url, Some(rev))) => format!("on block-size from {url} at {rev}"),
+        Some((url, None)) => format!("on block-size from {url}"),
+        None => format!("on block-size at {}", repository.display()),
+    };
     let mut stdout = format!(
-        "Created {name} in {root} ({files} files), on block-size at {repository}.\n\
+        "Created {name} in {root} ({files} files), {on}.\n\
          Test it (no GPU): cd {root} && cargo test\n\
          Sweep it on a GPU: cargo build --release && target/release/{name} --block-sizes 64,128,256\n\
          Its kernel is kernels/src/lib.rs; scripts/build-ptx rebuilds its PTX (README.md says what it needs).\n",
         name = request.name,
         root = root.display(),
         files = TEMPLATES.len() + cuda.len(),
-        repository = repository.display(),
     );
     if request.cuda {
         stdout.push_str(&format!(
