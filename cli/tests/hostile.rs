@@ -136,6 +136,18 @@ fn edited(text: &str, from: &str, to: &str) -> String {
 /// `evil...` or `injected`: rustc's own printing of what it parsed (`-Zunpretty=normal`, the
 /// pinned nightly's), comments dropped, is searched.
 fn defines_no_injected_item(folder: &Path, name: &str) -> Result<(), String> {
+    let out_dir = std::env::temp_dir().join(format!("hostile-rustc-{}", std::process::id()));
+    let compiled = Command::new("rustc")
+        .args(["--edition", "2021", "--crate-type", "lib", "--emit=metadata", "-D", "warnings", "--out-dir"])
+        .arg(&out_dir)
+        .arg(name)
+        .current_dir(folder)
+        .output()
+        .map_err(|error| error.to_string())?;
+    let _ = std::fs::remove_dir_all(&out_dir);
+    if !compiled.status.success() {
+        return Err(format!("{name} does not compile: {}", String::from_utf8_lossy(&compiled.stderr)));
+    }
     let output = Command::new("rustc")
         .args(["--edition", "2021", "--crate-type", "lib", "-Zunpretty=normal", name])
         .current_dir(folder)

@@ -630,6 +630,23 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("block-size-emit-items-{name}-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::write(dir.join("winner.rs"), source).unwrap();
+        // It compiles as a library, warnings denied...
+        let compiled = std::process::Command::new("rustc")
+            .args([
+                "--edition",
+                "2021",
+                "--crate-type",
+                "lib",
+                "--emit=metadata",
+                "-D",
+                "warnings",
+                "winner.rs",
+            ])
+            .current_dir(&dir)
+            .output()
+            .unwrap();
+        assert!(compiled.status.success(), "{}\n{source}", String::from_utf8_lossy(&compiled.stderr));
+        // ... and what rustc parsed of it is listed.
         let output = std::process::Command::new("rustc")
             .args(["--edition", "2021", "--crate-type", "lib", "-Zunpretty=normal", "winner.rs"])
             .current_dir(&dir)
