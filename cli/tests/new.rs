@@ -47,7 +47,7 @@ impl Drop for TempDir {
 
 /// Every file `block-size new` writes but the worker's, whose name is the project's
 /// ([`files`]).
-const FILES: [&str; 21] = [
+const FILES: [&str; 22] = [
     ".cargo/config.toml",
     ".gitignore",
     "Cargo.toml",
@@ -65,6 +65,7 @@ const FILES: [&str; 21] = [
     "rust-toolchain.toml",
     "rustfmt.toml",
     "scripts/build-ptx",
+    "scripts/setup-cuda-wheels",
     "scripts/setup-libcuda",
     "src/lib.rs",
     "src/main.rs",
@@ -260,6 +261,10 @@ fn scaffold_target() -> PathBuf {
 /// .cargo/config.toml has one), its own toolchain file, in [`scaffold_target`]. Returns their
 /// standard output; `test` names the test that runs them, in what it says while they run.
 fn cargo_test(project: &Path, test: &str) -> String {
+    // One project's `cargo test` at a time in the shared target folder: two at once were seen
+    // to lose a dependency's rlib under the other's doc tests ("can't find crate").
+    static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     let target = scaffold_target();
     say!(
         "{test}: `cargo test` in {} (CARGO_TARGET_DIR={}; the first run builds block-size-runner and its dependencies, about a minute or more)",
@@ -435,7 +440,7 @@ fn with_cuda_new_writes_the_twin_its_nvcc_ptx_and_a_stamp_that_belong_together()
     let output = block_size().arg("new").arg(&project).arg("--cuda").output().unwrap();
     let (stdout, stderr) = (String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
     assert_eq!(output.status.code(), Some(0), "{stdout}{stderr}");
-    assert!(stdout.starts_with("Created twin in ") && stdout.contains("(26 files)"), "{stdout}");
+    assert!(stdout.starts_with("Created twin in ") && stdout.contains("(27 files)"), "{stdout}");
     assert!(stdout.contains("scripts/build-cuda-twin rebuilds it"), "{stdout}");
     check_files(&project, "twin", &files("twin", true));
     for file in ["cuda/stencil3.cu", "ptx/stencil3-nvcc.ptx", "ptx/stencil3-nvcc.stamp.toml"] {
@@ -590,10 +595,12 @@ fn scripts_build_ptx_refuses_in_one_line_without_llvm_7() {
     block_size().arg("new").arg(&project).assert().success();
     let script = project.join("scripts/build-ptx");
     assert_eq!(std::fs::metadata(&script).unwrap().permissions().mode() & 0o777, 0o755);
-    // libNVVM 11.8 from the cache this repository's set-up fills, by its own script.
-    let wheels = repo().canonicalize().unwrap().join("scripts/setup-cuda-wheels");
-    assert!(read(&script).contains(&format!("cuda=$(\"{}\" cuda-11.8)", wheels.display())));
-    assert_eq!(std::fs::metadata(&wheels).unwrap().permissions().mode() & 0o111, 0o111);
+    // libNVVM 11.8 from the cache this repository's set-up fills, by this repository's script,
+    // copied into the project: no path of this machine.
+    let wheels = project.join("scripts/setup-cuda-wheels");
+    assert!(read(&script).contains("cuda=$(\"$root/scripts/setup-cuda-wheels\" cuda-11.8)"));
+    assert_eq!(read(&wheels), read(&repo().join("scripts/setup-cuda-wheels")));
+    assert_eq!(std::fs::metadata(&wheels).unwrap().permissions().mode() & 0o777, 0o755);
 
     // No LLVM 7 to be found: a PATH of bash alone (no llvm-config-7, no llvm-config), then an
     // LLVM_CONFIG of another release. The real rebuild is not run here: it takes minutes.
@@ -704,6 +711,21 @@ fn with_runner_git_the_manifest_names_no_path_and_cargo_resolves_it_from_anywher
     let manifest = read(&project.join("Cargo.toml"));
     assert_eq!(manifest.matches(&format!("git = \"{url}\", rev = \"{head}\"")).count(), 3, "{manifest}");
     assert!(!manifest.contains("path = "), "{manifest}");
+    // No file the project holds names this checkout: it travels.
+    let checkout = repo().canonicalize().unwrap().display().to_string();
+    let mut folders = vec![project.clone()];
+    while let Some(folder) = folders.pop() {
+        for entry in std::fs::read_dir(&folder).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_symlink() {
+                continue; // .cuda's link to this machine's libcuda.so, git-ignored
+            } else if path.is_dir() {
+                folders.push(path);
+            } else if let Ok(text) = std::fs::read_to_string(&path) {
+                assert!(!text.contains(&checkout), "{} names {checkout}", path.display());
+            }
+        }
+    }
     // Moved elsewhere, cargo still finds block-size's crates: from the repository, at the commit.
     let moved = temp.0.join("elsewhere/travels");
     std::fs::create_dir_all(moved.parent().unwrap()).unwrap();

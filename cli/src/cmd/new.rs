@@ -223,7 +223,7 @@ const TEMPLATES: &[Template] = templates! {
     "src/main.rs" => "src/main.rs", true;
     "src/bin/scaffold-name-cuda.rs" => "src/bin/scaffold-name-cuda.rs", true;
     "tests/stencil3.rs" => "tests/stencil3.rs", true;
-    "scripts/build-ptx" => "scripts/build-ptx", true;
+    "scripts/build-ptx" => "scripts/build-ptx", false;
     "scripts/setup-libcuda" => "scripts/setup-libcuda", false;
     "ptx/kernels.ptx" => "ptx/kernels.ptx", false;
     "ptx/kernels.stamp.toml" => "ptx/kernels.stamp.toml", false;
@@ -247,6 +247,11 @@ const CUDA_TEMPLATES: &[Template] = templates! {
     "ptx/stencil3-nvcc.stamp.toml" => "ptx/stencil3-nvcc.stamp.toml", false;
     "scripts/build-cuda-twin" => "scripts/build-cuda-twin", false;
 };
+
+/// This repository's `scripts/setup-cuda-wheels`, written into every project as it is: the
+/// project's `scripts/build-ptx` gets libNVVM 11.8 from PyPI through it, with no path of this
+/// machine (one script for both: a fix here is the project's at its next `new`).
+const SETUP_CUDA_WHEELS: &str = include_str!("../../../scripts/setup-cuda-wheels");
 
 /// The section `--cuda` appends to `README.md`: the twin and how to rebuild its PTX.
 const README_CUDA: &str = include_str!("../../templates/new/README-cuda.md");
@@ -421,6 +426,13 @@ pub fn exec(request: &NewRequest) -> Result<Created, Error> {
                 .map_err(|error| failed(&file, error))?;
         }
     }
+    let wheels = root.join("scripts/setup-cuda-wheels");
+    std::fs::write(&wheels, SETUP_CUDA_WHEELS).map_err(|error| failed(&wheels, error))?;
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        std::fs::set_permissions(&wheels, std::fs::Permissions::from_mode(0o755))
+            .map_err(|error| failed(&wheels, error))?;
+    }
 
     let on = match &pinned {
         Some((url, Some(rev))) => format!("on block-size from {url} at {rev}"),
@@ -434,7 +446,7 @@ pub fn exec(request: &NewRequest) -> Result<Created, Error> {
          Its kernel is kernels/src/lib.rs; scripts/build-ptx rebuilds its PTX (README.md says what it needs).\n",
         name = request.name,
         root = root.display(),
-        files = TEMPLATES.len() + cuda.len(),
+        files = TEMPLATES.len() + cuda.len() + 1,
     );
     if request.cuda {
         stdout.push_str(&format!(
