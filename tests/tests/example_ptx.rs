@@ -37,6 +37,11 @@ const FAULTS: [&str; 2] = ["copy_faulting_at_1024", "copy_hanging_at_512"];
 /// u32)`: a 2-D kernel, its tile in dynamic shared memory (`examples/reduce/src/transpose.rs`).
 const TRANSPOSE: &str = "transpose";
 
+/// The box blur, `(input: *const f32, output: *mut f32, width: u32, height: u32, radius: u32)`:
+/// a 2-D kernel, its block-shaped tile and halo in dynamic shared memory
+/// (`examples/reduce/src/blur.rs`).
+const BLUR: &str = "box_blur";
+
 /// Every entry with three 64-bit parameters, in the PTX's order (the faults module first, then
 /// the stencils).
 const ENTRIES: [&str; 6] = [FAULTS[0], FAULTS[1], STENCILS[0], STENCILS[1], REDUCTIONS[0], REDUCTIONS[1]];
@@ -90,8 +95,9 @@ fn the_example_stamp_matches_its_committed_ptx() {
         stamp.regenerate
     );
     assert_eq!(stamp.kernels, entry_names(&ptx), "the stamp lists the PTX's entries");
-    assert_eq!(entry_names(&ptx)[..6], ENTRIES);
-    assert_eq!(entry_names(&ptx)[6..], [TRANSPOSE]);
+    assert_eq!(entry_names(&ptx)[..1], [BLUR]);
+    assert_eq!(entry_names(&ptx)[1..7], ENTRIES);
+    assert_eq!(entry_names(&ptx)[7..], [TRANSPOSE]);
 }
 
 #[test]
@@ -153,6 +159,7 @@ fn every_example_entry_takes_a_pointer_a_usize_and_a_pointer() {
         assert_eq!(params(&ptx, entry), ["u64", "u64", "u64"], "{entry}");
     }
     assert_eq!(params(&ptx, TRANSPOSE), ["u64", "u64", "u32", "u32", "u32"]);
+    assert_eq!(params(&ptx, BLUR), ["u64", "u64", "u32", "u32", "u32"]);
 }
 
 #[test]
@@ -164,6 +171,7 @@ fn the_example_reduces_in_dynamic_shared_memory_only() {
     assert_eq!(
         shared,
         [
+            ".extern .shared .align 4 .b8 box_blur_tile[];",
             ".extern .shared .align 4 .b8 stencil3_tile[];",
             ".extern .shared .align 4 .b8 sum_of_squares_partials[];",
             ".extern .shared .align 4 .b8 transpose_tile[];"
@@ -228,6 +236,27 @@ fn the_transpose_moves_its_tile_through_shared_memory_between_unaligned_barriers
         assert!(body.contains(register), "{register}");
     }
     assert!(!body.contains("sum_of_squares_partials") && !body.contains("stencil3_tile"));
+}
+
+#[test]
+fn the_blur_adds_from_its_halo_in_shared_memory_between_unaligned_barriers_and_divides_exactly() {
+    let ptx = ptx();
+    let body = body(&ptx, BLUR);
+    // Two barriers in the source (after the halo'd tile is loaded, before the next tile's), as
+    // many in the PTX: the convergent barrier is not copied.
+    let barriers = barriers(body);
+    assert_eq!(barriers.len(), 2, "{barriers:?}");
+    assert!(barriers.iter().all(|barrier| barrier.opcode == "barrier.sync"), "{barriers:?}");
+    // The tile read back as floats; the mean an IEEE division, so the CPU's bits are the GPU's
+    // (examples/reduce/src/blur.rs checks bit for bit).
+    assert!(body.contains("box_blur_tile") && body.contains("ld.shared.f32") && body.contains("st.shared"));
+    assert!(body.contains("div.rn.f32"), "an approximate division would not match the CPU's bits");
+    assert!(!body.contains("div.approx") && !body.contains("div.full"));
+    // Global memory: the input read, the output written, nothing else.
+    assert!(body.contains("ld.global") && body.contains("st.global.f32"));
+    for register in ["%ctaid.y", "%ntid.y", "%nctaid.y", "%tid.y"] {
+        assert!(body.contains(register), "{register}");
+    }
 }
 
 #[test]

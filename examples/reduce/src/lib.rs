@@ -1,13 +1,14 @@
 //! The host side of the example: sweeps the kernels of `examples/reduce/kernels` over block
 //! sizes x items per thread with the block-size runner, checking every row's sum.
 
+pub mod blur;
 pub mod bounds;
 pub mod faults;
 pub mod reference;
 pub mod stencil;
 pub mod transpose;
 
-/// A launcher's command line (`reduce-example`, `transpose-example`, `faults-example`), read as
+/// A launcher's command line (`reduce-example`, `transpose-example`, `blur-example`, `faults-example`), read as
 /// `block-size` reads its own: `--help` printed, bad input one `Error:` line and exit 2, the
 /// sweep's options checked as far as they can be without a device or the kernel's data
 /// ([`block_size_runner::Settings::validate`]); the worker checks the rest.

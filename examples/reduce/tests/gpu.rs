@@ -1,8 +1,8 @@
 //! The example programs through the library on a real GPU: `reduce-example` over every block
 //! size it is given (its Rust kernels, and with `--source cuda` their CUDA C++ twins), its
-//! corrupt-output self-test, and `stencil-example` (the barrier regression
-//! kernel) at every block size. Where no GPU is usable each test prints SKIPPED with the reason
-//! and passes; with `REQUIRE_GPU=1` a skip is a failure.
+//! corrupt-output self-test, `stencil-example` (the barrier regression kernel) at every block
+//! size, and the transpose and the box blur over block shapes. Where no GPU is usable each test
+//! prints SKIPPED with the reason and passes; with `REQUIRE_GPU=1` a skip is a failure.
 //!
 //! `stencil-example` and `bounds-example` link `libcuda.so.1` directly (through cust): without
 //! the driver the loader stops them before `main` (exit 127); `reduce-example` and
@@ -194,4 +194,50 @@ fn the_transpose_is_exact_at_every_shape_tile_and_grid_on_the_gpu() {
             "{stdout}"
         );
     }
+}
+
+#[test]
+fn the_blur_is_exact_at_every_shape_radius_and_grid_with_its_shapes_shared_memory_on_the_gpu() {
+    // Sides no block divides, so the last tiles of each row and column are ragged; one radius
+    // (the check on the GPU) and three (each row's output compared on the host).
+    for (grid, radii, rows) in [("one-wave", "2", 6), ("per-item", "1,2,4", 18)] {
+        let args = [
+            "--width",
+            "1021",
+            "--height",
+            "997",
+            "--radii",
+            radii,
+            "--block-shapes",
+            "32x8,16x16,64x4,8x32,256x1,1x256",
+            "--grid",
+            grid,
+            "--warmups",
+            "1",
+            "--runs",
+            "3",
+        ];
+        let Some(output) = on_gpu("blur", env!("CARGO_BIN_EXE_blur-example"), &args) else {
+            return;
+        };
+        let (stdout, stderr) = (text(&output.stdout), text(&output.stderr));
+        assert_eq!((output.status.code(), stderr.as_str()), (Some(0), ""), "{grid}: {stdout}");
+        assert!(
+            stdout.contains(&format!("agrees with the driver's blk/SM at {rows} of {rows} ")),
+            "{grid}: {stdout}"
+        );
+        // Each shape's own bytes: (x + 2r) (y + 2r) 4 (radius 2: 1728 at 32x8, 1600 at 16x16).
+        let header = stdout.lines().find(|line| line.contains("thr/blk")).unwrap_or_default();
+        assert!(header.split_whitespace().any(|column| column == "smem"), "{stdout}");
+        assert!(stdout.lines().any(|line| line.contains(" 32x8 ") && line.contains(" 1728 ")), "{stdout}");
+        assert!(stdout.lines().any(|line| line.contains(" 16x16 ") && line.contains(" 1600 ")), "{stdout}");
+    }
+    // A wrong pixel is caught on the GPU's check and named.
+    let args =
+        ["--width", "1021", "--height", "997", "--block-shapes", "32x8,16x16", "--corrupt-output", "70"];
+    let Some(output) = on_gpu("blur-corrupt", env!("CARGO_BIN_EXE_blur-example"), &args) else { return };
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert_eq!(stderr.matches("check failed:").count(), 2, "{stderr}");
+    assert!(stderr.contains("pixel 70 "), "{stderr}");
 }

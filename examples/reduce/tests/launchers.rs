@@ -1,13 +1,14 @@
-//! The example's programs start anywhere, as `block-size` does: `reduce-example` and
-//! `transpose-example` are launchers over workers that link the driver
-//! (`reduce-example-cuda`, `transpose-example-cuda`), so their help and their refusals need no
+//! The example's programs start anywhere, as `block-size` does: `reduce-example`,
+//! `transpose-example`, `blur-example` and `faults-example` are launchers over workers that link
+//! the driver (`reduce-example-cuda`, `transpose-example-cuda`, ...), so their help and their refusals need no
 //! NVIDIA driver, and without one a sweep is one line, exit 3, not the loader's exit 127.
 
 use std::process::{Command, Output};
 
-const LAUNCHERS: [(&str, &str); 3] = [
+const LAUNCHERS: [(&str, &str); 4] = [
     ("reduce-example", env!("CARGO_BIN_EXE_reduce-example")),
     ("transpose-example", env!("CARGO_BIN_EXE_transpose-example")),
+    ("blur-example", env!("CARGO_BIN_EXE_blur-example")),
     ("faults-example", env!("CARGO_BIN_EXE_faults-example")),
 ];
 
@@ -39,6 +40,7 @@ fn each_launcher_needs_no_driver_library_and_its_worker_does() {
     }
     assert!(needed(env!("CARGO_BIN_EXE_reduce-example-cuda")), "the worker links the driver");
     assert!(needed(env!("CARGO_BIN_EXE_transpose-example-cuda")), "the worker links the driver");
+    assert!(needed(env!("CARGO_BIN_EXE_blur-example-cuda")), "the worker links the driver");
 }
 
 #[test]

@@ -24,6 +24,7 @@ use core::cell::UnsafeCell;
 use cuda_std::prelude::*;
 
 pub mod barrier;
+pub mod blur;
 pub mod faults;
 pub mod stencil;
 pub mod transpose;
