@@ -5,7 +5,9 @@ The project sweeps the block size of its kernel with this repository's library: 
 crate with one example kernel (`kernels/`, a 1-D stencil through dynamic shared memory, with
 the unaligned barrier), its committed PTX and stamp (`ptx/`, so the host crate builds without
 LLVM) and `scripts/build-ptx`, which rebuilds them, and the host crate (`src/`, `tests/`)
-depending on this repository's `runner/` and `cli/` by absolute path (or, with `--runner-git URL`, on a git repository of block-size at a pinned revision): a program in two binaries
+depending on block-size's `runner/` and `cli/` from a git repository at a pinned revision
+(`--runner-git URL`; by default this clone's `origin` at the clone's commit, where `origin` is a
+network URL holding that commit) or else by the clone's absolute path: a program in two binaries
 as `block-size` is, a launcher that links no driver (`src/main.rs`) over a worker that does
 (`src/bin/NAME-cuda.rs`), with the sweep and `tail`. With `--cuda`, also the example kernel's
 CUDA C++ twin (`cuda/stencil3.cu`), its committed nvcc PTX and stamp, `scripts/build-cuda-twin`,
@@ -41,8 +43,9 @@ pub struct New {
     pub runner_path: Option<PathBuf>,
 
     /// Depend on block-size's runner/ and cli/ from this git repository (your fork or the
-    /// published one) instead of the clone's folder, so that the project builds on any machine:
-    /// `git = URL, rev = REV` in its Cargo.toml
+    /// published one), so that the project builds on any machine: `git = URL, rev = REV` in its
+    /// Cargo.toml [default: the clone's origin where it is a network URL that holds the clone's
+    /// commit, else (and with --runner-path) the folder by path]
     #[arg(long, value_name = "URL")]
     pub runner_git: Option<String>,
 
@@ -99,7 +102,13 @@ impl New {
                 ));
             }
         }
-        let git = self.runner_git.clone().map(|url| (url, self.runner_rev.clone()));
+        // Neither option: the clone's own origin where a project elsewhere can fetch the clone's
+        // commit from it, so that the project travels by default; else the clone's folder.
+        let git = match (&self.runner_git, &self.runner_path) {
+            (Some(url), _) => Some((url.clone(), self.runner_rev.clone())),
+            (None, None) => travelling_origin(&repository).map(|url| (url, None)),
+            (None, Some(_)) => None,
+        };
         Ok(NewRequest { path: self.path.clone(), name, repository, cuda: self.cuda, git })
     }
 }
@@ -331,6 +340,25 @@ fn head_commit(repository: &Path) -> Option<String> {
         .then_some(commit)
 }
 
+/// The URL of `repository`'s `origin` where a project on another machine can build from it: a
+/// URL of a network (`https://`, `ssh://`, `git@host:path`, not a folder or a `file://` of this
+/// machine) whose remote-tracking branches hold the commit `repository` is at (so a pin to that
+/// commit resolves there). `None` otherwise: the project then depends on the folder.
+fn travelling_origin(repository: &Path) -> Option<String> {
+    let git = |args: &[&str]| {
+        let output = std::process::Command::new("git").arg("-C").arg(repository).args(args).output().ok()?;
+        output.status.success().then(|| String::from_utf8_lossy(&output.stdout).trim().to_string())
+    };
+    let url = git(&["remote", "get-url", "origin"])?;
+    let scp_like = !url.contains("://") && url.split_once(':').is_some_and(|(host, _)| host.contains('@'));
+    let network = ["https://", "http://", "ssh://", "git://"].iter().any(|scheme| url.starts_with(scheme));
+    if !(network || scp_like) || url.chars().any(|c| c.is_control() || c == '"' || c == '\\') {
+        return None;
+    }
+    let holders = git(&["branch", "--remotes", "--contains", "HEAD", "--format=%(refname)"])?;
+    holders.lines().any(|branch| branch.starts_with("refs/remotes/origin/")).then_some(url)
+}
+
 /// `path` as a TOML basic string's contents.
 fn toml_escaped(path: &Path) -> String {
     path.display().to_string().replace('\\', "\\\\").replace('"', "\\\"")
@@ -437,7 +465,10 @@ pub fn exec(request: &NewRequest) -> Result<Created, Error> {
     let on = match &pinned {
         Some((url, Some(rev))) => format!("on block-size from {url} at {rev}"),
         Some((url, None)) => format!("on block-size from {url}"),
-        None => format!("on block-size at {}", repository.display()),
+        None => format!(
+            "on block-size at {} by path (it builds on this machine only; --runner-git URL for a project that travels)",
+            repository.display()
+        ),
     };
     let mut stdout = format!(
         "Created {name} in {root} ({files} files), {on}.\n\
@@ -461,6 +492,45 @@ pub fn exec(request: &NewRequest) -> Result<Created, Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_default_source_is_an_origin_of_the_network_that_holds_the_clones_commit() {
+        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos();
+        let clone = std::env::temp_dir().join(format!("block-size-origin-{}-{nanos}", std::process::id()));
+        std::fs::create_dir_all(&clone).unwrap();
+        let git = |args: &[&str]| {
+            let status = std::process::Command::new("git")
+                .arg("-C")
+                .arg(&clone)
+                .args(["-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"])
+                .args(args)
+                .output()
+                .unwrap();
+            assert!(status.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&status.stderr));
+        };
+        git(&["init", "-q"]);
+        git(&["commit", "-q", "--allow-empty", "-m", "one"]);
+        assert_eq!(travelling_origin(&clone), None, "no origin");
+        git(&["remote", "add", "origin", "https://example.org/you/block-size.git"]);
+        assert_eq!(travelling_origin(&clone), None, "an origin that does not hold the commit");
+        git(&["update-ref", "refs/remotes/origin/main", "HEAD"]);
+        assert_eq!(travelling_origin(&clone).as_deref(), Some("https://example.org/you/block-size.git"));
+        git(&["commit", "-q", "--allow-empty", "-m", "two, not pushed"]);
+        assert_eq!(travelling_origin(&clone), None, "a commit origin does not have");
+        git(&["update-ref", "refs/remotes/origin/main", "HEAD"]);
+        for (url, travels) in [
+            ("git@github.com:you/block-size.git", true),
+            ("ssh://git@host/block-size", true),
+            ("/home/you/block-size", false),
+            ("file:///home/you/block-size", false),
+            ("../block-size", false),
+            ("C:block-size", false),
+        ] {
+            git(&["remote", "set-url", "origin", url]);
+            assert_eq!(travelling_origin(&clone).is_some(), travels, "{url}");
+        }
+        std::fs::remove_dir_all(&clone).unwrap();
+    }
 
     #[test]
     fn crate_names_are_checked_as_cargo_would_take_them() {
