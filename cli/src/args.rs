@@ -263,6 +263,11 @@ impl BlockShapeItem {
     }
 }
 
+/// `tail --block-shape`'s one shape (`32x8`).
+fn parse_block_shape(text: &str) -> Result<BlockShape, String> {
+    text.trim().parse()
+}
+
 pub(crate) fn parse_block_shape_item(text: &str) -> Result<BlockShapeItem, String> {
     match text.trim() {
         "2d" | "2D" => Ok(BlockShapeItem::Generated(2)),
@@ -664,6 +669,11 @@ pub struct TailArgs {
     #[arg(long, allow_negative_numbers = true, value_name = "THREADS", default_value_t = DEFAULT_TAIL_BLOCK_SIZE)]
     pub block_size: u32,
 
+    /// The block as a shape instead (32x8: x, y, z threads), for a kernel with a 2-D or 3-D
+    /// domain; the grids stay in x, the kernel's blocks looping over the work
+    #[arg(long, allow_hyphen_values = true, value_name = "SHAPE", conflicts_with = "block_size", value_parser = parse_block_shape)]
+    pub block_shape: Option<BlockShape>,
+
     /// Grid sizes in waves (blocks/SM x SMs), comma-separated, each above 0 and at most 1000
     #[arg(long, allow_hyphen_values = true, value_name = "LIST", value_delimiter = ',', default_values_t = DEFAULT_WAVES, action = ArgAction::Set)]
     pub waves: Vec<f64>,
@@ -684,6 +694,7 @@ impl TailArgs {
         Settings {
             device: DeviceChoice::One(self.device.device),
             block_sizes: vec![self.block_size],
+            block_shapes: self.block_shape.into_iter().collect(),
             timing: self.timing.settings(),
             provenance: self.provenance.provenance,
             ..Settings::default()

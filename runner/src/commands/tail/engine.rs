@@ -45,6 +45,8 @@ pub struct Tail {
     pub pass: Pass,
     /// The block size of every grid.
     pub threads_per_block: u32,
+    /// The block of every grid: its shape (`32x8`), in x alone where not given one.
+    pub block: BlockShape,
     /// The driver's blocks/SM at it.
     pub blocks_per_sm: u32,
     /// Blocks in one wave: blocks/SM x SMs.
@@ -73,24 +75,23 @@ pub fn grid_for(waves: f64, wave_blocks: u32) -> u32 {
 pub fn run(
     gpu: &mut dyn Gpu,
     workload: &mut dyn Workload,
-    threads_per_block: u32,
+    block: BlockShape,
     waves: &[f64],
     timing: Timing,
 ) -> Result<Tail> {
     let limits = gpu.limits().clone();
-    let blocks_per_sm = gpu.blocks_per_sm(
-        threads_per_block,
-        workload.dynamic_shared_memory(BlockShape::linear(threads_per_block)),
-    )?;
+    let threads_per_block = block.threads();
+    let blocks_per_sm = gpu.blocks_per_sm(threads_per_block, workload.dynamic_shared_memory(block))?;
     let wave_blocks = (blocks_per_sm * limits.multiprocessors).max(1);
     let mut rows = Vec::new();
     let mut failures = Vec::new();
     if blocks_per_sm == 0 {
-        failures.push(CheckFailure::NoResidency { block: BlockShape::linear(threads_per_block) });
+        failures.push(CheckFailure::NoResidency { block });
     }
     for &wave_count in waves {
         let grid_blocks = grid_for(wave_count, wave_blocks);
-        let block = BlockShape::linear(threads_per_block);
+        // The grid in x alone, whatever the block's shape: the kernel's blocks loop over the
+        // work (tail's premise), in y too where the block is a shape.
         let Checked { run_ms, mismatch, .. } = checked::measure(
             gpu,
             workload,
@@ -118,6 +119,7 @@ pub fn run(
         limits,
         pass: workload.pass().clone(),
         threads_per_block,
+        block,
         blocks_per_sm,
         wave_blocks,
         timing,
@@ -152,7 +154,8 @@ mod tests {
     fn rows_describe_full_waves_and_the_last_waves_fill() {
         let (mut gpu, mut workload) = uploaded(fixture::kernel(4096));
         let timing = Timing::launch(1, 3);
-        let tail = run(&mut gpu, workload.as_mut(), 256, &[1.0, 1.1, 2.0], timing).unwrap();
+        let tail =
+            run(&mut gpu, workload.as_mut(), BlockShape::linear(256), &[1.0, 1.1, 2.0], timing).unwrap();
         assert_eq!((tail.blocks_per_sm, tail.wave_blocks), (8, 1056));
         let shape: Vec<(u32, u32)> = tail.rows.iter().map(|row| (row.grid_blocks, row.full_waves)).collect();
         assert_eq!(shape, [(1056, 1), (1162, 1), (2112, 2)]);
@@ -169,7 +172,7 @@ mod tests {
         let (mut gpu, mut workload) = uploaded(fixture::kernel(4096).dynamic_shared_memory(|_, _| 16384));
         gpu.shared_memory_residency = vec![(64, 16384, 13)];
         let timing = Timing::launch(0, 2);
-        let tail = run(&mut gpu, workload.as_mut(), 64, &[0.5, 1.0], timing).unwrap();
+        let tail = run(&mut gpu, workload.as_mut(), BlockShape::linear(64), &[0.5, 1.0], timing).unwrap();
         assert_eq!((tail.blocks_per_sm, tail.wave_blocks), (13, 1716));
         assert!(tail.failures.is_empty(), "{:?}", tail.failures);
         assert_eq!(tail.pass.kernel, "scale");

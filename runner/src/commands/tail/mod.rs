@@ -17,6 +17,7 @@ use crate::measure::backend::{Driver, Gpu as _};
 use crate::measure::device::{self, command_line};
 use crate::measure::timing::Timing;
 use crate::measure::workload::Workload as _;
+use crate::model::block_shape::BlockShape;
 use crate::results::table;
 
 /// The grids `waves` may ask for: each above 0 and at most 1000 waves.
@@ -32,19 +33,31 @@ fn check_waves(waves: &[f64]) -> Result<(), Error> {
 }
 
 /// Everything about a tail experiment that needs no device: one device, the settings (their
-/// timing returned), one block size (returned), the grids, the kernel's description.
-fn checked(kernel: &Kernel, settings: &Settings, waves: &[f64]) -> Result<(u32, Timing, u32), Error> {
+/// timing returned), one block (returned: `block_sizes`' one in x alone, or `block_shapes`' one,
+/// a shape beyond x for a kernel with a domain alone), the grids, the kernel's description.
+fn checked(kernel: &Kernel, settings: &Settings, waves: &[f64]) -> Result<(u32, Timing, BlockShape), Error> {
     let device = one_device(settings, "tail")?;
     let timing = settings.checked()?;
-    let [threads_per_block] = settings.block_sizes[..] else {
-        return Err(Error::new(
-            exit::USAGE,
-            format!("tail measures one block size: give one, not {}", settings.block_sizes.len()),
-        ));
+    let usage = |message: String| Error::new(exit::USAGE, message);
+    let block = match (&settings.block_shapes[..], &settings.block_sizes[..]) {
+        ([], [threads]) => BlockShape::linear(*threads),
+        ([], sizes) => {
+            return Err(usage(format!("tail measures one block size: give one, not {}", sizes.len())));
+        }
+        ([shape], _) if !shape.is_linear() && kernel.domain_sides().is_none() => {
+            return Err(usage(format!(
+                "--block-shape {shape}: the kernel `{}` launches blocks in x alone (its description has no domain, Kernel::domain); give it --block-size",
+                kernel.pass.kernel
+            )));
+        }
+        ([shape], _) => *shape,
+        (shapes, _) => {
+            return Err(usage(format!("tail measures one block: give one shape, not {}", shapes.len())));
+        }
     };
     check_waves(waves)?;
     check_kernel(kernel, &[kernel.module()])?;
-    Ok((device, timing, threads_per_block))
+    Ok((device, timing, block))
 }
 
 impl Settings {
@@ -70,31 +83,25 @@ pub fn tail<D: Driver>(
     waves: &[f64],
     console: &mut Console,
 ) -> Result<i32, Error> {
-    let (device, timing, threads_per_block) = checked(kernel, settings, waves)?;
+    let (device, timing, block) = checked(kernel, settings, waves)?;
+    let threads_per_block = block.threads();
     let entry = kernel.kernels()[0];
     let device::Opened { mut gpu, left_out, .. } = device::open_loading(driver, device, &[entry])?;
     if let Some(unloadable) = left_out.first() {
         return Err(Error::new(exit::NO_DEVICE, unloadable.to_string()));
     }
     device::check_block_size_limits(&[threads_per_block], gpu.limits())
+        .and_then(|()| block.check(gpu.limits().max_block_dimensions, gpu.limits().max_threads_per_block))
         .map_err(|message| Error::new(exit::USAGE, message))?;
     // The grids' sizes need the device's residency: outputs of one element per block are
     // allocated for the largest.
-    let shared = (kernel.shared)(
-        crate::model::block_shape::BlockShape::linear(threads_per_block),
-        &kernel.variants()[0],
-    );
+    let shared = (kernel.shared)(block, &kernel.variants()[0]);
     let blocks_per_sm = gpu.blocks_per_sm(threads_per_block, shared).map_err(failed)?;
     let wave_blocks = (blocks_per_sm * gpu.limits().multiprocessors).max(1);
     let max_grid = waves.iter().map(|&waves| engine::grid_for(waves, wave_blocks)).max().unwrap_or(1);
     let mut run = Run::new(kernel, max_grid);
     let scratch = if timing.flushes() { 2 * u64::from(gpu.limits().l2_cache_bytes) } else { 0 };
-    crate::commands::sweep::check_device(
-        &mut run,
-        &gpu,
-        &[crate::model::block_shape::BlockShape::linear(threads_per_block)],
-        scratch,
-    )?;
+    crate::commands::sweep::check_device(&mut run, &gpu, &[block], scratch)?;
     if settings.provenance {
         console.out(&device::provenance_lines(
             &mut gpu,
@@ -105,7 +112,7 @@ pub fn tail<D: Driver>(
     }
     run.build().map_err(|error| Error::new(exit::USAGE, format!("{error:#}")))?;
     run.upload(&mut gpu).map_err(failed)?;
-    let result = engine::run(&mut gpu, &mut run, threads_per_block, waves, timing).map_err(failed)?;
+    let result = engine::run(&mut gpu, &mut run, block, waves, timing).map_err(failed)?;
     console.out(&render(&result));
     console.err(&render_stderr(&result));
     Ok(if result.failures.is_empty() { exit::SUCCESS } else { exit::FAILED })
@@ -116,8 +123,9 @@ pub fn tail<D: Driver>(
 pub fn render(result: &Tail) -> String {
     let mut text = table::device_and_image(&result.limits, &result.pass);
     text += &table::timing_line(result.timing);
+    let shape = if result.block.is_linear() { String::new() } else { format!(", block {}", result.block) };
     text += &format!(
-        "Block size: {} threads; {} blocks/SM x {} SMs = {} blocks per wave; the {} is the same in every row\n\n",
+        "Block size: {} threads{shape}; {} blocks/SM x {} SMs = {} blocks per wave; the {} is the same in every row\n\n",
         result.threads_per_block,
         result.blocks_per_sm,
         result.limits.multiprocessors,

@@ -340,3 +340,45 @@ fn shared_memory_that_follows_the_block_s_shape_is_each_row_s_and_shown() {
     assert!(sweep.sweep.rows.iter().all(|row| row.dynamic_shared_memory == 1024));
     assert!(!sweep.table(false).contains("smem"), "{}", sweep.table(false));
 }
+
+#[test]
+fn tail_takes_a_block_shape_for_a_kernel_with_a_domain_and_refuses_one_without() {
+    let tail_settings = |shape: &str| Settings {
+        block_shapes: vec![shape.parse().unwrap()],
+        timing: TimingSettings {
+            mode: TimingMode::Launch,
+            warmups: 0,
+            runs: Some(2),
+            ..TimingSettings::default()
+        },
+        ..Settings::default()
+    };
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let mut console = crate::Console { out: &mut out, err: &mut err };
+    let code = crate::tail(
+        &driver(),
+        &kernel("fill", 500, 50),
+        &tail_settings("16x16"),
+        &[0.5, 1.0, 1.1],
+        &mut console,
+    )
+    .unwrap();
+    let (out, err) = (String::from_utf8(out).unwrap(), String::from_utf8(err).unwrap());
+    // Every grid, in x, covers the 2-D domain (the kernel strides in x and y): every row checked.
+    assert_eq!((code, err.as_str()), (0, ""), "{out}");
+    assert!(out.contains("Block size: 256 threads, block 16x16; "), "{out}");
+    assert_eq!(out.lines().filter(|line| line.trim_start().starts_with(['0', '1'])).count(), 3, "{out}");
+    // A kernel without a domain launches blocks in x alone: one line, exit 2.
+    let flat = Kernel::new(MODULE, "fill")
+        .output::<u32>("out", 16)
+        .args(|_| vec![Arg::Buffer("out"), Arg::U32(4), Arg::U32(4)]);
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let mut console = crate::Console { out: &mut out, err: &mut err };
+    let error = crate::tail(&driver(), &flat, &tail_settings("32x8"), &[1.0], &mut console).unwrap_err();
+    assert_eq!(error.exit_status(), 2);
+    assert!(
+        error.to_string().starts_with("--block-shape 32x8: the kernel `fill` launches blocks in x alone"),
+        "{error}"
+    );
+    assert!(out.is_empty());
+}
