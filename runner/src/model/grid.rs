@@ -165,6 +165,60 @@ fn per_item_sides(domain: [u64; 3], covers: [u64; 3]) -> [u64; 3] {
     std::array::from_fn(|axis| domain[axis].div_ceil(covers[axis].max(1)).max(1))
 }
 
+/// A grid of about `blocks` blocks over a domain, for `block-size tail`, whose rows must give
+/// every block the same share of the work and run in as many waves of `wave_blocks` as
+/// `blocks` would: the grid `gx x gy x gz`, within the per-item grid `nx x ny x nz` (`domain`
+/// over `covers`), that starts as many waves as `blocks` does (`ceil(gx gy gz / wave_blocks)`,
+/// so that a one-wave row never spills a few blocks into a second wave) and, among those, makes
+/// `|gx gy gz - blocks| / blocks + (imbalance - 1)` least, the imbalance being the most trips of
+/// the grid-stride loop a block takes, `ceil(nx / gx) ceil(ny / gy) ceil(nz / gz)`, over the
+/// mean, `nx ny nz / (gx gy gz)`. Ties go to the wider grid. Returns the grid and its imbalance.
+pub(crate) fn grid_of_about(
+    blocks: u32,
+    wave_blocks: u32,
+    domain: [u64; 3],
+    covers: [u64; 3],
+) -> (GridShape, f64) {
+    let [nx, ny, nz] = per_item_sides(domain, covers);
+    let wanted = u64::from(blocks.max(1));
+    let waves_started = |launched: u64| (launched - 1) / u64::from(wave_blocks.max(1));
+    let imbalance = |[gx, gy, gz]: [u64; 3]| {
+        let most = nx.div_ceil(gx) * ny.div_ceil(gy) * nz.div_ceil(gz);
+        most as f64 * (gx * gy * gz) as f64 / (nx * ny * nz) as f64
+    };
+    // Ordered: a grid of another wave count last, whatever its fit.
+    let cost = |grid: [u64; 3]| {
+        let launched = grid[0] * grid[1] * grid[2];
+        let fit = launched.abs_diff(wanted) as f64 / wanted as f64 + (imbalance(grid) - 1.0);
+        (waves_started(launched) != waves_started(wanted), fit)
+    };
+    // Sides near `target` (at most `most`): its floor and ceiling, and the least sides that
+    // split `most` tiles into `most / target` and one more trips each (an even split).
+    let around = |target: u64, most: u64| {
+        let low = target.max(1);
+        let trips = (most / low).max(1);
+        [low, low + 1, most.div_ceil(trips), most.div_ceil(trips + 1)].map(|side| side.clamp(1, most))
+    };
+    let mut best = [nx.min(wanted), 1, 1];
+    let mut best_cost = cost(best);
+    let layers = if nx * ny >= wanted { [1; 4] } else { around(wanted / (nx * ny), nz) };
+    for gz in layers {
+        let plane = (wanted / gz).max(1);
+        for gx in 1..=nx.min(plane) {
+            for gy in around(plane / gx, ny) {
+                let grid = [gx, gy, gz];
+                let grid_cost = cost(grid);
+                // A tie keeps the later grid: the wider.
+                if grid_cost <= best_cost {
+                    (best, best_cost) = (grid, grid_cost);
+                }
+            }
+        }
+    }
+    let side = |blocks: u64| u32::try_from(blocks).unwrap_or(u32::MAX);
+    (GridShape { x: side(best[0]), y: side(best[1]), z: side(best[2]) }, imbalance(best))
+}
+
 /// The items a block of `block` covers a trip with one item a thread: its sides.
 pub(crate) fn sides(block: BlockShape) -> [u64; 3] {
     [block.x, block.y, block.z].map(u64::from)
@@ -209,6 +263,30 @@ impl Serialize for GridPolicy {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_tails_grid_over_a_domain_keeps_its_wave_count_and_shares_the_work_evenly() {
+        // 4K frame, 32x8 blocks: a per-item grid of 120 x 270, 1056 blocks a wave.
+        let (domain, covers) = ([3840, 2160, 1], [32, 8, 1]);
+        let layout = |blocks| {
+            let (grid, imbalance) = grid_of_about(blocks, 1056, domain, covers);
+            ((grid.x, grid.y, grid.z), (imbalance * 1000.0).round() / 1000.0)
+        };
+        // Half a wave: 60 x 9, each block 2 x 30 tiles exactly.
+        assert_eq!(layout(528), ((60, 9, 1), 1.0));
+        // One wave: not 120 x 9 = 1080 blocks, whose 24 last would run as a second wave.
+        assert_eq!(layout(1056), ((60, 17, 1), 1.007));
+        assert_eq!(layout(1162), ((30, 39, 1), 1.011));
+        assert_eq!(layout(2218), ((120, 18, 1), 1.0));
+        // More blocks than the per-item grid has: the per-item grid, one trip each.
+        assert_eq!(layout(40_000), ((120, 270, 1), 1.0));
+        // A 3-D domain fills whole planes before it layers them.
+        let (grid, imbalance) = grid_of_about(64, 64, [8, 8, 8], [2, 2, 2]);
+        assert_eq!((grid.x * grid.y * grid.z, imbalance), (64, 1.0));
+        // Blocks in x alone over a wide, short domain.
+        let (grid, _) = grid_of_about(1056, 1056, [3840, 2160, 1], [1, 256, 1]);
+        assert_eq!((grid.x, grid.y, grid.z), (350, 3, 1));
+    }
 
     #[test]
     fn one_wave_is_the_seed_grid() {

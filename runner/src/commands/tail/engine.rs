@@ -13,6 +13,7 @@ use crate::measure::workload::Workload;
 use crate::measure::backend::{Gpu, Timing};
 use crate::measure::checked::{self, Checked};
 use crate::model::block_shape::{BlockShape, GridShape};
+use crate::model::grid;
 use crate::model::limits::DeviceLimits;
 use crate::model::pass::Pass;
 use crate::model::stats::RunStats;
@@ -26,6 +27,12 @@ pub struct TailRow {
     pub waves: f64,
     /// Blocks launched.
     pub grid_blocks: u32,
+    /// Their grid: in x alone, or over the kernel's domain (`block-size tail` of a kernel with
+    /// one, [`crate::Kernel::domain`]).
+    pub grid: GridShape,
+    /// The most trips of the grid-stride loop a block takes over the mean (1.0: every block the
+    /// same share; over a domain, the grid's sides need not divide the domain's).
+    pub imbalance: f64,
     /// Waves the grid really is (`grid_blocks` over one wave).
     pub actual_waves: f64,
     /// Full waves, and how full the last one is (1.0 when the grid is whole waves).
@@ -60,9 +67,12 @@ pub struct Tail {
 }
 
 impl Tail {
-    /// The one-wave row's median, which the others are compared with.
+    /// The one-wave row's median, which the others are compared with: the row of exactly one
+    /// wave of blocks, else (over a domain, whose grid may be near one wave) the row asked for
+    /// one wave.
     pub fn one_wave_ms(&self) -> Option<f64> {
-        self.rows.iter().find(|row| row.grid_blocks == self.wave_blocks).map(|row| row.stats.median)
+        let exact = self.rows.iter().find(|row| row.grid_blocks == self.wave_blocks);
+        exact.or_else(|| self.rows.iter().find(|row| row.waves == 1.0)).map(|row| row.stats.median)
     }
 }
 
@@ -89,13 +99,22 @@ pub fn run(
         failures.push(CheckFailure::NoResidency { block });
     }
     for &wave_count in waves {
-        let grid_blocks = grid_for(wave_count, wave_blocks);
-        // The grid in x alone, whatever the block's shape: the kernel's blocks loop over the
-        // work (tail's premise), in y too where the block is a shape.
+        // Over a domain, the grid is laid over it so that every block takes the same share
+        // (or as near as the domain's sides allow), in as many waves as asked.
+        let (grid, imbalance) = match workload.domain() {
+            Some(domain) => grid::grid_of_about(
+                grid_for(wave_count, wave_blocks),
+                wave_blocks,
+                domain,
+                workload.block_covers(block),
+            ),
+            None => (GridShape::linear(grid_for(wave_count, wave_blocks)), 1.0),
+        };
+        let grid_blocks = grid.blocks_within_u32();
         let Checked { run_ms, mismatch, .. } = checked::measure(
             gpu,
             workload,
-            GridShape::linear(grid_blocks),
+            grid,
             block,
             timing,
             checked::Verdict::Check { corrupt: None },
@@ -109,6 +128,8 @@ pub fn run(
         rows.push(TailRow {
             waves: wave_count,
             grid_blocks,
+            grid,
+            imbalance,
             actual_waves: f64::from(grid_blocks) / f64::from(wave_blocks),
             full_waves,
             last_wave_fill: if remainder == 0 { 1.0 } else { f64::from(remainder) / f64::from(wave_blocks) },

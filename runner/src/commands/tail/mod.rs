@@ -99,6 +99,13 @@ pub fn tail<D: Driver>(
     let blocks_per_sm = gpu.blocks_per_sm(threads_per_block, shared).map_err(failed)?;
     let wave_blocks = (blocks_per_sm * gpu.limits().multiprocessors).max(1);
     let max_grid = waves.iter().map(|&waves| engine::grid_for(waves, wave_blocks)).max().unwrap_or(1);
+    // Over a domain a row's grid starts as many waves as asked, so it has at most that many
+    // whole waves of blocks.
+    let max_grid = if kernel.domain_sides().is_some() {
+        max_grid.div_ceil(wave_blocks).saturating_mul(wave_blocks)
+    } else {
+        max_grid
+    };
     let mut run = Run::new(kernel, max_grid);
     let scratch = if timing.flushes() { 2 * u64::from(gpu.limits().l2_cache_bytes) } else { 0 };
     crate::commands::sweep::check_device(&mut run, &gpu, &[block], scratch)?;
@@ -133,21 +140,32 @@ pub fn render(result: &Tail) -> String {
         if result.pass.items.is_none() { "frame" } else { "work" }
     );
     let one_wave = result.one_wave_ms();
-    let mut records = vec![
-        ["waves", "grid", "full waves", "last wave", "ms", "GB/s", "vs 1 wave"].map(String::from).to_vec(),
-    ];
+    // Over a domain: each row's grid, its blocks, and how evenly its blocks share the domain.
+    let shaped = result.rows.iter().any(|row| !row.grid.is_linear());
+    let mut header = vec!["waves", "grid", "full waves", "last wave", "ms", "GB/s", "vs 1 wave"];
+    if shaped {
+        header.splice(2..2, ["blocks", "max/mean"]);
+    }
+    let mut records = vec![header.into_iter().map(String::from).collect::<Vec<_>>()];
     for row in &result.rows {
-        records.push(vec![
+        let mut record = vec![
             format!("{:.2}", row.actual_waves),
-            row.grid_blocks.to_string(),
+            row.grid.to_string(),
             row.full_waves.to_string(),
             format!("{:.0}%", 100.0 * row.last_wave_fill),
             format!("{:.4}", row.stats.median),
             format!("{:.1}", result.pass.gigabytes_per_second(row.stats.median)),
             one_wave.map_or_else(|| "-".to_string(), |base| format!("{:.2}", row.stats.median / base)),
-        ]);
+        ];
+        if shaped {
+            record.splice(2..2, [row.grid_blocks.to_string(), format!("{:.3}", row.imbalance)]);
+        }
+        records.push(record);
     }
     text += &table::render_columns(records);
+    if shaped {
+        text += "\nOver the domain each grid is laid so that it starts as many waves as asked and its blocks share the work as evenly as its sides allow: max/mean is the most tiles a block takes over the mean (docs/tail.md).\n";
+    }
     text
 }
 

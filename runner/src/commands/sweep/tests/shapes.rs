@@ -357,17 +357,34 @@ fn tail_takes_a_block_shape_for_a_kernel_with_a_domain_and_refuses_one_without()
     let mut console = crate::Console { out: &mut out, err: &mut err };
     let code = crate::tail(
         &driver(),
-        &kernel("fill", 500, 50),
+        &kernel("fill", 1600, 800),
         &tail_settings("16x16"),
         &[0.5, 1.0, 1.1],
         &mut console,
     )
     .unwrap();
     let (out, err) = (String::from_utf8(out).unwrap(), String::from_utf8(err).unwrap());
-    // Every grid, in x, covers the 2-D domain (the kernel strides in x and y): every row checked.
+    // Every grid covers the 2-D domain (the kernel strides in x and y): every row checked.
     assert_eq!((code, err.as_str()), (0, ""), "{out}");
-    assert!(out.contains("Block size: 256 threads, block 16x16; "), "{out}");
-    assert_eq!(out.lines().filter(|line| line.trim_start().starts_with(['0', '1'])).count(), 3, "{out}");
+    assert!(
+        out.contains("Block size: 256 threads, block 16x16; 8 blocks/SM x 132 SMs = 1056 blocks per wave"),
+        "{out}"
+    );
+    // Laid over the 100 x 50 tiles of the domain: half a wave as 10 tiles a block, one wave
+    // as 5 (not 100 x 11 = 1100 blocks, 44 of them a second wave), 1.1 waves as 4 (50 x 25:
+    // the nearest even split that starts two waves).
+    let rows: Vec<Vec<&str>> = out
+        .lines()
+        .filter(|line| line.trim_start().starts_with(['0', '1']))
+        .map(|line| line.split_whitespace().collect())
+        .collect();
+    let header: Vec<&str> =
+        out.lines().find(|line| line.contains("max/mean")).unwrap().split_whitespace().collect();
+    assert_eq!(header[..4], ["waves", "grid", "blocks", "max/mean"], "{out}");
+    assert_eq!(rows.len(), 3, "{out}");
+    assert_eq!(rows[0][..5], ["0.47", "100x5", "500", "1.000", "0"], "{out}");
+    assert_eq!(rows[1][..5], ["0.95", "100x10", "1000", "1.000", "0"], "{out}");
+    assert_eq!(rows[2][..5], ["1.18", "50x25", "1250", "1.000", "1"], "{out}");
     // A kernel without a domain launches blocks in x alone: one line, exit 2.
     let flat = Kernel::new(MODULE, "fill")
         .output::<u32>("out", 16)
