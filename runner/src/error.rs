@@ -130,6 +130,20 @@ pub(crate) fn shown(text: impl AsRef<std::ffi::OsStr>) -> String {
     }
 }
 
+/// The most characters of a value read from outside (a file, a cache, a journal) a message
+/// quotes.
+pub(crate) const QUOTED_CHARS: usize = 80;
+
+/// The first [`QUOTED_CHARS`] characters of `text`, with `...` where cut: the part of a value
+/// read from outside that a one-line message quotes (each caller then shows it its own way).
+pub(crate) fn cut_for_quoting(text: &str) -> String {
+    let mut cut: String = text.chars().take(QUOTED_CHARS).collect();
+    if cut.len() < text.len() {
+        cut.push_str("...");
+    }
+    cut
+}
+
 /// `message` with every control character and bidirectional control escaped (`\n`,
 /// `\u{202e}`): the last guard of the promise that an error is one line and reads as written,
 /// whatever a GPU name, a path or a file's contents put into it.
@@ -171,6 +185,13 @@ mod tests {
         assert_eq!(shown("a\nb.json"), "\"a\\nb.json\"");
         assert_eq!(shown("x\u{202e}nosj.json"), "\"x\\u{202e}nosj.json\"");
         assert_eq!(shown(""), "\"\"");
+    }
+
+    #[test]
+    fn a_quoted_value_is_its_first_80_characters_marked_where_cut() {
+        assert_eq!(cut_for_quoting("short"), "short");
+        assert_eq!(cut_for_quoting(&"é".repeat(80)), "é".repeat(80), "80 characters, more bytes: whole");
+        assert_eq!(cut_for_quoting(&"x".repeat(81)), format!("{}...", "x".repeat(80)));
     }
 
     #[test]

@@ -245,12 +245,9 @@ impl<'de> serde::de::Visitor<'de> for UniqueKeys {
         let mut keys = std::collections::HashSet::new();
         while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
             if !keys.insert(key.clone()) {
-                let mut quoted: String = format!("{key:?}").chars().take(80).collect();
-                if quoted.len() < key.len() {
-                    quoted.push_str("...");
-                }
+                let quoted = crate::error::cut_for_quoting(&key);
                 return Err(serde::de::Error::custom(format!(
-                    "the key {quoted} is given twice in one object"
+                    "the key {quoted:?} is given twice in one object"
                 )));
             }
             map.next_value_seed(UniqueKeys)?;

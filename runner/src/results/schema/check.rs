@@ -23,9 +23,6 @@ use std::collections::HashSet;
 /// margin is for a file written by another tool's float printing.
 const STATISTIC_TOLERANCE: f64 = 1e-6;
 
-/// The longest part of a field's value a message quotes.
-const QUOTED_CHARS: usize = 80;
-
 /// `record` as read from a file, refused in one line where it holds what no sweep writes.
 pub(super) fn check(record: &SweepRecord) -> Result<(), String> {
     if record.rows.is_empty() {
@@ -89,13 +86,9 @@ fn sha256(field: &str, value: &str) -> Result<(), String> {
     Err(format!("{field} {} is not a SHA-256 (64 hex digits)", quoted(value)))
 }
 
-/// The first [`QUOTED_CHARS`] characters of `value`, [`shown`], marked where cut.
+/// The first 80 characters of `value`, [`shown`], marked where cut.
 fn quoted(value: &str) -> String {
-    let mut cut: String = value.chars().take(QUOTED_CHARS).collect();
-    if cut.len() < value.len() {
-        cut.push_str("...");
-    }
-    shown(cut)
+    shown(crate::error::cut_for_quoting(value))
 }
 
 /// `value` as a message shows it: `0.5`, `-1`, `NaN`, `inf`, and `1e308` rather than its 309

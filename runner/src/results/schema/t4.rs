@@ -130,11 +130,7 @@ fn key_agrees(name: &str, keys: &[&str], configuration: &Map<String, Value>) -> 
 
 /// At most 80 characters of `text`, one line, marked where cut: what a message quotes of a file.
 fn quoted(text: &str) -> String {
-    let mut cut: String = text.chars().take(80).collect();
-    if cut.len() < text.len() {
-        cut.push_str("...");
-    }
-    format!("{cut:?}")
+    format!("{:?}", crate::error::cut_for_quoting(text))
 }
 
 fn cache(value: &Value) -> Result<SweepRecord, String> {
