@@ -37,7 +37,6 @@ use crate::search::sweep::EndedEarly;
 use crate::search::sweep::{self, Sweep};
 use anyhow::anyhow;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 /// `--corrupt-output INDEX` must name an output element.
 pub(crate) fn check_corrupt_output(index: Option<usize>, outputs: u64, whole: &str) -> Result<(), Error> {
@@ -471,14 +470,12 @@ fn measure_by(
     // A survivor whose first round already meets the noise-driven stop (its rule, on its
     // samples and their own time) is done as exhaustive would have stopped it there: no second
     // round, so that a race never spends more than measuring every configuration to the stop.
-    let launches = f64::from(plan.timing.launches());
     let settled: Vec<Option<Stopped>> = swept
         .rows
         .iter()
         .zip(&alive)
         .map(|(row, &alive)| {
-            let own_ms: f64 = row.run_ms.iter().map(|&ms| f64::from(ms)).sum::<f64>() * launches;
-            let spent = Duration::from_secs_f64(own_ms.max(0.0) / 1e3);
+            let spent = plan.timing.samples_own_time(&row.run_ms);
             alive
                 .then(|| crate::measure::timing::decide(&row.run_ms, plan.timing.runs, &stop, spent))
                 .flatten()
@@ -580,10 +577,7 @@ fn measure_in_rungs(
     let mut state: Vec<InRungs> =
         swept.rows.iter().map(|row| if out(row) { InRungs::Out } else { InRungs::Racing }).collect();
     let launches = plan.timing.launches();
-    let spent = |row: &sweep::Row| {
-        let ms: f64 = row.run_ms.iter().map(|&ms| f64::from(ms)).sum::<f64>() * f64::from(launches);
-        Duration::from_secs_f64(ms.max(0.0) / 1000.0)
-    };
+    let spent = |row: &sweep::Row| plan.timing.samples_own_time(&row.run_ms);
     let mut rung = 0;
     // A later rung warms a row up once: its module is loaded and its clocks are up; the one
     // launch restores what the rows between left in the caches.

@@ -119,8 +119,7 @@ pub fn sample(gpu: &mut dyn Gpu, launch: &Launch, timing: &Timing, prior: &[f32]
     }
     let cap = if timing.mode == TimingMode::Cold { COLD_WINDOW } else { CHUNK_CAP };
     // The prior samples' own time, spent from the budget before this round's first.
-    let prior_ms: f64 = prior.iter().map(|&ms| f64::from(ms)).sum::<f64>() * f64::from(timing.launches());
-    let prior_spent = Duration::from_secs_f64(prior_ms.max(0.0) / 1e3);
+    let prior_spent = timing.samples_own_time(prior);
     let started = gpu.clock();
     let mut all: Vec<f32> = prior.to_vec();
     loop {

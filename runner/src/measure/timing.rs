@@ -236,6 +236,15 @@ impl Timing {
         }
     }
 
+    /// The time `samples` (each a launch's milliseconds) took on the device, their launches
+    /// counted as [`Timing::launches`] says: what a row's noise-driven stop counts against its
+    /// budget for samples it already holds (a race's first round, the rungs so far, a journal's
+    /// resumed row).
+    pub(crate) fn samples_own_time(&self, samples: &[f32]) -> Duration {
+        let ms: f64 = samples.iter().map(|&ms| f64::from(ms)).sum::<f64>() * f64::from(self.launches());
+        Duration::from_secs_f64(ms.max(0.0) / 1e3)
+    }
+
     /// Launches one sample holds: `launches_per_sample` in batch and graph mode, else 1.
     pub fn launches(&self) -> u32 {
         match self.mode {
