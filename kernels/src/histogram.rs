@@ -33,6 +33,7 @@
 //! the state space from the pointers' origin, but with PTX's default `.gpu` scope and no way
 //! to ask for `.cta`.)
 
+use crate::address::to_global;
 use crate::barrier;
 use core::arch::asm;
 use core::cell::UnsafeCell;
@@ -116,23 +117,6 @@ fn to_shared(pointer: *mut u32) -> u32 {
         );
     }
     address as u32
-}
-
-/// The global-state-space address of a generic pointer into global memory, as nvcc converts
-/// its kernel pointer parameters.
-#[inline(always)]
-fn to_global(pointer: *mut u32) -> u64 {
-    let address: u64;
-    // SAFETY: `cvta.to.global` is arithmetic on the address; nothing is accessed.
-    unsafe {
-        asm!(
-            "cvta.to.global.u64 {address}, {pointer};",
-            address = out(reg64) address,
-            pointer = in(reg64) pointer,
-            options(pure, nomem, nostack),
-        );
-    }
-    address
 }
 
 /// Counts values `first`, `first + step`, ... below `n` into this block's private bins,

@@ -22,6 +22,7 @@
 
 use cuda_std::prelude::*;
 
+pub mod address;
 pub mod barrier;
 pub mod grid_stride;
 pub mod histogram;
@@ -88,7 +89,14 @@ pub unsafe fn grayscale(r: *const f32, g: *const f32, b: *const f32, out: *mut f
 /// over several rows. Indices are `usize`.
 #[kernel]
 #[allow(improper_ctypes_definitions)]
-pub unsafe fn grayscale_2d(r: *const f32, g: *const f32, b: *const f32, out: *mut f32, width: u32, height: u32) {
+pub unsafe fn grayscale_2d(
+    r: *const f32,
+    g: *const f32,
+    b: *const f32,
+    out: *mut f32,
+    width: u32,
+    height: u32,
+) {
     let (width, height) = (width as usize, height as usize);
     let (block_x, block_y) = (thread::block_dim_x() as usize, thread::block_dim_y() as usize);
     let first_x = thread::block_idx_x() as usize * block_x + thread::thread_idx_x() as usize;

@@ -38,24 +38,8 @@
 //! one atomic min (`atom.global.min.u64`) to `found[1]`, as inline PTX on the global state
 //! space, as `histogram.rs` writes its merge. No shared memory, no barrier.
 
+use crate::address::to_global;
 use core::arch::asm;
-
-/// The global-state-space address of a generic pointer into global memory, as nvcc converts
-/// its kernel pointer parameters.
-#[inline(always)]
-fn to_global(pointer: *mut u64) -> u64 {
-    let address: u64;
-    // SAFETY: `cvta.to.global` is arithmetic on the address; nothing is accessed.
-    unsafe {
-        asm!(
-            "cvta.to.global.u64 {address}, {pointer};",
-            address = out(reg64) address,
-            pointer = in(reg64) pointer,
-            options(pure, nomem, nostack),
-        );
-    }
-    address
-}
 
 /// Device-scope atomic add of `value` to the `u64` at `address` in global memory.
 ///
