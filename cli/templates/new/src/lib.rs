@@ -42,6 +42,12 @@ pub struct Cli {
     /// The sweep's options.
     #[command(flatten)]
     pub sweep: SweepArgs,
+    //@ if --cuda
+    /// `compare --cuda-ptx FILE`'s twin, once read: the check of the command line and the run
+    /// take the same one, and FILE is read once a process.
+    #[arg(skip)]
+    twin_read: std::cell::OnceCell<EmbeddedPtx>,
+    //@ end
 }
 
 /// The subcommands: each measures the same kernel as the sweep.
@@ -108,7 +114,14 @@ impl Cli {
             None => &self.input,
             //@ if --cuda
             Some(Command::Compare { input, cuda_ptx: Some(path), .. }) => {
-                return Ok(kernel_with_twin(input.n as usize, twin_from_file(path)?));
+                let twin = match self.twin_read.get() {
+                    Some(twin) => *twin,
+                    None => {
+                        let twin = twin_from_file(path)?;
+                        *self.twin_read.get_or_init(|| twin)
+                    }
+                };
+                return Ok(kernel_with_twin(input.n as usize, twin));
             }
             Some(Command::Compare { input, .. }) => input,
             //@ end
