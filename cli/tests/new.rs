@@ -3,8 +3,10 @@
 //! that rebuilds them), its refusals, the project's own `cargo test` passing with no
 //! environment set up for it (with `--cuda` too), and its program as built there: a launcher
 //! that links no driver, so that its `--help` (which speaks of its own kernel) and its
-//! one-line errors come anywhere, over a worker that does; and its `scripts/build-ptx`
-//! refusing in one line where LLVM 7 is missing.
+//! one-line errors come anywhere, over a worker that does; its `scripts/build-ptx`
+//! refusing in one line where LLVM 7 is missing; and its `scripts/setup-ptx` getting LLVM 7
+//! from a (local, fake) release archive checked against its SHA-256, which `scripts/build-ptx`
+//! then finds.
 
 use assert_cmd::Command;
 use std::path::{Path, PathBuf};
@@ -20,6 +22,15 @@ macro_rules! say {
 
 fn block_size() -> Command {
     Command::new(env!("CARGO_BIN_EXE_block-size"))
+}
+
+/// `block-size new` on this checkout by path (`--runner-path`): the projects' own tests then
+/// build this tree's runner, not a commit of the clone's origin, which `new` would otherwise
+/// pin where the clone has a network origin that holds its commit.
+fn new_here() -> Command {
+    let mut command = block_size();
+    command.arg("new").arg("--runner-path").arg(repo());
+    command
 }
 
 fn repo() -> PathBuf {
@@ -47,7 +58,7 @@ impl Drop for TempDir {
 
 /// Every file `block-size new` writes but the worker's, whose name is the project's
 /// ([`files`]).
-const FILES: [&str; 22] = [
+const FILES: [&str; 23] = [
     ".cargo/config.toml",
     ".gitignore",
     "Cargo.toml",
@@ -67,6 +78,7 @@ const FILES: [&str; 22] = [
     "scripts/build-ptx",
     "scripts/setup-cuda-wheels",
     "scripts/setup-libcuda",
+    "scripts/setup-ptx",
     "src/lib.rs",
     "src/main.rs",
     "tests/stencil3.rs",
@@ -230,17 +242,23 @@ fn new_writes_a_project_whose_own_tests_pass() {
     let temp = TempDir::new("project");
     // The default name: the folder's, made a crate name.
     let project = temp.0.join("My Stencil");
-    let output = block_size().arg("new").arg(&project).output().unwrap();
+    let output = new_here().arg(&project).output().unwrap();
     let (stdout, stderr) = (String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
     assert_eq!(output.status.code(), Some(0), "{stdout}{stderr}");
     assert!(stdout.starts_with("Created my-stencil in "), "{stdout}");
+    assert!(
+        stdout.contains(
+            " by path (it builds on this machine only; --runner-git URL for a project that travels)."
+        ),
+        "{stdout}"
+    );
     check_files(&project, "my-stencil", &files("my-stencil", false));
     assert!(!read(&project.join("README.md")).contains("--cuda"), "the twin's section is --cuda's");
     check_libcuda(&project, &stderr);
 
     // A second `new` into the same, now full, folder: one line, exit 2, nothing touched.
     let manifest = read(&project.join("Cargo.toml"));
-    let again = block_size().arg("new").arg(&project).args(["--name", "other"]).assert().code(2).stdout("");
+    let again = new_here().arg(&project).args(["--name", "other"]).assert().code(2).stdout("");
     let stderr = String::from_utf8_lossy(&again.get_output().stderr).into_owned();
     assert_eq!(stderr, format!("Error: {} exists and is not an empty folder\n", project.display()));
     assert_eq!(read(&project.join("Cargo.toml")), manifest);
@@ -395,7 +413,7 @@ fn an_explicit_name_is_taken_as_given() {
     // An existing empty folder is fine.
     let project = temp.0.join("anywhere");
     std::fs::create_dir(&project).unwrap();
-    block_size().arg("new").arg(&project).args(["--name", "blur_2d"]).assert().success();
+    new_here().arg(&project).args(["--name", "blur_2d"]).assert().success();
     assert!(read(&project.join("Cargo.toml")).contains("name = \"blur_2d\""));
     assert!(read(&project.join("src/main.rs")).contains("launch(\"blur_2d-cuda\""));
     assert!(read(&project.join("src/bin/blur_2d-cuda.rs")).contains("blur_2d::run("));
@@ -437,10 +455,10 @@ fn with_cuda_new_writes_the_twin_its_nvcc_ptx_and_a_stamp_that_belong_together()
     use std::os::unix::fs::PermissionsExt as _;
     let temp = TempDir::new("cuda");
     let project = temp.0.join("twin");
-    let output = block_size().arg("new").arg(&project).arg("--cuda").output().unwrap();
+    let output = new_here().arg(&project).arg("--cuda").output().unwrap();
     let (stdout, stderr) = (String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
     assert_eq!(output.status.code(), Some(0), "{stdout}{stderr}");
-    assert!(stdout.starts_with("Created twin in ") && stdout.contains("(27 files)"), "{stdout}");
+    assert!(stdout.starts_with("Created twin in ") && stdout.contains("(28 files)"), "{stdout}");
     assert!(stdout.contains("scripts/build-cuda-twin rebuilds it"), "{stdout}");
     check_files(&project, "twin", &files("twin", true));
     for file in ["cuda/stencil3.cu", "ptx/stencil3-nvcc.ptx", "ptx/stencil3-nvcc.stamp.toml"] {
@@ -592,7 +610,7 @@ fn scripts_build_ptx_refuses_in_one_line_without_llvm_7() {
     use std::os::unix::fs::PermissionsExt as _;
     let temp = TempDir::new("build-ptx");
     let project = temp.0.join("rebuild");
-    block_size().arg("new").arg(&project).assert().success();
+    new_here().arg(&project).assert().success();
     let script = project.join("scripts/build-ptx");
     assert_eq!(std::fs::metadata(&script).unwrap().permissions().mode() & 0o777, 0o755);
     // libNVVM 11.8 from the cache this repository's set-up fills, by this repository's script,
@@ -621,13 +639,215 @@ fn scripts_build_ptx_refuses_in_one_line_without_llvm_7() {
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert_eq!((output.status.code(), stderr.lines().count()), (Some(1), 1), "{llvm_config:?}: {stderr}");
         assert!(
-            stderr.starts_with("Error: cannot rebuild the PTX: missing LLVM 7 (set LLVM_CONFIG")
-                && stderr.ends_with("; nothing written\n"),
+            stderr.starts_with(
+                "Error: cannot rebuild the PTX: missing LLVM 7 (run scripts/setup-ptx, or set LLVM_CONFIG"
+            ) && stderr.ends_with("; nothing written\n"),
             "{llvm_config:?}: {stderr}"
         );
         assert!(output.stdout.is_empty());
     }
     assert_eq!((read(&project.join("ptx/kernels.ptx")), read(&project.join("ptx/kernels.stamp.toml"))), ptx);
+}
+
+/// An executable file (`rwxr-xr-x`) at `path` holding `text`.
+fn write_script(path: &Path, text: &str) {
+    use std::os::unix::fs::PermissionsExt as _;
+    std::fs::write(path, text).unwrap();
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+/// Whether this machine's PATH holds an LLVM 7 already (`llvm-config-7`, or an `llvm-config`
+/// that reports 7.x), which `scripts/setup-ptx llvm` rightly takes instead of downloading.
+fn llvm_7_on_path() -> bool {
+    ["llvm-config-7", "llvm-config"].iter().any(|program| {
+        std::process::Command::new(program)
+            .arg("--version")
+            .output()
+            .is_ok_and(|output| output.status.success() && output.stdout.starts_with(b"7."))
+    })
+}
+
+/// The file names in `folder`, sorted; none where it does not exist.
+fn entries(folder: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(folder)
+        .map(|entries| {
+            entries.map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned()).collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    names
+}
+
+#[test]
+fn scripts_setup_ptx_unpacks_llvm_7_of_the_pinned_checksum_where_build_ptx_finds_it() {
+    let temp = TempDir::new("setup-ptx");
+    let project = temp.0.join("setup");
+    new_here().arg(&project).assert().success();
+    let script = project.join("scripts/setup-ptx");
+    assert_eq!(read(&script), template("scripts/setup-ptx"));
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        assert_eq!(std::fs::metadata(&script).unwrap().permissions().mode() & 0o777, 0o755);
+    }
+    // The official archive and the checksum three public projects pin for it (not verified
+    // here against the file: this machine reaches no release site).
+    let text = read(&script);
+    assert!(text.contains(
+        "\ndefault_llvm7_url=https://github.com/llvm/llvm-project/releases/download/llvmorg-7.0.1/clang+llvm-7.0.1-x86_64-linux-gnu-ubuntu-18.04.tar.xz\n"
+    ));
+    assert!(text.contains(
+        "\ndefault_llvm7_sha256=e74ce06d99ed9ce42898e22d2a966f71ae785bdf4edbded93e628d696858921a\n"
+    ));
+
+    // The script with this process's PATH (curl, tar, xz, sha256sum), no LLVM_CONFIG and no
+    // mirror or cache of the caller's: `home` is its HOME, `vars` the rest.
+    let run = |args: &[&str], home: &Path, vars: &[(&str, &str)]| {
+        let mut command = std::process::Command::new(&script);
+        command.args(args).current_dir(&project).env("HOME", home);
+        for name in [
+            "LLVM_CONFIG",
+            "BLOCK_SIZE_CACHE",
+            "XDG_CACHE_HOME",
+            "BLOCK_SIZE_LLVM7_URL",
+            "BLOCK_SIZE_LLVM7_SHA256",
+        ] {
+            command.env_remove(name);
+        }
+        command.envs(vars.iter().copied()).output().expect("the script starts")
+    };
+    let one_line = |output: &std::process::Output, code: i32, start: &str| {
+        let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+        assert_eq!((output.status.code(), stderr.lines().count()), (Some(code), 1), "{stderr}");
+        assert!(stderr.starts_with(start), "{stderr}");
+        stderr
+    };
+    let home = temp.0.join("home");
+    let cache = home.join(".cache/rust-block-size");
+
+    // Bad input, before any step: one line, exit 2, nothing done.
+    let output = run(&["nvvm", "llvm-7"], &home, &[]);
+    one_line(&output, 2, "Error: unknown step `llvm-7`: the steps are nvvm libclang toolchain llvm");
+    assert!(output.stdout.is_empty());
+    let some_sha256 = "a".repeat(64);
+    let url_alone = [("BLOCK_SIZE_LLVM7_URL", "file:///nowhere.tar.xz")];
+    let sha_alone = [("BLOCK_SIZE_LLVM7_SHA256", some_sha256.as_str())];
+    for half in [&url_alone, &sha_alone] {
+        let output = run(&["llvm"], &home, half);
+        one_line(&output, 2, "Error: BLOCK_SIZE_LLVM7_URL and BLOCK_SIZE_LLVM7_SHA256 go together");
+        assert!(output.stdout.is_empty());
+    }
+    let output = run(&["--help"], &home, &[]);
+    let usage = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{usage}");
+    assert!(usage.starts_with("usage: scripts/setup-ptx [STEP...]\n"), "{usage}");
+    for step in ["nvvm", "libclang", "toolchain", "llvm"] {
+        assert!(usage.contains(&format!("\n  {step} ")), "{step}: {usage}");
+    }
+    assert!(!home.exists(), "bad input and --help write nothing");
+
+    if llvm_7_on_path() {
+        say!(
+            "scripts_setup_ptx_...: SKIPPED the download: this machine's PATH has an LLVM 7, which the script takes"
+        );
+        return;
+    }
+
+    // A release archive as the official one is laid out, of a stand-in llvm-config: its top
+    // folder is not the one the script would guess.
+    let tree = temp.0.join("tree");
+    std::fs::create_dir_all(tree.join("some-top/bin")).unwrap();
+    let stand_in = "#!/bin/sh\n[ \"$1\" = --version ] && echo 7.0.1\n";
+    write_script(&tree.join("some-top/bin/llvm-config"), stand_in);
+    let archive = temp.0.join("clang+llvm-7.tar.xz");
+    let tar = std::process::Command::new("tar")
+        .arg("-cJf")
+        .arg(&archive)
+        .arg("-C")
+        .arg(&tree)
+        .arg("some-top")
+        .status()
+        .unwrap();
+    assert!(tar.success());
+    let sha256 = ptx_stamp::sha256_hex(&std::fs::read(&archive).unwrap());
+    let url = format!("file://{}", archive.display());
+
+    // Another checksum: one line naming both, exit 1, nothing under the cache's llvm-7 folder
+    // (BLOCK_SIZE_CACHE moves the cache).
+    let elsewhere = temp.0.join("cache");
+    let wrong = ptx_stamp::sha256_hex(b"not the archive");
+    let elsewhere_text = elsewhere.display().to_string();
+    let vars = [
+        ("BLOCK_SIZE_LLVM7_URL", url.as_str()),
+        ("BLOCK_SIZE_LLVM7_SHA256", wrong.as_str()),
+        ("BLOCK_SIZE_CACHE", elsewhere_text.as_str()),
+    ];
+    let output = run(&["llvm"], &home, &vars);
+    let stderr = one_line(&output, 1, "Error: ");
+    assert!(stderr.contains(&format!("SHA-256 {sha256}, expected {wrong}")), "{stderr}");
+    assert_eq!(entries(&elsewhere.join("llvm-7")), Vec::<String>::new(), "a refused archive leaves nothing");
+    assert!(!home.exists());
+
+    // Its own checksum: unpacked into the default cache, under HOME, in a folder named after
+    // the checksum, nothing else left there (the download and the unpacking's temporary folder).
+    let vars = [("BLOCK_SIZE_LLVM7_URL", url.as_str()), ("BLOCK_SIZE_LLVM7_SHA256", sha256.as_str())];
+    let output = run(&["llvm"], &home, &vars);
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    assert_eq!(output.status.code(), Some(0), "{stdout}{}", String::from_utf8_lossy(&output.stderr));
+    assert!(output.stderr.is_empty(), "{}", String::from_utf8_lossy(&output.stderr));
+    let unpacked = cache.join("llvm-7").join(&sha256).join("some-top/bin/llvm-config");
+    assert_eq!(read(&unpacked), stand_in);
+    assert_eq!(entries(&cache.join("llvm-7")), std::slice::from_ref(&sha256));
+    assert!(stdout.contains(&format!("downloading {url}\n")), "{stdout}");
+    assert!(
+        stdout.contains(&format!("LLVM 7: ok, unpacked at {} (7.0.1)\n", unpacked.display())),
+        "{stdout}"
+    );
+
+    // Again, the archive gone: found in the cache, nothing downloaded.
+    std::fs::remove_file(&archive).unwrap();
+    let output = run(&["llvm"], &home, &vars);
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    assert_eq!(output.status.code(), Some(0), "{stdout}{}", String::from_utf8_lossy(&output.stderr));
+    assert_eq!(
+        stdout,
+        format!("setup-ptx: LLVM 7: ok, cached at {} (7.0.1); nothing downloaded\n", unpacked.display())
+    );
+
+    // The project's scripts/build-ptx finds it, with no LLVM_CONFIG and no PATH to it: run with
+    // nothing in its environment but HOME and the two things it checks besides (libclang named
+    // by LIBCLANG_PATH, a CUDA_PATH folder of release 11.8 with a libnvvm.so), and a PATH of bash
+    // and stand-ins for rustup and cargo (the real build takes minutes and rust-cuda's source),
+    // it hands cargo the cached llvm-config as LLVM_CONFIG. With another HOME, whose cache holds
+    // none, it refuses, naming LLVM 7 and scripts/setup-ptx.
+    let bin = temp.0.join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    std::os::unix::fs::symlink(on_path("bash"), bin.join("bash")).unwrap();
+    write_script(&bin.join("rustup"), "#!/bin/sh\nexit 0\n");
+    write_script(&bin.join("cargo"), "#!/bin/sh\necho \"cargo $* with LLVM_CONFIG=$LLVM_CONFIG\"\n");
+    let cuda = temp.0.join("cuda-11.8");
+    std::fs::create_dir_all(cuda.join("nvvm/lib64")).unwrap();
+    std::fs::write(cuda.join("nvvm/lib64/libnvvm.so"), "").unwrap();
+    std::fs::write(cuda.join("RELEASE"), "11.8.89 (a stand-in)\n").unwrap();
+    let build_ptx = |home: &Path| {
+        std::process::Command::new(project.join("scripts/build-ptx"))
+            .current_dir(&project)
+            .env_clear()
+            .env("PATH", &bin)
+            .env("HOME", home)
+            .env("LIBCLANG_PATH", temp.0.join("libclang"))
+            .env("CUDA_PATH", &cuda)
+            .output()
+            .expect("the script starts")
+    };
+    let output = build_ptx(&home);
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    assert_eq!(
+        String::from_utf8_lossy(&output.stdout),
+        format!("cargo run --release -p ptx-builder with LLVM_CONFIG={}\n", unpacked.display())
+    );
+    let output = build_ptx(&temp.0.join("another-home"));
+    one_line(&output, 1, "Error: cannot rebuild the PTX: missing LLVM 7 (run scripts/setup-ptx, ");
+    assert!(output.stdout.is_empty());
 }
 
 #[test]

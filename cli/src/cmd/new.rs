@@ -4,10 +4,11 @@
 The project sweeps the block size of its kernel with this repository's library: a cuda_builder
 crate with one example kernel (`kernels/`, a 1-D stencil through dynamic shared memory, with
 the unaligned barrier), its committed PTX and stamp (`ptx/`, so the host crate builds without
-LLVM) and `scripts/build-ptx`, which rebuilds them, and the host crate (`src/`, `tests/`)
-depending on block-size's `runner/` and `cli/` from a git repository at a pinned revision
-(`--runner-git URL`; by default this clone's `origin` at the clone's commit, where `origin` is a
-network URL holding that commit) or else by the clone's absolute path: a program in two binaries
+LLVM) and `scripts/build-ptx`, which rebuilds them (`scripts/setup-ptx` sets up what that
+needs, LLVM 7 included, once a machine), and the host crate (`src/`, `tests/`) depending on
+block-size's `runner/` and `cli/` from a git repository at a pinned revision (`--runner-git
+URL`; by default this clone's `origin` at the clone's commit, where `origin` is a network URL
+holding that commit) or else by the clone's absolute path: a program in two binaries
 as `block-size` is, a launcher that links no driver (`src/main.rs`) over a worker that does
 (`src/bin/NAME-cuda.rs`), with the sweep and `tail`. With `--cuda`, also the example kernel's
 CUDA C++ twin (`cuda/stencil3.cu`), its committed nvcc PTX and stamp, `scripts/build-cuda-twin`,
@@ -234,6 +235,7 @@ const TEMPLATES: &[Template] = templates! {
     "tests/stencil3.rs" => "tests/stencil3.rs", true;
     "scripts/build-ptx" => "scripts/build-ptx", false;
     "scripts/setup-libcuda" => "scripts/setup-libcuda", false;
+    "scripts/setup-ptx" => "scripts/setup-ptx", false;
     "ptx/kernels.ptx" => "ptx/kernels.ptx", false;
     "ptx/kernels.stamp.toml" => "ptx/kernels.stamp.toml", false;
     "kernels/Cargo.toml" => "kernels/Cargo.toml", false;
@@ -258,7 +260,7 @@ const CUDA_TEMPLATES: &[Template] = templates! {
 };
 
 /// This repository's `scripts/setup-cuda-wheels`, written into every project as it is: the
-/// project's `scripts/build-ptx` gets libNVVM 11.8 from PyPI through it, with no path of this
+/// project's `scripts/setup-ptx` and `scripts/build-ptx` get libNVVM 11.8 from PyPI through it, with no path of this
 /// machine (one script for both: a fix here is the project's at its next `new`).
 const SETUP_CUDA_WHEELS: &str = include_str!("../../../scripts/setup-cuda-wheels");
 
@@ -266,7 +268,8 @@ const SETUP_CUDA_WHEELS: &str = include_str!("../../../scripts/setup-cuda-wheels
 const README_CUDA: &str = include_str!("../../templates/new/README-cuda.md");
 
 /// The files written executable (`rwxr-xr-x`).
-const EXECUTABLE: &[&str] = &["scripts/build-cuda-twin", "scripts/build-ptx", "scripts/setup-libcuda"];
+const EXECUTABLE: &[&str] =
+    &["scripts/build-cuda-twin", "scripts/build-ptx", "scripts/setup-libcuda", "scripts/setup-ptx"];
 
 /// The lines that open and close what only `--cuda` writes of a template (Rust comments, so
 /// that a template reads as the Rust it becomes): the `compare` subcommand, the twin's module
@@ -474,7 +477,7 @@ pub fn exec(request: &NewRequest) -> Result<Created, Error> {
         "Created {name} in {root} ({files} files), {on}.\n\
          Test it (no GPU): cd {root} && cargo test\n\
          Sweep it on a GPU: cargo build --release && target/release/{name} --block-sizes 64,128,256\n\
-         Its kernel is kernels/src/lib.rs; scripts/build-ptx rebuilds its PTX (README.md says what it needs).\n",
+         Its kernel is kernels/src/lib.rs; scripts/build-ptx rebuilds its PTX (scripts/setup-ptx, once a machine, sets up what it needs).\n",
         name = request.name,
         root = root.display(),
         files = TEMPLATES.len() + cuda.len() + 1,
