@@ -969,6 +969,11 @@ fn with_runner_git_the_manifest_names_no_path_and_cargo_resolves_it_from_anywher
         let source = source(name).unwrap_or_else(|| panic!("no package {name}"));
         assert!(source.starts_with(&format!("git+{url}?rev={head}")), "{name}: {source}");
     }
+    // And it builds there and its own tests pass, block-size's crates built from the
+    // repository's commit, not from this checkout's folder.
+    let stdout =
+        cargo_test(&moved, "with_runner_git_the_manifest_names_no_path_and_cargo_resolves_it_from_anywhere");
+    assert!(stdout.contains("test result: ok. 7 passed"), "{stdout}");
     // Bad input: a URL that would break the manifest is one line, exit 2, nothing written.
     let refused = block_size()
         .arg("new")
