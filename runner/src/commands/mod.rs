@@ -14,6 +14,7 @@ pub(crate) mod launch;
 pub(crate) mod merge;
 pub(crate) mod occupancy;
 pub(crate) mod report;
+pub(crate) mod session;
 pub(crate) mod settings;
 pub(crate) mod sweep;
 pub(crate) mod tail;

@@ -9,13 +9,14 @@ against the device, build its host data, gather the provenance, measure, then de
 where (`Outputs`, from the settings alone) and write it (`Delivery`).
 */
 
+use crate::commands::session;
 use crate::commands::settings::{DeviceChoice, Settings};
 use crate::error::{Console, Error, exit, failed, shown};
 use crate::files;
 use crate::kernel::Kernel;
 use crate::kernel::run::Run;
-use crate::measure::backend::{Device, Driver, EarlyOpen, Gpu};
-use crate::measure::device::{self, Facts};
+use crate::measure::backend::{Driver, EarlyOpen, Gpu};
+use crate::measure::device::Facts;
 use crate::measure::journal::{Journal, Key};
 use crate::measure::provenance::Provenance;
 use crate::measure::ptx::KernelRef;
@@ -294,20 +295,24 @@ pub(crate) fn measure<D: Driver>(
     }
     let kernels = kernel.kernels();
     let started = std::time::Instant::now();
-    let device::Opened { mut gpu, left_out, .. } = device::open_loading(driver, ordinal, &kernels)?;
-    let device_s = started.elapsed().as_secs_f64();
-    if let Some(unloadable) = left_out.first() {
-        return Err(Error::new(exit::NO_DEVICE, unloadable.to_string()));
-    }
+    let session::Opened { mut gpu, open_s: device_s, .. } =
+        session::open(driver, ordinal, &kernels, session::Loading::Every)?;
     let scratch = if timing.flushes() { 2 * u64::from(gpu.limits().l2_cache_bytes) } else { 0 };
-    check_device(run, &gpu, &blocks, scratch)?;
-    let facts =
-        Facts::gather(&mut gpu, driver.cuda_version(), &kernels, &settings.command_line()).map_err(failed)?;
+    let command = settings.command_line();
     // The host data before the header: a host that cannot hold it is bad input, with nothing
-    // on standard output.
-    let building = std::time::Instant::now();
-    run.build().map_err(|error| Error::new(exit::USAGE, format!("{error:#}")))?;
-    let host_data_s = building.elapsed().as_secs_f64();
+    // on standard output. The sweep uploads it in its measuring loop, device by device.
+    let prepared = session::prepare(
+        &mut gpu,
+        run,
+        &session::Preparation {
+            blocks: &blocks,
+            scratch,
+            describe: Some((&kernels, &command)),
+            cuda_version: driver.cuda_version(),
+            upload: false,
+        },
+    )?;
+    let (facts, host_data_s) = (prepared.facts.expect("described"), prepared.host_data_s);
     let supervision = Supervision::from_env();
     let key = journal_key(&gpu, &facts, &kernels, &kernel.pass, timing, settings);
     // One worker of several journals to its own file, which the process that started it
@@ -387,55 +392,6 @@ pub(crate) fn measure<D: Driver>(
     }
     let provenance = facts.provenance(&sweep.limits);
     Ok(Measured { sweep, provenance, head, warnings })
-}
-
-/// Checks the sweep of `run` against the open device: every block size it launches within the
-/// device's limits with its configuration's dynamic shared memory, its buffers (and `scratch`
-/// bytes) within free device memory, its host data within available host memory. Only the
-/// configurations the restriction keeps are launched, so only they are checked; one whose
-/// shared memory no block may have is pruned (a row with its reason), unless that leaves
-/// nothing to launch.
-pub(crate) fn check_device(
-    run: &mut Run,
-    gpu: &dyn Device,
-    blocks: &[BlockShape],
-    scratch: u64,
-) -> Result<(), Error> {
-    let kernel = run.kernel();
-    let footprint = run.footprint();
-    let mut refusal = None;
-    let mut launchable = 0;
-    for variant in kernel.variants() {
-        let kept = kernel.kept(variant.index, blocks);
-        // One check a block: those that fit, and the first refusal (a block's bytes may follow
-        // its shape, Kernel::dynamic_shared_memory_by_shape).
-        let mut fits: Vec<BlockShape> = Vec::with_capacity(kept.len());
-        for block in kept {
-            let bytes = (kernel.shared)(block, variant);
-            match device::check_dynamic_shared_memory(&[block.threads()], &|_| bytes) {
-                Ok(()) => fits.push(block),
-                Err(why) => refusal = refusal.or(Some(why)),
-            }
-        }
-        if fits.is_empty() {
-            continue;
-        }
-        launchable += fits.len();
-        let threads: Vec<u32> = fits.iter().map(|block| block.threads()).collect();
-        // The most any fitting block of a thread count needs.
-        let shared = |count: u32| {
-            fits.iter()
-                .filter(|block| block.threads() == count)
-                .map(|&block| (kernel.shared)(block, variant))
-                .max()
-                .unwrap_or(0)
-        };
-        device::check_request(gpu, &threads, &shared, &footprint, scratch)?;
-    }
-    match refusal {
-        Some(why) if launchable == 0 => Err(Error::new(exit::USAGE, why)),
-        _ => Ok(()),
-    }
 }
 
 /// Measures `run` as `search` says: every configuration to the end, or a race

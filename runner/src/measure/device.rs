@@ -72,25 +72,6 @@ pub(crate) fn open_loading<D: Driver>(
     Ok(Opened { gpu, loaded, left_out })
 }
 
-/// [`open_loading`] for a command that measures what loads: one `Left out:` line on `console`
-/// for each module this driver cannot load, and exit 3 where it can load none. Returns the
-/// device and the kernels that loaded.
-pub(crate) fn open_what_loads<D: Driver>(
-    driver: &D,
-    ordinal: u32,
-    kernels: &[ptx::KernelRef],
-    console: &mut crate::error::Console,
-) -> Result<(D::Device, Vec<ptx::KernelRef>), Error> {
-    let Opened { gpu, loaded, left_out } = open_loading(driver, ordinal, kernels)?;
-    for unloadable in &left_out {
-        console.err(&format!("Left out: {unloadable}\n"));
-    }
-    if loaded.is_empty() {
-        return Err(none_loadable(driver.cuda_version()));
-    }
-    Ok((gpu, loaded))
-}
-
 /// The error of a command none of whose modules this driver can load (each was named on
 /// standard error before): exit 3.
 pub(crate) fn none_loadable(cuda_version: i32) -> Error {
@@ -180,17 +161,6 @@ impl Facts {
     pub fn provenance(&self, limits: &DeviceLimits) -> Provenance {
         Provenance::new(limits, &self.environment, &self.command, &self.date)
     }
-}
-
-/// The `--provenance` lines for the loaded `kernels`, one per module.
-pub(crate) fn provenance_lines(
-    gpu: &mut dyn Gpu,
-    cuda_version: i32,
-    kernels: &[ptx::KernelRef],
-    args: &[OsString],
-) -> Result<String, Error> {
-    let facts = Facts::gather(gpu, cuda_version, kernels, args).map_err(failed)?;
-    Ok(facts.lines(gpu.limits()))
 }
 
 fn open_stop(error: OpenError) -> Error {

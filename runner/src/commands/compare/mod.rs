@@ -9,16 +9,16 @@ pub mod engine;
 mod record;
 
 use self::engine::{Compared, Comparison, round_ratios};
+use crate::commands::session;
 use crate::commands::settings::{DeviceChoice, Settings};
 use crate::commands::sweep::prepare::{check_kernel, entry_in};
 use crate::error::{Console, Error, exit, failed};
 use crate::files;
 use crate::kernel::Kernel;
 use crate::kernel::run::Run;
-use crate::measure::backend::Driver;
+use crate::measure::backend::{Driver, Gpu as _};
 use crate::measure::device::{self, command_line};
 use crate::measure::ptx::{KernelRef, entry_params};
-use crate::measure::workload::Workload as _;
 use crate::model::block_shape::BlockShape;
 use crate::model::ptx_facts::{BuildFacts, PtxFacts, likeliest_cause};
 use crate::model::stats::{median, quantile};
@@ -136,20 +136,20 @@ pub fn compare<D: Driver>(
     console: &mut Console,
 ) -> Result<i32, Error> {
     let (device, kernels, blocks) = checked(kernel, settings, rounds, against)?;
-    let (mut gpu, loaded) = device::open_what_loads(driver, device, &kernels, console)?;
-    let max_grid = kernel.largest_grid(&blocks);
-    let mut run = Run::new(kernel, max_grid);
-    crate::commands::sweep::check_device(&mut run, &gpu, &blocks, 0)?;
-    if settings.provenance {
-        console.out(&device::provenance_lines(
-            &mut gpu,
-            driver.cuda_version(),
-            &loaded,
-            &command_line(&settings.command),
-        )?);
+    let session::Opened { mut gpu, loaded, .. } =
+        session::open(driver, device, &kernels, session::Loading::WhatLoads(console))?;
+    let mut run = Run::new(kernel, kernel.largest_grid(&blocks));
+    let command = command_line(&settings.command);
+    let preparation = session::Preparation {
+        blocks: &blocks,
+        scratch: 0,
+        describe: settings.provenance.then_some((&loaded[..], &command[..])),
+        cuda_version: driver.cuda_version(),
+        upload: true,
+    };
+    if let Some(facts) = session::prepare(&mut gpu, &mut run, &preparation)?.facts {
+        console.out(&facts.lines(gpu.limits()));
     }
-    run.build().map_err(|error| Error::new(exit::USAGE, format!("{error:#}")))?;
-    run.upload(&mut gpu).map_err(failed)?;
     let baseline = kernels[1..].iter().copied().find(|other| loaded.contains(other)).unwrap_or(loaded[0]);
     let result = engine::run(&mut gpu, &mut run, &loaded, baseline, &blocks, settings.timing.warmups, rounds)
         .map_err(failed)?;

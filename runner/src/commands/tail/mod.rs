@@ -8,6 +8,7 @@ pub mod engine;
 
 use self::engine::Tail;
 use crate::commands::compare::one_device;
+use crate::commands::session;
 use crate::commands::settings::Settings;
 use crate::commands::sweep::prepare::check_kernel;
 use crate::error::{Console, Error, exit, failed};
@@ -16,7 +17,6 @@ use crate::kernel::run::Run;
 use crate::measure::backend::{Driver, Gpu as _};
 use crate::measure::device::{self, command_line};
 use crate::measure::timing::Timing;
-use crate::measure::workload::Workload as _;
 use crate::model::block_shape::BlockShape;
 use crate::results::table;
 
@@ -86,10 +86,7 @@ pub fn tail<D: Driver>(
     let (device, timing, block) = checked(kernel, settings, waves)?;
     let threads_per_block = block.threads();
     let entry = kernel.kernels()[0];
-    let device::Opened { mut gpu, left_out, .. } = device::open_loading(driver, device, &[entry])?;
-    if let Some(unloadable) = left_out.first() {
-        return Err(Error::new(exit::NO_DEVICE, unloadable.to_string()));
-    }
+    let session::Opened { mut gpu, .. } = session::open(driver, device, &[entry], session::Loading::Every)?;
     device::check_block_size_limits(&[threads_per_block], gpu.limits())
         .and_then(|()| block.check(gpu.limits().max_block_dimensions, gpu.limits().max_threads_per_block))
         .map_err(|message| Error::new(exit::USAGE, message))?;
@@ -108,17 +105,17 @@ pub fn tail<D: Driver>(
     };
     let mut run = Run::new(kernel, max_grid);
     let scratch = if timing.flushes() { 2 * u64::from(gpu.limits().l2_cache_bytes) } else { 0 };
-    crate::commands::sweep::check_device(&mut run, &gpu, &[block], scratch)?;
-    if settings.provenance {
-        console.out(&device::provenance_lines(
-            &mut gpu,
-            driver.cuda_version(),
-            &[entry],
-            &command_line(&settings.command),
-        )?);
+    let (command, entries) = (command_line(&settings.command), [entry]);
+    let preparation = session::Preparation {
+        blocks: &[block],
+        scratch,
+        describe: settings.provenance.then_some((&entries[..], &command[..])),
+        cuda_version: driver.cuda_version(),
+        upload: true,
+    };
+    if let Some(facts) = session::prepare(&mut gpu, &mut run, &preparation)?.facts {
+        console.out(&facts.lines(gpu.limits()));
     }
-    run.build().map_err(|error| Error::new(exit::USAGE, format!("{error:#}")))?;
-    run.upload(&mut gpu).map_err(failed)?;
     let result = engine::run(&mut gpu, &mut run, block, waves, timing).map_err(failed)?;
     console.out(&render(&result));
     console.err(&render_stderr(&result));

@@ -9,17 +9,17 @@ pub mod engine;
 
 use self::engine::{Candidate, VariantRow, Variants};
 use crate::commands::compare::one_device;
+use crate::commands::session;
 use crate::commands::settings::Settings;
 use crate::commands::sweep::prepare::check_kernel;
 use crate::error::{Console, Error, exit, failed};
 use crate::kernel::Kernel;
 use crate::kernel::run::Run;
-use crate::measure::backend::Driver;
-use crate::measure::device::{self, command_line};
+use crate::measure::backend::{Driver, Gpu as _};
+use crate::measure::device::command_line;
 use crate::measure::progress::WithProgress;
 use crate::measure::ptx::{EmbeddedPtx, KernelRef};
 use crate::measure::timing::Timing;
-use crate::measure::workload::Workload as _;
 use crate::model::block_shape::BlockShape;
 use crate::model::frame_size;
 use crate::model::grid::GridPolicy;
@@ -68,31 +68,30 @@ pub fn variants<D: Driver>(
     let mut run = Run::new(kernel, max_grid);
     let all = engine::candidates(&run, &modules);
     let kernels: Vec<KernelRef> = all.iter().map(|candidate| candidate.kernel).collect();
-    let (mut gpu, loaded) = device::open_what_loads(driver, device, &kernels, console)?;
-    // The copy needs a source and a destination of half a pass each: one pass's bytes more,
-    // past the kernel's own buffers.
-    let scratch = kernel.pass.bytes_per_pass as u64;
-    let blocks: Vec<BlockShape> = settings.block_sizes.iter().copied().map(BlockShape::linear).collect();
-    crate::commands::sweep::check_device(&mut run, &gpu, &blocks, scratch)?;
+    let session::Opened { mut gpu, loaded, .. } =
+        session::open(driver, device, &kernels, session::Loading::WhatLoads(console))?;
     let candidates: Vec<Candidate> =
         all.into_iter().filter(|candidate| loaded.contains(&candidate.kernel)).collect();
-    if settings.provenance {
-        // One line per module: its first loaded kernel stands for its file.
-        let mut firsts: Vec<KernelRef> = Vec::new();
-        for candidate in &candidates {
-            if !firsts.iter().any(|first| first.module == candidate.kernel.module) {
-                firsts.push(candidate.kernel);
-            }
+    // One provenance line per module: its first loaded kernel stands for its file.
+    let mut firsts: Vec<KernelRef> = Vec::new();
+    for candidate in &candidates {
+        if !firsts.iter().any(|first| first.module == candidate.kernel.module) {
+            firsts.push(candidate.kernel);
         }
-        console.out(&device::provenance_lines(
-            &mut gpu,
-            driver.cuda_version(),
-            &firsts,
-            &command_line(&settings.command),
-        )?);
     }
-    run.build().map_err(|error| Error::new(exit::USAGE, format!("{error:#}")))?;
-    run.upload(&mut gpu).map_err(failed)?;
+    let command = command_line(&settings.command);
+    let preparation = session::Preparation {
+        blocks: &settings.block_sizes.iter().copied().map(BlockShape::linear).collect::<Vec<_>>(),
+        // The copy needs a source and a destination of half a pass each: one pass's bytes
+        // more, past the kernel's own buffers.
+        scratch: kernel.pass.bytes_per_pass as u64,
+        describe: settings.provenance.then_some((&firsts[..], &command[..])),
+        cuda_version: driver.cuda_version(),
+        upload: true,
+    };
+    if let Some(facts) = session::prepare(&mut gpu, &mut run, &preparation)?.facts {
+        console.out(&facts.lines(gpu.limits()));
+    }
     let rows = candidates.len() * settings.block_sizes.len();
     let mut with_progress = WithProgress::new(&mut gpu, rows);
     let result = engine::run(&mut with_progress, &mut run, &candidates, &settings.block_sizes, timing);
