@@ -39,6 +39,15 @@ use crate::search::sweep::{self, Sweep};
 use anyhow::anyhow;
 use std::path::{Path, PathBuf};
 
+/// How each device's sweep of one run is measured: the settings, their timing as checked, and
+/// what a supervisor told this process (read once where the sweep starts).
+#[derive(Clone, Copy)]
+pub(crate) struct Measuring<'a> {
+    pub settings: &'a Settings,
+    pub timing: Timing,
+    pub supervision: &'a Supervision,
+}
+
 /// `--corrupt-output INDEX` must name an output element.
 pub(crate) fn check_corrupt_output(index: Option<usize>, outputs: u64, whole: &str) -> Result<(), Error> {
     match index {
@@ -62,7 +71,8 @@ pub fn sweep<D: Driver>(driver: &D, kernel: &Kernel, settings: &Settings) -> Res
         ));
     };
     let (mut run, timing) = prepare::prepare(kernel, settings)?;
-    measure(driver, ordinal, &mut run, settings, timing, &mut |_| {})
+    let supervision = Supervision::from_env();
+    measure(driver, ordinal, &mut run, Measuring { settings, timing, supervision: &supervision }, &mut |_| {})
 }
 
 /// [`sweep`], printed as `block-size` prints a sweep: the head while the sweep runs, then the
@@ -80,9 +90,11 @@ pub fn sweep_and_print<D: Driver>(
     settings: &Settings,
     console: &mut Console,
 ) -> i32 {
+    // What a supervisor told this process (crate::launch's worker), read here, once.
+    let supervision = Supervision::from_env();
     let run = |console: &mut Console| {
         let (mut run, timing) = prepare::prepare(kernel, settings)?;
-        on_devices(driver, &mut run, settings, timing, console)
+        on_devices(driver, &mut run, Measuring { settings, timing, supervision: &supervision }, console)
     };
     run(console).unwrap_or_else(|error| console.print_error(&error))
 }
@@ -178,13 +190,12 @@ impl Measured {
 pub(crate) fn on_devices<D: Driver>(
     driver: &D,
     run: &mut Run,
-    settings: &Settings,
-    timing: Timing,
+    measuring: Measuring,
     console: &mut Console,
 ) -> Result<i32, Error> {
-    let supervision = Supervision::from_env();
+    let Measuring { settings, supervision, .. } = measuring;
     if let Some(part) = &supervision.part {
-        return parallel::as_part(driver, run, settings, timing, part, console);
+        return parallel::as_part(driver, run, measuring, part, console);
     }
     if let Some(path) = settings.emit_rust.as_deref().filter(|_| !settings.force) {
         let kernel = run.kernel();
@@ -193,7 +204,7 @@ pub(crate) fn on_devices<D: Driver>(
     }
     let count = match settings.device {
         DeviceChoice::One(ordinal) => {
-            let measured = on_device(driver, ordinal, run, settings, timing, None, console)?;
+            let measured = on_device(driver, ordinal, run, measuring, None, console)?;
             return Ok(measured.exit_status());
         }
         DeviceChoice::All => {
@@ -214,7 +225,7 @@ pub(crate) fn on_devices<D: Driver>(
         return parallel::on_every_device(settings, count, supervision.journal.as_deref(), console);
     }
     if settings.split {
-        return parallel::split_here(driver, run, settings, timing, count, console);
+        return parallel::split_here(driver, run, measuring, count, console);
     }
     // Every device gets its table or its one error line; the status is the worst of them.
     let several = count > 1;
@@ -224,7 +235,7 @@ pub(crate) fn on_devices<D: Driver>(
         if ordinal > 0 {
             console.out("\n");
         }
-        match on_device(driver, ordinal, run, settings, timing, several.then_some(ordinal), console) {
+        match on_device(driver, ordinal, run, measuring, several.then_some(ordinal), console) {
             Ok(measured) => {
                 code = code.max(measured.exit_status());
                 summaries += &table::device_summary(&measured.sweep);
@@ -251,13 +262,12 @@ fn on_device<D: Driver>(
     driver: &D,
     ordinal: u32,
     run: &mut Run,
-    settings: &Settings,
-    timing: Timing,
+    measuring: Measuring,
     name_for: Option<u32>,
     console: &mut Console,
 ) -> Result<Measured, Error> {
-    let plan = Outputs::new(settings, name_for);
-    let measured = measure(driver, ordinal, run, settings, timing, &mut |head| {
+    let plan = Outputs::new(measuring.settings, name_for);
+    let measured = measure(driver, ordinal, run, measuring, &mut |head| {
         if plan.streams {
             console.out(head);
         }
@@ -273,15 +283,16 @@ fn on_device<D: Driver>(
 
 /// Opens device `ordinal`, loads the kernel's entry points (a driver that cannot load one is
 /// exit 3 with its line), checks the request against the device, builds the host data, hands
-/// the head to `on_head` and measures.
+/// the head to `on_head` and measures; as a supervised worker where `supervision` says so (its
+/// journal, its restarts, the exit status of a hang).
 pub(crate) fn measure<D: Driver>(
     driver: &D,
     ordinal: u32,
     run: &mut Run,
-    settings: &Settings,
-    timing: Timing,
+    measuring: Measuring,
     on_head: &mut dyn FnMut(&str),
 ) -> Result<Measured, Error> {
+    let Measuring { settings, timing, supervision } = measuring;
     let kernel = run.kernel();
     let blocks = settings.blocks_of(kernel).map_err(|why| Error::new(exit::USAGE, why))?;
     let configurations = kernel.configurations(&blocks);
@@ -313,7 +324,6 @@ pub(crate) fn measure<D: Driver>(
         },
     )?;
     let (facts, host_data_s) = (prepared.facts.expect("described"), prepared.host_data_s);
-    let supervision = Supervision::from_env();
     let key = journal_key(&gpu, &facts, &kernels, &kernel.pass, timing, settings);
     // One worker of several journals to its own file, which the process that started it
     // copies into the run's journal: no two processes append to one file.
@@ -332,6 +342,7 @@ pub(crate) fn measure<D: Driver>(
         (None, None, Vec::new())
     };
     gpu.watchdog().set_timeout(settings.launch_timeout);
+    gpu.watchdog().set_supervised(supervision.active());
     if (settings.stats || timing.energy_window.is_some())
         && let Err(why) = gpu.sensors()
     {

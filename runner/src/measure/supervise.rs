@@ -55,7 +55,8 @@ pub(crate) struct Part {
 }
 
 impl Supervision {
-    /// This process's supervision, from its environment.
+    /// This process's supervision, from its environment: read once, where a sweep starts
+    /// (`sweep`, `sweep_and_print`, `open_early`), and passed in.
     pub fn from_env() -> Self {
         let journal = std::env::var_os(JOURNAL).map(PathBuf::from);
         let attempt = std::env::var(ATTEMPT).ok().and_then(|text| text.parse().ok()).unwrap_or(1);
@@ -78,11 +79,6 @@ impl Supervision {
     pub fn restarted(&self) -> bool {
         self.active() && self.attempt > 1
     }
-}
-
-/// Whether this process is a supervised worker.
-pub(crate) fn is_worker() -> bool {
-    std::env::var_os(JOURNAL).is_some()
 }
 
 /// Runs `program` with the command line `args` (its first, the name it is started as) as a

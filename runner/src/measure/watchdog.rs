@@ -14,7 +14,7 @@ The timeout is the sweep's (`--launch-timeout`, [`crate::Settings::launch_timeou
 the longest wait that has finished on this device (a slow kernel's own samples raise it).
 */
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Once, Weak};
 use std::time::{Duration, Instant};
 
@@ -41,6 +41,8 @@ struct State {
     longest: AtomicU64,
     /// The timeout given, in nanoseconds; 0 for the default.
     given: AtomicU64,
+    /// Whether this process is a supervised worker ([`Watchdog::set_supervised`]).
+    supervised: AtomicBool,
     epoch: Instant,
     /// The configuration the waits belong to.
     current: Mutex<Option<String>>,
@@ -57,12 +59,20 @@ impl Watchdog {
                 busy_since: AtomicU64::new(0),
                 longest: AtomicU64::new(0),
                 given: AtomicU64::new(0),
+                supervised: AtomicBool::new(false),
                 epoch: Instant::now(),
                 current: Mutex::new(None),
                 on_hang: Mutex::new(None),
                 started: Once::new(),
             }),
         }
+    }
+
+    /// Says whether this process is a supervised worker (crate::launch's), whose hang ends it
+    /// with RESTART, so that its supervisor starts a fresh worker for the rest, rather than
+    /// FAILED.
+    pub fn set_supervised(&self, supervised: bool) {
+        self.state.supervised.store(supervised, Ordering::SeqCst);
     }
 
     /// Sets the timeout (`--launch-timeout`); `None` for the default.
@@ -172,7 +182,7 @@ impl State {
         }
         eprintln!("Error: {configuration}: {message}");
         // A supervisor starts a fresh worker for the rest; a process on its own can only end.
-        std::process::exit(if crate::measure::supervise::is_worker() {
+        std::process::exit(if self.supervised.load(Ordering::SeqCst) {
             crate::error::exit::RESTART
         } else {
             crate::error::exit::FAILED

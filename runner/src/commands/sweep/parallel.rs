@@ -12,7 +12,7 @@ writes as a sweep measured on one GPU; without supervision the shards run one af
 in this process ([`split_here`]).
 */
 
-use super::{Measured, Outputs, measure, not_measured};
+use super::{Measured, Measuring, Outputs, measure, not_measured};
 use crate::commands::settings::{DeviceChoice, Settings};
 use crate::error::{Console, Error, exit, failed};
 use crate::files;
@@ -85,11 +85,11 @@ pub(crate) fn gpus_for_split(
 pub(crate) fn as_part<D: Driver>(
     driver: &D,
     run: &mut Run,
-    settings: &Settings,
-    timing: crate::measure::timing::Timing,
+    measuring: Measuring,
     part: &Part,
     console: &mut Console,
 ) -> Result<i32, Error> {
+    let settings = measuring.settings;
     let settings = Settings {
         device: DeviceChoice::One(part.device),
         shard: part.shard,
@@ -98,11 +98,12 @@ pub(crate) fn as_part<D: Driver>(
     };
     let whole = part.shard.is_none();
     let plan = Outputs::new(&settings, Some(part.device));
-    let measured = measure(driver, part.device, run, &settings, timing, &mut |head| {
-        if whole && plan.streams {
-            console.out(head);
-        }
-    })?;
+    let measured =
+        measure(driver, part.device, run, Measuring { settings: &settings, ..measuring }, &mut |head| {
+            if whole && plan.streams {
+                console.out(head);
+            }
+        })?;
     for warning in &measured.warnings {
         console.err(warning);
     }
@@ -339,11 +340,11 @@ fn copy_lines(journal: &Path, from: u64, target: &mut std::fs::File) -> u64 {
 pub(crate) fn split_here<D: Driver>(
     driver: &D,
     run: &mut Run,
-    settings: &Settings,
-    timing: crate::measure::timing::Timing,
+    measuring: Measuring,
     count: u32,
     console: &mut Console,
 ) -> Result<i32, Error> {
+    let settings = measuring.settings;
     let mut sweeps = Vec::with_capacity(count as usize);
     let mut provenances = Vec::with_capacity(count as usize);
     for device in 0..count {
@@ -354,7 +355,7 @@ pub(crate) fn split_here<D: Driver>(
             ..settings.clone()
         };
         let Measured { sweep, provenance, warnings, .. } =
-            measure(driver, device, run, &shard, timing, &mut |_| {})?;
+            measure(driver, device, run, Measuring { settings: &shard, ..measuring }, &mut |_| {})?;
         for warning in &warnings {
             console.err(warning);
         }

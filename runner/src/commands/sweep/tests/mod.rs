@@ -233,7 +233,9 @@ fn an_early_open_holds_what_it_opened_until_its_drop_and_the_sweep_runs_meanwhil
     assert_eq!(*driver.asked.lock().unwrap(), [0]);
     let kernel = fixture::kernel(256);
     let (mut run, timing) = prepare::prepare(&kernel, &settings).unwrap();
-    let measured = measure(&driver, 0, &mut run, &settings, timing, &mut |_| {}).unwrap();
+    let supervision = Supervision::default();
+    let measuring = Measuring { settings: &settings, timing, supervision: &supervision };
+    let measured = measure(&driver, 0, &mut run, measuring, &mut |_| {}).unwrap();
     assert_eq!(measured.exit_status(), exit::SUCCESS);
     assert!(!driver.released.load(Ordering::SeqCst), "held through the sweep");
     drop(early);
