@@ -76,7 +76,7 @@ mod results;
 mod search;
 
 #[cfg(any(test, feature = "mock"))]
-pub use crate::measure::mock;
+pub use crate::measure::gpu::mock;
 
 #[cfg(test)]
 mod tests;
@@ -103,14 +103,14 @@ pub mod fuzzing {
 #[cfg(feature = "mock")]
 #[doc(hidden)]
 pub mod testing {
-    pub use crate::measure::backend::check_args;
-    pub use crate::measure::compat::{
+    pub use crate::measure::gpu::backend::check_args;
+    pub use crate::measure::gpu::compat::{
         ISA_FLOOR, ISA_RELEASES, Isa, Refusal, Unloadable, check as compat_check, parse_isa,
     };
-    pub use crate::measure::ptx::{BLOCKING_MODULE, KernelRef, entry_params};
+    pub use crate::measure::gpu::ptx::{BLOCKING_MODULE, KernelRef, entry_params};
     pub use crate::model::ptx_facts::PtxFacts;
     /// The blocking kernel's entry point in [`BLOCKING_MODULE`].
-    pub const BLOCKING_ENTRY: &str = crate::measure::timing::BLOCKING_KERNEL.entry;
+    pub const BLOCKING_ENTRY: &str = crate::measure::sampling::timing::BLOCKING_KERNEL.entry;
 }
 
 pub use crate::commands::compare::compare;
@@ -123,10 +123,10 @@ pub use crate::error::{Console, Error, exit, with_stdio};
 pub use crate::kernel::{
     Agreement, Arg, Axis, Check, Element, Kernel, LaunchShape, Readback, Values, Variant,
 };
-pub use crate::measure::backend::{Driver, EarlyOpen};
-pub use crate::measure::cuda::CudaDriver;
-pub use crate::measure::ptx::{EmbeddedPtx, KernelRef};
-pub use crate::measure::timing::TimingMode;
+pub use crate::measure::gpu::backend::{Driver, EarlyOpen};
+pub use crate::measure::gpu::cuda::CudaDriver;
+pub use crate::measure::gpu::ptx::{EmbeddedPtx, KernelRef};
+pub use crate::measure::sampling::timing::TimingMode;
 pub use crate::model::block_shape::{BlockShape, GridShape};
 pub use crate::model::grid::GridPolicy;
 pub use crate::model::objective::Objective;

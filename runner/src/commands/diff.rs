@@ -14,7 +14,7 @@ t4`'s): what it does not record is not compared (docs/kernel-tuner.md).
 */
 
 use crate::error::{Console, Error, exit, one_line, shown};
-use crate::measure::timing::Timing;
+use crate::measure::sampling::timing::Timing;
 use crate::model::axis_values::AxisValues;
 use crate::model::block_shape::BlockShape;
 use crate::results::diff::{self, CONFIDENCE, DEFAULT_THRESHOLD, RESAMPLES, Verdict};

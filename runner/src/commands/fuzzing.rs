@@ -9,7 +9,8 @@ such a file in one line).
 */
 
 use crate::commands::diff::{DiffRequest, diff_records, render};
-use crate::measure::{compat, journal, ptx, stamp};
+use crate::measure::gpu::{compat, ptx};
+use crate::measure::record::{journal, stamp};
 use crate::results::diff::DEFAULT_THRESHOLD;
 use crate::results::emit;
 use crate::results::export::html;

@@ -4,13 +4,13 @@ worker beside it that does. cust links `libcuda.so.1` directly, so a program tha
 cannot even start where no NVIDIA driver is installed (the loader stops it, exit 127, before
 `main`); a launcher parses its command line (its `--help` prints anywhere), checks that the
 driver library loads (else one `Error:` line, exit 3) and runs the worker with the same command
-line in a supervised process ([`crate::measure::supervise`]): a kernel that poisons the GPU
+line in a supervised process ([`crate::measure::supervision::supervise`]): a kernel that poisons the GPU
 context or hangs then costs a worker, not the sweep. `block-size` is such a launcher over
 `block-size-cuda`; [`launch`] is the same for a program of your own.
 */
 
 use crate::error::{Error, exit, shown};
-use crate::measure::supervise;
+use crate::measure::supervision::supervise;
 use std::ffi::OsString;
 use std::os::unix::process::CommandExt as _;
 use std::path::{Path, PathBuf};

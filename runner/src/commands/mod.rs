@@ -23,8 +23,8 @@ pub(crate) mod variants;
 pub use self::launch::driver_loads;
 pub use self::occupancy::presets;
 pub use self::settings::{DEFAULT_ENERGY_WINDOW, DEFAULT_MIN_RUNS};
-pub use crate::measure::supervise::supervise;
-pub use crate::measure::timing::DEFAULT_BATCH_LAUNCHES;
+pub use crate::measure::sampling::timing::DEFAULT_BATCH_LAUNCHES;
+pub use crate::measure::supervision::supervise::supervise;
 pub use crate::model::sm::DEFAULT_REGISTERS;
 pub use crate::results::diff::DEFAULT_THRESHOLD;
 

@@ -9,10 +9,10 @@ the kernel's buffers, and whether it describes the run.
 
 use crate::error::{Console, Error, exit, failed};
 use crate::kernel::run::Run;
-use crate::measure::backend::{Device, Driver};
-use crate::measure::device::{self, Facts};
-use crate::measure::ptx::KernelRef;
-use crate::measure::workload::Workload as _;
+use crate::measure::gpu::backend::{Device, Driver};
+use crate::measure::gpu::device::{self, Facts};
+use crate::measure::gpu::ptx::KernelRef;
+use crate::measure::sampling::workload::Workload as _;
 use crate::model::block_shape::BlockShape;
 use std::ffi::OsString;
 

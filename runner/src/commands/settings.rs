@@ -13,7 +13,7 @@ sweep opens it, for the library and the CLI alike.
 use crate::error::{Error, exit};
 use crate::files;
 use crate::kernel::Kernel;
-use crate::measure::timing::{DEFAULT_BATCH_LAUNCHES, MIN_SAMPLE, NoiseStop, Timing, TimingMode};
+use crate::measure::sampling::timing::{DEFAULT_BATCH_LAUNCHES, MIN_SAMPLE, NoiseStop, Timing, TimingMode};
 use crate::model::block_shape::{BlockShape, MAX_BLOCK_DIMENSIONS, MAX_THREADS_PER_BLOCK};
 use crate::model::grid::GridPolicy;
 use crate::model::objective::Objective;
@@ -554,7 +554,7 @@ impl Settings {
 
     /// The command line to record: [`Settings::command`], or this process's.
     pub(crate) fn command_line(&self) -> Vec<std::ffi::OsString> {
-        crate::measure::device::command_line(&self.command)
+        crate::measure::gpu::device::command_line(&self.command)
     }
 }
 
@@ -611,7 +611,7 @@ mod tests {
         assert_eq!(
             settings.checked().unwrap(),
             Timing {
-                min_sample: Some(crate::measure::timing::MIN_SAMPLE),
+                min_sample: Some(crate::measure::sampling::timing::MIN_SAMPLE),
                 ..Timing::fixed(TimingMode::Graph, 3, 10).until(NoiseStop::DEFAULT)
             }
         );
@@ -693,7 +693,10 @@ mod tests {
         );
         let graph = TimingSettings { mode: TimingMode::Graph, launches_per_sample: Some(4), ..cold };
         let graph = timing(graph).checked().unwrap();
-        assert_eq!((graph.launches(), graph.l2_flush()), (4, crate::measure::timing::L2Flush::None));
+        assert_eq!(
+            (graph.launches(), graph.l2_flush()),
+            (4, crate::measure::sampling::timing::L2Flush::None)
+        );
         assert_eq!(
             refused(timing(TimingSettings { flush_l2: Some(false), ..TimingSettings::default() })),
             "--no-flush-l2 applies to --timing cold, not --timing graph"

@@ -15,14 +15,14 @@ use crate::error::{Console, Error, exit, failed, shown};
 use crate::files;
 use crate::kernel::Kernel;
 use crate::kernel::run::Run;
-use crate::measure::backend::{Driver, EarlyOpen, Gpu};
-use crate::measure::device::Facts;
-use crate::measure::journal::{Journal, Key};
-use crate::measure::provenance::Provenance;
-use crate::measure::ptx::KernelRef;
-use crate::measure::supervise::Supervision;
-use crate::measure::timing::{NoiseStop, Stopped, Timing};
-use crate::measure::wall_time::{Timed, WallTime};
+use crate::measure::gpu::backend::{Driver, EarlyOpen, Gpu};
+use crate::measure::gpu::device::Facts;
+use crate::measure::gpu::ptx::KernelRef;
+use crate::measure::record::journal::{Journal, Key};
+use crate::measure::record::provenance::Provenance;
+use crate::measure::sampling::timing::{NoiseStop, Stopped, Timing};
+use crate::measure::sampling::wall_time::{Timed, WallTime};
+use crate::measure::supervision::supervise::Supervision;
 use crate::model::axis_values::AxisValues;
 use crate::model::block_shape::BlockShape;
 use crate::model::limits::DeviceLimits;
@@ -348,7 +348,7 @@ pub(crate) fn measure<D: Driver>(
     {
         warnings.push(format!("Warning: no SM clock or energy readings ({why}): their columns say n/a\n"));
     }
-    crate::measure::interrupt::install();
+    crate::measure::supervision::interrupt::install();
     let shard = settings.shard.map(|shard| ShardOf { shard, configurations });
     let mut head = head(gpu.limits(), &kernel.pass, timing, settings, &facts, shard);
     head += note.as_deref().unwrap_or_default();
@@ -444,7 +444,9 @@ fn measure_by(
         .map(|(row, &alive)| {
             let spent = plan.timing.samples_own_time(&row.run_ms);
             alive
-                .then(|| crate::measure::timing::decide(&row.run_ms, plan.timing.runs, &stop, spent))
+                .then(|| {
+                    crate::measure::sampling::timing::decide(&row.run_ms, plan.timing.runs, &stop, spent)
+                })
                 .flatten()
         })
         .collect();
@@ -732,7 +734,7 @@ fn measure_in_rungs(
 
 /// What a measurement of a kernel on `gpu` depends on, for the journal.
 fn journal_key(
-    gpu: &dyn crate::measure::backend::Device,
+    gpu: &dyn crate::measure::gpu::backend::Device,
     facts: &Facts,
     kernels: &[KernelRef],
     pass: &Pass,
@@ -822,7 +824,7 @@ impl Outputs {
         &self,
         result: &Sweep,
         head: &str,
-        provenance: impl Fn() -> crate::measure::provenance::Provenance,
+        provenance: impl Fn() -> crate::measure::record::provenance::Provenance,
     ) -> anyhow::Result<Delivery> {
         let body = table::body(result, self.stats);
         let provenance = provenance();

@@ -5,7 +5,7 @@
 //! the kernel's result is its output buffer: only a count and the first bad index come back.
 
 use super::shape::LaunchShape;
-use crate::measure::memory::{as_bytes, as_bytes_mut, host_vec};
+use crate::measure::gpu::memory::{as_bytes, as_bytes_mut, host_vec};
 use crate::model::comparison::{ElementComparison, within};
 use std::fmt;
 

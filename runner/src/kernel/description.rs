@@ -12,8 +12,8 @@ it ([`crate::kernel::run`]) that builds its host data once and uploads it to eac
 use super::axes::{self, Axis};
 use super::check::{Check, Typed, Values, zeros};
 use super::shape::{LaunchShape, Variant};
-use crate::measure::memory::Plain;
-use crate::measure::ptx::{EmbeddedPtx, KernelRef};
+use crate::measure::gpu::memory::Plain;
+use crate::measure::gpu::ptx::{EmbeddedPtx, KernelRef};
 use crate::model::block_shape::BlockShape;
 use crate::model::frame_size::FrameSize;
 use crate::model::grid::{GridPolicy, sides};

@@ -15,10 +15,10 @@ is copied back and judged on the host, which words the failure.
 use super::check::{CheckKind, Values};
 use super::description::{Arg, BufferSpec, Kernel, Length, Readback, Role, Source};
 use super::shape::{LaunchShape, Variant};
-use crate::measure::backend::{BufferId, Gpu, KernelArg, Launch};
-use crate::measure::device::Footprint;
-use crate::measure::progress::Phase;
-use crate::measure::workload::Workload;
+use crate::measure::gpu::backend::{BufferId, Gpu, KernelArg, Launch};
+use crate::measure::gpu::device::Footprint;
+use crate::measure::sampling::workload::Workload;
+use crate::measure::supervision::progress::Phase;
 use crate::model::block_shape::{BlockShape, GridShape};
 use crate::model::mismatch::Mismatch;
 use crate::model::pass::Pass;

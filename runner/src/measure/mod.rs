@@ -1,35 +1,27 @@
 /*!
-The measure layer: the GPU behind a trait and everything around one measured launch. The
-backend ([`backend`]: [`backend::Driver`], [`backend::Gpu`]) with cust's implementation
-([`cuda`]) and the CPU stand-in ([`mock`], tests only); the embedded PTX ([`ptx`], [`stamp`]) and
-whether a driver loads it ([`compat`]); opening a device and checking a request against it
-([`device`]); timing ([`timing`]) and a checked measurement ([`checked`]); the bound on every GPU
-wait ([`watchdog`]), signals ([`interrupt`]), the supervised worker ([`supervise`]) and the
-journal of finished configurations ([`journal`]); progress on the terminal ([`progress`]), the
-run's provenance ([`provenance`]) and where its wall time went ([`wall_time`]).
+The measure layer: the GPU behind a trait and everything around one measured launch, one folder
+a concern:
+
+- [`gpu`]: the GPU behind a trait ([`gpu::backend`]: [`gpu::backend::Driver`],
+  [`gpu::backend::Gpu`]) with cust's implementation ([`gpu::cuda`]) and the CPU stand-in
+  ([`gpu::mock`], tests only); the embedded PTX ([`gpu::ptx`]) and whether a driver loads it
+  ([`gpu::compat`]); opening a device and checking a request against it ([`gpu::device`],
+  [`gpu::memory`]);
+- [`sampling`]: the timing modes and schedules ([`sampling::timing`]), one checked row
+  ([`sampling::checked`]) of a description being measured ([`sampling::workload`]), and where a
+  run's wall time went ([`sampling::wall_time`]);
+- [`supervision`]: the bound on every GPU wait ([`supervision::watchdog`]), signals
+  ([`supervision::interrupt`]), the supervised worker ([`supervision::supervise`]) and progress on
+  the terminal ([`supervision::progress`]);
+- [`sensors`]: the GPU's SM clock, throttling and energy behind a trait, through NVML
+  ([`sensors::nvml`]);
+- [`record`]: the files of record: the journal of finished configurations
+  ([`record::journal`]), the run's provenance ([`record::provenance`]) and the PTX's stamp
+  ([`record::stamp`]).
 */
 
-pub mod backend;
-pub mod checked;
-pub mod compat;
-pub mod cuda;
-pub mod device;
-pub mod interrupt;
-pub mod journal;
-pub mod memory;
-#[cfg(any(test, feature = "mock"))]
-pub mod mock;
-pub mod nvml;
-pub mod progress;
-pub mod provenance;
-pub mod ptx;
+pub mod gpu;
+pub mod record;
+pub mod sampling;
 pub mod sensors;
-// The provenance stamp, shared with the PTX builders and the repository tests (stamp/): the
-// same file, linked in, so this crate packages without a path dependency.
-#[allow(dead_code)]
-pub mod stamp;
-pub mod supervise;
-pub mod timing;
-pub mod wall_time;
-pub mod watchdog;
-pub mod workload;
+pub mod supervision;

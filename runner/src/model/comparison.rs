@@ -1,7 +1,7 @@
 /*!
 [`ElementComparison`]: how a row's output is compared with what it should be, element by
 element, where the comparison runs on the GPU (the comparison kernels of `kernels/src/mismatch.rs`,
-through [`crate::measure::backend::Gpu::count_mismatches`]) so that only a count and the first
+through [`crate::measure::gpu::backend::Gpu::count_mismatches`]) so that only a count and the first
 bad index come back; and [`Mismatches`], what it finds. [`ElementComparison::count_on_host`] is
 the same comparison on the host, which the mock backend runs and the tests hold the kernels to.
 */

@@ -61,7 +61,7 @@ mod tests {
     use super::*;
 
     fn h200() -> (DeviceLimits, SmModel) {
-        let limits = crate::measure::mock::MockGpu::h200_like().limits;
+        let limits = crate::measure::gpu::mock::MockGpu::h200_like().limits;
         let model = SmModel::from_device(&limits).expect("the model knows sm_90");
         (limits, model)
     }

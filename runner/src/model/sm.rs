@@ -429,7 +429,7 @@ mod tests {
 
     #[test]
     fn a_device_model_uses_the_devices_own_limits() {
-        let limits = crate::measure::mock::MockGpu::h200_like().limits;
+        let limits = crate::measure::gpu::mock::MockGpu::h200_like().limits;
         let from_device = SmModel::from_device(&limits).unwrap();
         assert_eq!(from_device, preset("h200").unwrap().model());
         let pascal = DeviceLimits { compute_capability: (6, 1), ..limits.clone() };
@@ -438,7 +438,7 @@ mod tests {
 
     #[test]
     fn only_known_architectures_get_a_device_model() {
-        let limits = crate::measure::mock::MockGpu::h200_like().limits;
+        let limits = crate::measure::gpu::mock::MockGpu::h200_like().limits;
         let with = |compute_capability| DeviceLimits { compute_capability, ..limits.clone() };
         // B200 (10.0), GB300 (10.3), Thor (11.0), DGX Spark (12.1), V100 (7.0), Orin (8.7):
         // not modelled, so not checked.

@@ -33,7 +33,7 @@ nothing else, whatever the names hold.
 
 use crate::error::{one_line, shown};
 use crate::files;
-use crate::measure::provenance::Provenance;
+use crate::measure::record::provenance::Provenance;
 use crate::model::axis_values::AxisValues;
 use crate::model::block_shape::BlockShape;
 use crate::model::objective::Objective;
@@ -564,13 +564,13 @@ mod tests {
     }
 
     fn winner(gpu: &str, compute_capability: (u32, u32), block_size: u32, axes: &[(&str, &str)]) -> Winner {
-        let environment = crate::measure::provenance::Environment {
+        let environment = crate::measure::record::provenance::Environment {
             driver_release: Some("580.159.04".into()),
             driver_api_version: 13000,
             modules: Vec::new(),
             ptx_facts: None,
         };
-        let limits = crate::measure::mock::MockGpu::h200_like().limits;
+        let limits = crate::measure::gpu::mock::MockGpu::h200_like().limits;
         let provenance = Provenance::new(&limits, &environment, "my-sweep", "2026-12-01T12:00:00Z");
         Winner {
             gpu: gpu.into(),

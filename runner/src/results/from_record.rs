@@ -6,8 +6,8 @@ this process. Only a file that records the occupancy model's check whole and eac
 shared memory (every file since `merge`) reads back; an older one is refused in one line.
 */
 
-use crate::measure::interrupt::Signal;
-use crate::measure::provenance::Provenance;
+use crate::measure::record::provenance::Provenance;
+use crate::measure::supervision::interrupt::Signal;
 use crate::model::frame_size::FrameSize;
 use crate::model::pass::{Items, Pass};
 use crate::model::sm::Limiter;

@@ -4,7 +4,7 @@ the schema, which sits at the bottom of the results layer, because the record's 
 summary lines are the table's words ([`crate::results::table`]).
 */
 
-use crate::measure::provenance::Provenance;
+use crate::measure::record::provenance::Provenance;
 use crate::model::stats::RunStats;
 use crate::results::schema::{Origin, PassRecord, RowRecord, SCHEMA_VERSION, SweepRecord};
 use crate::results::table::{self, Summary};

@@ -10,7 +10,7 @@ given twice, two results for one model, shards of different drivers or GPUs, a p
 before its last configuration.
 */
 
-use crate::measure::provenance::Provenance;
+use crate::measure::record::provenance::Provenance;
 use crate::model::axis_values::AxisValues;
 use crate::model::limits::DeviceLimits;
 use crate::model::shard::{self, Shard};

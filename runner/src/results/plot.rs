@@ -3,7 +3,7 @@
 whisker, occupancy on a second axis, and the fastest row marked.
 */
 
-use crate::measure::timing::Timing;
+use crate::measure::sampling::timing::Timing;
 use crate::model::axis_values::AxisValues;
 use crate::model::block_shape::BlockShape;
 use crate::model::frame_size;
@@ -234,7 +234,7 @@ fn draw(chart_data: &Chart, root: &Area<'_>) -> Result<(), Box<dyn std::error::E
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::measure::backend::Timing;
+    use crate::measure::gpu::backend::Timing;
     use crate::tests::fixture;
 
     #[test]

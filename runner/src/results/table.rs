@@ -7,9 +7,9 @@ and right-aligned columns. Each subcommand's own report is in its module under
 [`crate::commands`]; everything here is a function of results, none of the command line.
 */
 
-use crate::measure::backend::Timing;
+use crate::measure::gpu::backend::Timing;
+use crate::measure::sampling::timing::{NoiseStop, Stopped, TimingMode};
 use crate::measure::sensors::{RowClock, RowEnergy};
-use crate::measure::timing::{NoiseStop, Stopped, TimingMode};
 use crate::model::block_shape::BlockShape;
 use crate::model::frame_size::mib;
 use crate::model::limits::{DeviceLimits, Suggestion};
@@ -870,7 +870,7 @@ pub fn model_summary(sweep: &Sweep) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::measure::mock::MockGpu;
+    use crate::measure::gpu::mock::MockGpu;
     use crate::tests::fixture;
 
     fn sweep(gpu: &mut MockGpu, sizes: &[u32]) -> Sweep {

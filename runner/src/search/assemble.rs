@@ -119,8 +119,8 @@ impl ModelCheck {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::measure::backend::Timing;
-    use crate::measure::mock::MockGpu;
+    use crate::measure::gpu::backend::Timing;
+    use crate::measure::gpu::mock::MockGpu;
     use crate::tests::fixture;
 
     fn items(value: u64) -> AxisValues {

@@ -7,10 +7,10 @@ sweep with the rows so far.
 */
 
 use crate::kernel::run::Run;
-use crate::measure::backend::Gpu;
-use crate::measure::journal::Journal;
-use crate::measure::progress::WithProgress;
-use crate::measure::workload::Workload as _;
+use crate::measure::gpu::backend::Gpu;
+use crate::measure::record::journal::Journal;
+use crate::measure::sampling::workload::Workload as _;
+use crate::measure::supervision::progress::WithProgress;
 use crate::model::launch_bounds::LaunchBounds;
 use crate::model::shard::ShardOf;
 use crate::search::assemble;

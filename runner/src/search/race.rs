@@ -50,7 +50,7 @@ the three ([`screen_break`]); where one breaks one, the rows the screen dropped 
 it (the screen's audit, `commands::sweep`).
 */
 
-use crate::measure::timing::{NoiseStop, Stopped, relative_spread};
+use crate::measure::sampling::timing::{NoiseStop, Stopped, relative_spread};
 use crate::search::sweep::{Row, Sweep};
 use std::time::Duration;
 
@@ -407,7 +407,7 @@ mod tests {
         let mut gpu = crate::tests::fixture::gpu();
         let mut workload = crate::tests::fixture::workload(&mut gpu, crate::tests::fixture::kernel(256));
         workload.upload(&mut gpu).unwrap();
-        let timing = crate::measure::timing::Timing::launch(0, 1);
+        let timing = crate::measure::sampling::timing::Timing::launch(0, 1);
         let mut sweep = crate::search::sweep::run(&mut gpu, workload.as_mut(), &[64], timing, None).unwrap();
         let mut row = sweep.rows.remove(0);
         row.run_ms = samples.to_vec();
@@ -541,7 +541,7 @@ mod tests {
         let mut gpu = crate::tests::fixture::gpu();
         let mut workload = crate::tests::fixture::workload(&mut gpu, crate::tests::fixture::kernel(256));
         workload.upload(&mut gpu).unwrap();
-        let timing = crate::measure::timing::Timing::launch(0, 10);
+        let timing = crate::measure::sampling::timing::Timing::launch(0, 10);
         let first = crate::search::sweep::run(&mut gpu, workload.as_mut(), &[64, 128], timing, None).unwrap();
         let mut second = first.clone();
         second.rows[1].run_ms.clear();

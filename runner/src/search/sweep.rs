@@ -4,13 +4,13 @@ check it. Every check that fails is recorded and the sweep goes on, so one bad r
 every other row report; the caller turns any failure into exit status 1.
 */
 
-use crate::measure::backend::{Gpu, Timing};
-use crate::measure::checked::{self, Checked};
-use crate::measure::interrupt::Interrupted;
-use crate::measure::journal::{self, Configuration, Journal};
+use crate::measure::gpu::backend::{Gpu, Timing};
+use crate::measure::record::journal::{self, Configuration, Journal};
+use crate::measure::sampling::checked::{self, Checked};
+use crate::measure::sampling::timing::Stopped;
+use crate::measure::sampling::workload::Workload;
 use crate::measure::sensors::{RowClock, RowEnergy};
-use crate::measure::timing::Stopped;
-use crate::measure::workload::Workload;
+use crate::measure::supervision::interrupt::Interrupted;
 use crate::model::axis_values::AxisValues;
 use crate::model::block_shape::{BlockShape, GridShape};
 use crate::model::grid::GridPolicy;
@@ -278,14 +278,14 @@ pub struct Sweep {
     pub shard: Option<crate::model::shard::ShardOf>,
     /// Where the measurement's wall time went, where it was timed (a sweep measured here, or
     /// read back from a JSON export that kept it).
-    pub wall_time: Option<crate::measure::wall_time::WallTime>,
+    pub wall_time: Option<crate::measure::sampling::wall_time::WallTime>,
 }
 
 /// Why a sweep ended before its last configuration: its rows so far are kept.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum EndedEarly {
     /// A signal asked it to stop (exit 130 for SIGINT, 143 for SIGTERM).
-    Interrupted(crate::measure::interrupt::Signal),
+    Interrupted(crate::measure::supervision::interrupt::Signal),
     /// A launch fault poisoned the GPU context: the rest needs a fresh process (a supervised
     /// worker exits for its supervisor to start one; `configurations_left` were not measured).
     ContextLost {
@@ -418,7 +418,7 @@ impl Sweep {
 /// collected in [`Sweep::failures`].
 ///
 /// Each row's samples are taken as `timing` says: its mode, and a fixed count or the
-/// noise-driven stop (`crate::measure::checked::sample`). Each row launches one full wave
+/// noise-driven stop (`crate::measure::sampling::checked::sample`). Each row launches one full wave
 /// ([`GridPolicy::OneWave`]); `measure` takes the grid policy too.
 pub fn run(
     gpu: &mut dyn Gpu,
@@ -569,7 +569,7 @@ pub(crate) fn measure_in(
     let mut ended_early = None;
 
     for (index, &block) in blocks.iter().enumerate() {
-        if let Some(signal) = crate::measure::interrupt::requested() {
+        if let Some(signal) = crate::measure::supervision::interrupt::requested() {
             ended_early = Some(EndedEarly::Interrupted(signal));
             break;
         }
@@ -793,7 +793,7 @@ pub(crate) fn measure_in(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::measure::mock::{H200_BLOCKS_PER_SM_AT_16_KIB, MockGpu};
+    use crate::measure::gpu::mock::{H200_BLOCKS_PER_SM_AT_16_KIB, MockGpu};
     use crate::model::occupancy::DEFAULT_BLOCK_SIZES;
     use crate::tests::fixture;
 

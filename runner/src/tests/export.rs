@@ -2,9 +2,9 @@
 //! its JSON is the record written, and renders as it did.
 
 use crate::kernel::Kernel;
-use crate::measure::backend::Timing;
-use crate::measure::provenance::Provenance;
-use crate::measure::timing::{NoiseStop, TimingMode};
+use crate::measure::gpu::backend::Timing;
+use crate::measure::record::provenance::Provenance;
+use crate::measure::sampling::timing::{NoiseStop, TimingMode};
 use crate::model::occupancy::DEFAULT_BLOCK_SIZES;
 use crate::results::export::Format;
 use crate::results::schema::SweepRecord;
@@ -42,10 +42,10 @@ fn provenance() -> Provenance {
         driver_release: Some("580.159.04".into()),
         cuda_driver_api: "13.0".into(),
         kernel: "cuda_builder".into(),
-        ptx_sha256: crate::measure::ptx::BLOCKING_MODULE.sha256(),
+        ptx_sha256: crate::measure::gpu::ptx::BLOCKING_MODULE.sha256(),
         registers_per_thread: Some(16),
         ptx_facts: crate::model::ptx_facts::PtxFacts::of(
-            crate::measure::ptx::BLOCKING_MODULE.ptx,
+            crate::measure::gpu::ptx::BLOCKING_MODULE.ptx,
             "grayscale",
         ),
         compiler: "cuda_builder".into(),
@@ -66,7 +66,7 @@ fn rendered(format: Format, record: &SweepRecord) -> String {
         .exporter()
         .render(record)
         .unwrap()
-        .replace(&crate::measure::ptx::BLOCKING_MODULE.sha256(), "<ptx sha256>")
+        .replace(&crate::measure::gpu::ptx::BLOCKING_MODULE.sha256(), "<ptx sha256>")
 }
 
 #[test]
@@ -245,8 +245,8 @@ fn dressed_sweep() -> sweep::Sweep {
         row.axes = crate::model::axis_values::AxisValues(vec![("tile".into(), (1 << index).to_string())]);
     }
     sweep.timing = sweep.timing.until(NoiseStop::DEFAULT);
-    sweep.rows[0].stopped = Some(crate::measure::timing::Stopped::Raced);
-    sweep.rows[1].stopped = Some(crate::measure::timing::Stopped::Converged);
+    sweep.rows[0].stopped = Some(crate::measure::sampling::timing::Stopped::Raced);
+    sweep.rows[1].stopped = Some(crate::measure::sampling::timing::Stopped::Converged);
     sweep.rows[1].run_ms.push(0.046);
     let pruned = &mut sweep.rows[3];
     pruned.pruned = Some("1024 threads x 80 registers, above the 65536 a block may hold".into());

@@ -5,10 +5,10 @@
 
 use crate::kernel::run::Run;
 use crate::kernel::{Arg, Check, Kernel};
-use crate::measure::backend::Device as _;
-use crate::measure::mock::{EmulatedMemory, Launch, MockGpu, read_values, write_values};
-use crate::measure::ptx::EmbeddedPtx;
-use crate::measure::workload::Workload as _;
+use crate::measure::gpu::backend::Device as _;
+use crate::measure::gpu::mock::{EmulatedMemory, Launch, MockGpu, read_values, write_values};
+use crate::measure::gpu::ptx::EmbeddedPtx;
+use crate::measure::sampling::workload::Workload as _;
 use crate::model::grid::GridPolicy;
 use anyhow::Result;
 
@@ -137,7 +137,7 @@ pub fn uploaded<'k>(gpu: &mut MockGpu, kernel: &'k Kernel, block_sizes: &[u32]) 
 
 /// [`uploaded`] for tests that keep the run as a workload alone: the kernel lives as long as
 /// the test process.
-pub fn workload(gpu: &mut MockGpu, kernel: Kernel) -> Box<dyn crate::measure::workload::Workload> {
+pub fn workload(gpu: &mut MockGpu, kernel: Kernel) -> Box<dyn crate::measure::sampling::workload::Workload> {
     let kernel: &'static Kernel = Box::leak(Box::new(kernel));
     Box::new(uploaded(gpu, kernel, &[1]))
 }

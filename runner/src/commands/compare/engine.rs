@@ -11,13 +11,13 @@ order rotating every round (A B C, B C A, C A B, ...) so that clock and thermal 
 advantage of going first, fall on every kernel alike.
 */
 
-use crate::measure::workload::Workload;
+use crate::measure::sampling::workload::Workload;
 
 use crate::model::mismatch::Mismatch;
 
-use crate::measure::backend::{Gpu, Timing};
-use crate::measure::checked::{self, Checked};
-use crate::measure::ptx::KernelRef;
+use crate::measure::gpu::backend::{Gpu, Timing};
+use crate::measure::gpu::ptx::KernelRef;
+use crate::measure::sampling::checked::{self, Checked};
 use crate::model::block_shape::BlockShape;
 use crate::model::grid::GridPolicy;
 use crate::model::limits::{DeviceLimits, KernelResources};
@@ -245,7 +245,7 @@ pub fn run(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::measure::mock::MockGpu;
+    use crate::measure::gpu::mock::MockGpu;
     use crate::tests::fixture::{self, MODULE, THIRD, TWIN};
 
     const KERNELS: [KernelRef; 3] = [MODULE.kernel("scale"), TWIN.kernel("scale"), THIRD.kernel("scale")];
@@ -253,7 +253,7 @@ mod tests {
     fn three_kernel_gpu() -> MockGpu {
         let mut gpu = fixture::gpu();
         for kernel in &KERNELS {
-            crate::measure::backend::Device::load(&mut gpu, kernel).unwrap();
+            crate::measure::gpu::backend::Device::load(&mut gpu, kernel).unwrap();
         }
         gpu.kernel_time_factors = KERNELS.into_iter().zip([1.0, 0.5, 2.0]).collect();
         gpu.milliseconds = vec![(128, 0.1), (256, 0.2)];
@@ -327,7 +327,7 @@ mod tests {
         gpu.wrong_element = 2047;
         let mut workload =
             fixture::workload(&mut gpu, fixture::kernel(4096).dynamic_shared_memory(|_, _| 8192));
-        crate::measure::backend::Device::load(&mut gpu, &kernels[1]).unwrap();
+        crate::measure::gpu::backend::Device::load(&mut gpu, &kernels[1]).unwrap();
         let result = run(
             &mut gpu,
             workload.as_mut(),

@@ -16,9 +16,9 @@ use crate::error::{Console, Error, exit, failed};
 use crate::files;
 use crate::kernel::Kernel;
 use crate::kernel::run::Run;
-use crate::measure::backend::{Driver, Gpu as _};
-use crate::measure::device::{self, command_line};
-use crate::measure::ptx::{KernelRef, entry_params};
+use crate::measure::gpu::backend::{Driver, Gpu as _};
+use crate::measure::gpu::device::{self, command_line};
+use crate::measure::gpu::ptx::{KernelRef, entry_params};
 use crate::model::block_shape::BlockShape;
 use crate::model::ptx_facts::{BuildFacts, PtxFacts, likeliest_cause};
 use crate::model::stats::{median, quantile};
@@ -378,8 +378,8 @@ pub fn render_stderr(result: &Comparison) -> String {
 #[cfg(test)]
 mod tests {
     use super::engine::{Cell, CompareRow, Compared, Comparison};
-    use crate::measure::mock::MockGpu;
-    use crate::measure::ptx::EmbeddedPtx;
+    use crate::measure::gpu::mock::MockGpu;
+    use crate::measure::gpu::ptx::EmbeddedPtx;
     use crate::model::block_shape::BlockShape;
     use crate::model::frame_size::FrameSize;
     use crate::model::limits::KernelResources;

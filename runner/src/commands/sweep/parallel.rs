@@ -1,6 +1,6 @@
 /*!
 `--device all` on a machine of several GPUs: a supervised worker for each GPU, all at once
-([`on_every_device`]), each with the restarts of [`crate::measure::supervise`], so that a fault,
+([`on_every_device`]), each with the restarts of [`crate::measure::supervision::supervise`], so that a fault,
 a hang or a signal on one GPU costs that GPU's worker and nothing of the others. Each worker
 ([`as_part`]) measures its GPU and writes its result's JSON for this process, which alone writes
 the journal (copying each worker's lines as they come), the exports and the `--emit-rust` file,
@@ -17,10 +17,10 @@ use crate::commands::settings::{DeviceChoice, Settings};
 use crate::error::{Console, Error, exit, failed};
 use crate::files;
 use crate::kernel::run::Run;
-use crate::measure::backend::Driver;
-use crate::measure::interrupt;
-use crate::measure::provenance::Provenance;
-use crate::measure::supervise::{self, Part, Worker};
+use crate::measure::gpu::backend::Driver;
+use crate::measure::record::provenance::Provenance;
+use crate::measure::supervision::interrupt;
+use crate::measure::supervision::supervise::{self, Part, Worker};
 use crate::model::shard::Shard;
 use crate::results::from_record::sweep_of;
 use crate::results::merge::deal_back;

@@ -8,8 +8,8 @@ use crate::commands::settings::Settings;
 use crate::error::{Error, exit};
 use crate::kernel::Kernel;
 use crate::kernel::run::Run;
-use crate::measure::ptx::{EmbeddedPtx, KernelRef, entry_params};
-use crate::measure::timing::Timing;
+use crate::measure::gpu::ptx::{EmbeddedPtx, KernelRef, entry_params};
+use crate::measure::sampling::timing::Timing;
 
 /// The kernel's description holds and every entry point its configurations launch is in
 /// `modules` (its own, and the twins the command measures); the message is one line (exit 2).

@@ -8,10 +8,10 @@ grid of 1.1 waves runs one full wave of blocks and then a tenth of a wave of equ
 blocks on a mostly idle device: the tail effect the sweep's one-wave grids never show.
 */
 
-use crate::measure::workload::Workload;
+use crate::measure::sampling::workload::Workload;
 
-use crate::measure::backend::{Gpu, Timing};
-use crate::measure::checked::{self, Checked};
+use crate::measure::gpu::backend::{Gpu, Timing};
+use crate::measure::sampling::checked::{self, Checked};
 use crate::model::block_shape::{BlockShape, GridShape};
 use crate::model::grid;
 use crate::model::limits::DeviceLimits;
@@ -153,7 +153,7 @@ pub fn run(
 mod tests {
     use super::*;
     use crate::kernel::Kernel;
-    use crate::measure::mock::MockGpu;
+    use crate::measure::gpu::mock::MockGpu;
     use crate::tests::fixture;
 
     fn uploaded(kernel: Kernel) -> (MockGpu, Box<dyn Workload>) {

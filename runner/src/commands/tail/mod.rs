@@ -14,9 +14,9 @@ use crate::commands::sweep::prepare::check_kernel;
 use crate::error::{Console, Error, exit, failed};
 use crate::kernel::Kernel;
 use crate::kernel::run::Run;
-use crate::measure::backend::{Driver, Gpu as _};
-use crate::measure::device::{self, command_line};
-use crate::measure::timing::Timing;
+use crate::measure::gpu::backend::{Driver, Gpu as _};
+use crate::measure::gpu::device::{self, command_line};
+use crate::measure::sampling::timing::Timing;
 use crate::model::block_shape::BlockShape;
 use crate::results::table;
 

@@ -9,10 +9,10 @@ same run, is the practical ceiling.
 */
 
 use crate::kernel::run::Run;
-use crate::measure::backend::{Gpu, Timing};
-use crate::measure::checked::{self, Checked};
-use crate::measure::ptx::{EmbeddedPtx, KernelRef};
-use crate::measure::workload::Workload as _;
+use crate::measure::gpu::backend::{Gpu, Timing};
+use crate::measure::gpu::ptx::{EmbeddedPtx, KernelRef};
+use crate::measure::sampling::checked::{self, Checked};
+use crate::measure::sampling::workload::Workload as _;
 use crate::model::block_shape::{BlockShape, GridShape};
 use crate::model::limits::DeviceLimits;
 use crate::model::occupancy::one_wave_grid;

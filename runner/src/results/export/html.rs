@@ -680,7 +680,7 @@ mod tests {
 
     #[test]
     fn the_embedded_tables_are_the_models_answers_everywhere() {
-        let device = crate::measure::mock::MockGpu::h200_like().limits;
+        let device = crate::measure::gpu::mock::MockGpu::h200_like().limits;
         let start = Start { gpu: "measured".into(), threads: 256, registers: 16, shared: 0 };
         let explorer = Explorer::new(&device, start);
         let keys: Vec<&str> = explorer.gpus.iter().map(|gpu| gpu.key.as_str()).collect();
@@ -723,7 +723,7 @@ mod tests {
 
     #[test]
     fn an_architecture_the_model_does_not_know_gets_the_presets_only() {
-        let mut device = crate::measure::mock::MockGpu::h200_like().limits;
+        let mut device = crate::measure::gpu::mock::MockGpu::h200_like().limits;
         device.compute_capability = (10, 0);
         let start = Start { gpu: "h200".into(), threads: 256, registers: 16, shared: 0 };
         assert_eq!(Explorer::new(&device, start).gpus.len(), 4);

@@ -14,7 +14,7 @@ mod markdown;
 mod sentences;
 pub(crate) mod t4;
 
-use crate::measure::provenance::Provenance;
+use crate::measure::record::provenance::Provenance;
 use crate::results::schema::SweepRecord;
 use crate::search::sweep::Sweep;
 use anyhow::Result;

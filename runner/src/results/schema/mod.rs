@@ -51,9 +51,9 @@ mod upgrade;
 
 use crate::error::{Error, exit, one_line, shown};
 use crate::files::{MAX_INPUT_BYTES, read_bounded};
-use crate::measure::provenance::Provenance;
+use crate::measure::record::provenance::Provenance;
+use crate::measure::sampling::timing::{Stopped, Timing, TimingMode};
 use crate::measure::sensors::{RowClock, RowEnergy};
-use crate::measure::timing::{Stopped, Timing, TimingMode};
 use crate::model::axis_values::AxisValues;
 use crate::model::block_shape::{BlockShape, GridShape};
 use crate::model::grid::GridPolicy;
@@ -156,7 +156,7 @@ pub struct SweepRecord {
     /// Where the measurement's wall time went, in seconds by part (`--stats`' `Time:` line);
     /// absent where it was not timed (a file written before, a merge, a T4 file).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub wall_time: Option<crate::measure::wall_time::WallTime>,
+    pub wall_time: Option<crate::measure::sampling::wall_time::WallTime>,
     /// Where this file is `block-size merge`'s (or `--split`'s) of shards: each shard's
     /// command, date and GPU; empty for a sweep measured whole.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -589,7 +589,7 @@ fn search_by_name<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Search, 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::measure::timing::{L2Flush, NoiseStop};
+    use crate::measure::sampling::timing::{L2Flush, NoiseStop};
     use serde_json::{Value, json};
 
     /// A PTX hash as every version wrote one.
@@ -617,7 +617,7 @@ mod tests {
                 "kernel": "cuda_builder", "ptx_sha256": SHA, "registers_per_thread": 16,
                 "compiler": "cuda_builder", "runner": "block-size 0.1.0"
             },
-            "device": crate::measure::mock::MockGpu::h200_like().limits,
+            "device": crate::measure::gpu::mock::MockGpu::h200_like().limits,
             "kernel": "cuda_builder", "ptx_sha256": SHA,
             "workload": {"kernel": "grayscale", "bytes_per_pass": 1024.0, "bytes_counted": "moved per pass"},
             "width": 16, "height": 4, "pixels": 64,

@@ -26,7 +26,7 @@ closes one ([`closed_cache`]).
 
 use super::{Origin, PassRecord, RowRecord, SCHEMA_VERSION, SweepRecord};
 use crate::error::one_line;
-use crate::measure::timing::{Timing, TimingMode};
+use crate::measure::sampling::timing::{Timing, TimingMode};
 use crate::model::axis_values::AxisValues;
 use crate::model::block_shape::{BlockShape, MAX_BLOCK_DIMENSIONS, MAX_THREADS_PER_BLOCK};
 use crate::model::grid::GridPolicy;

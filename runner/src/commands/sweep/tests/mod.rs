@@ -1,6 +1,6 @@
 use super::*;
 use crate::commands::settings::TimingSettings;
-use crate::measure::mock::MockGpu;
+use crate::measure::gpu::mock::MockGpu;
 use crate::tests::fixture;
 
 #[test]
@@ -18,15 +18,20 @@ fn measured(corrupt: Option<usize>) -> Sweep {
     sweep::run(&mut gpu, workload.as_mut(), &[64, 128], timing, corrupt).unwrap()
 }
 
-fn provenance() -> crate::measure::provenance::Provenance {
-    let environment = crate::measure::provenance::Environment {
+fn provenance() -> crate::measure::record::provenance::Provenance {
+    let environment = crate::measure::record::provenance::Environment {
         driver_release: None,
         driver_api_version: 13000,
         modules: Vec::new(),
         ptx_facts: None,
     };
     let limits = MockGpu::h200_like().limits;
-    crate::measure::provenance::Provenance::new(&limits, &environment, "block-size", "2026-11-30T12:00:00Z")
+    crate::measure::record::provenance::Provenance::new(
+        &limits,
+        &environment,
+        "block-size",
+        "2026-11-30T12:00:00Z",
+    )
 }
 
 #[test]
@@ -144,7 +149,7 @@ fn exports_go_to_their_files_beside_the_table() {
 #[test]
 fn a_failed_row_is_in_every_export_and_the_report_read_back_says_so() {
     let mut gpu = fixture::gpu();
-    gpu.fault_at = Some((128, crate::measure::mock::MockFault { context_lost: false }));
+    gpu.fault_at = Some((128, crate::measure::gpu::mock::MockFault { context_lost: false }));
     let timing = TimingSettings { runs: Some(2), ..TimingSettings::default() }.validate().unwrap();
     let mut workload = fixture::workload(&mut gpu, fixture::kernel(256));
     let result = sweep::run(&mut gpu, workload.as_mut(), &[64, 128, 256], timing, None).unwrap();
@@ -171,7 +176,8 @@ fn the_early_open_takes_the_one_device_the_sweep_opens_here_and_none_of_several(
         "they open in turn or in workers"
     );
     // A worker of `--device all` measures its part's device, whatever the command line says.
-    let part = crate::measure::supervise::Part { device: 1, shard: None, result: "part.json".into() };
+    let part =
+        crate::measure::supervision::supervise::Part { device: 1, shard: None, result: "part.json".into() };
     let worker = Supervision { part: Some(part), ..Supervision::default() };
     assert_eq!(early_ordinal(&one(DeviceChoice::All), &worker), Some(1));
 }
@@ -179,7 +185,7 @@ fn the_early_open_takes_the_one_device_the_sweep_opens_here_and_none_of_several(
 /// A driver that records which devices it was asked to open early, each early open holding a
 /// [`Held`] until its drop.
 struct Recording {
-    driver: crate::measure::mock::MockDriver,
+    driver: crate::measure::gpu::mock::MockDriver,
     asked: std::sync::Mutex<Vec<u32>>,
     released: std::sync::Arc<std::sync::atomic::AtomicBool>,
 }
@@ -193,7 +199,7 @@ impl Drop for Held {
     }
 }
 
-impl crate::measure::backend::DeviceSource for Recording {
+impl crate::measure::gpu::backend::DeviceSource for Recording {
     type Device = MockGpu;
     fn cuda_version(&self) -> i32 {
         self.driver.cuda_version()
@@ -201,7 +207,7 @@ impl crate::measure::backend::DeviceSource for Recording {
     fn device_count(&self) -> anyhow::Result<u32> {
         self.driver.device_count()
     }
-    fn open(&self, ordinal: u32) -> Result<MockGpu, crate::measure::backend::OpenError> {
+    fn open(&self, ordinal: u32) -> Result<MockGpu, crate::measure::gpu::backend::OpenError> {
         self.driver.open(ordinal)
     }
     fn model(&self, ordinal: u32) -> anyhow::Result<(String, (u32, u32))> {
@@ -216,10 +222,10 @@ impl crate::measure::backend::DeviceSource for Recording {
 
 #[test]
 fn an_early_open_holds_what_it_opened_until_its_drop_and_the_sweep_runs_meanwhile() {
-    use crate::measure::backend::DeviceSource as _;
+    use crate::measure::gpu::backend::DeviceSource as _;
     use std::sync::atomic::Ordering;
     let driver = Recording {
-        driver: crate::measure::mock::MockDriver { cuda_version: 13000, devices: vec![fixture::gpu()] },
+        driver: crate::measure::gpu::mock::MockDriver { cuda_version: 13000, devices: vec![fixture::gpu()] },
         asked: Default::default(),
         released: Default::default(),
     };
@@ -244,15 +250,15 @@ fn an_early_open_holds_what_it_opened_until_its_drop_and_the_sweep_runs_meanwhil
     let all = Settings { device: DeviceChoice::All, ..Settings::default() };
     drop(open_early(&driver, &all));
     assert_eq!(*driver.asked.lock().unwrap(), [0]);
-    assert!(crate::measure::mock::MockDriver::h200().open_early(0).thread.is_none());
+    assert!(crate::measure::gpu::mock::MockDriver::h200().open_early(0).thread.is_none());
 }
 
 /// The race's tests: the fixture's kernel on the mock, every block size of `milliseconds`
 /// scripted, each sample scaled by the next factor of `script`.
 mod race {
     use super::*;
-    use crate::measure::journal::Key;
-    use crate::measure::timing::{NoiseStop, Stopped};
+    use crate::measure::record::journal::Key;
+    use crate::measure::sampling::timing::{NoiseStop, Stopped};
     use std::time::Duration;
 
     /// Ten factors with median 1 whose interval (x_(2), x_(9)) is 0.99 to 1.01: a first round of
@@ -267,7 +273,7 @@ mod race {
 
     fn gpu(milliseconds: &[(u32, f32)], script: &[f32]) -> MockGpu {
         let mut gpu = fixture::gpu();
-        crate::measure::backend::Device::load(&mut gpu, &fixture::MODULE.kernel("scale")).unwrap();
+        crate::measure::gpu::backend::Device::load(&mut gpu, &fixture::MODULE.kernel("scale")).unwrap();
         gpu.milliseconds = milliseconds.to_vec();
         gpu.sample_script = script.to_vec();
         gpu
@@ -353,7 +359,7 @@ mod race {
         // converge (18), not after ten more of its own (20).
         assert_eq!(samples(&result), [10, 18, 10]);
         let best = &result.rows[1].run_ms;
-        let spread = crate::measure::timing::relative_spread;
+        let spread = crate::measure::sampling::timing::relative_spread;
         assert!(spread(&best[..10]) > 0.05 && spread(best) <= 0.05, "{best:?}");
         assert!(spread(&best[..15]) > 0.05, "the chunk before did not converge: {best:?}");
         assert_eq!(result.best().unwrap().threads_per_block, 256);
@@ -464,7 +470,9 @@ mod race {
         assert_eq!(result.best().unwrap().threads_per_block, 256);
         // Its 23 later rungs ran on the buffers of the first: no more allocated than one round's.
         let buffers = |gpu: &MockGpu| {
-            (0..).take_while(|&id| gpu.memory.bytes(crate::measure::backend::BufferId(id)).is_ok()).count()
+            (0..)
+                .take_while(|&id| gpu.memory.bytes(crate::measure::gpu::backend::BufferId(id)).is_ok())
+                .count()
         };
         let mut in_rungs = gpu(&times, &SPREAD);
         rungs(&mut in_rungs, &settings(&sizes), None);
@@ -735,8 +743,8 @@ mod race {
     fn the_first_row_is_kept_on_the_gpu_and_a_later_row_that_differs_is_named() {
         /// `scale`, one value wrong at 256 threads a block.
         fn wrong_at_256(
-            launch: &crate::measure::mock::Launch,
-            memory: &mut dyn crate::measure::mock::EmulatedMemory,
+            launch: &crate::measure::gpu::mock::Launch,
+            memory: &mut dyn crate::measure::gpu::mock::EmulatedMemory,
             fault: Option<usize>,
         ) -> anyhow::Result<()> {
             fixture::emulate(launch, memory, fault.or((launch.block.x == 256).then_some(9)))
@@ -791,7 +799,7 @@ mod race {
     fn a_failed_configuration_is_failed_not_raced() {
         let times = [(64, 2.0), (128, 1.0), (256, 1.0)];
         let mut gpu = gpu(&times, &SPREAD);
-        gpu.fault_at = Some((128, crate::measure::mock::MockFault { context_lost: false }));
+        gpu.fault_at = Some((128, crate::measure::gpu::mock::MockFault { context_lost: false }));
         let result = race(&mut gpu, &settings(&[64, 128, 256]), None);
         assert!(result.rows[1].failed.is_some());
         assert_eq!(result.rows[1].stopped, None);

@@ -4,7 +4,9 @@
 //! misses an element leaves it 0 and fails the check.
 
 use crate::kernel::*;
-use crate::measure::mock::{EmulatedMemory, Launch, MockDriver, MockGpu, read_values, threads, write_values};
+use crate::measure::gpu::mock::{
+    EmulatedMemory, Launch, MockDriver, MockGpu, read_values, threads, write_values,
+};
 use crate::model::block_shape::BlockShape;
 use crate::results::schema::SweepRecord;
 use crate::{EmbeddedPtx, Format, GridPolicy, Settings, TimingMode, TimingSettings};

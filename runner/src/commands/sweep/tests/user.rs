@@ -4,7 +4,7 @@
 
 use crate::commands::sweep::*;
 use crate::kernel::*;
-use crate::measure::mock::{EmulatedMemory, Launch, MockDriver, MockGpu, read_values, write_values};
+use crate::measure::gpu::mock::{EmulatedMemory, Launch, MockDriver, MockGpu, read_values, write_values};
 use crate::model::block_shape::BlockShape;
 use crate::{Console, EmbeddedPtx, Format, GridPolicy, Measured, Settings, TimingMode, TimingSettings};
 use anyhow::Result;
@@ -351,7 +351,7 @@ fn run_and_print_prints_as_block_size_does() {
 #[test]
 fn a_fault_that_loses_the_context_in_a_process_of_its_own_keeps_the_rows_before_it() {
     let mut driver = driver();
-    driver.devices[0].fault_at = Some((128, crate::measure::mock::MockFault { context_lost: true }));
+    driver.devices[0].fault_at = Some((128, crate::measure::gpu::mock::MockFault { context_lost: true }));
     let measured = run(&driver, &kernel(reference()), &options(&[64, 128, 256, 512])).unwrap();
     let rows: Vec<(u32, bool)> =
         measured.sweep.rows.iter().map(|row| (row.threads_per_block, row.failed.is_some())).collect();
@@ -377,7 +377,7 @@ fn a_fault_that_loses_the_context_in_a_process_of_its_own_keeps_the_rows_before_
 #[test]
 fn a_fault_that_keeps_the_context_fails_its_row_only() {
     let mut driver = driver();
-    driver.devices[0].fault_at = Some((128, crate::measure::mock::MockFault { context_lost: false }));
+    driver.devices[0].fault_at = Some((128, crate::measure::gpu::mock::MockFault { context_lost: false }));
     let measured = run(&driver, &kernel(reference()), &options(&[64, 128, 256])).unwrap();
     let rows: Vec<(u32, bool)> =
         measured.sweep.rows.iter().map(|row| (row.threads_per_block, row.failed.is_some())).collect();

@@ -1,21 +1,23 @@
 /*!
 What a GPU's sensors say while a row runs: the SM clock, the reasons the driver gives for
-holding it down, and the energy counter. Read through NVML on a GPU ([`crate::measure::nvml`])
+holding it down, and the energy counter. Read through NVML on a GPU ([`crate::measure::sensors::nvml`])
 and scripted on the mock, behind one trait ([`Sensors`]), so the rules here (what counts as a
 throttled sample, how an energy window is read) are tested on the CPU. Nothing here changes a
 GPU's settings: no clock is locked, no power limit set.
 
-- **Clock**: one reading after each chunk of samples ([`crate::measure::checked::sample`]).
+- **Clock**: one reading after each chunk of samples ([`crate::measure::sampling::checked::sample`]).
   A chunk read throttled ([`throttled`]: a power or thermal reason set, or the SM clock below
   [`THROTTLE_FRACTION`] of the default) is dropped and re-taken while the row's time budget
   lasts, and counted on the row ([`RowClock::throttled_samples`]).
 - **Energy** (`--energy`): NVML's total energy counter (millijoules since the driver loaded,
   Volta and newer) advances in steps: every 100 ms on the H200 (measured, evidence/). A row's
   energy is read over a window of whole steps while the GPU runs nothing but the row's
-  launches back to back ([`crate::measure::checked::energy`]): the counter's value at one step
+  launches back to back ([`crate::measure::sampling::checked::energy`]): the counter's value at one step
   and at a later one, at least the window apart, over the time between them gives the mean
   watts; joules per pass are those watts times the row's median time.
 */
+
+pub mod nvml;
 
 use serde::{Deserialize, Serialize};
 

@@ -8,9 +8,9 @@ seconds. indicatif draws nothing when standard error is not a terminal, so piped
 redirected output stays clean.
 */
 
-use crate::measure::backend::{BufferId, Gpu, Launch, Timing};
+use crate::measure::gpu::backend::{BufferId, Gpu, Launch, Timing};
 
-use crate::measure::timing::Op;
+use crate::measure::sampling::timing::Op;
 use crate::model::comparison::{ElementComparison, Mismatches};
 use anyhow::Result;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -150,7 +150,7 @@ impl Drop for Phase {
 }
 
 impl Gpu for WithProgress<'_> {
-    crate::measure::backend::pass_on_gpu_queries!();
+    crate::measure::gpu::backend::pass_on_gpu_queries!();
 
     fn alloc_zeroed(&mut self, bytes: usize) -> Result<BufferId> {
         self.inner.alloc_zeroed(bytes)

@@ -9,8 +9,8 @@ sensor reads (the first opens NVML). The rest (occupancy queries, the checks on 
 journal, the search's bookkeeping) is what is left of the total.
 */
 
-use crate::measure::backend::{BufferId, Gpu, Launch, Timing};
-use crate::measure::timing::Op;
+use crate::measure::gpu::backend::{BufferId, Gpu, Launch, Timing};
+use crate::measure::sampling::timing::Op;
 use crate::model::comparison::{ElementComparison, Mismatches};
 use anyhow::Result;
 use std::time::Instant;
@@ -97,7 +97,7 @@ fn add(seconds: &mut f64, started: Instant) {
 }
 
 impl Gpu for Timed<'_> {
-    crate::measure::backend::pass_on_gpu_queries!();
+    crate::measure::gpu::backend::pass_on_gpu_queries!();
 
     fn alloc_zeroed(&mut self, bytes: usize) -> Result<BufferId> {
         let started = Instant::now();
@@ -190,7 +190,7 @@ mod tests {
         let mut workload = fixture::workload(&mut gpu, fixture::kernel(4096));
         let mut timed = Timed::new(&mut gpu);
         workload.upload(&mut timed).unwrap();
-        let timing = crate::measure::timing::Timing::launch(2, 5);
+        let timing = crate::measure::sampling::timing::Timing::launch(2, 5);
         let sweep =
             crate::search::sweep::run(&mut timed, workload.as_mut(), &[64, 128], timing, None).unwrap();
         let spent = timed.spent;

@@ -7,16 +7,16 @@ cannot load a module (exit 3, or the module left out where others can run); anyt
 that is the run failing (exit 1).
 */
 
-use crate::measure::backend::{
+use crate::measure::gpu::backend::{
     BufferId, DeviceSource, EarlyOpen, Gpu, KernelArg, Launch, LoadError, SharedMemoryFn, Timing, check_args,
     kernel_params,
 };
-use crate::measure::watchdog::Watchdog;
+use crate::measure::supervision::watchdog::Watchdog;
 
-use crate::measure::compat::Refusal;
-use crate::measure::ptx::BLOCKING_MODULE;
-use crate::measure::ptx::KernelRef;
-use crate::measure::timing::{BLOCKING_KERNEL, BLOCKING_TIMEOUT, Op};
+use crate::measure::gpu::compat::Refusal;
+use crate::measure::gpu::ptx::BLOCKING_MODULE;
+use crate::measure::gpu::ptx::KernelRef;
+use crate::measure::sampling::timing::{BLOCKING_KERNEL, BLOCKING_TIMEOUT, Op};
 use crate::model::block_shape::{BlockShape, GridShape};
 use crate::model::comparison::{ElementComparison, Mismatches};
 use crate::model::limits::{DeviceLimits, KernelResources, Suggestion};
@@ -34,7 +34,7 @@ use rayon::prelude::*;
 use std::cell::Cell;
 use std::ffi::{c_int, c_void};
 
-pub use crate::measure::backend::OpenError;
+pub use crate::measure::gpu::backend::OpenError;
 
 /// The CUDA driver, as [`crate::Driver`].
 #[derive(Debug, Clone, Copy, Default)]
@@ -384,7 +384,7 @@ pub struct CudaGpu {
     uuid: Option<String>,
     /// The device's NVML sensors, opened the first time they are asked for; `Err`: why there
     /// are none.
-    sensors: Option<Result<crate::measure::nvml::NvmlSensors, String>>,
+    sensors: Option<Result<crate::measure::sensors::nvml::NvmlSensors, String>>,
     /// The graphs graph schedules replayed ([`Op::Graph`]), the latest last, at most
     /// [`GRAPHS_KEPT`]: kept for the schedules of the same launch after it (a row's chunks under
     /// the noise-driven stop, each rung of a race in rungs); destroyed before the buffers their
@@ -428,7 +428,7 @@ fn raw_attribute(device: &Device, attribute: cust::sys::CUdevice_attribute) -> R
     u32::try_from(value).map_err(|_| anyhow!("the driver reported {attribute:?} = {value}"))
 }
 
-/// How the driver refused a module, where it did so for a reason [`crate::measure::compat`] explains.
+/// How the driver refused a module, where it did so for a reason [`crate::measure::gpu::compat`] explains.
 /// cust 0.3.2 reads `CUDA_ERROR_UNSUPPORTED_PTX_VERSION` (222) and
 /// `CUDA_ERROR_JIT_COMPILER_NOT_FOUND` (221) as `UnknownError`; the raw driver call tells.
 fn refusal(error: CudaError, ptx: &str) -> Option<Refusal> {
@@ -980,7 +980,7 @@ fn device_uuid(device: &Device) -> Option<String> {
     })
 }
 
-impl crate::measure::backend::Device for CudaGpu {
+impl crate::measure::gpu::backend::Device for CudaGpu {
     fn uuid(&self) -> Option<String> {
         self.uuid.clone()
     }
@@ -999,7 +999,7 @@ impl crate::measure::backend::Device for CudaGpu {
 }
 
 impl Gpu for CudaGpu {
-    fn launch_fault(&self, error: &anyhow::Error) -> Option<crate::measure::backend::LaunchFault> {
+    fn launch_fault(&self, error: &anyhow::Error) -> Option<crate::measure::gpu::backend::LaunchFault> {
         let code = error.chain().find_map(|cause| cause.downcast_ref::<CudaError>())?;
         let context_lost = match code {
             // Sticky: the context can run nothing more (CUDA's "the process must be restarted").
@@ -1018,7 +1018,7 @@ impl Gpu for CudaGpu {
             | CudaError::InvalidValue => false,
             _ => return None,
         };
-        Some(crate::measure::backend::LaunchFault { context_lost })
+        Some(crate::measure::gpu::backend::LaunchFault { context_lost })
     }
 
     fn limits(&self) -> &DeviceLimits {
@@ -1228,7 +1228,7 @@ impl Gpu for CudaGpu {
     fn sensors(&mut self) -> Result<&mut dyn crate::measure::sensors::Sensors, String> {
         let uuid = self.uuid.clone();
         let sensors = self.sensors.get_or_insert_with(|| match uuid {
-            Some(uuid) => crate::measure::nvml::NvmlSensors::open(&uuid),
+            Some(uuid) => crate::measure::sensors::nvml::NvmlSensors::open(&uuid),
             None => Err("the driver gave no UUID to find the GPU by in NVML".into()),
         });
         match sensors {

@@ -2,21 +2,21 @@
 The measuring backend: what the sweep needs from a GPU, behind one trait.
 
 [`Gpu`] knows devices, kernels, buffers and launches, and nothing of any one kernel: a
-[`crate::measure::workload::Workload`] allocates its buffers through it ([`Gpu::alloc_and_upload`]),
+[`crate::measure::sampling::workload::Workload`] allocates its buffers through it ([`Gpu::alloc_and_upload`]),
 launches with its own argument list ([`KernelArg`]) and dynamic shared memory ([`Launch`]),
 and checks what it downloads.
 
-[`crate::measure::cuda::CudaGpu`] implements it with cust and the real driver; in tests, `mock::MockGpu`
+[`crate::measure::gpu::cuda::CudaGpu`] implements it with cust and the real driver; in tests, `mock::MockGpu`
 (the `mock` feature, never in a release build) implements it on the CPU with scripted answers,
 running each launch through the workload's CPU emulation
 (registered with `mock::MockGpu::emulate`) over an [`EmulatedMemory`], so the whole pipeline
 (sweep, checks, table, exit status) runs in tests on a machine with no GPU, for every kernel.
 */
 
-use crate::measure::compat::Refusal;
-use crate::measure::ptx::{self, KernelRef};
-use crate::measure::timing::Op;
-pub use crate::measure::timing::Timing;
+use crate::measure::gpu::compat::Refusal;
+use crate::measure::gpu::ptx::{self, KernelRef};
+use crate::measure::sampling::timing::Op;
+pub use crate::measure::sampling::timing::Timing;
 use crate::model::block_shape::{BlockShape, GridShape};
 use crate::model::comparison::{ElementComparison, Mismatches};
 use crate::model::limits::{DeviceLimits, KernelResources, Suggestion};
@@ -36,13 +36,13 @@ pub enum OpenError {
 /// Why a module could not be loaded on an open device.
 #[derive(Debug)]
 pub enum LoadError {
-    /// The driver refused the module: it cannot load it here (see [`crate::measure::compat`]).
+    /// The driver refused the module: it cannot load it here (see [`crate::measure::gpu::compat`]).
     Refused(Refusal),
     /// Anything else, such as a module without the kernel asked for.
     Setup(anyhow::Error),
 }
 
-/// What every command runs on: the CUDA driver ([`crate::measure::cuda::CudaDriver`]), or in
+/// What every command runs on: the CUDA driver ([`crate::measure::gpu::cuda::CudaDriver`]), or in
 /// tests (the `mock` feature) `mock::MockDriver`. Sealed: the library opens its devices, checks
 /// each module against its CUDA version (the PTX ISA check) and loads those that pass.
 pub trait Driver: DeviceSource {}
@@ -249,7 +249,7 @@ pub trait Gpu {
     fn limits(&self) -> &DeviceLimits;
 
     /// The watchdog every blocking wait on this device runs under.
-    fn watchdog(&self) -> &crate::measure::watchdog::Watchdog;
+    fn watchdog(&self) -> &crate::measure::supervision::watchdog::Watchdog;
 
     /// Makes loaded kernel `kernel` the one every other method uses.
     fn select_kernel(&mut self, kernel: KernelRef) -> Result<()>;
@@ -296,7 +296,7 @@ pub trait Gpu {
     /// every launch before it has finished: the first row's output kept on the device for
     /// [`crate::Check::same_as_first`]. By default through the host.
     fn copy(&mut self, from: (BufferId, usize), to: (BufferId, usize), bytes: usize) -> Result<()> {
-        let mut staging = crate::measure::memory::host_vec::<u8>(bytes, "a copy through the host")?;
+        let mut staging = crate::measure::gpu::memory::host_vec::<u8>(bytes, "a copy through the host")?;
         staging.resize(bytes, 0);
         self.download(from.0, from.1, &mut staging)?;
         self.upload(to.0, to.1, &staging)
@@ -319,7 +319,7 @@ pub trait Gpu {
     }
 
     /// A row of a sweep is finished (measured and checked, or taken from a journal): what a
-    /// wrapper that shows progress ([`crate::measure::progress::WithProgress`]) counts.
+    /// wrapper that shows progress ([`crate::measure::supervision::progress::WithProgress`]) counts.
     fn row_finished(&mut self) {}
 
     /// Device-to-device copies of `bytes` (`cuMemcpyDtoDAsync`), after `timing.warmups`
@@ -327,7 +327,7 @@ pub trait Gpu {
     /// move the same bytes.
     fn time_copy(&mut self, bytes: usize, timing: Timing) -> Result<Vec<f32>>;
 
-    /// Executes `ops` ([`crate::measure::timing::schedule`]) on the measuring stream with `launch` as
+    /// Executes `ops` ([`crate::measure::sampling::timing::schedule`]) on the measuring stream with `launch` as
     /// the [`Op::Launch`]: its function handle and argument list are prepared before the first
     /// op, so between a sample's events there is the launch alone; so is the graph an
     /// [`Op::Graph`] replays, where no schedule of the same launch and count captured it yet.
@@ -345,7 +345,7 @@ pub trait Gpu {
     }
 
     /// Host time since an arbitrary start, which the noise-driven stop
-    /// ([`crate::measure::checked::sample`]) budgets each row against: the wall clock since the
+    /// ([`crate::measure::sampling::checked::sample`]) budgets each row against: the wall clock since the
     /// device was opened for the driver, scripted in tests.
     fn clock(&self) -> Duration;
 
@@ -357,7 +357,7 @@ pub trait Gpu {
 
     /// One launch between its own pair of events (launch mode, no warm-up); its milliseconds.
     fn time_one_launch(&mut self, launch: &Launch) -> Result<f32> {
-        let ops = crate::measure::timing::schedule(
+        let ops = crate::measure::sampling::timing::schedule(
             &Timing::launch(0, 1),
             0,
             1,
@@ -368,20 +368,20 @@ pub trait Gpu {
     }
 
     /// Runs the warm-ups, then the samples `timing` asks for, a fixed count of them
-    /// ([`crate::measure::checked::sample`] adds the noise-driven stop), and returns every sample's
+    /// ([`crate::measure::sampling::checked::sample`] adds the noise-driven stop), and returns every sample's
     /// milliseconds.
     fn time_launches(&mut self, launch: &Launch, timing: Timing) -> Result<Vec<f32>> {
         let zero = !launch.zero_before_each.is_empty();
         self.run_schedule(
             launch,
-            &crate::measure::timing::schedule(&timing, timing.warmups, timing.runs, zero),
+            &crate::measure::sampling::timing::schedule(&timing, timing.warmups, timing.runs, zero),
         )
     }
 }
 
 #[cfg(any(test, feature = "mock"))]
 /// Device memory as a kernel's CPU emulation sees it: the bytes behind a pointer argument.
-/// The mock backend implements it; the emulations ([`crate::measure::backend::Emulation`]) read
+/// The mock backend implements it; the emulations ([`crate::measure::gpu::backend::Emulation`]) read
 /// their inputs and write their outputs through it.
 pub trait EmulatedMemory {
     /// The bytes a pointer argument points at: its buffer from its offset on.
@@ -400,17 +400,17 @@ pub type Emulation = fn(launch: &Launch, memory: &mut dyn EmulatedMemory, fault:
 
 /// The [`Gpu`] methods a wrapper of `self.inner` (a `&mut dyn Gpu`) passes on as they are: the
 /// device's facts, the kernel selection, the occupancy queries, the clock and the fault test.
-/// A wrapper ([`crate::measure::progress::WithProgress`], [`crate::measure::wall_time::Timed`])
+/// A wrapper ([`crate::measure::supervision::progress::WithProgress`], [`crate::measure::sampling::wall_time::Timed`])
 /// writes the methods it watches itself and this for the rest.
 macro_rules! pass_on_gpu_queries {
     () => {
         fn limits(&self) -> &crate::model::limits::DeviceLimits {
             self.inner.limits()
         }
-        fn watchdog(&self) -> &crate::measure::watchdog::Watchdog {
+        fn watchdog(&self) -> &crate::measure::supervision::watchdog::Watchdog {
             self.inner.watchdog()
         }
-        fn select_kernel(&mut self, kernel: crate::measure::ptx::KernelRef) -> anyhow::Result<()> {
+        fn select_kernel(&mut self, kernel: crate::measure::gpu::ptx::KernelRef) -> anyhow::Result<()> {
             self.inner.select_kernel(kernel)
         }
         fn max_threads_per_block(&self) -> anyhow::Result<u32> {
@@ -424,14 +424,14 @@ macro_rules! pass_on_gpu_queries {
         }
         fn suggestion(
             &self,
-            dynamic_shared_memory: crate::measure::backend::SharedMemoryFn,
+            dynamic_shared_memory: crate::measure::gpu::backend::SharedMemoryFn,
         ) -> anyhow::Result<crate::model::limits::Suggestion> {
             self.inner.suggestion(dynamic_shared_memory)
         }
         fn clock(&self) -> std::time::Duration {
             self.inner.clock()
         }
-        fn launch_fault(&self, error: &anyhow::Error) -> Option<crate::measure::backend::LaunchFault> {
+        fn launch_fault(&self, error: &anyhow::Error) -> Option<crate::measure::gpu::backend::LaunchFault> {
             self.inner.launch_fault(error)
         }
     };

@@ -9,7 +9,7 @@ Sources: NVIDIA's PTX ISA release notes ("PTX ISA Version" → "CUDA release" ta
 CUDA Toolkit release notes (table "CUDA Toolkit and Minimum Required Driver Version").
 */
 
-use crate::measure::ptx::EmbeddedPtx;
+use crate::measure::gpu::ptx::EmbeddedPtx;
 use std::fmt;
 
 /// A PTX ISA version, as a module's `.version` line states it.
@@ -498,7 +498,8 @@ mod tests {
         assert_eq!(parse_isa(".version 10.12\n"), Some(isa(10, 12)));
         assert_eq!(parse_isa("// .version 8.8 in a comment is not a directive\n"), None);
         assert_eq!(parse_target(".target sm_90a, debug\n"), Some("sm_90a"));
-        for embedded in [crate::measure::ptx::BLOCKING_MODULE, crate::measure::ptx::fixtures::NVCC] {
+        for embedded in [crate::measure::gpu::ptx::BLOCKING_MODULE, crate::measure::gpu::ptx::fixtures::NVCC]
+        {
             assert!(parse_isa(embedded.ptx).is_some(), "{} states its ISA", embedded.file);
         }
     }

@@ -10,10 +10,10 @@ devices by ordinal and says which CUDA version it supports. Kernels are named by
 [`KernelRef`], never by the order they were loaded in.
 */
 
-pub use crate::measure::backend::Emulation;
-pub use crate::measure::watchdog::Watchdog;
+pub use crate::measure::gpu::backend::Emulation;
+pub use crate::measure::supervision::watchdog::Watchdog;
 
-pub use crate::measure::backend::{BufferId, EmulatedMemory, KernelArg, Launch};
+pub use crate::measure::gpu::backend::{BufferId, EmulatedMemory, KernelArg, Launch};
 
 /// One thread of a launch as a kernel reads its indices: `blockIdx` and `threadIdx`, in x, y
 /// and z, so that a CPU emulation can take each thread's share of the work as the kernel does.
@@ -47,15 +47,15 @@ pub fn threads(launch: &Launch) -> impl Iterator<Item = Thread> + '_ {
         cube([block.x, block.y, block.z]).map(move |thread_idx| Thread { block_idx, thread_idx })
     })
 }
-use crate::measure::backend::{
+use crate::measure::gpu::backend::{
     Device, DeviceSource, Gpu, LoadError, OpenError, SharedMemoryFn, Timing, check_args, kernel_params,
 };
-use crate::measure::compat::Refusal;
-pub use crate::measure::memory::{read_values, view_values, write_values};
-use crate::measure::ptx::KernelRef;
+use crate::measure::gpu::compat::Refusal;
+pub use crate::measure::gpu::memory::{read_values, view_values, write_values};
+use crate::measure::gpu::ptx::KernelRef;
+use crate::measure::sampling::timing::Op;
 pub use crate::measure::sensors::ClockReading;
 use crate::measure::sensors::Sensors;
-use crate::measure::timing::Op;
 
 mod sensors;
 use crate::model::block_shape::{MAX_BLOCK_DIMENSIONS, MAX_GRID_DIMENSIONS};
@@ -83,13 +83,13 @@ impl MockMemory {
     /// Every byte of `buffer`.
     pub fn bytes(&self, buffer: BufferId) -> Result<&[u8]> {
         let (words, len) = self.buffers.get(buffer.0).ok_or_else(|| anyhow!("no buffer {}", buffer.0))?;
-        Ok(&crate::measure::memory::as_bytes(words)[..*len])
+        Ok(&crate::measure::gpu::memory::as_bytes(words)[..*len])
     }
 
     /// Every byte of `buffer`, to write.
     pub fn bytes_mut(&mut self, buffer: BufferId) -> Result<&mut [u8]> {
         let (words, len) = self.buffers.get_mut(buffer.0).ok_or_else(|| anyhow!("no buffer {}", buffer.0))?;
-        Ok(&mut crate::measure::memory::as_bytes_mut(words)[..*len])
+        Ok(&mut crate::measure::gpu::memory::as_bytes_mut(words)[..*len])
     }
 
     /// Buffers allocated so far.
@@ -183,7 +183,7 @@ pub struct MockGpu {
     /// signal while a sweep runs.
     pub delay: Duration,
     /// Once this many launches at this block size have run, a SIGINT or SIGTERM arrives.
-    pub signal_at: Option<(u32, usize, crate::measure::interrupt::Signal)>,
+    pub signal_at: Option<(u32, usize, crate::measure::supervision::interrupt::Signal)>,
     /// A factor on the scripted times, per kernel; kernels not listed get 1.0.
     pub kernel_time_factors: Vec<(KernelRef, f32)>,
     /// The kernel whose launches get output element `wrong_element` wrong: a pixel of a wrong
@@ -562,9 +562,9 @@ impl DeviceSource for MockDriver {
 }
 
 impl Gpu for MockGpu {
-    fn launch_fault(&self, error: &anyhow::Error) -> Option<crate::measure::backend::LaunchFault> {
+    fn launch_fault(&self, error: &anyhow::Error) -> Option<crate::measure::gpu::backend::LaunchFault> {
         let fault = error.chain().find_map(|cause| cause.downcast_ref::<MockFault>())?;
-        Some(crate::measure::backend::LaunchFault { context_lost: fault.context_lost })
+        Some(crate::measure::gpu::backend::LaunchFault { context_lost: fault.context_lost })
     }
 
     fn limits(&self) -> &DeviceLimits {
@@ -686,7 +686,7 @@ impl Gpu for MockGpu {
         let kernel = self.active_kernel()?.0;
         self.timed.push((kernel, launch.threads_per_block()));
         let zero = !launch.zero_before_each.is_empty();
-        let ops = crate::measure::timing::schedule(&Timing::launch(0, 1), 0, 1, zero);
+        let ops = crate::measure::sampling::timing::schedule(&Timing::launch(0, 1), 0, 1, zero);
         Ok(self.run_schedule(launch, &ops)?[0])
     }
 
@@ -722,7 +722,7 @@ impl Gpu for MockGpu {
         {
             let taken = self.launches.iter().filter(|(_, threads)| *threads == at).count();
             if taken >= after {
-                crate::measure::interrupt::simulate(signal);
+                crate::measure::supervision::interrupt::simulate(signal);
             }
         }
         // As the driver: the graph captured before the first op, where the last is of another

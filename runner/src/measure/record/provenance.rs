@@ -4,8 +4,8 @@ with `--provenance`, so that a saved transcript is its own evidence file.
 */
 
 use crate::error::shown;
-use crate::measure::compat;
-use crate::measure::ptx::EmbeddedPtx;
+use crate::measure::gpu::compat;
+use crate::measure::gpu::ptx::EmbeddedPtx;
 use crate::model::limits::DeviceLimits;
 use crate::model::ptx_facts::PtxFacts;
 use serde::{Deserialize, Serialize};
@@ -72,7 +72,7 @@ impl Provenance {
     /// The provenance of a run on `limits`' device, of `environment`'s first module.
     pub fn new(limits: &DeviceLimits, environment: &Environment, command: &str, date: &str) -> Self {
         let (module, registers) =
-            environment.modules.first().copied().unwrap_or((crate::measure::ptx::BLOCKING_MODULE, None));
+            environment.modules.first().copied().unwrap_or((crate::measure::gpu::ptx::BLOCKING_MODULE, None));
         let stamp = module.stamp();
         let api = environment.driver_api_version;
         let isa = compat::parse_isa(module.ptx);
@@ -174,13 +174,13 @@ mod tests {
 
     #[test]
     fn lines_name_the_gpu_and_every_module() {
-        let limits = crate::measure::mock::MockGpu::h200_like().limits;
+        let limits = crate::measure::gpu::mock::MockGpu::h200_like().limits;
         let environment = Environment {
             driver_release: Some("580.95.05".into()),
             driver_api_version: 13000,
             modules: vec![
-                (crate::measure::ptx::BLOCKING_MODULE, Some(16)),
-                (crate::measure::ptx::fixtures::NVCC, None),
+                (crate::measure::gpu::ptx::BLOCKING_MODULE, Some(16)),
+                (crate::measure::gpu::ptx::fixtures::NVCC, None),
             ],
             ptx_facts: None,
         };
@@ -194,7 +194,7 @@ mod tests {
         );
         assert!(lines[3].starts_with(&format!(
             "# kernel cuda_builder: PTX sha256 {} (",
-            crate::measure::ptx::BLOCKING_MODULE.sha256()
+            crate::measure::gpu::ptx::BLOCKING_MODULE.sha256()
         )));
         assert!(lines[3].contains("16 registers/thread on this GPU; built by rust-cuda cuda_builder "));
         assert!(lines[4].contains("unknown registers/thread") && lines[4].contains("built by nvcc, "));
@@ -203,7 +203,7 @@ mod tests {
 
     #[test]
     fn every_line_is_a_comment_whatever_the_gpu_name_or_the_command_holds() {
-        let mut limits = crate::measure::mock::MockGpu::h200_like().limits;
+        let mut limits = crate::measure::gpu::mock::MockGpu::h200_like().limits;
         limits.name = "Fake\nGPU".into();
         let environment =
             Environment { driver_release: None, driver_api_version: 13000, modules: vec![], ptx_facts: None };

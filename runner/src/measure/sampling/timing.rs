@@ -21,7 +21,7 @@ time budget is spent.
   only those between the graph's kernel nodes.
 */
 
-use crate::measure::ptx::{BLOCKING_MODULE, KernelRef};
+use crate::measure::gpu::ptx::{BLOCKING_MODULE, KernelRef};
 use crate::model::stats::RunStats;
 use anyhow::Result;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -353,7 +353,7 @@ impl TryFrom<TimingRecord> for Timing {
 }
 
 /// One operation on the measuring stream, as [`schedule`] lays them out and
-/// [`Gpu::run_schedule`](crate::measure::backend::Gpu::run_schedule) executes them. The launch's function handle and argument list are
+/// [`Gpu::run_schedule`](crate::measure::gpu::backend::Gpu::run_schedule) executes them. The launch's function handle and argument list are
 /// prepared before the first op, so [`Op::Launch`] is the driver's `cuLaunchKernel` alone.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Op {
@@ -543,9 +543,9 @@ pub fn next_chunk(taken: u32, min_runs: u32, stop: &NoiseStop, elapsed: Duration
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::measure::backend::Gpu as _;
-    use crate::measure::checked::sample;
-    use crate::measure::mock::{EmulatedMemory, Launch, MockGpu, read_values, write_values};
+    use crate::measure::gpu::backend::Gpu as _;
+    use crate::measure::gpu::mock::{EmulatedMemory, Launch, MockGpu, read_values, write_values};
+    use crate::measure::sampling::checked::sample;
     use crate::tests::fixture;
     use Op::*;
 
@@ -1041,7 +1041,7 @@ mod tests {
         let error = gpu.run_schedule(&launch, &ops).unwrap_err();
         assert_eq!(error.to_string(), "launch failed: mock driver error at 32 threads per block");
         gpu.fail_launch_at = None;
-        gpu.fault_at = Some((32, crate::measure::mock::MockFault { context_lost: true }));
+        gpu.fault_at = Some((32, crate::measure::gpu::mock::MockFault { context_lost: true }));
         let error = gpu.run_schedule(&launch, &ops).unwrap_err();
         assert_eq!(gpu.launch_fault(&error).map(|fault| fault.context_lost), Some(true));
         assert!(gpu.context_lost);

@@ -7,10 +7,10 @@ A run ends with an exit status ([`exit`]) or a [`Error`], printed on a `Console`
 */
 
 use crate::error::{Error, exit, failed, shown};
-use crate::measure::backend::{Device, Driver, Gpu, LoadError, OpenError};
-use crate::measure::compat::{self, Unloadable};
-use crate::measure::provenance::{self, Environment, Provenance};
-use crate::measure::ptx;
+use crate::measure::gpu::backend::{Device, Driver, Gpu, LoadError, OpenError};
+use crate::measure::gpu::compat::{self, Unloadable};
+use crate::measure::gpu::ptx;
+use crate::measure::record::provenance::{self, Environment, Provenance};
 use crate::model::frame_size::mib;
 use crate::model::limits::{DEFAULT_SHARED_MEMORY_LIMIT, DeviceLimits};
 use crate::model::ptx_facts::PtxFacts;
@@ -267,7 +267,7 @@ pub(crate) fn check_host_memory(footprint: &Footprint, available_bytes: Option<u
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::measure::mock::MockGpu;
+    use crate::measure::gpu::mock::MockGpu;
     use crate::model::frame_size::FrameSize;
 
     /// A frame of four float planes on the device and five on the host, as the grayscale

@@ -18,8 +18,8 @@ else is refused.
 
 use crate::error::{Error, exit, shown};
 use crate::files::{MAX_INPUT_BYTES, read_bounded};
+use crate::measure::sampling::timing::Stopped;
 use crate::measure::sensors::{RowClock, RowEnergy};
-use crate::measure::timing::Stopped;
 use crate::model::axis_values::AxisValues;
 use crate::model::block_shape::BlockShape;
 use crate::model::mismatch::Mismatch;

@@ -6,7 +6,7 @@ come with its description ([`crate::Kernel`]); this repository's are embedded by
 `block-size-builtin` crate.
 */
 
-use crate::measure::stamp::Stamp;
+use crate::measure::record::stamp::Stamp;
 
 /// One PTX module, embedded in the program: this project's, or one of your own
 /// ([`EmbeddedPtx::user`]).
@@ -67,7 +67,7 @@ impl EmbeddedPtx {
     fn unstamped(&self) -> Stamp {
         let target = self.ptx.lines().find_map(|line| line.trim().strip_prefix(".target "));
         Stamp {
-            kernels: crate::measure::stamp::entry_names(self.ptx),
+            kernels: crate::measure::record::stamp::entry_names(self.ptx),
             arch: target
                 .map_or_else(|| "unknown".to_string(), |target| target.trim().replace("sm_", "compute_")),
             compiler: "unknown (no stamp)".to_string(),
@@ -88,7 +88,7 @@ impl EmbeddedPtx {
 
     /// SHA-256 of the embedded PTX, as stamps and evidence files record it.
     pub(crate) fn sha256(&self) -> String {
-        crate::measure::stamp::sha256_hex(self.ptx.as_bytes())
+        crate::measure::record::stamp::sha256_hex(self.ptx.as_bytes())
     }
 }
 
@@ -98,8 +98,8 @@ macro_rules! embedded {
         EmbeddedPtx {
             label: $label,
             file: $file,
-            ptx: include_str!(concat!("../../ptx/", $file, ".ptx")),
-            stamp_text: include_str!(concat!("../../ptx/", $file, ".stamp.toml")),
+            ptx: include_str!(concat!("../../../ptx/", $file, ".ptx")),
+            stamp_text: include_str!(concat!("../../../ptx/", $file, ".stamp.toml")),
         }
     };
 }

@@ -6,11 +6,11 @@ all measure this way, so none of them can time a configuration without checking 
 round of a search samples a configuration its first round checked ([`Verdict::Known`]).
 */
 
-use crate::measure::workload::Workload;
+use crate::measure::sampling::workload::Workload;
 
-use crate::measure::backend::{Gpu, Launch, Timing};
+use crate::measure::gpu::backend::{Gpu, Launch, Timing};
+use crate::measure::sampling::timing::{COLD_WINDOW, Op, Stopped, TimingMode, decide, next_chunk, schedule};
 use crate::measure::sensors::{ClockReading, RowClock, RowEnergy, throttled};
-use crate::measure::timing::{COLD_WINDOW, Op, Stopped, TimingMode, decide, next_chunk, schedule};
 use crate::model::block_shape::{BlockShape, GridShape};
 use crate::model::mismatch::Mismatch;
 use anyhow::{Context as _, Result};
@@ -323,8 +323,8 @@ pub fn measure(
 
 /// A signal asked the run to stop: the row in progress is dropped, the finished ones kept.
 fn stop_if_interrupted() -> Result<()> {
-    match crate::measure::interrupt::requested() {
-        Some(signal) => Err(anyhow::anyhow!(crate::measure::interrupt::Interrupted(signal))),
+    match crate::measure::supervision::interrupt::requested() {
+        Some(signal) => Err(anyhow::anyhow!(crate::measure::supervision::interrupt::Interrupted(signal))),
         None => Ok(()),
     }
 }
@@ -332,8 +332,8 @@ fn stop_if_interrupted() -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::measure::mock::{ClockReading, MockGpu, MockSensors};
-    use crate::measure::timing::NoiseStop;
+    use crate::measure::gpu::mock::{ClockReading, MockGpu, MockSensors};
+    use crate::measure::sampling::timing::NoiseStop;
     use crate::tests::fixture;
 
     fn gpu_with(sensors: MockSensors) -> (MockGpu, Box<dyn Workload>) {
@@ -399,7 +399,7 @@ mod tests {
 
     #[test]
     fn a_microsecond_kernel_s_samples_grow_to_the_minimum_sample_and_a_long_one_s_do_not() {
-        use crate::measure::timing::{MIN_SAMPLE, Op, TimingMode};
+        use crate::measure::sampling::timing::{MIN_SAMPLE, Op, TimingMode};
         // One row of a kernel of `ms` a launch timed as `timing`: its samples, and the launches
         // each of its samples held, in order.
         let row = |ms: f32, timing: Timing| {

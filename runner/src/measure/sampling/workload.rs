@@ -4,7 +4,7 @@ it measures: its buffers on one device, its launch at a grid and block size, its
 memory, and the check of what the device computed.
 */
 
-use crate::measure::backend::{Gpu, Launch};
+use crate::measure::gpu::backend::{Gpu, Launch};
 use crate::model::block_shape::{BlockShape, GridShape};
 use crate::model::mismatch::Mismatch;
 use crate::model::pass::Pass;

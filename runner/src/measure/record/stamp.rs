@@ -1,0 +1,1 @@
+../../../../stamp/src/lib.rs

@@ -1,1 +1,0 @@
-../../../stamp/src/lib.rs
