@@ -6,7 +6,8 @@ until the samples are steady, a check of every row, and `block_size.cu`'s table;
 against its CUDA C++ twin ([`compare`]), the tail effect ([`tail`]) and its shapes against a
 copy ceiling ([`variants`]).
 
-The public face is small (at most 196 items, `cargo xtask public-items --max 196`):
+The public face is small (at most `MAX_PUBLIC_ITEMS` of `xtask/src/public_items.rs`, `cargo xtask
+public-items`):
 
 - the kernel: [`Kernel`], its PTX ([`EmbeddedPtx`]) and entry points ([`KernelRef`]), its twins,
   buffers of an [`Element`] type, launch [`Arg`]s, dynamic shared memory, [`Axis`]es beyond the
