@@ -259,6 +259,7 @@ mod race {
     use super::*;
     use crate::measure::record::journal::Key;
     use crate::measure::sampling::timing::{NoiseStop, Stopped};
+    use crate::search::strategy::Search;
     use std::time::Duration;
 
     /// Ten factors with median 1 whose interval (x_(2), x_(9)) is 0.99 to 1.01: a first round of
@@ -296,7 +297,7 @@ mod race {
     }
 
     fn race(gpu: &mut MockGpu, settings: &sweep::Plan, journal: Option<&mut Journal>) -> Sweep {
-        measure_by(&mut target(), gpu, settings, Search::Race, journal, &mut Vec::new()).unwrap()
+        rounds::measure(&mut target(), gpu, settings, Search::Race, journal, &mut Vec::new()).unwrap()
     }
 
     /// The key of the race tests' journals.
@@ -325,7 +326,8 @@ mod race {
         journal: Option<&mut Journal>,
     ) -> (Sweep, Vec<String>) {
         let mut warnings = Vec::new();
-        let swept = measure_by(&mut target(), gpu, settings, Search::Rungs, journal, &mut warnings).unwrap();
+        let swept =
+            rounds::measure(&mut target(), gpu, settings, Search::Rungs, journal, &mut warnings).unwrap();
         (swept, warnings)
     }
 
@@ -477,8 +479,15 @@ mod race {
         let mut in_rungs = gpu(&times, &SPREAD);
         rungs(&mut in_rungs, &settings(&sizes), None);
         let mut at_once = gpu(&times, &SPREAD);
-        measure_by(&mut target(), &mut at_once, &settings(&sizes), Search::Exhaustive, None, &mut Vec::new())
-            .unwrap();
+        rounds::measure(
+            &mut target(),
+            &mut at_once,
+            &settings(&sizes),
+            Search::Exhaustive,
+            None,
+            &mut Vec::new(),
+        )
+        .unwrap();
         assert!(buffers(&at_once) > 0);
         assert_eq!(buffers(&in_rungs), buffers(&at_once));
         // A race over the same sweep spends ten on each: the losers are out after them, the
@@ -502,7 +511,7 @@ mod race {
         let by = |search: Search| {
             let mut gpu = gpu(&times, &SPREAD);
             let mut warnings = Vec::new();
-            let swept = measure_by(&mut target(), &mut gpu, &plan, search, None, &mut warnings).unwrap();
+            let swept = rounds::measure(&mut target(), &mut gpu, &plan, search, None, &mut warnings).unwrap();
             (swept, warnings, gpu.clock)
         };
         let (exhaustive, _, exhaustive_time) = by(Search::Exhaustive);
@@ -580,7 +589,7 @@ mod race {
         let fewer = crate::search::race::median_interval(&best.run_ms[..best.run_ms.len() / 2]).unwrap();
         assert!((fewer.1 - fewer.0) / 2.0 > 0.005 * best.stats.median, "{fewer:?}");
         // The noise-driven stop alone takes samples to the most a row takes.
-        let exhaustive = measure_by(
+        let exhaustive = rounds::measure(
             &mut target(),
             &mut gpu(&times, &script),
             &plan,
@@ -654,9 +663,15 @@ mod race {
                 .collect();
             for search in [Search::Race, Search::Rungs] {
                 let mut gpu = gpu(&times, &script);
-                let result =
-                    measure_by(&mut target(), &mut gpu, &settings(&sizes), search, None, &mut Vec::new())
-                        .unwrap();
+                let result = rounds::measure(
+                    &mut target(),
+                    &mut gpu,
+                    &settings(&sizes),
+                    search,
+                    None,
+                    &mut Vec::new(),
+                )
+                .unwrap();
                 let best = times.iter().min_by(|a, b| a.1.total_cmp(&b.1)).unwrap().0;
                 let row = result.rows.iter().find(|row| row.threads_per_block == best).unwrap();
                 assert_ne!(
@@ -689,7 +704,7 @@ mod race {
 
     /// Each search's sweep of `kernel` on `gpu` as `plan` says.
     fn by(search: Search, kernel: Kernel, gpu: &mut MockGpu, plan: &sweep::Plan) -> Sweep {
-        measure_by(&mut target_of(kernel), gpu, plan, search, None, &mut Vec::new()).unwrap()
+        rounds::measure(&mut target_of(kernel), gpu, plan, search, None, &mut Vec::new()).unwrap()
     }
 
     #[test]

@@ -1,0 +1,346 @@
+/*!
+A search run over the configurations of a sweep ([`measure`]): every configuration to the
+noise-driven stop ([`configurations::measure`]), a race in two rounds (a first round of every
+configuration at the minimum count, then the survivors sampled on from their samples), or a race
+in rungs ([`in_rungs`]), by the rules of [`race`]. The sweep's command runs the plan and
+delivers its rows; the sampling loops are here.
+*/
+
+use crate::error::{Error, failed};
+use crate::kernel::run::Run;
+use crate::measure::gpu::backend::Gpu;
+use crate::measure::record::journal::Journal;
+use crate::measure::sampling::timing::{NoiseStop, Stopped, Timing};
+use crate::model::axis_values::AxisValues;
+use crate::model::block_shape::BlockShape;
+use crate::search::configurations;
+use crate::search::race;
+use crate::search::strategy::Search;
+use crate::search::sweep::{self, Sweep};
+
+/// Measures `run` as `search` says: every configuration to the end, or a race
+/// (`search::race`): a first round of every configuration at the minimum count, then the
+/// survivors again under the noise-driven stop; or a race in rungs ([`in_rungs`]). A
+/// round that ends early (a signal, a lost context) ends the sweep with the rows so far; every
+/// round is journaled apart, so a resume takes each.
+pub(crate) fn measure(
+    run: &mut Run,
+    gpu: &mut dyn Gpu,
+    plan: &sweep::Plan,
+    search: Search,
+    mut journal: Option<&mut Journal>,
+    warnings: &mut Vec<String>,
+) -> Result<Sweep, Error> {
+    let Some(stop) = plan.timing.stop.filter(|_| search.races()) else {
+        return configurations::measure(run, gpu, plan, journal).map_err(failed);
+    };
+    if search == Search::Rungs {
+        return in_rungs(run, gpu, plan, stop, journal, warnings);
+    }
+    let fixed = Timing { stop: None, ..plan.timing };
+    let first_round = sweep::Plan { timing: fixed, round: sweep::Round::First, ..plan.clone() };
+    let swept = Sweep {
+        search,
+        ..configurations::measure(run, gpu, &first_round, journal.as_deref_mut()).map_err(failed)?
+    };
+    if swept.ended_early.is_some() {
+        return Ok(swept);
+    }
+    let alive = race::survivors(&swept.rows);
+    // A survivor whose first round already meets the noise-driven stop (its rule, on its
+    // samples and their own time) is done as exhaustive would have stopped it there: no second
+    // round, so that a race never spends more than measuring every configuration to the stop.
+    let settled: Vec<Option<Stopped>> = swept
+        .rows
+        .iter()
+        .zip(&alive)
+        .map(|(row, &alive)| {
+            let spent = plan.timing.samples_own_time(&row.run_ms);
+            alive
+                .then(|| {
+                    crate::measure::sampling::timing::decide(&row.run_ms, plan.timing.runs, &stop, spent)
+                })
+                .flatten()
+        })
+        .collect();
+    let again: Vec<bool> =
+        alive.iter().zip(&settled).map(|(&alive, settled)| alive && settled.is_none()).collect();
+    let second = match again.contains(&true) {
+        true => {
+            // Each survivor sampled on from its first round's samples, warmed up once (its
+            // module loaded and clocks up; the one launch restores what the rows between left in
+            // the caches), as a later rung is.
+            let survivors: Vec<(AxisValues, BlockShape, Vec<f32>)> = swept
+                .rows
+                .iter()
+                .zip(&again)
+                .filter(|&(_, &again)| again)
+                .map(|(row, _)| (row.axes.clone(), row.block, row.run_ms.clone()))
+                .collect();
+            let second_round = sweep::Plan {
+                timing: Timing { warmups: plan.timing.warmups.min(1), ..plan.timing },
+                round: sweep::Round::Survivors(survivors),
+                ..plan.clone()
+            };
+            configurations::measure(run, gpu, &second_round, journal).map_err(failed)?
+        }
+        false => Sweep {
+            rows: Vec::new(),
+            failures: Vec::new(),
+            ended_early: None,
+            timing: plan.timing,
+            ..swept.clone()
+        },
+    };
+    let mut merged = race::merge(swept, second, &alive);
+    for (row, settled) in merged.rows.iter_mut().zip(settled) {
+        if settled.is_some() {
+            row.stopped = settled;
+        }
+    }
+    Ok(merged)
+}
+
+/// The configurations of `sweep` that `alive` marks, each as (its values on the axes, its block).
+fn alive_in(sweep: &Sweep, alive: &[bool]) -> Vec<(AxisValues, BlockShape)> {
+    sweep
+        .rows
+        .iter()
+        .zip(alive)
+        .filter(|&(_, &alive)| alive)
+        .map(|(row, _)| (row.axes.clone(), row.block))
+        .collect()
+}
+
+/// Where a row of a race in rungs stands.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum InRungs {
+    /// Takes the next rung.
+    Racing,
+    /// Dropped after a rung: clearly slower than the best.
+    Dropped,
+    /// Done: its median is known, or its budget spent.
+    Done(Stopped),
+    /// Failed or pruned: no samples to race with.
+    Out,
+}
+
+/// A race in rungs (`search::race`, `--search rungs`): every configuration one sample, then
+/// rung after rung ([`race::next_rung`]) the configurations still racing, at fixed counts, each
+/// rung checked and journaled apart; after each, [`race::rung_survivors`] drops the clearly
+/// slower and [`race::finished`] ends the survivors whose median is known or whose budget is
+/// spent (a row's budget counts its samples' own time, so that a resume from the journal
+/// decides as the first run did). Then the run-off ([`race::run_off`]): the leader and the
+/// rows tied with it take one sample each a round, in turn, `2 x --min-runs` rounds, each a
+/// rung of its own. The rows end marked by how each stopped; the sweep's timing is the plan's,
+/// with its noise-driven stop.
+fn in_rungs(
+    run: &mut Run,
+    gpu: &mut dyn Gpu,
+    plan: &sweep::Plan,
+    stop: NoiseStop,
+    mut journal: Option<&mut Journal>,
+    warnings: &mut Vec<String>,
+) -> Result<Sweep, Error> {
+    let fixed = |runs: u32| Timing { stop: None, runs, ..plan.timing };
+    let min_runs = plan.timing.runs;
+    let first_rung = sweep::Plan {
+        timing: fixed(race::next_rung(0, min_runs, stop.max_runs)),
+        round: sweep::Round::First,
+        ..plan.clone()
+    };
+    let started = gpu.clock();
+    let mut swept = Sweep {
+        search: Search::Rungs,
+        ..configurations::measure(run, gpu, &first_rung, journal.as_deref_mut()).map_err(failed)?
+    };
+    let first_rung_s = gpu.clock().saturating_sub(started).as_secs_f64();
+    let out = |row: &sweep::Row| !row.sampled();
+    let mut state: Vec<InRungs> =
+        swept.rows.iter().map(|row| if out(row) { InRungs::Out } else { InRungs::Racing }).collect();
+    let launches = plan.timing.launches();
+    let spent = |row: &sweep::Row| plan.timing.samples_own_time(&row.run_ms);
+    let mut rung = 0;
+    // A later rung warms a row up once: its module is loaded and its clocks are up; the one
+    // launch restores what the rows between left in the caches.
+    let later_warmups = plan.timing.warmups.min(1);
+    // What the rungs may spend, in seconds: what exhaustive spends at the least, each
+    // configuration's warm-ups and --min-runs samples at its first sample's time a launch, and
+    // a round's host time (the first rung's time past its launches, a row), so that a race
+    // that cannot drop rows (they tie) never costs more than measuring them all. Each later
+    // round of a row is charged its launches at that time and the same host time.
+    let per_launch_s: Vec<f64> = swept
+        .rows
+        .iter()
+        .map(|row| if row.sampled() { f64::from(row.run_ms[0]).max(0.0) / 1e3 } else { 0.0 })
+        .collect();
+    let sampled = per_launch_s.iter().filter(|&&seconds| seconds > 0.0).count() as f64;
+    let (warmups, samples_least) =
+        (f64::from(plan.timing.warmups), f64::from(min_runs) * f64::from(launches));
+    let first_launches_s: f64 = per_launch_s.iter().map(|t| (warmups + f64::from(launches)) * t).sum();
+    let host_per_row_s =
+        if sampled > 0.0 { ((first_rung_s - first_launches_s) / sampled).max(0.0) } else { 0.0 };
+    let budget_s = match plan.rungs_budget {
+        sweep::RungsBudget::Exhaustive => per_launch_s
+            .iter()
+            .filter(|&&seconds| seconds > 0.0)
+            .map(|t| (warmups + samples_least) * t + host_per_row_s)
+            .sum(),
+        #[cfg(test)]
+        sweep::RungsBudget::Unlimited => f64::INFINITY,
+    };
+    let spent_s = std::cell::Cell::new(first_launches_s + sampled * host_per_row_s);
+    let capped = std::cell::Cell::new(false);
+    // One rung more: `samples` more for each row that `alive` marks, checked and journaled
+    // as a rung of its own, merged into the rows so far; not taken (the rows as they were)
+    // where it would spend past the budget, which ends the race.
+    let mut take_rung = |swept: Sweep, alive: &[bool], samples: u32| -> Result<Sweep, Error> {
+        let launched = f64::from(later_warmups) + f64::from(samples) * f64::from(launches);
+        let cost: f64 = per_launch_s
+            .iter()
+            .zip(alive)
+            .filter(|&(_, &alive)| alive)
+            .map(|(t, _)| launched * t + host_per_row_s)
+            .sum();
+        if spent_s.get() + cost > budget_s {
+            capped.set(true);
+            return Ok(swept);
+        }
+        spent_s.set(spent_s.get() + cost);
+        rung += 1;
+        let rung_plan = sweep::Plan {
+            timing: Timing { warmups: later_warmups, ..fixed(samples) },
+            round: sweep::Round::Rung(rung, alive_in(&swept, alive)),
+            ..plan.clone()
+        };
+        let measured =
+            configurations::measure(run, gpu, &rung_plan, journal.as_deref_mut()).map_err(failed)?;
+        Ok(race::merge(swept, measured, alive))
+    };
+    // From six samples (race::first_rung) the interval rule drops a row, below them the screen.
+    let six = race::first_rung() as usize;
+    // Rung after rung while a row races: one rung for the racing rows of each count of
+    // samples (a single count, but for the rows the screen's audit takes back).
+    let mut race_on = |mut swept: Sweep, state: &mut [InRungs], screen: bool| -> Result<Sweep, Error> {
+        while swept.ended_early.is_none() {
+            let racing: Vec<bool> = state.iter().map(|&row| row == InRungs::Racing).collect();
+            let stays = race::rung_survivors(&swept.rows, &racing, screen);
+            for ((row, state), stays) in swept.rows.iter().zip(state.iter_mut()).zip(stays) {
+                if *state != InRungs::Racing {
+                    continue;
+                }
+                *state = if out(row) {
+                    InRungs::Out
+                } else if !stays {
+                    InRungs::Dropped
+                } else if let Some(stopped) = race::finished(&row.run_ms, min_runs, &stop, spent(row)) {
+                    InRungs::Done(stopped)
+                } else {
+                    InRungs::Racing
+                };
+            }
+            let racing: Vec<bool> = state.iter().map(|&row| row == InRungs::Racing).collect();
+            let mut counts: Vec<usize> = swept
+                .rows
+                .iter()
+                .zip(&racing)
+                .filter(|&(_, &racing)| racing)
+                .map(|(row, _)| row.run_ms.len())
+                .collect();
+            counts.sort_unstable();
+            counts.dedup();
+            for held in counts {
+                if swept.ended_early.is_some() {
+                    break;
+                }
+                let rung: Vec<bool> = swept
+                    .rows
+                    .iter()
+                    .zip(&racing)
+                    .map(|(row, &racing)| racing && row.run_ms.len() == held)
+                    .collect();
+                let held = held as u32;
+                swept = take_rung(swept, &rung, race::next_rung(held, min_runs, stop.max_runs) - held)?;
+            }
+            if !racing.contains(&true) || capped.get() {
+                break;
+            }
+        }
+        Ok(swept)
+    };
+    swept = race_on(swept, &mut state, true)?;
+    // The screen's audit: where a row measured to --min-runs breaks the screen's assumptions,
+    // they may not hold for the rows it dropped either; those race on without the screen, to
+    // six samples at least and then by the interval rule, which assumes none of it.
+    let enough = (min_runs as usize).max(six);
+    if swept.ended_early.is_none()
+        && !capped.get()
+        && let Some((index, broken)) = race::screen_break(&swept.rows, enough)
+    {
+        let mut taken = 0;
+        for (row, state) in swept.rows.iter().zip(state.iter_mut()) {
+            if *state == InRungs::Dropped && row.run_ms.len() < six {
+                *state = InRungs::Racing;
+                taken += 1;
+            }
+        }
+        if taken > 0 {
+            let row = &swept.rows[index];
+            warnings.push(format!(
+                "Warning: the rungs' screen assumes {}; {} broke that ({}), so the {taken} row(s) it \
+                 dropped after one or two samples raced on without it, by the interval rule from six \
+                 samples (docs/search.md)\n",
+                race::screen_assumptions(),
+                crate::model::axis_values::configuration_label(row.block, &row.axes),
+                broken.in_words()
+            ));
+            swept = race_on(swept, &mut state, false)?;
+        }
+    }
+    // The run-off (race::run_off): the leader and the rows tied with it, one sample each a
+    // round, 2 x --min-runs rounds, none past --max-runs.
+    let done: Vec<bool> = state.iter().map(|state| matches!(state, InRungs::Done(_))).collect();
+    let settled: Vec<bool> = state
+        .iter()
+        .map(|state| matches!(state, InRungs::Done(Stopped::Converged | Stopped::MedianKnown)))
+        .collect();
+    let picked = race::run_off(&swept.rows, &done, &settled);
+    for _ in 0..2 * min_runs {
+        let taking: Vec<bool> = swept
+            .rows
+            .iter()
+            .zip(&picked)
+            .map(|(row, &picked)| picked && row.measured() && row.run_ms.len() < stop.max_runs as usize)
+            .collect();
+        if swept.ended_early.is_some() || capped.get() || taking.iter().filter(|&&taking| taking).count() < 2
+        {
+            break;
+        }
+        swept = take_rung(swept, &taking, 1)?;
+    }
+    if capped.get() {
+        let racing = state.iter().filter(|&&state| state == InRungs::Racing).count();
+        warnings.push(format!(
+            "Note: the rungs stopped at what measuring every configuration costs at the least ({:.3} s: \
+             each one's warm-ups and --min-runs samples){}; the rows tie too closely for a race to \
+             save time, and --search exhaustive measures each to the noise-driven stop\n",
+            budget_s,
+            if racing > 0 {
+                format!(", {racing} row(s) still racing on the samples they had")
+            } else {
+                String::new()
+            }
+        ));
+    }
+    for (row, state) in swept.rows.iter_mut().zip(&state) {
+        row.stopped = match state {
+            InRungs::Dropped => Some(Stopped::Raced),
+            InRungs::Done(stopped) => Some(*stopped),
+            // Still racing where the budget ended the race: its budget is what stopped it.
+            InRungs::Racing if capped.get() => Some(Stopped::TimeBudget),
+            InRungs::Racing | InRungs::Out => None,
+        };
+    }
+    swept.timing = plan.timing;
+    Ok(swept)
+}
