@@ -5,11 +5,11 @@
 //! bit-for-bit check.
 
 use anyhow::{Result, ensure};
-use block_size_runner::mock::{
-    EmulatedMemory, Launch, MockDriver, MockGpu, read_values, threads, write_values,
-};
-use block_size_runner::{BlockShape, GridPolicy, Settings, TimingMode, TimingSettings};
+use block_size_runner::mock::{EmulatedMemory, Launch, MockDriver, read_values, threads, write_values};
+use block_size_runner::{BlockShape, GridPolicy};
 use reduce_example::{PTX, blur};
+
+mod shaped;
 
 /// `box_blur` thread by thread: block `(bx, by)` visits tiles `(bx + k gridDim.x, by + m
 /// gridDim.y)`; in each, the block's halo'd tile is loaded into `pitch x rows` floats of the
@@ -73,24 +73,10 @@ fn emulate(launch: &Launch, memory: &mut dyn EmulatedMemory, fault: Option<usize
 }
 
 fn driver() -> MockDriver {
-    let mut gpu = MockGpu::h200_like();
-    gpu.emulate(PTX.kernel(blur::ENTRY), emulate);
-    MockDriver { cuda_version: 13000, devices: vec![gpu] }
+    shaped::driver(PTX.kernel(blur::ENTRY), emulate)
 }
 
-fn settings(shapes: &str, grid: GridPolicy) -> Settings {
-    Settings {
-        block_shapes: shapes.split(',').map(|shape| shape.parse().unwrap()).collect(),
-        grid,
-        timing: TimingSettings {
-            mode: TimingMode::Launch,
-            warmups: 0,
-            runs: Some(1),
-            ..TimingSettings::default()
-        },
-        ..Settings::default()
-    }
-}
+use shaped::settings;
 
 fn shape(x: u32, y: u32) -> BlockShape {
     BlockShape { x, y, z: 1 }

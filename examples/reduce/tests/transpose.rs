@@ -3,11 +3,11 @@
 //! element leaves it 0 and fails the bit-for-bit check.
 
 use anyhow::{Result, ensure};
-use block_size_runner::mock::{
-    EmulatedMemory, Launch, MockDriver, MockGpu, read_values, threads, write_values,
-};
-use block_size_runner::{BlockShape, GridPolicy, Settings, TimingMode, TimingSettings};
+use block_size_runner::mock::{EmulatedMemory, Launch, MockDriver, read_values, threads, write_values};
+use block_size_runner::{BlockShape, GridPolicy, Settings};
 use reduce_example::{PTX, transpose};
+
+mod shaped;
 
 /// `transpose` thread by thread: block `(bx, by)` visits tiles `(bx + k gridDim.x, by + m
 /// gridDim.y)`; in each, thread `(tx, ty)` moves the elements `(ty + j blockDim.y, tx + i
@@ -49,24 +49,10 @@ fn emulate(launch: &Launch, memory: &mut dyn EmulatedMemory, fault: Option<usize
 }
 
 fn driver() -> MockDriver {
-    let mut gpu = MockGpu::h200_like();
-    gpu.emulate(PTX.kernel(transpose::ENTRY), emulate);
-    MockDriver { cuda_version: 13000, devices: vec![gpu] }
+    shaped::driver(PTX.kernel(transpose::ENTRY), emulate)
 }
 
-fn settings(shapes: &str, grid: GridPolicy) -> Settings {
-    Settings {
-        block_shapes: shapes.split(',').map(|shape| shape.parse().unwrap()).collect(),
-        grid,
-        timing: TimingSettings {
-            mode: TimingMode::Launch,
-            warmups: 0,
-            runs: Some(1),
-            ..TimingSettings::default()
-        },
-        ..Settings::default()
-    }
-}
+use shaped::settings;
 
 #[test]
 fn the_cpu_transpose_is_a_transpose() {
