@@ -549,6 +549,15 @@ pub struct SweepArgs {
     /// GPU, all at once, merged into one table
     #[arg(long)]
     pub split: bool,
+
+    /// After the timed samples, read each row's hardware counters with Nsight Compute (ncu, on
+    /// PATH, at /usr/local/cuda/bin/ncu, or named by BLOCK_SIZE_NCU) on a replay of the sweep:
+    /// DRAM GB/s and its percentage of a device-to-device copy timed in the same run, achieved
+    /// occupancy, warp and branch efficiency, L2 hit rate, shared-memory bank conflicts,
+    /// barrier and memory stalls; the summary says what bound the winner. The times are those
+    /// of the timed run; no profiler or no permission: n/a and one warning
+    #[arg(long)]
+    pub counters: bool,
 }
 
 impl SweepArgs {
@@ -592,6 +601,7 @@ impl SweepArgs {
             objective: self.objective.objective(),
             shard: self.shard,
             split: self.split,
+            counters: self.counters,
         }
     }
 }

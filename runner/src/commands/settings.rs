@@ -318,6 +318,12 @@ pub struct Settings {
     /// `--split`: with [`DeviceChoice::All`], one sweep split across the GPUs (each a shard,
     /// all at once), merged into one result; the GPUs must be of one model.
     pub split: bool,
+    /// `--counters`: each measured row's hardware counters (DRAM bytes/s and its percentage
+    /// of a device-to-device copy timed in the same run, achieved occupancy, warp and branch
+    /// efficiency, L2 hit rate, shared-memory bank conflicts, barrier and memory stalls), read
+    /// after the timed samples on a replay under Nsight Compute; where they cannot be read,
+    /// `n/a` and one warning line. Needs [`crate::sweep_and_print`].
+    pub counters: bool,
 }
 
 impl Default for Settings {
@@ -345,6 +351,7 @@ impl Default for Settings {
             objective: Objective::Time,
             shard: None,
             split: false,
+            counters: false,
         }
     }
 }

@@ -66,6 +66,14 @@ pub fn sweep<D: Driver>(driver: &D, kernel: &Kernel, settings: &Settings) -> Res
             "sweep() measures one device; for every device use sweep_and_print()",
         ));
     };
+    if settings.counters {
+        // The counters' replay runs this program again, which must then launch the sweep
+        // and print nothing: sweep_and_print does.
+        return Err(Error::new(
+            exit::USAGE,
+            "--counters needs sweep_and_print(): it reads them on a replay of this program under Nsight Compute",
+        ));
+    }
     let (mut run, timing) = prepare::prepare(kernel, settings)?;
     let supervision = Supervision::from_env();
     measure(driver, ordinal, &mut run, Measuring { settings, timing, supervision: &supervision }, &mut |_| {})
@@ -190,6 +198,9 @@ pub(crate) fn on_devices<D: Driver>(
     console: &mut Console,
 ) -> Result<i32, Error> {
     let Measuring { settings, supervision, .. } = measuring;
+    if let Some(order) = &supervision.replay {
+        return counters::replay(driver, run, measuring, order);
+    }
     if let Some(part) = &supervision.part {
         return parallel::as_part(driver, run, measuring, part, console);
     }
@@ -304,7 +315,8 @@ pub(crate) fn measure<D: Driver>(
     let started = std::time::Instant::now();
     let session::Opened { mut gpu, open_s: device_s, .. } =
         session::open(driver, ordinal, &kernels, session::Loading::Every)?;
-    let scratch = if timing.flushes() { 2 * u64::from(gpu.limits().l2_cache_bytes) } else { 0 };
+    let scratch = if timing.flushes() { 2 * u64::from(gpu.limits().l2_cache_bytes) } else { 0 }
+        + if settings.counters { counters::scratch(kernel.pass.bytes_per_pass) } else { 0 };
     let command = settings.command_line();
     // The host data before the header: a host that cannot hold it is bad input, with nothing
     // on standard output. The sweep uploads it in its measuring loop, device by device.
@@ -396,6 +408,9 @@ pub(crate) fn measure<D: Driver>(
         if configurations_left > 0 {
             sweep.failures.push(sweep::CheckFailure::NotMeasured { configurations: configurations_left });
         }
+    }
+    if settings.counters {
+        counters::read(driver, &mut gpu, ordinal, &mut sweep, timing, &mut warnings);
     }
     let provenance = facts.provenance(&sweep.limits);
     Ok(Measured { sweep, provenance, head, warnings })
@@ -631,6 +646,7 @@ fn rescue(path: &Path, text: &str, error: &std::io::Error, console: &mut Console
 
 pub(crate) use crate::files::per_device;
 
+pub(crate) mod counters;
 pub(crate) mod parallel;
 pub(crate) mod prepare;
 #[cfg(test)]

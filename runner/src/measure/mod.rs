@@ -15,12 +15,15 @@ a concern:
   the terminal ([`supervision::progress`]);
 - [`sensors`]: the GPU's SM clock, throttling and energy behind a trait, through NVML
   ([`sensors::nvml`]);
+- [`profiler`]: each row's hardware counters, read outside the timed samples on a replay of the
+  sweep under Nsight Compute ([`profiler::ncu`]);
 - [`record`]: the files of record: the journal of finished configurations
   ([`record::journal`]), the run's provenance ([`record::provenance`]) and the PTX's stamp
   ([`record::stamp`]).
 */
 
 pub mod gpu;
+pub mod profiler;
 pub mod record;
 pub mod sampling;
 pub mod sensors;

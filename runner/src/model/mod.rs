@@ -5,12 +5,14 @@ pruning of configurations no device of the kind can launch ([`prune`]), grid pol
 ([`grid`]), run statistics ([`stats`]), frame sizes and units ([`frame_size`]), and what makes a row
 the winner ([`objective`]), how a row's output is compared element by element
 ([`comparison`]), the split of a sweep into shards ([`shard`]), and what an entry's PTX
-says of its speed, with the likeliest cause of a gap between two builds ([`ptx_facts`]).
+says of its speed, with the likeliest cause of a gap between two builds ([`ptx_facts`]), and
+what a row's hardware counters say bound it ([`counters`]).
 */
 
 pub mod axis_values;
 pub mod block_shape;
 pub mod comparison;
+pub mod counters;
 pub mod frame_size;
 pub mod grid;
 pub mod launch_bounds;

@@ -32,7 +32,7 @@ impl Shard {
     }
 
     /// Shard `index` of `count`, where 1 <= index <= count.
-    pub fn new(index: u32, count: u32) -> Option<Self> {
+    pub(crate) fn new(index: u32, count: u32) -> Option<Self> {
         (index >= 1 && index <= count).then_some(Self { index, count })
     }
 

@@ -60,6 +60,7 @@ pub(crate) fn sweep_of(record: &SweepRecord) -> Result<(Sweep, Provenance), Stri
         objective: record.objective,
         shard: record.shard,
         wall_time: record.wall_time,
+        counters: record.counters.clone(),
     };
     Ok((sweep, provenance))
 }
@@ -92,6 +93,7 @@ fn row_of(record: &RowRecord, older: &dyn Fn(&str) -> String) -> Result<Row, Str
         pruned: record.pruned.clone(),
         clock: record.sm_clock.clone(),
         energy: record.energy.clone(),
+        counters: record.counters,
     })
 }
 

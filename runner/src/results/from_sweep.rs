@@ -43,6 +43,7 @@ impl RowRecord {
             pruned: row.pruned.clone(),
             sm_clock: row.clock.clone(),
             energy: row.energy.clone(),
+            counters: row.counters,
         }
     }
 }
@@ -89,6 +90,7 @@ impl SweepRecord {
             occupancy_model: Some(sweep.model_check.clone()),
             shard: sweep.shard,
             wall_time: sweep.wall_time,
+            counters: sweep.counters.clone(),
             merged_from: Vec::new(),
             failures: sweep.failures.iter().map(ToString::to_string).collect(),
             ended_early: sweep.ended_early.map(|ended| match ended {

@@ -11,6 +11,7 @@ use crate::measure::gpu::backend::Timing;
 use crate::measure::sampling::timing::{NoiseStop, Stopped, TimingMode};
 use crate::measure::sensors::{RowClock, RowEnergy};
 use crate::model::block_shape::BlockShape;
+use crate::model::counters::{Bound, Counters, CountersRun};
 use crate::model::frame_size::mib;
 use crate::model::limits::{DeviceLimits, Suggestion};
 use crate::model::objective::Objective;
@@ -224,6 +225,9 @@ pub struct Summary {
     /// The sentences on the sensors' readings: the winner under another objective than
     /// time, the energy, the SM clock and the samples taken again for throttling.
     sensors: Vec<String>,
+    /// The sentences on the hardware counters (`--counters`): what read them, what bound the
+    /// winner, and each row bound otherwise.
+    counters: Vec<String>,
 }
 
 /// "256 threads per block", "block 32x8" or "256 threads per block, items/thr 4": a row's
@@ -231,6 +235,41 @@ pub struct Summary {
 fn configuration_phrase(row: &Row) -> String {
     let block = row.block.in_words();
     if row.axes.is_empty() { block } else { format!("{block}, {}", row.axes) }
+}
+
+/// The sentences on a sweep's hardware counters ([`Summary::counters`]): what read them (or
+/// why none were read) and the copy's rate, what bound the best row by the rules of
+/// [`Bound`], and a line for each measured row bound by something else.
+fn counter_sentences(sweep: &Sweep) -> Vec<String> {
+    let Some(run) = &sweep.counters else { return Vec::new() };
+    let Some(profiler) = &run.profiler else {
+        let why = run.unavailable.as_deref().unwrap_or("not read");
+        return vec![format!("Counters: none read ({why}); their columns say n/a.")];
+    };
+    let copy = match run.copy_bytes_per_second {
+        Some(copy) => format!("; the device-to-device copy reached {:.0} GB/s in this run", copy / 1e9),
+        None => String::new(),
+    };
+    let mut lines = vec![format!(
+        "Counters: {profiler}, read on a replay of each configuration after its timed samples{copy}."
+    )];
+    let bound_of = |row: &Row| {
+        row.counters.as_ref().map(|counters| {
+            Bound::of(counters, run.percent_of_copy(counters), sweep.occupancy_percent(row), &row.limiters)
+        })
+    };
+    let Some(best) = sweep.best() else { return lines };
+    let Some(winner) = bound_of(best) else {
+        lines.push(format!("Bound: the best row, {}, has no counters.", configuration_phrase(best)));
+        return lines;
+    };
+    lines.push(format!("Bound: the best row, {}, by {}.", configuration_phrase(best), winner.phrase()));
+    for row in sweep.measured_rows() {
+        if let Some(bound) = bound_of(row).filter(|bound| bound.kind() != winner.kind()) {
+            lines.push(format!("  {}: {}.", configuration_phrase(row), bound.phrase()));
+        }
+    }
+    lines
 }
 
 /// The sentences on a sweep's sensors ([`Summary::sensors`]).
@@ -412,6 +451,7 @@ impl Summary {
             fastest: sweep.fastest().map(|best| (best.block, best.stats.median)),
             fastest_axes: sweep.fastest().map(|best| best.axes.clone()).unwrap_or_default(),
             sensors: sensor_sentences(sweep),
+            counters: counter_sentences(sweep),
             rows_near_best: sweep.rows_near_best(),
             rows: sweep.rows.len() - sweep.pruned_rows().count(),
             pruned: pruned_reasons(sweep),
@@ -571,7 +611,7 @@ impl Summary {
             text += &stop;
             text.push('\n');
         }
-        for line in &self.sensors {
+        for line in self.sensors.iter().chain(&self.counters) {
             text += line;
             text.push('\n');
         }
@@ -658,6 +698,100 @@ const STATS_COLUMNS: [(&str, usize); 3] = [("min ms", 9), ("max ms", 9), ("MAD m
 /// where the device has no sensors.
 const CLOCK_COLUMN: (&str, usize) = ("SM MHz", 7);
 
+/// One column `--counters` adds: its heading and width in the table, its CSV heading, and its
+/// value from a row's counters (and the run's copy), with the table's rendering of it.
+pub(crate) struct CounterColumn {
+    /// The table's and the HTML page's heading.
+    pub heading: &'static str,
+    /// Its width in the table.
+    pub width: usize,
+    /// The CSV export's heading (the value unrounded).
+    pub csv: &'static str,
+    /// Its value, where read.
+    pub value: fn(&CountersRun, &Counters) -> Option<f64>,
+    /// Its value as the table and the HTML page print it.
+    pub cell: fn(f64) -> String,
+}
+
+/// The columns `--counters` adds, in order, after the energy's: declared once, for the
+/// table, the HTML page and the CSV export.
+pub(crate) const COUNTER_COLUMNS: [CounterColumn; 9] = [
+    CounterColumn {
+        heading: "DRAM GB/s",
+        width: 10,
+        csv: "dram_bytes_per_second",
+        value: |_, counters| counters.dram_bytes_per_second,
+        cell: |value| format!("{:.0}", value / 1e9),
+    },
+    CounterColumn {
+        heading: "%copy",
+        width: 6,
+        csv: "percent_of_copy",
+        value: |run, counters| run.percent_of_copy(counters),
+        cell: |value| format!("{value:.0}%"),
+    },
+    CounterColumn {
+        heading: "occ achv",
+        width: 9,
+        csv: "achieved_occupancy_percent",
+        value: |_, counters| counters.achieved_occupancy_percent,
+        cell: |value| format!("{value:.0}%"),
+    },
+    CounterColumn {
+        heading: "warp eff",
+        width: 9,
+        csv: "warp_efficiency_percent",
+        value: |_, counters| counters.warp_efficiency_percent,
+        cell: |value| format!("{value:.0}%"),
+    },
+    CounterColumn {
+        heading: "branch",
+        width: 7,
+        csv: "branch_efficiency_percent",
+        value: |_, counters| counters.branch_efficiency_percent,
+        cell: |value| format!("{value:.0}%"),
+    },
+    CounterColumn {
+        heading: "L2 hit",
+        width: 7,
+        csv: "l2_hit_percent",
+        value: |_, counters| counters.l2_hit_percent,
+        cell: |value| format!("{value:.0}%"),
+    },
+    CounterColumn {
+        heading: "bank cfl",
+        width: 9,
+        csv: "shared_bank_conflicts",
+        value: |_, counters| counters.shared_bank_conflicts,
+        cell: |value| format!("{value:.0}"),
+    },
+    CounterColumn {
+        heading: "bar stall",
+        width: 10,
+        csv: "barrier_stalls_per_issue",
+        value: |_, counters| counters.barrier_stalls_per_issue,
+        cell: |value| format!("{value:.2}"),
+    },
+    CounterColumn {
+        heading: "mem stall",
+        width: 10,
+        csv: "memory_stalls_per_issue",
+        value: |_, counters| counters.memory_stalls_per_issue,
+        cell: |value| format!("{value:.2}"),
+    },
+];
+
+/// A measured row's `--counters` cells: each value as its column prints it, `n/a` where it
+/// was not read. The table's and the HTML page's.
+pub(crate) fn counter_cells(run: &CountersRun, counters: Option<&Counters>) -> Vec<String> {
+    COUNTER_COLUMNS
+        .iter()
+        .map(|column| {
+            counters.and_then(|counters| (column.value)(run, counters)).map_or("n/a".to_string(), column.cell)
+        })
+        .collect()
+}
+
 /// The columns `--energy` adds: millijoules a pass and mean watts, `n/a` where unread.
 const ENERGY_COLUMNS: [(&str, usize); 2] = [("mJ/pass", 9), ("W", 6)];
 
@@ -684,11 +818,17 @@ pub(crate) fn energy_cells(energy: Option<&RowEnergy>) -> [String; 2] {
 pub fn table(sweep: &Sweep, stats: bool) -> String {
     let runs = sweep.samples_vary();
     let energy = sweep.timing.energy_window.is_some();
+    let counters = sweep.counters.as_ref();
+    let counter_columns: Vec<(&str, usize)> = match counters {
+        Some(_) => COUNTER_COLUMNS.iter().map(|column| (column.heading, column.width)).collect(),
+        None => Vec::new(),
+    };
     let mut columns: Vec<(&str, usize)> = COLUMNS
         .iter()
         .chain(if stats { &STATS_COLUMNS[..] } else { &[] })
         .chain(if stats { &[CLOCK_COLUMN][..] } else { &[] })
         .chain(if energy { &ENERGY_COLUMNS[..] } else { &[] })
+        .chain(&counter_columns)
         .chain(if runs { &[RUNS_COLUMN][..] } else { &[] })
         .chain([&LIMITER_COLUMN])
         .copied()
@@ -715,6 +855,7 @@ pub fn table(sweep: &Sweep, stats: bool) -> String {
                 if energy {
                     record.extend(["-", "-"].map(String::from));
                 }
+                record.extend(counter_columns.iter().map(|_| "-".to_string()));
             }
             (None, Some(_)) => {
                 record.extend(["pruned", "-", "-"].map(String::from));
@@ -724,6 +865,7 @@ pub fn table(sweep: &Sweep, stats: bool) -> String {
                 if energy {
                     record.extend(["-", "-"].map(String::from));
                 }
+                record.extend(counter_columns.iter().map(|_| "-".to_string()));
             }
             (None, None) => {
                 record.extend([
@@ -741,6 +883,9 @@ pub fn table(sweep: &Sweep, stats: bool) -> String {
                 }
                 if energy {
                     record.extend(energy_cells(row.energy.as_ref()));
+                }
+                if let Some(run) = counters {
+                    record.extend(counter_cells(run, row.counters.as_ref()));
                 }
             }
         }

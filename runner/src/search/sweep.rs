@@ -13,6 +13,7 @@ use crate::measure::sensors::{RowClock, RowEnergy};
 use crate::measure::supervision::interrupt::Interrupted;
 use crate::model::axis_values::AxisValues;
 use crate::model::block_shape::{BlockShape, GridShape};
+use crate::model::counters::{Counters, CountersRun};
 use crate::model::grid::GridPolicy;
 use crate::model::limits::{DeviceLimits, KernelResources, Suggestion};
 use crate::model::mismatch::Mismatch;
@@ -75,6 +76,9 @@ pub struct Row {
     pub clock: Option<RowClock>,
     /// Its energy (`--energy`; `None`: not asked, or no sensors).
     pub energy: Option<RowEnergy>,
+    /// Its hardware counters, read on a replay after the timed samples (`--counters`; `None`:
+    /// not asked, not read, or not measured).
+    pub counters: Option<Counters>,
 }
 
 impl Row {
@@ -279,6 +283,9 @@ pub struct Sweep {
     /// Where the measurement's wall time went, where it was timed (a sweep measured here, or
     /// read back from a JSON export that kept it).
     pub wall_time: Option<crate::measure::sampling::wall_time::WallTime>,
+    /// What `--counters` read for the sweep as a whole (the copy, the profiler, or why there
+    /// are no counters); `None`: not asked.
+    pub counters: Option<CountersRun>,
 }
 
 /// Why a sweep ended before its last configuration: its rows so far are kept.
@@ -498,13 +505,16 @@ pub enum Round {
     /// its block, its first round's samples), each sampled on from those to the noise-driven
     /// stop as a row measured to the end would have been (`checked::sample`'s `prior`).
     Survivors(Vec<(AxisValues, BlockShape, Vec<f32>)>),
+    /// Every configuration launched as its plan's timing says, unchecked: a replay a
+    /// profiler reads counters on (`--counters`, [`crate::measure::profiler`]).
+    Replay,
 }
 
 impl Round {
     /// Whether this round measures the configuration of `axes` with blocks of `block`.
     fn measures(&self, axes: &AxisValues, block: BlockShape) -> bool {
         match self {
-            Self::All | Self::First => true,
+            Self::All | Self::First | Self::Replay => true,
             Self::Rung(_, alive) => alive.iter().any(|(values, alive)| values == axes && *alive == block),
             Self::Survivors(alive) => {
                 alive.iter().any(|(values, alive, _)| values == axes && *alive == block)
@@ -599,6 +609,7 @@ pub(crate) fn measure_in(
             pruned: Some(reason),
             clock: None,
             energy: None,
+            counters: None,
         };
         // A block in x alone past the device's threads is the model's to name, as always.
         let shape_refused = (!block.is_linear())
@@ -694,7 +705,7 @@ pub(crate) fn measure_in(
                 // it measures was in the first round (`Round::measures`).
                 let verdict = match round {
                     Round::All | Round::First => checked::Verdict::Check { corrupt },
-                    Round::Rung(..) | Round::Survivors(_) => checked::Verdict::Known,
+                    Round::Rung(..) | Round::Survivors(_) | Round::Replay => checked::Verdict::Known,
                 };
                 let prior = round.prior(&session.axes, block);
                 let measured = checked::measure(gpu, workload, launched, block, timing, verdict, prior);
@@ -754,6 +765,7 @@ pub(crate) fn measure_in(
             pruned: None,
             clock,
             energy,
+            counters: None,
         });
         gpu.row_finished();
         let configurations_left =
@@ -787,6 +799,7 @@ pub(crate) fn measure_in(
         objective: Objective::Time,
         shard: None,
         wall_time: None,
+        counters: None,
     })
 }
 

@@ -73,6 +73,13 @@ pub trait DeviceSource {
     fn open_early(&self, _ordinal: u32) -> EarlyOpen {
         EarlyOpen::default()
     }
+
+    /// What reads each row's hardware counters outside the timed samples (`--counters`): by
+    /// default Nsight Compute over a replay of this program with its arguments
+    /// ([`crate::measure::profiler::ncu`]).
+    fn counter_source(&self) -> Box<dyn crate::measure::profiler::CounterSource> {
+        Box::new(crate::measure::profiler::ncu::Ncu::for_this_program())
+    }
 }
 
 /// A device being opened on a thread of its own while the caller builds its inputs

@@ -53,9 +53,11 @@ use crate::measure::gpu::backend::{
 use crate::measure::gpu::compat::Refusal;
 pub use crate::measure::gpu::memory::{read_values, view_values, write_values};
 use crate::measure::gpu::ptx::KernelRef;
+use crate::measure::profiler::{CounterReading, CounterRequest, CounterSource};
 use crate::measure::sampling::timing::Op;
 pub use crate::measure::sensors::ClockReading;
 use crate::measure::sensors::Sensors;
+use crate::model::counters::Counters;
 
 mod sensors;
 use crate::model::block_shape::{MAX_BLOCK_DIMENSIONS, MAX_GRID_DIMENSIONS};
@@ -218,6 +220,8 @@ pub struct MockGpu {
     graph: Option<(usize, Launch, u32)>,
     /// Bandwidth the scripted device-to-device copy reaches, counting read and write.
     pub copy_gb_per_s: f64,
+    /// What `--counters` reads on this device ([`MockCounters`]).
+    pub counters: MockCounters,
     /// The device memory the launches work on.
     pub memory: MockMemory,
     /// Every (grid, block) launched, in order, warm-ups included.
@@ -328,6 +332,7 @@ impl MockGpu {
             graph_replays: 0,
             graph: None,
             copy_gb_per_s: 4000.0,
+            counters: MockCounters::default(),
             compares_on_device: true,
             downloads: 0,
             device_checks: Vec::new(),
@@ -525,8 +530,77 @@ impl MockDriver {
     }
 }
 
+/// What `--counters` reads on a mock device: scripted readings, or none and why.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct MockCounters {
+    /// Why there are none (a missing profiler's line); `None`: there are.
+    pub unavailable: Option<String>,
+    /// The readings at these block sizes; at any other, [`MockCounters::at`]'s.
+    pub by_threads: Vec<(u32, Counters)>,
+}
+
+impl MockCounters {
+    /// The readings of a row of `threads` threads on a device whose copy reaches
+    /// `copy_gb_per_s`: DRAM at 90 percent of the copy from 128 threads (50 at 64, 25 below),
+    /// achieved occupancy 90 percent from 128 threads (20 below), the warp's lanes busy as
+    /// the block's last warp leaves them, uniform branches, no bank conflicts, and memory
+    /// stalls over barrier stalls.
+    pub fn at(&self, threads: u32, copy_gb_per_s: f64) -> Counters {
+        if let Some((_, counters)) = self.by_threads.iter().find(|(at, _)| *at == threads) {
+            return *counters;
+        }
+        let fraction = match threads {
+            128.. => 0.9,
+            64..=127 => 0.5,
+            _ => 0.25,
+        };
+        let warps = threads.div_ceil(32).max(1);
+        Counters {
+            dram_bytes_per_second: Some(fraction * copy_gb_per_s * 1e9),
+            achieved_occupancy_percent: Some(if threads >= 128 { 90.0 } else { 20.0 }),
+            warp_efficiency_percent: Some(f64::from(threads) / f64::from(warps * 32) * 100.0),
+            branch_efficiency_percent: Some(100.0),
+            l2_hit_percent: Some(10.0),
+            shared_bank_conflicts: Some(0.0),
+            barrier_stalls_per_issue: Some(0.1),
+            memory_stalls_per_issue: Some(5.0),
+        }
+    }
+}
+
+/// The mock driver's counters: each asked row's [`MockCounters::at`] on the asked device.
+struct MockCounterSource {
+    devices: Vec<(MockCounters, f64)>,
+}
+
+impl CounterSource for MockCounterSource {
+    fn read(&self, request: &CounterRequest) -> Result<CounterReading, String> {
+        let (counters, copy) = self
+            .devices
+            .get(request.device as usize)
+            .ok_or_else(|| format!("no mock device {}", request.device))?;
+        if let Some(why) = &counters.unavailable {
+            return Err(why.clone());
+        }
+        Ok(CounterReading {
+            profiler: "the mock's scripted counters".to_string(),
+            rows: request.rows.iter().map(|row| Some(counters.at(row.block.threads(), *copy))).collect(),
+        })
+    }
+}
+
 impl DeviceSource for MockDriver {
     type Device = MockGpu;
+
+    fn counter_source(&self) -> Box<dyn CounterSource> {
+        Box::new(MockCounterSource {
+            devices: self
+                .devices
+                .iter()
+                .map(|device| (device.counters.clone(), device.copy_gb_per_s))
+                .collect(),
+        })
+    }
 
     fn cuda_version(&self) -> i32 {
         self.cuda_version

@@ -12,6 +12,7 @@ do not print the header again).
 */
 
 use crate::error::{Error, exit, shown};
+use crate::measure::profiler::ReplayOrder;
 use crate::model::shard::Shard;
 use std::ffi::OsString;
 use std::os::unix::process::CommandExt as _;
@@ -41,6 +42,9 @@ pub(crate) struct Supervision {
     /// Where this worker is one of several at once: its device, its shard (`--split`), and
     /// where its result goes.
     pub part: Option<Part>,
+    /// Where this process is a replay under a profiler (`--counters`): its device and where it
+    /// lists what it launched ([`crate::measure::profiler`]).
+    pub replay: Option<ReplayOrder>,
 }
 
 /// One worker's share of a run on several devices at once.
@@ -67,7 +71,9 @@ impl Supervision {
             shard: std::env::var(SHARD).ok().and_then(|text| Shard::parse(&text).ok()),
             result,
         });
-        Self { journal, attempt, part }
+        let replay =
+            std::env::var(crate::measure::profiler::REPLAY).ok().and_then(|text| ReplayOrder::parse(&text));
+        Self { journal, attempt, part, replay }
     }
 
     /// Whether a supervisor will start a fresh worker when this one exits with RESTART.
@@ -134,6 +140,15 @@ pub fn supervise(program: &Path, args: &[OsString], journal: Option<&Path>) -> R
         let _ = std::fs::remove_file(path);
     }
     result
+}
+
+/// Leaves out of `command`'s environment what this process was told as a worker, so that a
+/// program it starts (a replay under a profiler) is no worker of this run: it journals
+/// nothing, resumes nothing and writes no part.
+pub(crate) fn clear_worker_environment(command: &mut Command) {
+    for name in [JOURNAL, ATTEMPT, DEVICE, SHARD, PART] {
+        command.env_remove(name);
+    }
 }
 
 /// A temporary journal's path, unique to this process and moment.

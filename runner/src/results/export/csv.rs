@@ -3,6 +3,7 @@
 
 use super::Exporter;
 use crate::results::schema::{RowRecord, SweepRecord};
+use crate::results::table;
 use anyhow::Result;
 
 /// CSV: one line per row, every per-row figure.
@@ -21,6 +22,7 @@ impl Exporter for CsvExporter {
                 grid: None,
                 sm_clock: None,
                 energy: None,
+                counters: None,
                 ..row.clone()
             })?;
         }
@@ -56,6 +58,21 @@ impl Exporter for CsvExporter {
                         vec![energy.joules_per_pass.to_string(), energy.watts.to_string()]
                     }
                     (Some(_), None) => vec![String::new(); 2],
+                });
+            }
+            // `--counters`' columns, declared once with the table's, each value unrounded.
+            if let Some(run) = &record.counters {
+                let columns = table::COUNTER_COLUMNS.iter();
+                cells.extend(match row {
+                    None => columns.map(|column| column.csv.to_string()).collect::<Vec<_>>(),
+                    Some(row) => columns
+                        .map(|column| {
+                            row.counters
+                                .as_ref()
+                                .and_then(|counters| (column.value)(run, counters))
+                                .map_or(String::new(), |value| value.to_string())
+                        })
+                        .collect(),
                 });
             }
             cells

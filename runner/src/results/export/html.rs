@@ -513,6 +513,9 @@ fn rows_table(record: &SweepRecord) -> String {
     if energy {
         text += "<th>mJ/pass</th><th>W</th>";
     }
+    for column in record.counters.iter().flat_map(|_| &table::COUNTER_COLUMNS) {
+        let _ = write!(text, "<th class=\"counter\">{}</th>", column.heading);
+    }
     if runs {
         text += "<th>runs</th>";
     }
@@ -559,6 +562,15 @@ fn rows_table(record: &SweepRecord) -> String {
         if energy {
             for cell in table::energy_cells(row.energy.as_ref()) {
                 let _ = write!(text, "<td>{cell}</td>");
+            }
+        }
+        if let Some(run) = &record.counters {
+            let cells = match row.failed.is_some() || row.pruned.is_some() {
+                true => vec!["-".to_string(); table::COUNTER_COLUMNS.len()],
+                false => table::counter_cells(run, row.counters.as_ref()),
+            };
+            for cell in cells {
+                let _ = write!(text, "<td class=\"counter\">{cell}</td>");
             }
         }
         if runs {

@@ -85,13 +85,28 @@ impl Exporter for MarkdownExporter {
             tunable_head += "| block ";
         }
         let tunable_rule = "|--:".repeat(record.axes.len() + usize::from(shaped));
+        // `--counters`' columns before the limiter, where the sweep read them.
+        let counter_columns = if record.counters.is_some() { &table::COUNTER_COLUMNS[..] } else { &[] };
+        let counters_head: String =
+            counter_columns.iter().map(|column| format!(" {} |", column.heading)).collect();
+        let counters_rule = "--:|".repeat(counter_columns.len());
         writeln!(
             out,
-            "{tunable_head}| thr/blk | warps | idle | blk/SM | warps/SM | occ | grid | ms | GB/s | of best | min ms | max ms | MAD ms |{runs_head} limiter |"
+            "{tunable_head}| thr/blk | warps | idle | blk/SM | warps/SM | occ | grid | ms | GB/s | of best | min ms | max ms | MAD ms |{runs_head}{counters_head} limiter |"
         )?;
-        writeln!(out, "{tunable_rule}|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|{runs_rule}:--|")?;
+        writeln!(
+            out,
+            "{tunable_rule}|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|{runs_rule}{counters_rule}:--|"
+        )?;
         for row in &record.rows {
-            let runs_cell = if runs { format!(" {} |", row.samples) } else { String::new() };
+            let mut runs_cell = if runs { format!(" {} |", row.samples) } else { String::new() };
+            if let Some(run) = &record.counters {
+                let cells = match row.failed.is_some() || row.pruned.is_some() {
+                    true => vec!["-".to_string(); counter_columns.len()],
+                    false => table::counter_cells(run, row.counters.as_ref()),
+                };
+                runs_cell.extend(cells.iter().map(|cell| format!(" {cell} |")));
+            }
             let mut tunable_cell: String =
                 row.axes.values().map(|value| format!("| {} ", text(value))).collect();
             if shaped {
@@ -142,6 +157,20 @@ impl Exporter for MarkdownExporter {
         }
         if let Some(pruned) = sentences::pruned(record) {
             writeln!(out, "{}", text(&pruned))?;
+        }
+        // The counters' sentences, as the summary recorded them: what read them, what bound
+        // the best row, and each row bound otherwise (indented there, a list item here).
+        let mut counters = false;
+        for line in record.summary.iter().flatten() {
+            counters = line.starts_with("Counters:")
+                || line.starts_with("Bound:")
+                || (counters && line.starts_with("  "));
+            if counters {
+                match line.strip_prefix("  ") {
+                    Some(row) => writeln!(out, "- {}", text(row))?,
+                    None => writeln!(out, "{}", text(line))?,
+                }
+            }
         }
         writeln!(out, "Occupancy: {}.", text(&record.model_check))?;
         if !record.failures.is_empty() {

@@ -56,6 +56,7 @@ use crate::measure::sampling::timing::{Stopped, Timing, TimingMode};
 use crate::measure::sensors::{RowClock, RowEnergy};
 use crate::model::axis_values::AxisValues;
 use crate::model::block_shape::{BlockShape, GridShape};
+use crate::model::counters::{Counters, CountersRun};
 use crate::model::grid::GridPolicy;
 use crate::model::limits::{DeviceLimits, Suggestion};
 use crate::model::objective::Objective;
@@ -157,6 +158,11 @@ pub struct SweepRecord {
     /// absent where it was not timed (a file written before, a merge, a T4 file).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub wall_time: Option<crate::measure::sampling::wall_time::WallTime>,
+    /// What `--counters` read for the sweep as a whole: the device-to-device copy its rows'
+    /// DRAM rates are a percentage of, the profiler, or why no row has counters; absent
+    /// without `--counters` (and in every file of before it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counters: Option<CountersRun>,
     /// Where this file is `block-size merge`'s (or `--split`'s) of shards: each shard's
     /// command, date and GPU; empty for a sweep measured whole.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -258,6 +264,9 @@ pub struct RowRecord {
     /// Its energy (`--energy`; absent without).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub energy: Option<RowEnergy>,
+    /// Its hardware counters (`--counters`; absent without, or where they were not read).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counters: Option<Counters>,
 }
 
 /// One shard of a merged file: what measured it, where and when.

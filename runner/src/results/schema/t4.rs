@@ -315,6 +315,7 @@ fn read_named(value: &Value, name_of_result: &dyn Fn(usize) -> String) -> Result
         occupancy_model: None,
         shard: None,
         wall_time: None,
+        counters: None,
         merged_from: Vec::new(),
         failures: Vec::new(),
         ended_early: None,
@@ -475,6 +476,7 @@ fn row_of(
         pruned,
         sm_clock: None,
         energy: None,
+        counters: None,
     })
 }
 

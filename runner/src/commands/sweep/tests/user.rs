@@ -3,9 +3,14 @@
 //! value differently, as a kernel whose float result depends on the block size would.
 
 use crate::commands::sweep::*;
+use crate::error::exit;
 use crate::kernel::*;
 use crate::measure::gpu::mock::{EmulatedMemory, Launch, MockDriver, MockGpu, read_values, write_values};
+use crate::measure::sampling::timing::Timing;
 use crate::model::block_shape::BlockShape;
+use crate::search::strategy::Search;
+use crate::search::{rounds, sweep};
+use crate::tests::fixture;
 use crate::{Console, EmbeddedPtx, Format, GridPolicy, Measured, Settings, TimingMode, TimingSettings};
 use anyhow::Result;
 
@@ -729,4 +734,136 @@ fn a_sweep_whose_every_block_size_the_ptx_forbids_is_refused() {
     );
     // The head was printed while the sweep ran; no table, no summary.
     assert!(!String::from_utf8(out).unwrap().contains("thr/blk"));
+}
+
+/// `--counters` through `sweep_and_print`, with `format` where given: (status, stdout, stderr).
+fn with_counters(driver: &MockDriver, format: Option<Format>) -> (i32, String, String) {
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let settings = Settings { counters: true, format, ..options(&[16, 64, 128]) };
+    let code =
+        run_and_print(driver, &kernel(reference()), &settings, &mut Console { out: &mut out, err: &mut err });
+    (code, String::from_utf8(out).unwrap(), String::from_utf8(err).unwrap())
+}
+
+#[test]
+fn counters_add_their_columns_and_say_what_bound_the_best_row_and_the_others() {
+    let mut driver = driver();
+    // 128 threads fastest, 16 slowest: the mock's counters put 128 at 90 percent of the copy.
+    driver.devices[0].milliseconds = vec![(16, 2.0), (64, 1.5), (128, 1.0)];
+    let (code, out, err) = with_counters(&driver, None);
+    assert_eq!((code, err.as_str()), (0, ""), "{out}");
+    let heading = out.lines().find(|line| line.trim_start().starts_with("thr/blk")).unwrap();
+    for column in [
+        "DRAM GB/s",
+        "%copy",
+        "occ achv",
+        "warp eff",
+        "branch",
+        "L2 hit",
+        "bank cfl",
+        "bar stall",
+        "mem stall",
+    ] {
+        assert!(heading.contains(column), "{heading}");
+    }
+    let row =
+        |threads: &str| out.lines().find(|line| line.split_whitespace().next() == Some(threads)).unwrap();
+    // DRAM at 90 percent of the 4000 GB/s copy; 16 threads a warp is half its lanes.
+    assert!(row("128").contains(" 3600    90% "), "{}", row("128"));
+    assert!(row("16").contains("  50% "), "{}", row("16"));
+    assert!(out.contains("Counters: the mock's scripted counters, read on a replay of each configuration after its timed samples; the device-to-device copy reached 4000 GB/s in this run.\n"), "{out}");
+    assert!(
+        out.contains("Bound: the best row, 128 threads per block, by DRAM bandwidth, at 90% of the copy.\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("  16 threads per block: divergence or idle lanes, warp execution efficiency 50%.\n"),
+        "{out}"
+    );
+    assert!(out.contains("  64 threads per block: occupancy, 20% achieved of 100% theoretical, bound by warps and blocks per SM.\n"), "{out}");
+    assert!(!out.contains("  128 threads per block:"), "a row bound as the best is not said again: {out}");
+}
+
+#[test]
+fn counters_go_into_every_export_and_read_back() {
+    let mut driver = driver();
+    driver.devices[0].milliseconds = vec![(16, 2.0), (64, 1.5), (128, 1.0)];
+    let (code, json, _) = with_counters(&driver, Some(Format::Json));
+    assert_eq!(code, 0);
+    let record = crate::results::schema::SweepRecord::parse(&json).unwrap();
+    let run = record.counters.as_ref().unwrap();
+    // The copy's milliseconds are an f32 sample, so its rate is 4000 GB/s to about 1e-8.
+    let near = |value: f64, expected: f64| (value / expected - 1.0).abs() < 1e-6;
+    assert!(near(run.copy_bytes_per_second.unwrap(), 4.0e12), "{run:?}");
+    assert_eq!(run.profiler.as_deref(), Some("the mock's scripted counters"));
+    let counters = record.rows.iter().find(|row| row.threads_per_block == 128).unwrap().counters.unwrap();
+    assert_eq!(counters.dram_bytes_per_second, Some(3.6e12));
+    assert!(
+        record
+            .summary
+            .as_ref()
+            .unwrap()
+            .iter()
+            .any(|line| line.starts_with("Bound: the best row, 128 threads"))
+    );
+    let (_, csv, _) = with_counters(&driver, Some(Format::Csv));
+    let mut lines = csv.lines();
+    let heading: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let dram = heading.iter().position(|name| *name == "dram_bytes_per_second").expect("a DRAM column");
+    let percent = heading.iter().position(|name| *name == "percent_of_copy").expect("a percentage column");
+    let at_128: Vec<&str> = lines.find(|line| line.starts_with("128,")).unwrap().split(',').collect();
+    assert_eq!(at_128[dram], "3600000000000");
+    assert!(near(at_128[percent].parse().unwrap(), 90.0), "{at_128:?}");
+    let (_, markdown, _) = with_counters(&driver, Some(Format::Markdown));
+    assert!(markdown.contains("| DRAM GB/s | %copy |"), "{markdown}");
+    assert!(markdown.contains("\n- 16 threads per block: divergence or idle lanes"), "{markdown}");
+    let (_, html, _) = with_counters(&driver, Some(Format::Html));
+    assert!(
+        html.contains("<th class=\"counter\">DRAM GB/s</th>")
+            && html.contains("<td class=\"counter\">90%</td>")
+    );
+}
+
+#[test]
+fn no_profiler_is_one_warning_and_n_a_never_a_failed_sweep() {
+    let mut driver = driver();
+    driver.devices[0].counters.unavailable =
+        Some("Nsight Compute's ncu is neither on PATH nor at /usr/local/cuda/bin/ncu".into());
+    let (code, out, err) = with_counters(&driver, None);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        err,
+        "Warning: no hardware counters (Nsight Compute's ncu is neither on PATH nor at /usr/local/cuda/bin/ncu): their columns say n/a\n"
+    );
+    let row = out.lines().find(|line| line.split_whitespace().next() == Some("128")).unwrap();
+    assert_eq!(row.matches("n/a").count(), 9, "{row}");
+    assert!(out.contains("Counters: none read (Nsight Compute's ncu is neither on PATH"), "{out}");
+    assert!(!out.contains("Bound:"), "{out}");
+}
+
+#[test]
+fn counters_need_sweep_and_print_and_a_replay_launches_each_configuration_once_unchecked() {
+    let settings = Settings { counters: true, ..options(&[64]) };
+    let error = run(&driver(), &kernel(reference()), &settings).unwrap_err();
+    assert_eq!(error.exit_status(), exit::USAGE);
+    assert!(error.to_string().contains("--counters needs sweep_and_print()"), "{error}");
+    // The replay's round: one launch a configuration, nothing checked, nothing timed again.
+    let mut gpu = driver().devices[0].clone();
+    let kernel = kernel(reference());
+    let mut run = fixture::uploaded(&mut gpu, &kernel, &[32]);
+    let plan = sweep::Plan {
+        blocks: [32, 64, 2048, 256].map(BlockShape::linear).to_vec(),
+        timing: Timing::launch(0, 1),
+        grid: GridPolicy::OneWave,
+        corrupt: Some(0),
+        round: sweep::Round::Replay,
+        shard: None,
+        bounds: None,
+        rungs_budget: Default::default(),
+    };
+    gpu.launches.clear();
+    let swept =
+        rounds::measure(&mut run, &mut gpu, &plan, Search::Exhaustive, None, &mut Vec::new()).unwrap();
+    assert_eq!(gpu.launches.iter().map(|launch| launch.1).collect::<Vec<_>>(), [32, 64, 256]);
+    assert!(swept.failures.is_empty(), "a replay checks nothing: {:?}", swept.failures);
 }

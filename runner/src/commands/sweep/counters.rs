@@ -1,0 +1,135 @@
+/*!
+`--counters` in the sweep: after the rows are timed, the device-to-device copy their DRAM rates
+are a percentage of, timed in the same process, and each measured row's counters from the
+driver's [`CounterSource`] ([`read`]); and the other side of Nsight Compute's replay, this
+program run again under `ncu`, which launches every configuration once and lists them
+([`replay`]).
+*/
+
+use crate::commands::session;
+use crate::commands::sweep::Measuring;
+use crate::error::{Error, exit};
+use crate::kernel::run::Run;
+use crate::measure::gpu::backend::{Driver, Gpu};
+use crate::measure::profiler::{CounterRequest, Launched, ReplayOrder, write_launched};
+use crate::measure::sampling::timing::Timing;
+use crate::model::axis_values::configuration_label;
+use crate::model::counters::CountersRun;
+use crate::model::stats::RunStats;
+use crate::search::rounds;
+use crate::search::strategy::Search;
+use crate::search::sweep::{self, Row, Sweep};
+
+/// Device memory `--counters` needs beside the kernel's buffers: the copy's source and
+/// destination, half a pass's bytes each.
+pub(crate) fn scratch(bytes_per_pass: f64) -> u64 {
+    bytes_per_pass as u64
+}
+
+/// What a replay launched in a row's place.
+fn launched(row: &Row) -> Launched {
+    Launched { label: configuration_label(row.block, &row.axes), block: row.block, grid: row.grid }
+}
+
+/// Reads `sweep`'s counters on device `ordinal`: the copy, timed on `gpu` as the rows were,
+/// then each measured row's counters from `driver`'s source. What cannot be read is a warning
+/// line and `n/a` in the table, never a failed sweep.
+pub(crate) fn read<D: Driver>(
+    driver: &D,
+    gpu: &mut dyn Gpu,
+    ordinal: u32,
+    sweep: &mut Sweep,
+    timing: Timing,
+    warnings: &mut Vec<String>,
+) {
+    // Half a pass's bytes copied: as many bytes read and written as one pass moves.
+    let bytes = (sweep.pass.bytes_per_pass / 2.0) as usize;
+    let copy_bytes_per_second = match gpu.time_copy(bytes, Timing { energy_window: None, ..timing }) {
+        Ok(samples) if !samples.is_empty() => {
+            let median_ms = RunStats::of(&samples).median;
+            (median_ms > 0.0).then(|| sweep.pass.bytes_per_pass / (median_ms * 1e-3))
+        }
+        Ok(_) => None,
+        Err(error) => {
+            warnings.push(format!(
+                "Warning: the device-to-device copy failed ({error:#}): no percentage of it\n"
+            ));
+            None
+        }
+    };
+    let measured: Vec<usize> = (0..sweep.rows.len()).filter(|&index| sweep.rows[index].measured()).collect();
+    let request = CounterRequest {
+        device: ordinal,
+        rows: measured.iter().map(|&index| launched(&sweep.rows[index])).collect(),
+    };
+    let mut run = CountersRun { copy_bytes_per_second, profiler: None, unavailable: None };
+    match driver.counter_source().read(&request) {
+        Ok(reading) => {
+            let missing = reading.rows.iter().filter(|counters| counters.is_none()).count();
+            for (&index, counters) in measured.iter().zip(reading.rows) {
+                sweep.rows[index].counters = counters;
+            }
+            if missing > 0 {
+                warnings.push(format!(
+                    "Warning: {} has no counters for {missing} of {} row(s): they say n/a\n",
+                    reading.profiler,
+                    measured.len()
+                ));
+            }
+            run.profiler = Some(reading.profiler);
+        }
+        Err(why) => {
+            warnings.push(format!("Warning: no hardware counters ({why}): their columns say n/a\n"));
+            run.unavailable = Some(why);
+        }
+    }
+    sweep.counters = Some(run);
+}
+
+/// This process is a replay under a profiler ([`ReplayOrder`]): every configuration of the
+/// sweep its settings make is launched once on the ordered device, unchecked and untimed for
+/// any table, and what was launched is listed, in order, where the order says. Nothing is
+/// printed and no file of the settings is written.
+pub(crate) fn replay<D: Driver>(
+    driver: &D,
+    run: &mut Run,
+    measuring: Measuring,
+    order: &ReplayOrder,
+) -> Result<i32, Error> {
+    let settings = measuring.settings;
+    let kernel = run.kernel();
+    let blocks = settings.blocks_of(kernel).map_err(|why| Error::new(exit::USAGE, why))?;
+    let kernels = kernel.kernels();
+    let session::Opened { mut gpu, .. } =
+        session::open(driver, order.device, &kernels, session::Loading::Every)?;
+    session::prepare(
+        &mut gpu,
+        run,
+        &session::Preparation {
+            blocks: &blocks,
+            scratch: 0,
+            describe: None,
+            cuda_version: driver.cuda_version(),
+            upload: false,
+        },
+    )?;
+    let plan = sweep::Plan {
+        blocks,
+        timing: Timing::launch(0, 1),
+        grid: settings.grid,
+        corrupt: None,
+        round: sweep::Round::Replay,
+        shard: settings.shard,
+        bounds: None,
+        rungs_budget: sweep::RungsBudget::default(),
+    };
+    let swept = rounds::measure(run, &mut gpu, &plan, Search::Exhaustive, None, &mut Vec::new())?;
+    let launches: Vec<Launched> = swept.rows.iter().filter(|row| row.measured()).map(launched).collect();
+    write_launched(&order.launched, &launches).map_err(|error| {
+        Error::new(
+            exit::FAILED,
+            format!("the replay's list of launches, {}: {error}", order.launched.display()),
+        )
+    })?;
+    Ok(exit::SUCCESS)
+}
