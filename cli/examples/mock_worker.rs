@@ -10,6 +10,8 @@
 //! `MOCK_SENSORS=1` (a clock and an energy counter, `block_size_runner::mock::MockSensors`),
 //! with `MOCK_WATTS=THREADS:W,...` (the power at those block sizes; 450 W at others) and
 //! `MOCK_THROTTLE=N` (the first N clock readings at 1400 MHz with the power cap set),
+//! `MOCK_COUNTERS=ncu` (`--counters` read through the `ncu` that `BLOCK_SIZE_NCU` names, over a
+//! replay of this program, as on a GPU) or `MOCK_COUNTERS=none:WHY` (no counters, and why),
 //! `MOCK_DEVICES=N` (N such GPUs, for `--device all`), `MOCK_FAULTS_ON=ORDINAL` (the fault, loss
 //! or hang above on that GPU alone) and `MOCK_GPU_NAMES=NAME,...` (each GPU's name in turn).
 
@@ -48,6 +50,11 @@ fn main() {
             sensors.clock_script.push(ClockReading { sm_mhz: 1980, reasons: 0 });
         }
         gpu.sensors = Some(sensors);
+    }
+    match std::env::var("MOCK_COUNTERS").ok().as_deref() {
+        Some("ncu") => gpu.counters.through_ncu = true,
+        Some(other) => gpu.counters.unavailable = other.strip_prefix("none:").map(String::from),
+        None => {}
     }
     let count = threads("MOCK_DEVICES").unwrap_or(1).max(1);
     let faults_on = threads("MOCK_FAULTS_ON");

@@ -35,12 +35,12 @@ pub struct Counters {
     /// (`l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum` plus `_op_st.sum`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shared_bank_conflicts: Option<f64>,
-    /// Warps stalled at a barrier per issued instruction
+    /// Warps stalled at a barrier, on average, in each cycle that issued an instruction
     /// (`smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub barrier_stalls_per_issue: Option<f64>,
-    /// Warps stalled waiting on memory (the long scoreboard) per issued instruction
-    /// (`smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio`).
+    /// Warps stalled waiting on memory (the long scoreboard), on average, in each cycle that
+    /// issued an instruction (`smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub memory_stalls_per_issue: Option<f64>,
 }
@@ -49,8 +49,8 @@ pub struct Counters {
 /// and the profiler, or why there are no counters.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CountersRun {
-    /// A device-to-device copy of half a pass's bytes, timed in the same run as the rows,
-    /// read and write counted: bytes per second (`None`: not measured).
+    /// A device-to-device copy of half a pass's bytes and at least 256 MiB, timed in the same
+    /// run as the rows, read and write counted: bytes per second (`None`: not measured).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub copy_bytes_per_second: Option<f64>,
     /// What read the counters ("Nsight Compute 2025.3.1.0"), where they were read.
@@ -156,7 +156,7 @@ impl Bound {
                 format!("occupancy, {achieved:.0}% achieved of {theoretical:.0}% theoretical{by}")
             }
             Self::Barriers { stalls_per_issue } => {
-                format!("barriers, {stalls_per_issue:.2} warps stalled at a barrier per issued instruction")
+                format!("barriers, {stalls_per_issue:.1} warps a cycle stalled at a barrier")
             }
             Self::MemoryLatency { stalls_per_issue, percent_of_copy } => {
                 let at = percent_of_copy

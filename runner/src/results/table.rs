@@ -251,7 +251,7 @@ fn counter_sentences(sweep: &Sweep) -> Vec<String> {
         None => String::new(),
     };
     let mut lines = vec![format!(
-        "Counters: {profiler}, read on a replay of each configuration after its timed samples{copy}."
+        "Counters: {profiler}, read on a replay of each configuration from flushed caches after its timed samples{copy}."
     )];
     let bound_of = |row: &Row| {
         row.counters.as_ref().map(|counters| {

@@ -20,10 +20,21 @@ use crate::search::rounds;
 use crate::search::strategy::Search;
 use crate::search::sweep::{self, Row, Sweep};
 
+/// The fewest bytes the ceiling's copy moves each way: on the H200 a copy of a 4K frame's
+/// half pass (63 MiB) reached 3463 GB/s and one of the histogram's (8 MiB) 2025 GB/s, below what
+/// a kernel reached, where a larger copy reaches the device's sustained rate.
+pub(crate) const COPY_AT_LEAST: usize = 256 << 20;
+
+/// Bytes the ceiling's copy moves each way: half a pass's (as many read and written as one
+/// pass moves), and at least [`COPY_AT_LEAST`].
+fn copy_bytes(bytes_per_pass: f64) -> usize {
+    ((bytes_per_pass / 2.0) as usize).max(COPY_AT_LEAST)
+}
+
 /// Device memory `--counters` needs beside the kernel's buffers: the copy's source and
-/// destination, half a pass's bytes each.
+/// destination.
 pub(crate) fn scratch(bytes_per_pass: f64) -> u64 {
-    bytes_per_pass as u64
+    2 * copy_bytes(bytes_per_pass) as u64
 }
 
 /// What a replay launched in a row's place.
@@ -42,12 +53,12 @@ pub(crate) fn read<D: Driver>(
     timing: Timing,
     warnings: &mut Vec<String>,
 ) {
-    // Half a pass's bytes copied: as many bytes read and written as one pass moves.
-    let bytes = (sweep.pass.bytes_per_pass / 2.0) as usize;
+    let bytes = copy_bytes(sweep.pass.bytes_per_pass);
     let copy_bytes_per_second = match gpu.time_copy(bytes, Timing { energy_window: None, ..timing }) {
         Ok(samples) if !samples.is_empty() => {
             let median_ms = RunStats::of(&samples).median;
-            (median_ms > 0.0).then(|| sweep.pass.bytes_per_pass / (median_ms * 1e-3))
+            // Read and written: twice the bytes copied.
+            (median_ms > 0.0).then(|| 2.0 * bytes as f64 / (median_ms * 1e-3))
         }
         Ok(_) => None,
         Err(error) => {

@@ -537,6 +537,10 @@ pub struct MockCounters {
     pub unavailable: Option<String>,
     /// The readings at these block sizes; at any other, [`MockCounters::at`]'s.
     pub by_threads: Vec<(u32, Counters)>,
+    /// Read them as the CUDA driver does instead: Nsight Compute over a replay of this program
+    /// (an `ncu` that `BLOCK_SIZE_NCU` names, a stand-in in the tests), so that the replay's
+    /// whole protocol runs without a GPU.
+    pub through_ncu: bool,
 }
 
 impl MockCounters {
@@ -579,6 +583,9 @@ impl CounterSource for MockCounterSource {
             .devices
             .get(request.device as usize)
             .ok_or_else(|| format!("no mock device {}", request.device))?;
+        if counters.through_ncu {
+            return crate::measure::profiler::ncu::Ncu::for_this_program().read(request);
+        }
         if let Some(why) = &counters.unavailable {
             return Err(why.clone());
         }

@@ -771,7 +771,7 @@ fn counters_add_their_columns_and_say_what_bound_the_best_row_and_the_others() {
     // DRAM at 90 percent of the 4000 GB/s copy; 16 threads a warp is half its lanes.
     assert!(row("128").contains(" 3600    90% "), "{}", row("128"));
     assert!(row("16").contains("  50% "), "{}", row("16"));
-    assert!(out.contains("Counters: the mock's scripted counters, read on a replay of each configuration after its timed samples; the device-to-device copy reached 4000 GB/s in this run.\n"), "{out}");
+    assert!(out.contains("Counters: the mock's scripted counters, read on a replay of each configuration from flushed caches after its timed samples; the device-to-device copy reached 4000 GB/s in this run.\n"), "{out}");
     assert!(
         out.contains("Bound: the best row, 128 threads per block, by DRAM bandwidth, at 90% of the copy.\n"),
         "{out}"

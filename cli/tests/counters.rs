@@ -1,0 +1,140 @@
+//! `--counters` end to end without a GPU: `block-size` on the mock worker
+//! (`examples/mock_worker.rs`) with `MOCK_COUNTERS=ncu`, so that the counters are read as on a
+//! GPU, through an `ncu` (`BLOCK_SIZE_NCU`) over a replay of the worker, here a stand-in script
+//! that runs the replay as Nsight Compute would and reports one kernel per configuration the
+//! replay listed; and the same `ncu` failing, and missing.
+
+mod support;
+
+use std::os::unix::fs::PermissionsExt as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use support::{json, mock_worker};
+
+/// A stand-in for Nsight Compute's `ncu`: `--version`; `--import REPORT ...` prints REPORT;
+/// `--export REPORT ... --metrics LIST PROGRAM ARGS...` runs the program as the replay (its
+/// standard output to `$FAKE_NCU_LOG`), then writes REPORT as `ncu --csv --page raw` would:
+/// a kernel per configuration the replay listed, its DRAM rate the block's threads x 10 GB/s,
+/// every other metric 50. With `FAKE_NCU_FAIL` set it fails as `ncu` does without permission.
+const FAKE_NCU: &str = r#"#!/bin/sh
+if [ "$1" = --version ]; then echo "NVIDIA (R) Nsight Compute Command Line Profiler"; echo "Version 2099.1.0.0 (build 1) (stand-in)"; exit 0; fi
+if [ "$1" = --import ]; then cat "$2"; exit 0; fi
+if [ -n "$FAKE_NCU_FAIL" ]; then echo "==PROF== Connected to process"; echo "==ERROR== $FAKE_NCU_FAIL" >&2; exit 1; fi
+report=$2
+while [ "$1" != --metrics ]; do shift; done
+metrics=$(echo "$2" | tr , ' '); shift 2
+"$@" > "$FAKE_NCU_LOG" || exit $?
+list=${BLOCK_SIZE_COUNTERS_REPLAY#*:}
+{
+  printf '"ID","Kernel Name","Block Size"'; for m in $metrics; do printf ',"%s"' "$m"; done; echo
+  printf '"","",""'; for m in $metrics; do printf ',""'; done; echo
+  i=0
+  while IFS='	' read -r label block grid; do
+    printf '"%d","grayscale","(%s, 1, 1)"' "$i" "$block"
+    for m in $metrics; do case $m in dram*) printf ',"%s0,000,000,000"' "$block";; *) printf ',"50"';; esac; done; echo
+    i=$((i+1))
+  done < "$list"
+} > "$report"
+"#;
+
+fn temp(name: &str) -> PathBuf {
+    let path = std::env::temp_dir().join(format!("counters-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_file(&path);
+    path
+}
+
+/// The stand-in `ncu`, written once.
+fn fake_ncu() -> PathBuf {
+    let path = temp("ncu");
+    std::fs::write(&path, FAKE_NCU).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    path
+}
+
+fn run(args: &[&str], ncu: &Path, env: &[(&str, &str)]) -> (i32, String, String) {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_block-size"));
+    command
+        .args([
+            "--width",
+            "64",
+            "--height",
+            "64",
+            "--warmups",
+            "0",
+            "--block-sizes",
+            "128,256,512",
+            "--counters",
+        ])
+        .args(args)
+        .env("BLOCK_SIZE_TEST_WORKER", mock_worker())
+        .env("MOCK_COUNTERS", "ncu")
+        .env("BLOCK_SIZE_NCU", ncu)
+        .env_remove("FAKE_NCU_FAIL");
+    for (name, value) in env {
+        command.env(name, value);
+    }
+    let output = command.output().unwrap();
+    (
+        output.status.code().unwrap_or(-1),
+        String::from_utf8(output.stdout).unwrap(),
+        String::from_utf8(output.stderr).unwrap(),
+    )
+}
+
+#[test]
+fn the_replay_under_ncu_launches_each_configuration_prints_nothing_and_its_kernels_become_the_rows_counters()
+{
+    let (ncu, log, journal, export) =
+        (fake_ncu(), temp("replay-stdout"), temp("journal.jsonl"), temp("run.json"));
+    let (code, out, err) = run(
+        &["--journal", journal.to_str().unwrap(), "--json", export.to_str().unwrap()],
+        &ncu,
+        &[("FAKE_NCU_LOG", log.to_str().unwrap())],
+    );
+    assert_eq!((code, err.as_str()), (0, ""), "{out}");
+    assert_eq!(std::fs::read_to_string(&log).unwrap(), "", "the replay prints nothing");
+    assert_eq!(
+        std::fs::read_to_string(&journal).unwrap().lines().count(),
+        3,
+        "the supervised worker journals its three rows; the replay, no worker, journals none"
+    );
+    assert!(
+        out.contains("Counters: Nsight Compute 2099.1.0.0, read on a replay of each configuration"),
+        "{out}"
+    );
+    let row =
+        |threads: &str| out.lines().find(|line| line.split_whitespace().next() == Some(threads)).unwrap();
+    for (threads, dram) in [("128", " 1280 "), ("256", " 2560 "), ("512", " 5120 ")] {
+        assert!(row(threads).contains(dram), "{}", row(threads));
+    }
+    let record = json(&export);
+    assert_eq!(record["counters"]["profiler"], "Nsight Compute 2099.1.0.0");
+    assert_eq!(record["rows"][1]["counters"]["dram_bytes_per_second"], 2.56e12);
+    assert_eq!(record["rows"][1]["counters"]["warp_efficiency_percent"], 50.0 / 32.0 * 100.0);
+}
+
+#[test]
+fn ncu_without_permission_or_missing_is_one_warning_and_n_a_never_a_failed_sweep() {
+    let ncu = fake_ncu();
+    let log = temp("failing-stdout");
+    let why =
+        "ERR_NVGPUCTRPERM - The user does not have permission to access NVIDIA GPU Performance Counters";
+    let (code, out, err) = run(&[], &ncu, &[("FAKE_NCU_FAIL", why), ("FAKE_NCU_LOG", log.to_str().unwrap())]);
+    assert_eq!(code, 0, "{err}");
+    // ncu's line, cut where it runs long, names the error: one line.
+    let said = "ncu over the replay: ==ERROR== ERR_NVGPUCTRPERM - The user does not have permission";
+    assert!(err.starts_with(&format!("Warning: no hardware counters ({said}")), "{err}");
+    assert!(err.ends_with("(exit status: 1)): their columns say n/a\n") && err.lines().count() == 1, "{err}");
+    assert!(out.contains(&format!("Counters: none read ({said}")), "{out}");
+    let (code, out, err) = run(&[], Path::new("/nonexistent/ncu"), &[]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.starts_with(
+            "Warning: no hardware counters (/nonexistent/ncu: could not start /nonexistent/ncu: "
+        ),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "{err}");
+    let row = out.lines().find(|line| line.split_whitespace().next() == Some("256")).unwrap();
+    assert_eq!(row.matches("n/a").count(), 9, "{row}");
+}
