@@ -642,6 +642,12 @@ pub struct CompareArgs {
     /// facts, every row's round times and ratios, and the lines naming the cause of a gap
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
+
+    /// After the rounds, read each build's hardware counters at each block size with Nsight
+    /// Compute (ncu) on a replay, as the sweep's --counters does: a table of them and what bound
+    /// each build's fastest row; no profiler or no permission: n/a and one warning
+    #[arg(long)]
+    pub counters: bool,
 }
 
 impl CompareArgs {
@@ -655,6 +661,7 @@ impl CompareArgs {
             timing: TimingSettings { warmups: self.warmups.warmups, ..TimingSettings::default() },
             provenance: self.provenance.provenance,
             exports: self.json.iter().map(|path| (Format::Json, path.clone())).collect(),
+            counters: self.counters,
             ..Settings::default()
         }
     }

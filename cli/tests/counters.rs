@@ -138,3 +138,52 @@ fn ncu_without_permission_or_missing_is_one_warning_and_n_a_never_a_failed_sweep
     let row = out.lines().find(|line| line.split_whitespace().next() == Some("256")).unwrap();
     assert_eq!(row.matches("n/a").count(), 9, "{row}");
 }
+
+#[test]
+fn compare_reads_each_builds_counters_at_each_block_size_on_one_replay() {
+    let (ncu, log, export) = (fake_ncu(), temp("compare-stdout"), temp("compare.json"));
+    let output = Command::new(env!("CARGO_BIN_EXE_block-size"))
+        .args([
+            "compare",
+            "--width",
+            "64",
+            "--height",
+            "64",
+            "--block-sizes",
+            "128,256",
+            "--rounds",
+            "3",
+            "--counters",
+        ])
+        .args(["--json", export.to_str().unwrap()])
+        .env("BLOCK_SIZE_TEST_WORKER", mock_worker())
+        .env("MOCK_COUNTERS", "ncu")
+        .env("BLOCK_SIZE_NCU", &ncu)
+        .env("FAKE_NCU_LOG", &log)
+        .env_remove("FAKE_NCU_FAIL")
+        .output()
+        .unwrap();
+    let (out, err) = (String::from_utf8(output.stdout).unwrap(), String::from_utf8(output.stderr).unwrap());
+    assert_eq!((output.status.code(), err.as_str()), (Some(0), ""), "{out}");
+    assert_eq!(std::fs::read_to_string(&log).unwrap(), "", "the replay prints nothing it keeps");
+    assert!(
+        out.contains(
+            "\nCounters: Nsight Compute 2099.1.0.0, read on a replay of each build at each block size"
+        ),
+        "{out}"
+    );
+    // Four builds at two block sizes: eight kernels profiled, each its row.
+    for build in ["cuda_builder", "nvcc", "rustc-nvptx", "rustc-nvptx-fma"] {
+        for (threads, dram) in [("128", " 1280 "), ("256", " 2560 ")] {
+            let row = out.lines().find(|line| {
+                let words: Vec<&str> = line.split_whitespace().collect();
+                words.len() > 2 && words[0] == threads && words[1] == build
+            });
+            assert!(row.is_some_and(|row| row.contains(dram)), "{build} at {threads}: {out}");
+        }
+        assert!(out.contains(&format!("Bound: {build}'s fastest row, ")), "{out}");
+    }
+    let record = json(&export);
+    assert_eq!(record["counters"]["profiler"], "Nsight Compute 2099.1.0.0");
+    assert_eq!(record["rows"][1]["cells"][0]["counters"]["dram_bytes_per_second"], 2.56e12);
+}

@@ -17,8 +17,11 @@ use crate::model::mismatch::Mismatch;
 
 use crate::measure::gpu::backend::{Gpu, Timing};
 use crate::measure::gpu::ptx::KernelRef;
+use crate::measure::profiler::Launched;
 use crate::measure::sampling::checked::{self, Checked};
-use crate::model::block_shape::BlockShape;
+use crate::model::axis_values::{AxisValues, configuration_label};
+use crate::model::block_shape::{BlockShape, GridShape};
+use crate::model::counters::{Counters, CountersRun};
 use crate::model::grid::GridPolicy;
 use crate::model::limits::{DeviceLimits, KernelResources};
 use crate::model::pass::Pass;
@@ -35,8 +38,12 @@ pub struct Cell {
     pub blocks_per_sm: u32,
     /// Blocks in its grid: one full wave.
     pub grid_blocks: u32,
+    /// Its grid's shape.
+    pub grid: GridShape,
     /// Milliseconds of each round's launch, in round order.
     pub round_ms: Vec<f32>,
+    /// Its hardware counters (`--counters`; `None`: not asked, or not read).
+    pub counters: Option<Counters>,
 }
 
 impl Cell {
@@ -121,6 +128,8 @@ pub struct Comparison {
     pub rows: Vec<CompareRow>,
     /// Kernels that failed their reference check; non-empty means no measurement.
     pub failures: Vec<WrongOutput>,
+    /// What `--counters` read for the comparison as a whole; `None`: not asked.
+    pub counters: Option<CountersRun>,
 }
 
 /// Per-round time ratios of `kernel` to `baseline`, at one row: the same round's launches, so
@@ -163,7 +172,6 @@ pub fn run(
         baseline.module.label
     );
     let limits = gpu.limits().clone();
-    let items = workload.pass().item_count();
     let mut compared = Vec::new();
     for &kernel in kernels {
         gpu.select_kernel(kernel)?;
@@ -173,24 +181,14 @@ pub fn run(
 
     let mut rows = Vec::new();
     let mut failures = Vec::new();
-    let domain = workload.domain();
     for &block in blocks {
         let threads_per_block = block.threads();
         let mut cells = Vec::new();
         let mut launches = Vec::new();
-        let dynamic_shared_memory = workload.dynamic_shared_memory(block);
         for &kernel in kernels {
             let label = kernel.module.label;
             gpu.select_kernel(kernel)?;
-            let blocks_per_sm = gpu.blocks_per_sm(threads_per_block, dynamic_shared_memory)?;
-            let grid = GridPolicy::OneWave.grid_for(
-                blocks_per_sm,
-                limits.multiprocessors,
-                items,
-                domain,
-                block,
-                workload.block_covers(block),
-            );
+            let (blocks_per_sm, grid) = one_wave(gpu, workload, block)?;
             let grid_blocks = grid.blocks_within_u32();
             // One checked launch per kernel and block size; the timed rounds come after.
             let check = Timing::launch(0, 1);
@@ -216,7 +214,9 @@ pub fn run(
                 kernel,
                 blocks_per_sm,
                 grid_blocks,
+                grid,
                 round_ms: Vec::with_capacity(rounds as usize),
+                counters: None,
             });
         }
         for round in 0..rounds as usize {
@@ -239,7 +239,52 @@ pub fn run(
         baseline,
         rows,
         failures,
+        counters: None,
     })
+}
+
+/// `kernel`'s blocks per SM at `block` with `workload`'s shared memory, and its one-wave grid:
+/// the grid each cell launches (the selected kernel's occupancy decides it).
+fn one_wave(gpu: &mut dyn Gpu, workload: &dyn Workload, block: BlockShape) -> Result<(u32, GridShape)> {
+    let limits = gpu.limits().clone();
+    let blocks_per_sm = gpu.blocks_per_sm(block.threads(), workload.dynamic_shared_memory(block))?;
+    let grid = GridPolicy::OneWave.grid_for(
+        blocks_per_sm,
+        limits.multiprocessors,
+        workload.pass().item_count(),
+        workload.domain(),
+        block,
+        workload.block_covers(block),
+    );
+    Ok((blocks_per_sm, grid))
+}
+
+/// How a replay (`--counters`) and the reading of its counters name a cell: its build and
+/// block, `nvcc 256 threads`.
+pub(crate) fn cell_label(kernel: KernelRef, block: BlockShape) -> String {
+    format!("{} {}", kernel.module.label, configuration_label(block, &AxisValues::none()))
+}
+
+/// A replay under a profiler (`--counters`): every kernel at every block size launched once,
+/// unchecked and untimed, on the grid [`run`] gives it, in [`run`]'s order; returns what was
+/// launched, in order.
+pub(crate) fn replay(
+    gpu: &mut dyn Gpu,
+    workload: &mut dyn Workload,
+    kernels: &[KernelRef],
+    blocks: &[BlockShape],
+) -> Result<Vec<Launched>> {
+    let mut launched = Vec::new();
+    for &block in blocks {
+        for &kernel in kernels {
+            gpu.select_kernel(kernel)?;
+            let (_, grid) = one_wave(gpu, workload, block)?;
+            gpu.time_one_launch(&workload.launch(grid, block)?)
+                .with_context(|| kernel.module.label.to_string())?;
+            launched.push(Launched { label: cell_label(kernel, block), block, grid });
+        }
+    }
+    Ok(launched)
 }
 
 #[cfg(test)]
@@ -272,6 +317,28 @@ mod tests {
             rounds,
         )
         .unwrap()
+    }
+
+    #[test]
+    fn a_replay_launches_each_kernel_once_at_each_block_size_on_the_grid_the_rounds_use() {
+        let mut gpu = three_kernel_gpu();
+        let timed = compare(&mut gpu, 1);
+        gpu.launches.clear();
+        gpu.timed.clear();
+        let mut workload = fixture::workload(&mut gpu, fixture::kernel(256));
+        gpu.launches.clear();
+        let blocks = [BlockShape::linear(128), BlockShape::linear(256)];
+        let launched = replay(&mut gpu, workload.as_mut(), &KERNELS, &blocks).unwrap();
+        let labels: Vec<&str> = launched.iter().map(|launch| launch.label.as_str()).collect();
+        let expected: Vec<String> = [128, 256]
+            .into_iter()
+            .flat_map(|threads| KERNELS.map(|kernel| format!("{} {threads} threads", kernel.module.label)))
+            .collect();
+        assert_eq!(labels, expected, "the rounds' order: block by block, the kernels in turn");
+        assert_eq!(gpu.launches.len(), 6, "one launch a cell, nothing checked: {:?}", gpu.launches);
+        for (launch, cell) in launched.iter().zip(timed.rows.iter().flat_map(|row| &row.cells)) {
+            assert_eq!(launch.grid, cell.grid, "{}", launch.label);
+        }
     }
 
     #[test]

@@ -11,6 +11,7 @@ mod record;
 use self::engine::{Compared, Comparison, round_ratios};
 use crate::commands::session;
 use crate::commands::settings::{DeviceChoice, Settings};
+use crate::commands::sweep::counters;
 use crate::commands::sweep::prepare::{check_kernel, entry_in};
 use crate::error::{Console, Error, exit, failed};
 use crate::files;
@@ -19,7 +20,10 @@ use crate::kernel::run::Run;
 use crate::measure::gpu::backend::{Driver, Gpu as _};
 use crate::measure::gpu::device::{self, command_line};
 use crate::measure::gpu::ptx::{KernelRef, entry_params};
+use crate::measure::profiler::{Launched, write_launched};
+use crate::measure::supervision::supervise::Supervision;
 use crate::model::block_shape::BlockShape;
+use crate::model::counters::Bound;
 use crate::model::ptx_facts::{BuildFacts, PtxFacts, likeliest_cause};
 use crate::model::stats::{median, quantile};
 use crate::results::export::Format;
@@ -136,13 +140,18 @@ pub fn compare<D: Driver>(
     console: &mut Console,
 ) -> Result<i32, Error> {
     let (device, kernels, blocks) = checked(kernel, settings, rounds, against)?;
+    // A replay under a profiler (`--counters`): this process launches each cell once and lists
+    // them (what it prints goes to the profiler, which keeps none of it).
+    let replay = Supervision::from_env().replay;
+    let device = replay.as_ref().map_or(device, |order| order.device);
     let session::Opened { mut gpu, loaded, .. } =
         session::open(driver, device, &kernels, session::Loading::WhatLoads(console))?;
     let mut run = Run::new(kernel, kernel.largest_grid(&blocks));
     let command = command_line(&settings.command);
+    let scratch = if settings.counters { counters::scratch(kernel.pass.bytes_per_pass) } else { 0 };
     let preparation = session::Preparation {
         blocks: &blocks,
-        scratch: 0,
+        scratch,
         describe: settings.provenance.then_some((&loaded[..], &command[..])),
         cuda_version: driver.cuda_version(),
         upload: true,
@@ -150,11 +159,53 @@ pub fn compare<D: Driver>(
     if let Some(facts) = session::prepare(&mut gpu, &mut run, &preparation)?.facts {
         console.out(&facts.lines(gpu.limits()));
     }
+    if let Some(order) = &replay {
+        let launched = engine::replay(&mut gpu, &mut run, &loaded, &blocks).map_err(failed)?;
+        write_launched(&order.launched, &launched).map_err(|error| {
+            Error::new(
+                exit::FAILED,
+                format!("the replay's list of launches, {}: {error}", order.launched.display()),
+            )
+        })?;
+        return Ok(exit::SUCCESS);
+    }
     let baseline = kernels[1..].iter().copied().find(|other| loaded.contains(other)).unwrap_or(loaded[0]);
-    let result = engine::run(&mut gpu, &mut run, &loaded, baseline, &blocks, settings.timing.warmups, rounds)
-        .map_err(failed)?;
+    let mut result =
+        engine::run(&mut gpu, &mut run, &loaded, baseline, &blocks, settings.timing.warmups, rounds)
+            .map_err(failed)?;
+    let mut warnings = Vec::new();
+    if settings.counters {
+        let launches = result
+            .rows
+            .iter()
+            .flat_map(|row| {
+                row.cells.iter().map(move |cell| Launched {
+                    label: engine::cell_label(cell.kernel, row.block),
+                    block: row.block,
+                    grid: cell.grid,
+                })
+            })
+            .collect();
+        let timing = crate::measure::sampling::timing::Timing::launch(settings.timing.warmups, 10);
+        let (counters_run, read) = counters::read_launches(
+            driver,
+            &mut gpu,
+            device,
+            result.pass.bytes_per_pass,
+            timing,
+            launches,
+            &mut warnings,
+        );
+        for (cell, counters) in result.rows.iter_mut().flat_map(|row| &mut row.cells).zip(read) {
+            cell.counters = counters;
+        }
+        result.counters = Some(counters_run);
+    }
     let gaps = gap_lines(&result);
     console.out(&(render(&result) + &gaps));
+    for warning in &warnings {
+        console.err(warning);
+    }
     console.err(&render_stderr(&result));
     for (_, path) in settings.exports.iter().filter(|(format, _)| *format == Format::Json) {
         let command = device::joined(&command_line(&settings.command));
@@ -258,6 +309,58 @@ pub fn render(result: &Comparison) -> String {
             per_row.iter().copied().fold(f64::NEG_INFINITY, f64::max),
             slower,
             per_row.len()
+        );
+    }
+    text + &counters_lines(result)
+}
+
+/// With `--counters`: the counters of each build at each block size, a row each, and what bound
+/// each build's fastest row (the rules of [`Bound`]); empty without.
+fn counters_lines(result: &Comparison) -> String {
+    let Some(run) = &result.counters else { return String::new() };
+    let Some(profiler) = &run.profiler else {
+        let why = run.unavailable.as_deref().unwrap_or("not read");
+        return format!("Counters: none read ({why}).\n");
+    };
+    let copy = run
+        .copy_bytes_per_second
+        .map(|copy| format!("; the device-to-device copy reached {:.0} GB/s in this run", copy / 1e9))
+        .unwrap_or_default();
+    let mut text = format!(
+        "\nCounters: {profiler}, read on a replay of each build at each block size from flushed caches after the rounds{copy}.\n"
+    );
+    let mut records = vec![
+        ["thr/blk", "build"]
+            .into_iter()
+            .chain(table::COUNTER_COLUMNS.iter().map(|column| column.heading))
+            .map(String::from)
+            .collect::<Vec<_>>(),
+    ];
+    for row in &result.rows {
+        for cell in &row.cells {
+            let mut record = vec![row.block.to_string(), cell.kernel.module.label.to_string()];
+            record.extend(table::counter_cells(run, cell.counters.as_ref()));
+            records.push(record);
+        }
+    }
+    text += &table::render_columns(records);
+    let max_warps = f64::from(result.limits.max_warps_per_sm());
+    for compared in &result.kernels {
+        let fastest = result
+            .rows
+            .iter()
+            .map(|row| (row, row.cell(compared.kernel)))
+            .min_by(|a, b| a.1.median_ms().total_cmp(&b.1.median_ms()));
+        let Some((row, cell)) = fastest else { continue };
+        let Some(counters) = &cell.counters else { continue };
+        let theoretical =
+            f64::from(cell.blocks_per_sm * row.threads_per_block.div_ceil(32)) / max_warps * 100.0;
+        let bound = Bound::of(counters, run.percent_of_copy(counters), theoretical, &[]);
+        text += &format!(
+            "Bound: {}'s fastest row, {}, by {}.\n",
+            compared.kernel.module.label,
+            row.block.in_words(),
+            bound.phrase()
         );
     }
     text
@@ -400,7 +503,9 @@ mod tests {
             kernel: module.kernel("stencil3"),
             blocks_per_sm: 8,
             grid_blocks: 1056,
+            grid: "1056".parse().unwrap(),
             round_ms: round_ms.to_vec(),
+            counters: None,
         };
         Comparison {
             limits: MockGpu::h200_like().limits,
@@ -428,6 +533,7 @@ mod tests {
                 cells: vec![cell(SPLIT, rust), cell(NVCC, nvcc)],
             }],
             failures: Vec::new(),
+            counters: None,
         }
     }
 

@@ -7,6 +7,7 @@ lines that name the likeliest cause of a gap (`gaps`, as printed). Versioned on 
 */
 
 use super::engine::{Comparison, round_ratios};
+use crate::model::counters::{Counters, CountersRun};
 use crate::model::limits::{DeviceLimits, KernelResources};
 use crate::model::pass::Pass;
 use crate::model::ptx_facts::PtxFacts;
@@ -35,6 +36,9 @@ struct Record<'a> {
     rows: Vec<Row<'a>>,
     /// `compare`'s lines on the rows where one build is more than 2 percent slower than another.
     gaps: Vec<String>,
+    /// What `--counters` read for the comparison as a whole (absent without it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    counters: Option<&'a CountersRun>,
 }
 
 /// One build: its label, entry, what the driver says of it and what its PTX says.
@@ -65,6 +69,9 @@ struct Cell<'a> {
     median_ms: f64,
     gigabytes_per_second: f64,
     round_ms: &'a [f32],
+    /// Its hardware counters (`--counters`; absent without, or where not read).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    counters: Option<Counters>,
 }
 
 /// One build's ratios to the baseline at one block size.
@@ -114,6 +121,7 @@ pub(crate) fn json(result: &Comparison, gaps: &str, command: &str) -> serde_json
                         median_ms: cell.median_ms(),
                         gigabytes_per_second: result.gigabytes_per_second(cell.median_ms()),
                         round_ms: &cell.round_ms,
+                        counters: cell.counters,
                     })
                     .collect(),
                 ratios: result
@@ -131,6 +139,7 @@ pub(crate) fn json(result: &Comparison, gaps: &str, command: &str) -> serde_json
             })
             .collect(),
         gaps: gaps.lines().map(String::from).collect(),
+        counters: result.counters.as_ref(),
     };
     serde_json::to_string_pretty(&record).map(|mut text| {
         text.push('\n');

@@ -1,9 +1,10 @@
 /*!
-`--counters` in the sweep: after the rows are timed, the device-to-device copy their DRAM rates
-are a percentage of, timed in the same process, and each measured row's counters from the
-driver's [`CounterSource`] ([`read`]); and the other side of Nsight Compute's replay, this
-program run again under `ncu`, which launches every configuration once and lists them
-([`replay`]).
+`--counters` in the sweep (and in `compare`, [`read_launches`]): after the rows are timed, the
+device-to-device copy their DRAM rates are a percentage of, timed in the same process, and each
+measured row's counters from the driver's
+[`CounterSource`](crate::measure::profiler::CounterSource) ([`read`]); and the other side of
+Nsight Compute's replay, this program run again under `ncu`, which launches every configuration
+once and lists them ([`replay`]).
 */
 
 use crate::commands::session;
@@ -14,7 +15,7 @@ use crate::measure::gpu::backend::{Driver, Gpu};
 use crate::measure::profiler::{CounterRequest, Launched, ReplayOrder, write_launched};
 use crate::measure::sampling::timing::Timing;
 use crate::model::axis_values::configuration_label;
-use crate::model::counters::CountersRun;
+use crate::model::counters::{Counters, CountersRun};
 use crate::model::stats::RunStats;
 use crate::search::rounds;
 use crate::search::strategy::Search;
@@ -53,7 +54,30 @@ pub(crate) fn read<D: Driver>(
     timing: Timing,
     warnings: &mut Vec<String>,
 ) {
-    let bytes = copy_bytes(sweep.pass.bytes_per_pass);
+    let measured: Vec<usize> = (0..sweep.rows.len()).filter(|&index| sweep.rows[index].measured()).collect();
+    let launches = measured.iter().map(|&index| launched(&sweep.rows[index])).collect();
+    let (run, counters) =
+        read_launches(driver, gpu, ordinal, sweep.pass.bytes_per_pass, timing, launches, warnings);
+    for (&index, counters) in measured.iter().zip(counters) {
+        sweep.rows[index].counters = counters;
+    }
+    sweep.counters = Some(run);
+}
+
+/// The counters of `launches` (a command's measured configurations, each labelled as its
+/// replay labels it) on device `ordinal`, in order, and the run's: the ceiling's copy timed on
+/// `gpu` with `timing`, then `driver`'s source. What cannot be read is a warning line in
+/// `warnings` and `None` counters, never an error.
+pub(crate) fn read_launches<D: Driver>(
+    driver: &D,
+    gpu: &mut dyn Gpu,
+    ordinal: u32,
+    bytes_per_pass: f64,
+    timing: Timing,
+    launches: Vec<Launched>,
+    warnings: &mut Vec<String>,
+) -> (CountersRun, Vec<Option<Counters>>) {
+    let bytes = copy_bytes(bytes_per_pass);
     let copy_bytes_per_second = match gpu.time_copy(bytes, Timing { energy_window: None, ..timing }) {
         Ok(samples) if !samples.is_empty() => {
             let median_ms = RunStats::of(&samples).median;
@@ -68,33 +92,27 @@ pub(crate) fn read<D: Driver>(
             None
         }
     };
-    let measured: Vec<usize> = (0..sweep.rows.len()).filter(|&index| sweep.rows[index].measured()).collect();
-    let request = CounterRequest {
-        device: ordinal,
-        rows: measured.iter().map(|&index| launched(&sweep.rows[index])).collect(),
-    };
+    let asked = launches.len();
+    let request = CounterRequest { device: ordinal, rows: launches };
     let mut run = CountersRun { copy_bytes_per_second, profiler: None, unavailable: None };
     match driver.counter_source().read(&request) {
         Ok(reading) => {
             let missing = reading.rows.iter().filter(|counters| counters.is_none()).count();
-            for (&index, counters) in measured.iter().zip(reading.rows) {
-                sweep.rows[index].counters = counters;
-            }
             if missing > 0 {
                 warnings.push(format!(
-                    "Warning: {} has no counters for {missing} of {} row(s): they say n/a\n",
-                    reading.profiler,
-                    measured.len()
+                    "Warning: {} has no counters for {missing} of {asked} row(s): they say n/a\n",
+                    reading.profiler
                 ));
             }
             run.profiler = Some(reading.profiler);
+            (run, reading.rows)
         }
         Err(why) => {
             warnings.push(format!("Warning: no hardware counters ({why}): their columns say n/a\n"));
             run.unavailable = Some(why);
+            (run, vec![None; asked])
         }
     }
-    sweep.counters = Some(run);
 }
 
 /// This process is a replay under a profiler ([`ReplayOrder`]): every configuration of the
