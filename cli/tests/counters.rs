@@ -187,3 +187,29 @@ fn compare_reads_each_builds_counters_at_each_block_size_on_one_replay() {
     assert_eq!(record["counters"]["profiler"], "Nsight Compute 2099.1.0.0");
     assert_eq!(record["rows"][1]["cells"][0]["counters"]["dram_bytes_per_second"], 2.56e12);
 }
+
+#[test]
+fn diff_of_two_runs_with_counters_says_what_moved_without_a_verdict_on_it() {
+    let (ncu, log, old, new) = (fake_ncu(), temp("diff-stdout"), temp("old.json"), temp("new.json"));
+    // OLD: the mock's scripted counters (128 threads at 90 percent of a 4000 GB/s copy); NEW:
+    // the stand-in ncu's (128 threads at 1280 GB/s).
+    let (code, _, err) = run(&["--json", old.to_str().unwrap()], &ncu, &[("MOCK_COUNTERS", "scripted")]);
+    assert_eq!((code, err.as_str()), (0, ""));
+    let (code, _, err) =
+        run(&["--json", new.to_str().unwrap()], &ncu, &[("FAKE_NCU_LOG", log.to_str().unwrap())]);
+    assert_eq!((code, err.as_str()), (0, ""));
+    let output = Command::new(env!("CARGO_BIN_EXE_block-size"))
+        .args(["diff", old.to_str().unwrap(), new.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let out = String::from_utf8(output.stdout).unwrap();
+    assert_eq!(output.status.code(), Some(0), "{out}");
+    let heading = out.lines().find(|line| line.contains("verdict")).unwrap();
+    assert!(heading.contains("DRAM GB/s") && heading.contains("mem stall"), "{heading}");
+    let row = out.lines().find(|line| line.split_whitespace().next() == Some("128")).unwrap();
+    assert!(row.contains("3600>1280") && row.contains("90>50"), "{row}");
+    assert!(
+        out.contains("Counters: OLD's reading > NEW's, from one replay a configuration in each file"),
+        "{out}"
+    );
+}

@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Reads what run.sh brought back (in the folder given, default: this script's) and prints:
 each counter block-size's JSON holds for a row against Nsight Compute's own reading of the same
-kernel, configuration and input (ncu-own.txt), as a ratio; and each row's median time with
---counters over its median without, for the two alternated pairs of default sweeps."""
+kernel, configuration and input (ncu-own-1.txt), as a ratio, beside Nsight Compute's second
+reading against its first (ncu-own-2.txt: its own spread from one process to the next); and each
+row's median time with --counters over its median without, for the two alternated pairs of
+default sweeps. An older run with one reading (ncu-own.txt) is read as the first alone."""
 import csv, io, json, os, sys
 
 here = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__))
@@ -25,8 +27,8 @@ def number(text):
         return None
 
 
-def own_readings():
-    """{(label, threads): {field: value}} from ncu-own.txt."""
+def own_readings(name):
+    """{(kernel, variant, threads): {field: value}} from the file `name` of ncu's readings."""
     readings, label, lines = {}, None, []
 
     def flush():
@@ -44,11 +46,14 @@ def own_readings():
                     out["shared_bank_conflicts"] = sum(banks)
                 readings[label] = out
 
-    for line in open(os.path.join(here, "ncu-own.txt")):
+    path = os.path.join(here, name)
+    if not os.path.exists(path):
+        return {}
+    for line in open(path):
         if line.startswith("################ "):
             flush()
             words = line.split()[1:]
-            # "grayscale THREADS" or "histogram BINS THREADS"
+            # "grayscale THREADS", "scaf THREADS" or "histogram BINS THREADS"
             label, lines = (words[0], words[1] if len(words) == 3 else "", int(words[-1])), []
         elif line.startswith('"'):
             lines.append(line.rstrip("\n"))
@@ -60,17 +65,28 @@ def rows(name):
     return {row["threads_per_block"]: row for row in json.load(open(os.path.join(here, name)))["rows"]}
 
 
-print("counter                        block-size    ncu's own     ratio")
-files = {"grayscale": "default-counters-1.json", "256": "histogram-256.json", "4096": "histogram-4096.json"}
-for (kernel, variant, threads), own in sorted(own_readings().items()):
+first = own_readings("ncu-own-1.txt") or own_readings("ncu-own.txt")
+second = own_readings("ncu-own-2.txt")
+
+
+def ratio(a, b):
+    if a is None or b is None:
+        return "n/a"
+    if b == 0:
+        return "both 0" if a == 0 else "n/a (ncu 0)"
+    return f"{a / b:.4f}"
+
+
+print("counter                        block-size     ncu's own    ratio    ncu again / ncu")
+files = {"grayscale": "default-counters-1.json", "256": "histogram-256.json", "4096": "histogram-4096.json", "scaf": "scaf-sweep.json"}
+for (kernel, variant, threads), own in sorted(first.items()):
     ours = rows(files[variant or kernel])[threads].get("counters", {})
+    again = second.get((kernel, variant, threads), {})
     title = f"{kernel} {variant + ' bins ' if variant else ''}at {threads} threads"
     print(f"# {title}")
     for field, value in own.items():
         mine = ours.get(field)
-        ratio = "n/a" if mine is None or value == 0 else f"{mine / value:.4f}"
-        same = " (both 0)" if value == 0 and mine == 0 else ""
-        print(f"  {field:30} {mine!s:>12}  {value!s:>12}  {ratio}{same}")
+        print(f"  {field:30} {mine!s:>13}  {value!s:>13}  {ratio(mine, value):>8}  {ratio(again.get(field), value):>8}")
 
 print("\nmedian ms with --counters over without, alternated runs (1: counters then plain, 2: the same again)")
 for pair in (1, 2):

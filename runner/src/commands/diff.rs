@@ -17,6 +17,7 @@ use crate::error::{Console, Error, exit, one_line, shown};
 use crate::measure::sampling::timing::Timing;
 use crate::model::axis_values::AxisValues;
 use crate::model::block_shape::BlockShape;
+use crate::model::counters::Counters;
 use crate::results::diff::{self, CONFIDENCE, DEFAULT_THRESHOLD, RESAMPLES, Verdict};
 use crate::results::schema::t4::NOT_RECORDED;
 use crate::results::schema::{RowRecord, SweepRecord};
@@ -86,6 +87,9 @@ pub(crate) struct Line {
     /// OLD's and NEW's joules a pass, where both read the configuration's energy: one window
     /// a file, so a ratio and no interval.
     pub energy: Option<(f64, f64)>,
+    /// OLD's and NEW's hardware counters, where both read the configuration's (`--counters`):
+    /// one replay a file, so no interval and no verdict.
+    pub counters: Option<(Counters, Counters)>,
 }
 
 /// Why a configuration is not judged.
@@ -228,6 +232,7 @@ pub(crate) fn diff_records<'a>(old: &'a SweepRecord, new: &'a SweepRecord, thres
                 (Some(old), Some(new)) => Some((old.joules_per_pass, new.joules_per_pass)),
                 _ => None,
             });
+            let counters = other.and_then(|other| row.counters.zip(other.counters));
             Line {
                 axes: row.axes.clone(),
                 threads_per_block: row.threads_per_block,
@@ -235,6 +240,7 @@ pub(crate) fn diff_records<'a>(old: &'a SweepRecord, new: &'a SweepRecord, thres
                 unjudged: judged.is_none().then(|| unjudged(Some(row), other)),
                 judged,
                 energy,
+                counters,
             }
         })
         .collect();
@@ -246,6 +252,7 @@ pub(crate) fn diff_records<'a>(old: &'a SweepRecord, new: &'a SweepRecord, thres
             judged: None,
             unjudged: Some(unjudged(None, Some(row))),
             energy: None,
+            counters: None,
         });
     }
     FileDiff { differences, notes, lines }
@@ -475,6 +482,12 @@ pub(crate) fn render(
     if energy {
         heading.extend(["old mJ", "new mJ", "mJ ratio"].map(String::from));
     }
+    // Where both files read counters: what moved, old to new (DRAM rate, achieved occupancy,
+    // warp efficiency, memory stalls).
+    let counters = comparison.lines.iter().any(|line| line.counters.is_some());
+    if counters {
+        heading.extend(["DRAM GB/s", "occ achv", "warp eff", "mem stall"].map(String::from));
+    }
     let mut records = vec![heading];
     for line in &comparison.lines {
         let mut record = Vec::new();
@@ -510,11 +523,34 @@ pub(crate) fn render(
                 None => record.extend(["-", "-", "-"].map(String::from)),
             }
         }
+        if counters {
+            match &line.counters {
+                Some((old, new)) => {
+                    let moved =
+                        |old: Option<f64>, new: Option<f64>, scale: f64, decimals: usize| match (old, new) {
+                            (Some(old), Some(new)) => {
+                                format!("{:.decimals$}>{:.decimals$}", old * scale, new * scale)
+                            }
+                            _ => "n/a".to_string(),
+                        };
+                    record.extend([
+                        moved(old.dram_bytes_per_second, new.dram_bytes_per_second, 1e-9, 0),
+                        moved(old.achieved_occupancy_percent, new.achieved_occupancy_percent, 1.0, 0),
+                        moved(old.warp_efficiency_percent, new.warp_efficiency_percent, 1.0, 0),
+                        moved(old.memory_stalls_per_issue, new.memory_stalls_per_issue, 1.0, 1),
+                    ]);
+                }
+                None => record.extend(["-", "-", "-", "-"].map(String::from)),
+            }
+        }
         records.push(record);
     }
     text += &render_columns(records);
     if energy {
         text += "mJ ratio: NEW's joules a pass over OLD's, from one energy window a configuration in each file: no interval, no verdict.\n";
+    }
+    if counters {
+        text += "Counters: OLD's reading > NEW's, from one replay a configuration in each file (--counters): no interval, no verdict.\n";
     }
     let judged = comparison.lines.iter().filter(|line| line.judged.is_some()).count();
     let counts: Vec<String> =
