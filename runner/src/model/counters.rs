@@ -156,7 +156,7 @@ impl Bound {
                 format!("occupancy, {achieved:.0}% achieved of {theoretical:.0}% theoretical{by}")
             }
             Self::Barriers { stalls_per_issue } => {
-                format!("barriers, {stalls_per_issue:.1} warps a cycle stalled at a barrier")
+                format!("barriers, {stalls_per_issue:.2} warps stalled at a barrier per issued instruction")
             }
             Self::MemoryLatency { stalls_per_issue, percent_of_copy } => {
                 let at = percent_of_copy
