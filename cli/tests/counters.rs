@@ -213,3 +213,46 @@ fn diff_of_two_runs_with_counters_says_what_moved_without_a_verdict_on_it() {
         "{out}"
     );
 }
+
+#[test]
+fn variants_reads_each_rows_counters_on_one_replay() {
+    let (ncu, log) = (fake_ncu(), temp("variants-stdout"));
+    let output = Command::new(env!("CARGO_BIN_EXE_block-size"))
+        .args([
+            "variants",
+            "--width",
+            "256",
+            "--height",
+            "64",
+            "--block-sizes",
+            "128,256",
+            "--runs",
+            "3",
+            "--counters",
+        ])
+        .env("BLOCK_SIZE_TEST_WORKER", mock_worker())
+        .env("MOCK_COUNTERS", "ncu")
+        .env("BLOCK_SIZE_NCU", &ncu)
+        .env("FAKE_NCU_LOG", &log)
+        .env_remove("FAKE_NCU_FAIL")
+        .output()
+        .unwrap();
+    let (out, err) = (String::from_utf8(output.stdout).unwrap(), String::from_utf8(output.stderr).unwrap());
+    assert_eq!((output.status.code(), err.as_str()), (Some(0), ""), "{out}");
+    assert!(out.contains("\nCounters: Nsight Compute 2099.1.0.0, read on a replay of each row"), "{out}");
+    // Every compiler's every variant at both block sizes is a kernel of the replay's.
+    let counted: Vec<&str> = out
+        .lines()
+        .skip_while(|line| !line.starts_with("\nCounters:") && !line.starts_with("Counters:"))
+        .filter(|line| {
+            let words: Vec<&str> = line.split_whitespace().collect();
+            words.len() == 12 && (words[2] == "128" || words[2] == "256")
+        })
+        .collect();
+    assert_eq!(counted.len(), 20, "two compilers x five variants x two block sizes: {out}");
+    assert!(counted.iter().all(|line| line.contains(" 1280 ") || line.contains(" 2560 ")), "{out}");
+    assert!(
+        out.contains("Bound: Rust's fastest row, ") && out.contains("Bound: C++'s fastest row, "),
+        "{out}"
+    );
+}

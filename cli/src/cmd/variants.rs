@@ -59,6 +59,12 @@ pub struct Variants {
     #[command(flatten)]
     #[cfg_attr(doc, doc = "`--provenance`.")]
     pub provenance: ProvenanceArgs,
+
+    /// After the timed samples, read each row's hardware counters with Nsight Compute (ncu) on a
+    /// replay, as the sweep's --counters does: a table of them and what bound each compiler's
+    /// fastest row; no profiler or no permission: n/a and one warning
+    #[arg(long)]
+    pub counters: bool,
 }
 
 impl Variants {
@@ -81,6 +87,7 @@ impl Variants {
                 },
                 provenance: self.provenance.provenance,
                 command,
+                counters: self.counters,
                 ..Settings::default()
             },
         }

@@ -11,9 +11,11 @@ same run, is the practical ceiling.
 use crate::kernel::run::Run;
 use crate::measure::gpu::backend::{Gpu, Timing};
 use crate::measure::gpu::ptx::{EmbeddedPtx, KernelRef};
+use crate::measure::profiler::Launched;
 use crate::measure::sampling::checked::{self, Checked};
 use crate::measure::sampling::workload::Workload as _;
 use crate::model::block_shape::{BlockShape, GridShape};
+use crate::model::counters::{Counters, CountersRun};
 use crate::model::limits::DeviceLimits;
 use crate::model::occupancy::one_wave_grid;
 use crate::model::pass::Pass;
@@ -101,6 +103,8 @@ pub struct VariantRow {
     pub grid_blocks: u32,
     /// The samples' median, extremes and MAD.
     pub stats: RunStats,
+    /// Its hardware counters (`--counters`; `None`: not asked, or not read).
+    pub counters: Option<Counters>,
 }
 
 /// Everything one `variants` run measured.
@@ -123,6 +127,8 @@ pub struct Variants {
     pub rows: Vec<VariantRow>,
     /// Every check that failed, with the kernel's name.
     pub failures: Vec<(String, CheckFailure)>,
+    /// What `--counters` read for the run as a whole; `None`: not asked.
+    pub counters: Option<CountersRun>,
 }
 
 impl Variants {
@@ -186,7 +192,6 @@ pub fn run(
 ) -> Result<Variants> {
     let limits = gpu.limits().clone();
     let pass = run.pass().clone();
-    let items = pass.item_count();
     // Half of what a pass counts, read and written: as many bytes as the pass. The work is in
     // host memory, so its byte count fits.
     let bytes = (pass.bytes_per_pass / 2.0) as usize;
@@ -206,13 +211,9 @@ pub fn run(
         run.select(candidate.index, gpu)?;
         let registers_per_thread = gpu.kernel_resources()?.registers_per_thread;
         let label = format!("{} {}", candidate.compiler, candidate.name);
-        let trips = items.div_ceil(u64::from(candidate.items_per_thread.max(1)));
         for &threads_per_block in block_sizes {
             let block = BlockShape::linear(threads_per_block);
-            let shared = run.dynamic_shared_memory(block);
-            let blocks_per_sm = gpu.blocks_per_sm(threads_per_block, shared)?;
-            let grid_blocks =
-                one_wave_grid(blocks_per_sm, limits.multiprocessors, trips.max(1), threads_per_block);
+            let (shared, blocks_per_sm, grid_blocks) = launch_of(gpu, run, candidate, threads_per_block)?;
             let Checked { run_ms, mismatch, .. } = checked::measure(
                 gpu,
                 run,
@@ -234,10 +235,59 @@ pub fn run(
                 blocks_per_sm,
                 grid_blocks,
                 stats: RunStats::of(&run_ms),
+                counters: None,
             });
         }
     }
-    Ok(Variants { limits, pass, offsets, timing, candidates: candidates.to_vec(), copy, rows, failures })
+    let candidates = candidates.to_vec();
+    Ok(Variants { limits, pass, offsets, timing, candidates, copy, rows, failures, counters: None })
+}
+
+/// A row's dynamic shared memory, the driver's blocks/SM and its grid: one wave over the trips
+/// of `candidate`'s items a thread (`candidate` selected in `gpu` and `run`).
+fn launch_of(
+    gpu: &mut dyn Gpu,
+    run: &Run,
+    candidate: &Candidate,
+    threads_per_block: u32,
+) -> Result<(u32, u32, u32)> {
+    let items = run.pass().item_count();
+    let trips = items.div_ceil(u64::from(candidate.items_per_thread.max(1)));
+    let shared = run.dynamic_shared_memory(BlockShape::linear(threads_per_block));
+    let blocks_per_sm = gpu.blocks_per_sm(threads_per_block, shared)?;
+    let grid_blocks =
+        one_wave_grid(blocks_per_sm, gpu.limits().multiprocessors, trips.max(1), threads_per_block);
+    Ok((shared, blocks_per_sm, grid_blocks))
+}
+
+/// How a replay (`--counters`) and the reading of its counters name a row: `Rust x4 256 threads`.
+pub(crate) fn row_label(candidate: &Candidate, threads_per_block: u32) -> String {
+    format!("{} {} {threads_per_block} threads", candidate.compiler, candidate.name)
+}
+
+/// A replay under a profiler (`--counters`): every candidate at every block size launched once,
+/// unchecked and untimed, on the grid [`run`] gives it, in [`run`]'s order; returns what was
+/// launched, in order.
+pub(crate) fn replay(
+    gpu: &mut dyn Gpu,
+    run: &mut Run,
+    candidates: &[Candidate],
+    block_sizes: &[u32],
+) -> Result<Vec<Launched>> {
+    let mut launched = Vec::new();
+    for candidate in candidates {
+        gpu.select_kernel(candidate.kernel)?;
+        run.select(candidate.index, gpu)?;
+        for &threads_per_block in block_sizes {
+            let block = BlockShape::linear(threads_per_block);
+            let (_, _, grid_blocks) = launch_of(gpu, run, candidate, threads_per_block)?;
+            let grid = GridShape::linear(grid_blocks);
+            gpu.time_one_launch(&run.launch(grid, block)?)
+                .with_context(|| row_label(candidate, threads_per_block))?;
+            launched.push(Launched { label: row_label(candidate, threads_per_block), block, grid });
+        }
+    }
+    Ok(launched)
 }
 
 #[cfg(test)]

@@ -11,6 +11,7 @@ use self::engine::{Candidate, VariantRow, Variants};
 use crate::commands::compare::one_device;
 use crate::commands::session;
 use crate::commands::settings::Settings;
+use crate::commands::sweep::counters;
 use crate::commands::sweep::prepare::check_kernel;
 use crate::error::{Console, Error, exit, failed};
 use crate::kernel::Kernel;
@@ -18,9 +19,12 @@ use crate::kernel::run::Run;
 use crate::measure::gpu::backend::{Driver, Gpu as _};
 use crate::measure::gpu::device::command_line;
 use crate::measure::gpu::ptx::{EmbeddedPtx, KernelRef};
+use crate::measure::profiler::{Launched, write_launched};
 use crate::measure::sampling::timing::Timing;
 use crate::measure::supervision::progress::WithProgress;
-use crate::model::block_shape::BlockShape;
+use crate::measure::supervision::supervise::Supervision;
+use crate::model::block_shape::{BlockShape, GridShape};
+use crate::model::counters::Bound;
 use crate::model::frame_size;
 use crate::model::grid::GridPolicy;
 use crate::results::table;
@@ -64,6 +68,10 @@ pub fn variants<D: Driver>(
     console: &mut Console,
 ) -> Result<i32, Error> {
     let (device, timing, modules) = checked(kernel, settings)?;
+    // A replay under a profiler (`--counters`): this process launches each row once and lists
+    // them (what it prints goes to the profiler, which keeps none of it).
+    let replay = Supervision::from_env().replay;
+    let device = replay.as_ref().map_or(device, |order| order.device);
     let max_grid = GridPolicy::largest_grid(kernel.pass.item_count(), &settings.block_sizes);
     let mut run = Run::new(kernel, max_grid);
     let all = engine::candidates(&run, &modules);
@@ -84,7 +92,8 @@ pub fn variants<D: Driver>(
         blocks: &settings.block_sizes.iter().copied().map(BlockShape::linear).collect::<Vec<_>>(),
         // The copy needs a source and a destination of half a pass each: one pass's bytes
         // more, past the kernel's own buffers.
-        scratch: kernel.pass.bytes_per_pass as u64,
+        scratch: kernel.pass.bytes_per_pass as u64
+            + if settings.counters { counters::scratch(kernel.pass.bytes_per_pass) } else { 0 },
         describe: settings.provenance.then_some((&firsts[..], &command[..])),
         cuda_version: driver.cuda_version(),
         upload: true,
@@ -92,12 +101,51 @@ pub fn variants<D: Driver>(
     if let Some(facts) = session::prepare(&mut gpu, &mut run, &preparation)?.facts {
         console.out(&facts.lines(gpu.limits()));
     }
+    if let Some(order) = &replay {
+        let launched =
+            engine::replay(&mut gpu, &mut run, &candidates, &settings.block_sizes).map_err(failed)?;
+        write_launched(&order.launched, &launched).map_err(|error| {
+            Error::new(
+                exit::FAILED,
+                format!("the replay's list of launches, {}: {error}", order.launched.display()),
+            )
+        })?;
+        return Ok(exit::SUCCESS);
+    }
     let rows = candidates.len() * settings.block_sizes.len();
     let mut with_progress = WithProgress::new(&mut gpu, rows);
     let result = engine::run(&mut with_progress, &mut run, &candidates, &settings.block_sizes, timing);
     with_progress.finish();
-    let result = result.map_err(failed)?;
+    let mut result = result.map_err(failed)?;
+    let mut warnings = Vec::new();
+    if settings.counters {
+        let launches = result
+            .rows
+            .iter()
+            .map(|row| Launched {
+                label: engine::row_label(&row.candidate, row.threads_per_block),
+                block: BlockShape::linear(row.threads_per_block),
+                grid: GridShape::linear(row.grid_blocks),
+            })
+            .collect();
+        let (counters_run, read) = counters::read_launches(
+            driver,
+            &mut gpu,
+            device,
+            result.pass.bytes_per_pass,
+            timing,
+            launches,
+            &mut warnings,
+        );
+        for (row, counters) in result.rows.iter_mut().zip(read) {
+            row.counters = counters;
+        }
+        result.counters = Some(counters_run);
+    }
     console.out(&render(&result));
+    for warning in &warnings {
+        console.err(warning);
+    }
     console.err(&render_stderr(&result));
     Ok(if result.failures.is_empty() { exit::SUCCESS } else { exit::FAILED })
 }
@@ -217,6 +265,55 @@ pub fn render(result: &Variants) -> String {
         if !ratios.is_empty() {
             text += &format!("{first} / {second} time, best row of each variant: {}.\n", ratios.join(", "));
         }
+    }
+    text + &counters_lines(result)
+}
+
+/// With `--counters`: each row's counters, a row each, and what bound each compiler's fastest
+/// row (the rules of [`Bound`]); empty without.
+fn counters_lines(result: &Variants) -> String {
+    let Some(run) = &result.counters else { return String::new() };
+    let Some(profiler) = &run.profiler else {
+        let why = run.unavailable.as_deref().unwrap_or("not read");
+        return format!("Counters: none read ({why}).\n");
+    };
+    let copy = run
+        .copy_bytes_per_second
+        .map(|copy| format!("; a copy of at least 256 MiB reached {:.0} GB/s in this run", copy / 1e9))
+        .unwrap_or_default();
+    let mut text = format!(
+        "\nCounters: {profiler}, read on a replay of each row from flushed caches after the timed samples{copy}.\n"
+    );
+    let mut records = vec![
+        ["compiler", "variant", "thr/blk"]
+            .into_iter()
+            .chain(table::COUNTER_COLUMNS.iter().map(|column| column.heading))
+            .map(String::from)
+            .collect::<Vec<_>>(),
+    ];
+    for row in &result.rows {
+        let mut record = vec![
+            row.candidate.compiler.clone(),
+            row.candidate.name.clone(),
+            row.threads_per_block.to_string(),
+        ];
+        record.extend(table::counter_cells(run, row.counters.as_ref()));
+        records.push(record);
+    }
+    text += &table::render_columns(records);
+    let max_warps = f64::from(result.limits.max_warps_per_sm());
+    for compiler in result.compilers() {
+        let Some(best) = result.fastest(Some(compiler)) else { continue };
+        let Some(counters) = &best.counters else { continue };
+        let theoretical =
+            f64::from(best.blocks_per_sm * best.threads_per_block.div_ceil(32)) / max_warps * 100.0;
+        let bound = Bound::of(counters, run.percent_of_copy(counters), theoretical, &[]);
+        text += &format!(
+            "Bound: {compiler}'s fastest row, {} at {} threads per block, by {}.\n",
+            best.candidate.name,
+            best.threads_per_block,
+            bound.phrase()
+        );
     }
     text
 }
