@@ -702,6 +702,12 @@ pub struct TailArgs {
     /// `--provenance`.
     #[command(flatten)]
     pub provenance: ProvenanceArgs,
+
+    /// After the timed samples, read each grid's hardware counters with Nsight Compute (ncu) on
+    /// a replay, as the sweep's --counters does: a table of them and what bound the grids; no
+    /// profiler or no permission: n/a and one warning
+    #[arg(long)]
+    pub counters: bool,
 }
 
 impl TailArgs {
@@ -714,6 +720,7 @@ impl TailArgs {
             block_shapes: self.block_shape.into_iter().collect(),
             timing: self.timing.settings(),
             provenance: self.provenance.provenance,
+            counters: self.counters,
             ..Settings::default()
         }
     }

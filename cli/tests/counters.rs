@@ -256,3 +256,35 @@ fn variants_reads_each_rows_counters_on_one_replay() {
         "{out}"
     );
 }
+
+#[test]
+fn tail_reads_each_grids_counters_on_one_replay() {
+    let (ncu, log) = (fake_ncu(), temp("tail-stdout"));
+    let output = Command::new(env!("CARGO_BIN_EXE_block-size"))
+        .args([
+            "tail",
+            "--width",
+            "256",
+            "--height",
+            "64",
+            "--block-size",
+            "128",
+            "--waves",
+            "1,1.5,2",
+            "--counters",
+        ])
+        .env("BLOCK_SIZE_TEST_WORKER", mock_worker())
+        .env("MOCK_COUNTERS", "ncu")
+        .env("BLOCK_SIZE_NCU", &ncu)
+        .env("FAKE_NCU_LOG", &log)
+        .env_remove("FAKE_NCU_FAIL")
+        .output()
+        .unwrap();
+    let (out, err) = (String::from_utf8(output.stdout).unwrap(), String::from_utf8(output.stderr).unwrap());
+    assert_eq!((output.status.code(), err.as_str()), (Some(0), ""), "{out}");
+    assert!(out.contains("\nCounters: Nsight Compute 2099.1.0.0, read on a replay of each grid"), "{out}");
+    // The stand-in's DRAM rate is the block's threads x 10 GB/s: 1280 for each of the three grids.
+    let rows = out.lines().skip_while(|line| !line.starts_with(" waves  grid  DRAM")).skip(1).take(3);
+    assert_eq!(rows.filter(|line| line.contains(" 1280 ")).count(), 3, "{out}");
+    assert!(out.contains("Bound: 1.00 waves ("), "{out}");
+}

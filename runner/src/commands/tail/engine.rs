@@ -11,8 +11,10 @@ blocks on a mostly idle device: the tail effect the sweep's one-wave grids never
 use crate::measure::sampling::workload::Workload;
 
 use crate::measure::gpu::backend::{Gpu, Timing};
+use crate::measure::profiler::Launched;
 use crate::measure::sampling::checked::{self, Checked};
 use crate::model::block_shape::{BlockShape, GridShape};
+use crate::model::counters::{Counters, CountersRun};
 use crate::model::grid;
 use crate::model::limits::DeviceLimits;
 use crate::model::pass::Pass;
@@ -41,6 +43,8 @@ pub struct TailRow {
     pub last_wave_fill: f64,
     /// The samples' median, extremes and MAD.
     pub stats: RunStats,
+    /// Its hardware counters (`--counters`; `None`: not asked, or not read).
+    pub counters: Option<Counters>,
 }
 
 /// The tail experiment at one block size.
@@ -64,6 +68,8 @@ pub struct Tail {
     pub rows: Vec<TailRow>,
     /// Every check that failed.
     pub failures: Vec<CheckFailure>,
+    /// What `--counters` read for the experiment as a whole; `None`: not asked.
+    pub counters: Option<CountersRun>,
 }
 
 impl Tail {
@@ -99,17 +105,7 @@ pub fn run(
         failures.push(CheckFailure::NoResidency { block });
     }
     for &wave_count in waves {
-        // Over a domain, the grid is laid over it so that every block takes the same share
-        // (or as near as the domain's sides allow), in as many waves as asked.
-        let (grid, imbalance) = match workload.domain() {
-            Some(domain) => grid::grid_of_about(
-                grid_for(wave_count, wave_blocks),
-                wave_blocks,
-                domain,
-                workload.block_covers(block),
-            ),
-            None => (GridShape::linear(grid_for(wave_count, wave_blocks)), 1.0),
-        };
+        let (grid, imbalance) = grid_of(workload, block, wave_count, wave_blocks);
         let grid_blocks = grid.blocks_within_u32();
         let Checked { run_ms, mismatch, .. } = checked::measure(
             gpu,
@@ -134,6 +130,7 @@ pub fn run(
             full_waves,
             last_wave_fill: if remainder == 0 { 1.0 } else { f64::from(remainder) / f64::from(wave_blocks) },
             stats: RunStats::of(&run_ms),
+            counters: None,
         });
     }
     Ok(Tail {
@@ -146,7 +143,52 @@ pub fn run(
         timing,
         rows,
         failures,
+        counters: None,
     })
+}
+
+/// A row's grid of `wave_count` waves of `wave_blocks` blocks, and how evenly its blocks share
+/// the work. Over a domain, the grid is laid over it so that every block takes the same share
+/// (or as near as the domain's sides allow), in as many waves as asked.
+fn grid_of(
+    workload: &dyn Workload,
+    block: BlockShape,
+    wave_count: f64,
+    wave_blocks: u32,
+) -> (GridShape, f64) {
+    match workload.domain() {
+        Some(domain) => grid::grid_of_about(
+            grid_for(wave_count, wave_blocks),
+            wave_blocks,
+            domain,
+            workload.block_covers(block),
+        ),
+        None => (GridShape::linear(grid_for(wave_count, wave_blocks)), 1.0),
+    }
+}
+
+/// How a replay (`--counters`) and the reading of its counters name a row: `1.5 waves`.
+pub(crate) fn row_label(wave_count: f64) -> String {
+    format!("{wave_count} waves")
+}
+
+/// A replay under a profiler (`--counters`): every row's grid launched once, unchecked and
+/// untimed, in [`run`]'s order; returns what was launched, in order.
+pub(crate) fn replay(
+    gpu: &mut dyn Gpu,
+    workload: &mut dyn Workload,
+    block: BlockShape,
+    waves: &[f64],
+) -> Result<Vec<Launched>> {
+    let blocks_per_sm = gpu.blocks_per_sm(block.threads(), workload.dynamic_shared_memory(block))?;
+    let wave_blocks = (blocks_per_sm * gpu.limits().multiprocessors).max(1);
+    let mut launched = Vec::new();
+    for &wave_count in waves {
+        let (grid, _) = grid_of(workload, block, wave_count, wave_blocks);
+        gpu.time_one_launch(&workload.launch(grid, block)?)?;
+        launched.push(Launched { label: row_label(wave_count), block, grid });
+    }
+    Ok(launched)
 }
 
 #[cfg(test)]

@@ -10,14 +10,18 @@ use self::engine::Tail;
 use crate::commands::compare::one_device;
 use crate::commands::session;
 use crate::commands::settings::Settings;
+use crate::commands::sweep::counters;
 use crate::commands::sweep::prepare::check_kernel;
 use crate::error::{Console, Error, exit, failed};
 use crate::kernel::Kernel;
 use crate::kernel::run::Run;
 use crate::measure::gpu::backend::{Driver, Gpu as _};
 use crate::measure::gpu::device::{self, command_line};
+use crate::measure::profiler::{Launched, write_launched};
 use crate::measure::sampling::timing::Timing;
+use crate::measure::supervision::supervise::Supervision;
 use crate::model::block_shape::BlockShape;
+use crate::model::counters::Bound;
 use crate::results::table;
 
 /// The grids `waves` may ask for: each above 0 and at most 1000 waves.
@@ -84,6 +88,10 @@ pub fn tail<D: Driver>(
     console: &mut Console,
 ) -> Result<i32, Error> {
     let (device, timing, block) = checked(kernel, settings, waves)?;
+    // A replay under a profiler (`--counters`): this process launches each row's grid once and
+    // lists them.
+    let replay = Supervision::from_env().replay;
+    let device = replay.as_ref().map_or(device, |order| order.device);
     let threads_per_block = block.threads();
     let entry = kernel.kernels()[0];
     let session::Opened { mut gpu, .. } = session::open(driver, device, &[entry], session::Loading::Every)?;
@@ -104,7 +112,8 @@ pub fn tail<D: Driver>(
         max_grid
     };
     let mut run = Run::new(kernel, max_grid);
-    let scratch = if timing.flushes() { 2 * u64::from(gpu.limits().l2_cache_bytes) } else { 0 };
+    let scratch = if timing.flushes() { 2 * u64::from(gpu.limits().l2_cache_bytes) } else { 0 }
+        + if settings.counters { counters::scratch(kernel.pass.bytes_per_pass) } else { 0 };
     let (command, entries) = (command_line(&settings.command), [entry]);
     let preparation = session::Preparation {
         blocks: &[block],
@@ -113,11 +122,46 @@ pub fn tail<D: Driver>(
         cuda_version: driver.cuda_version(),
         upload: true,
     };
-    if let Some(facts) = session::prepare(&mut gpu, &mut run, &preparation)?.facts {
+    let facts = session::prepare(&mut gpu, &mut run, &preparation)?.facts;
+    if let Some(order) = &replay {
+        let launched = engine::replay(&mut gpu, &mut run, block, waves).map_err(failed)?;
+        write_launched(&order.launched, &launched).map_err(|error| {
+            Error::new(
+                exit::FAILED,
+                format!("the replay's list of launches, {}: {error}", order.launched.display()),
+            )
+        })?;
+        return Ok(exit::SUCCESS);
+    }
+    if let Some(facts) = facts {
         console.out(&facts.lines(gpu.limits()));
     }
-    let result = engine::run(&mut gpu, &mut run, block, waves, timing).map_err(failed)?;
+    let mut result = engine::run(&mut gpu, &mut run, block, waves, timing).map_err(failed)?;
+    let mut warnings = Vec::new();
+    if settings.counters {
+        let launches = result
+            .rows
+            .iter()
+            .map(|row| Launched { label: engine::row_label(row.waves), block, grid: row.grid })
+            .collect();
+        let (counters_run, read) = counters::read_launches(
+            driver,
+            &mut gpu,
+            device,
+            result.pass.bytes_per_pass,
+            timing,
+            launches,
+            &mut warnings,
+        );
+        for (row, counters) in result.rows.iter_mut().zip(read) {
+            row.counters = counters;
+        }
+        result.counters = Some(counters_run);
+    }
     console.out(&render(&result));
+    for warning in &warnings {
+        console.err(warning);
+    }
     console.err(&render_stderr(&result));
     Ok(if result.failures.is_empty() { exit::SUCCESS } else { exit::FAILED })
 }
@@ -162,6 +206,57 @@ pub fn render(result: &Tail) -> String {
     text += &table::render_columns(records);
     if shaped {
         text += "\nOver the domain each grid is laid so that it starts as many waves as asked and its blocks share the work as evenly as its sides allow: max/mean is the most tiles a block takes over the mean (docs/tail.md).\n";
+    }
+    text + &counters_lines(result)
+}
+
+/// With `--counters`: each grid's counters, a row each, and what bound the one-wave grid and
+/// each grid bound otherwise (the rules of [`Bound`]); empty without.
+fn counters_lines(result: &Tail) -> String {
+    let Some(run) = &result.counters else { return String::new() };
+    let Some(profiler) = &run.profiler else {
+        let why = run.unavailable.as_deref().unwrap_or("not read");
+        return format!("Counters: none read ({why}).\n");
+    };
+    let copy = run
+        .copy_bytes_per_second
+        .map(|copy| format!("; a copy of at least 256 MiB reached {:.0} GB/s in this run", copy / 1e9))
+        .unwrap_or_default();
+    let mut text = format!(
+        "\nCounters: {profiler}, read on a replay of each grid from flushed caches after the timed samples{copy}.\n"
+    );
+    let mut records = vec![
+        ["waves", "grid"]
+            .into_iter()
+            .chain(table::COUNTER_COLUMNS.iter().map(|column| column.heading))
+            .map(String::from)
+            .collect::<Vec<_>>(),
+    ];
+    for row in &result.rows {
+        let mut record = vec![format!("{:.2}", row.actual_waves), row.grid.to_string()];
+        record.extend(table::counter_cells(run, row.counters.as_ref()));
+        records.push(record);
+    }
+    text += &table::render_columns(records);
+    let theoretical = f64::from(result.blocks_per_sm * result.threads_per_block.div_ceil(32))
+        / f64::from(result.limits.max_warps_per_sm())
+        * 100.0;
+    let bounds: Vec<(String, Bound)> = result
+        .rows
+        .iter()
+        .filter_map(|row| {
+            let counters = row.counters.as_ref()?;
+            let bound = Bound::of(counters, run.percent_of_copy(counters), theoretical, &[]);
+            Some((format!("{:.2} waves ({})", row.actual_waves, row.grid), bound))
+        })
+        .collect();
+    let mut kinds: Vec<&str> = Vec::new();
+    for (label, bound) in &bounds {
+        // The first grid of each kind of bound says it; grids bound alike after it do not.
+        if !kinds.contains(&bound.kind()) {
+            kinds.push(bound.kind());
+            text += &format!("Bound: {label} by {}.\n", bound.phrase());
+        }
     }
     text
 }
