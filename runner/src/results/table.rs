@@ -705,8 +705,10 @@ pub(crate) struct CounterColumn {
     pub heading: &'static str,
     /// Its width in the table.
     pub width: usize,
-    /// The CSV export's heading (the value unrounded).
+    /// The CSV export's heading (the value unrounded), and the T4 export's measurement name.
     pub csv: &'static str,
+    /// The value's unit, as the T4 export's measurement says it.
+    pub unit: &'static str,
     /// Its value, where read.
     pub value: fn(&CountersRun, &Counters) -> Option<f64>,
     /// Its value as the table and the HTML page print it.
@@ -720,6 +722,7 @@ pub(crate) const COUNTER_COLUMNS: [CounterColumn; 9] = [
         heading: "DRAM GB/s",
         width: 10,
         csv: "dram_bytes_per_second",
+        unit: "B/s",
         value: |_, counters| counters.dram_bytes_per_second,
         cell: |value| format!("{:.0}", value / 1e9),
     },
@@ -727,6 +730,7 @@ pub(crate) const COUNTER_COLUMNS: [CounterColumn; 9] = [
         heading: "%copy",
         width: 6,
         csv: "percent_of_copy",
+        unit: "%",
         value: |run, counters| run.percent_of_copy(counters),
         cell: |value| format!("{value:.0}%"),
     },
@@ -734,6 +738,7 @@ pub(crate) const COUNTER_COLUMNS: [CounterColumn; 9] = [
         heading: "occ achv",
         width: 9,
         csv: "achieved_occupancy_percent",
+        unit: "%",
         value: |_, counters| counters.achieved_occupancy_percent,
         cell: |value| format!("{value:.0}%"),
     },
@@ -741,6 +746,7 @@ pub(crate) const COUNTER_COLUMNS: [CounterColumn; 9] = [
         heading: "warp eff",
         width: 9,
         csv: "warp_efficiency_percent",
+        unit: "%",
         value: |_, counters| counters.warp_efficiency_percent,
         cell: |value| format!("{value:.0}%"),
     },
@@ -748,6 +754,7 @@ pub(crate) const COUNTER_COLUMNS: [CounterColumn; 9] = [
         heading: "branch",
         width: 7,
         csv: "branch_efficiency_percent",
+        unit: "%",
         value: |_, counters| counters.branch_efficiency_percent,
         cell: |value| format!("{value:.0}%"),
     },
@@ -755,6 +762,7 @@ pub(crate) const COUNTER_COLUMNS: [CounterColumn; 9] = [
         heading: "L2 hit",
         width: 7,
         csv: "l2_hit_percent",
+        unit: "%",
         value: |_, counters| counters.l2_hit_percent,
         cell: |value| format!("{value:.0}%"),
     },
@@ -762,6 +770,7 @@ pub(crate) const COUNTER_COLUMNS: [CounterColumn; 9] = [
         heading: "bank cfl",
         width: 9,
         csv: "shared_bank_conflicts",
+        unit: "conflicts",
         value: |_, counters| counters.shared_bank_conflicts,
         cell: |value| format!("{value:.0}"),
     },
@@ -769,6 +778,7 @@ pub(crate) const COUNTER_COLUMNS: [CounterColumn; 9] = [
         heading: "bar stall",
         width: 10,
         csv: "barrier_stalls_per_issue",
+        unit: "warps",
         value: |_, counters| counters.barrier_stalls_per_issue,
         cell: |value| format!("{value:.2}"),
     },
@@ -776,6 +786,7 @@ pub(crate) const COUNTER_COLUMNS: [CounterColumn; 9] = [
         heading: "mem stall",
         width: 10,
         csv: "memory_stalls_per_issue",
+        unit: "warps",
         value: |_, counters| counters.memory_stalls_per_issue,
         cell: |value| format!("{value:.2}"),
     },

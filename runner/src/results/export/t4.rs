@@ -6,7 +6,8 @@ says what maps and what does not.
 Each row is one result: `configuration` holds `block_size_x`, `_y`, `_z` (the row's block) and
 each axis's value under an identifier ([`identifier`]: `items/thr` is `items_per_thread`, `grid
 policy` is `grid`, its policy's text kept), `times.runtimes` its samples in ms, `measurements`
-its median as `time` in ms, `invalidity` `correct`, `runtime` (a failed row), `constraints` (a
+its median as `time` in ms (and with `--counters` each counter read, under the CSV export's
+name), `invalidity` `correct`, `runtime` (a failed row), `constraints` (a
 pruned row) or `correctness` (a row whose output was wrong; `correctness` 0 there, 1 elsewhere),
 and `objectives` `["time"]`. What block-size does not know per row is left out, not invented: no
 `timestamp`, no `times.compilation`, `framework`, `search_algorithm` or `validation`. The
@@ -19,6 +20,7 @@ use super::Exporter;
 use crate::model::block_shape::BlockShape;
 use crate::results::schema::t4::{BLOCK_PARAMETERS, BLOCK_SIZE_METADATA};
 use crate::results::schema::{RowRecord, SweepRecord};
+use crate::results::table;
 use anyhow::Result;
 use serde_json::{Map, Value, json};
 
@@ -158,12 +160,19 @@ fn result(record: &SweepRecord, row: &RowRecord, identifiers: &[String]) -> Valu
         result.insert("reason".into(), json!(reason));
     }
     result.insert("correctness".into(), json!(if wrong { 0 } else { 1 }));
-    let measurements = if row.median_ms.is_finite() {
-        json!([{ "name": "time", "value": row.median_ms, "unit": "ms" }])
-    } else {
-        json!([])
-    };
-    result.insert("measurements".into(), measurements);
+    let mut measurements = Vec::new();
+    if row.median_ms.is_finite() {
+        measurements.push(json!({ "name": "time", "value": row.median_ms, "unit": "ms" }));
+    }
+    // `--counters`: each counter read, under the CSV export's name.
+    if let (Some(run), Some(counters)) = (&record.counters, &row.counters) {
+        for column in &table::COUNTER_COLUMNS {
+            if let Some(value) = (column.value)(run, counters) {
+                measurements.push(json!({ "name": column.csv, "value": value, "unit": column.unit }));
+            }
+        }
+    }
+    result.insert("measurements".into(), Value::Array(measurements));
     result.insert("objectives".into(), json!(["time"]));
     Value::Object(result)
 }

@@ -817,6 +817,13 @@ fn counters_go_into_every_export_and_read_back() {
     let (_, markdown, _) = with_counters(&driver, Some(Format::Markdown));
     assert!(markdown.contains("| DRAM GB/s | %copy |"), "{markdown}");
     assert!(markdown.contains("\n- 16 threads per block: divergence or idle lanes"), "{markdown}");
+    let (_, t4, _) = with_counters(&driver, Some(Format::T4));
+    let t4: serde_json::Value = serde_json::from_str(&t4).unwrap();
+    let measurements = t4["results"][2]["measurements"].as_array().unwrap();
+    let named = |name: &str| measurements.iter().find(|measurement| measurement["name"] == name).cloned();
+    assert_eq!(named("time").unwrap()["unit"], "ms", "{measurements:?}");
+    assert_eq!(named("dram_bytes_per_second").unwrap()["value"], 3.6e12, "{measurements:?}");
+    assert_eq!(named("achieved_occupancy_percent").unwrap()["unit"], "%", "{measurements:?}");
     let (_, html, _) = with_counters(&driver, Some(Format::Html));
     assert!(
         html.contains("<th class=\"counter\">DRAM GB/s</th>")
