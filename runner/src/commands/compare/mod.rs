@@ -187,15 +187,11 @@ pub fn compare<D: Driver>(
             })
             .collect();
         let timing = crate::measure::sampling::timing::Timing::launch(settings.timing.warmups, 10);
-        let (counters_run, read) = counters::read_launches(
-            driver,
-            &mut gpu,
-            device,
-            result.pass.bytes_per_pass,
-            timing,
-            launches,
-            &mut warnings,
-        );
+        let copy = counters::time_copy(&mut gpu, result.pass.bytes_per_pass, timing, &mut warnings);
+        // The replay's buffers lie where a run of its own puts them only once this process
+        // holds none on the device.
+        drop(gpu);
+        let (counters_run, read) = counters::read_launches(driver, device, copy, launches, &mut warnings);
         for (cell, counters) in result.rows.iter_mut().flat_map(|row| &mut row.cells).zip(read) {
             cell.counters = counters;
         }

@@ -144,15 +144,11 @@ pub fn tail<D: Driver>(
             .iter()
             .map(|row| Launched { label: engine::row_label(row.waves), block, grid: row.grid })
             .collect();
-        let (counters_run, read) = counters::read_launches(
-            driver,
-            &mut gpu,
-            device,
-            result.pass.bytes_per_pass,
-            timing,
-            launches,
-            &mut warnings,
-        );
+        let copy = counters::time_copy(&mut gpu, result.pass.bytes_per_pass, timing, &mut warnings);
+        // The replay's buffers lie where a run of its own puts them only once this process
+        // holds none on the device.
+        drop(gpu);
+        let (counters_run, read) = counters::read_launches(driver, device, copy, launches, &mut warnings);
         for (row, counters) in result.rows.iter_mut().zip(read) {
             row.counters = counters;
         }
