@@ -51,6 +51,25 @@ fn fake_ncu() -> PathBuf {
     path
 }
 
+/// `block-size ARGS` (a subcommand) on the mock worker reading through the stand-in `ncu`, the
+/// replay's standard output to `log`: (status, stdout, stderr).
+fn subcommand(args: &[&str], log: &Path) -> (Option<i32>, String, String) {
+    let output = Command::new(env!("CARGO_BIN_EXE_block-size"))
+        .args(args)
+        .env("BLOCK_SIZE_TEST_WORKER", mock_worker())
+        .env("MOCK_COUNTERS", "ncu")
+        .env("BLOCK_SIZE_NCU", fake_ncu())
+        .env("FAKE_NCU_LOG", log)
+        .env_remove("FAKE_NCU_FAIL")
+        .output()
+        .unwrap();
+    (
+        output.status.code(),
+        String::from_utf8(output.stdout).unwrap(),
+        String::from_utf8(output.stderr).unwrap(),
+    )
+}
+
 fn run(args: &[&str], ncu: &Path, env: &[(&str, &str)]) -> (i32, String, String) {
     let mut command = Command::new(env!("CARGO_BIN_EXE_block-size"));
     command
@@ -141,9 +160,9 @@ fn ncu_without_permission_or_missing_is_one_warning_and_n_a_never_a_failed_sweep
 
 #[test]
 fn compare_reads_each_builds_counters_at_each_block_size_on_one_replay() {
-    let (ncu, log, export) = (fake_ncu(), temp("compare-stdout"), temp("compare.json"));
-    let output = Command::new(env!("CARGO_BIN_EXE_block-size"))
-        .args([
+    let (log, export) = (temp("compare-stdout"), temp("compare.json"));
+    let (code, out, err) = subcommand(
+        &[
             "compare",
             "--width",
             "64",
@@ -154,17 +173,12 @@ fn compare_reads_each_builds_counters_at_each_block_size_on_one_replay() {
             "--rounds",
             "3",
             "--counters",
-        ])
-        .args(["--json", export.to_str().unwrap()])
-        .env("BLOCK_SIZE_TEST_WORKER", mock_worker())
-        .env("MOCK_COUNTERS", "ncu")
-        .env("BLOCK_SIZE_NCU", &ncu)
-        .env("FAKE_NCU_LOG", &log)
-        .env_remove("FAKE_NCU_FAIL")
-        .output()
-        .unwrap();
-    let (out, err) = (String::from_utf8(output.stdout).unwrap(), String::from_utf8(output.stderr).unwrap());
-    assert_eq!((output.status.code(), err.as_str()), (Some(0), ""), "{out}");
+            "--json",
+            export.to_str().unwrap(),
+        ],
+        &log,
+    );
+    assert_eq!((code, err.as_str()), (Some(0), ""), "{out}");
     assert_eq!(std::fs::read_to_string(&log).unwrap(), "", "the replay prints nothing it keeps");
     assert!(
         out.contains(
@@ -216,9 +230,9 @@ fn diff_of_two_runs_with_counters_says_what_moved_without_a_verdict_on_it() {
 
 #[test]
 fn variants_reads_each_rows_counters_on_one_replay() {
-    let (ncu, log) = (fake_ncu(), temp("variants-stdout"));
-    let output = Command::new(env!("CARGO_BIN_EXE_block-size"))
-        .args([
+    let log = temp("variants-stdout");
+    let (code, out, err) = subcommand(
+        &[
             "variants",
             "--width",
             "256",
@@ -229,16 +243,10 @@ fn variants_reads_each_rows_counters_on_one_replay() {
             "--runs",
             "3",
             "--counters",
-        ])
-        .env("BLOCK_SIZE_TEST_WORKER", mock_worker())
-        .env("MOCK_COUNTERS", "ncu")
-        .env("BLOCK_SIZE_NCU", &ncu)
-        .env("FAKE_NCU_LOG", &log)
-        .env_remove("FAKE_NCU_FAIL")
-        .output()
-        .unwrap();
-    let (out, err) = (String::from_utf8(output.stdout).unwrap(), String::from_utf8(output.stderr).unwrap());
-    assert_eq!((output.status.code(), err.as_str()), (Some(0), ""), "{out}");
+        ],
+        &log,
+    );
+    assert_eq!((code, err.as_str()), (Some(0), ""), "{out}");
     assert!(out.contains("\nCounters: Nsight Compute 2099.1.0.0, read on a replay of each row"), "{out}");
     // Every compiler's every variant at both block sizes is a kernel of the replay's.
     let counted: Vec<&str> = out
@@ -259,9 +267,9 @@ fn variants_reads_each_rows_counters_on_one_replay() {
 
 #[test]
 fn tail_reads_each_grids_counters_on_one_replay() {
-    let (ncu, log) = (fake_ncu(), temp("tail-stdout"));
-    let output = Command::new(env!("CARGO_BIN_EXE_block-size"))
-        .args([
+    let log = temp("tail-stdout");
+    let (code, out, err) = subcommand(
+        &[
             "tail",
             "--width",
             "256",
@@ -272,16 +280,10 @@ fn tail_reads_each_grids_counters_on_one_replay() {
             "--waves",
             "1,1.5,2",
             "--counters",
-        ])
-        .env("BLOCK_SIZE_TEST_WORKER", mock_worker())
-        .env("MOCK_COUNTERS", "ncu")
-        .env("BLOCK_SIZE_NCU", &ncu)
-        .env("FAKE_NCU_LOG", &log)
-        .env_remove("FAKE_NCU_FAIL")
-        .output()
-        .unwrap();
-    let (out, err) = (String::from_utf8(output.stdout).unwrap(), String::from_utf8(output.stderr).unwrap());
-    assert_eq!((output.status.code(), err.as_str()), (Some(0), ""), "{out}");
+        ],
+        &log,
+    );
+    assert_eq!((code, err.as_str()), (Some(0), ""), "{out}");
     assert!(out.contains("\nCounters: Nsight Compute 2099.1.0.0, read on a replay of each grid"), "{out}");
     // The stand-in's DRAM rate is the block's threads x 10 GB/s: 1280 for each of the three grids.
     let rows = out.lines().skip_while(|line| !line.starts_with(" waves  grid  DRAM")).skip(1).take(3);

@@ -242,17 +242,11 @@ fn configuration_phrase(row: &Row) -> String {
 /// [`Bound`], and a line for each measured row bound by something else.
 fn counter_sentences(sweep: &Sweep) -> Vec<String> {
     let Some(run) = &sweep.counters else { return Vec::new() };
-    let Some(profiler) = &run.profiler else {
-        let why = run.unavailable.as_deref().unwrap_or("not read");
-        return vec![format!("Counters: none read ({why}); their columns say n/a.")];
+    let line = match counters_line(run, "each configuration", "its timed samples") {
+        Ok(line) => line,
+        Err(none) => return vec![format!("{}; their columns say n/a.", none.trim_end_matches('.'))],
     };
-    let copy = match run.copy_bytes_per_second {
-        Some(copy) => format!("; the device-to-device copy reached {:.0} GB/s in this run", copy / 1e9),
-        None => String::new(),
-    };
-    let mut lines = vec![format!(
-        "Counters: {profiler}, read on a replay of each configuration from flushed caches after its timed samples{copy}."
-    )];
+    let mut lines = vec![line];
     let bound_of = |row: &Row| {
         row.counters.as_ref().map(|counters| {
             Bound::of(counters, run.percent_of_copy(counters), sweep.occupancy_percent(row), &row.limiters)
@@ -801,6 +795,37 @@ pub(crate) fn counter_cells(run: &CountersRun, counters: Option<&Counters>) -> V
             counters.and_then(|counters| (column.value)(run, counters)).map_or("n/a".to_string(), column.cell)
         })
         .collect()
+}
+
+/// The line that opens a command's counters: what read them, on a replay of `each`, with the
+/// copy's rate where timed ("Counters: Nsight Compute 2025.3.1.0, read on a replay of each grid
+/// from flushed caches after the timed samples; ..."); `Err`: the line that says none were read.
+pub(crate) fn counters_line(run: &CountersRun, each: &str, after: &str) -> Result<String, String> {
+    let Some(profiler) = &run.profiler else {
+        let why = run.unavailable.as_deref().unwrap_or("not read");
+        return Err(format!("Counters: none read ({why})."));
+    };
+    let copy = match run.copy_bytes_per_second {
+        Some(copy) => format!("; the device-to-device copy reached {:.0} GB/s in this run", copy / 1e9),
+        None => String::new(),
+    };
+    Ok(format!("Counters: {profiler}, read on a replay of {each} from flushed caches after {after}{copy}."))
+}
+
+/// A table of counters: `heading`'s columns, then the counters' ([`COUNTER_COLUMNS`]); each
+/// record its leading cells and its counters.
+pub(crate) fn counters_table<'a>(
+    run: &CountersRun,
+    heading: &[&str],
+    records: impl Iterator<Item = (Vec<String>, Option<&'a Counters>)>,
+) -> String {
+    let head = heading.iter().copied().chain(COUNTER_COLUMNS.iter().map(|column| column.heading));
+    let mut table = vec![head.map(String::from).collect::<Vec<_>>()];
+    for (mut record, counters) in records {
+        record.extend(counter_cells(run, counters));
+        table.push(record);
+    }
+    render_columns(table)
 }
 
 /// The columns `--energy` adds: millijoules a pass and mean watts, `n/a` where unread.

@@ -314,32 +314,16 @@ pub fn render(result: &Comparison) -> String {
 /// each build's fastest row (the rules of [`Bound`]); empty without.
 fn counters_lines(result: &Comparison) -> String {
     let Some(run) = &result.counters else { return String::new() };
-    let Some(profiler) = &run.profiler else {
-        let why = run.unavailable.as_deref().unwrap_or("not read");
-        return format!("Counters: none read ({why}).\n");
+    let line = match table::counters_line(run, "each build at each block size", "the rounds") {
+        Ok(line) => line,
+        Err(none) => return none + "\n",
     };
-    let copy = run
-        .copy_bytes_per_second
-        .map(|copy| format!("; the device-to-device copy reached {:.0} GB/s in this run", copy / 1e9))
-        .unwrap_or_default();
-    let mut text = format!(
-        "\nCounters: {profiler}, read on a replay of each build at each block size from flushed caches after the rounds{copy}.\n"
-    );
-    let mut records = vec![
-        ["thr/blk", "build"]
-            .into_iter()
-            .chain(table::COUNTER_COLUMNS.iter().map(|column| column.heading))
-            .map(String::from)
-            .collect::<Vec<_>>(),
-    ];
-    for row in &result.rows {
-        for cell in &row.cells {
-            let mut record = vec![row.block.to_string(), cell.kernel.module.label.to_string()];
-            record.extend(table::counter_cells(run, cell.counters.as_ref()));
-            records.push(record);
-        }
-    }
-    text += &table::render_columns(records);
+    let records = result.rows.iter().flat_map(|row| {
+        row.cells.iter().map(move |cell| {
+            (vec![row.block.to_string(), cell.kernel.module.label.to_string()], cell.counters.as_ref())
+        })
+    });
+    let mut text = format!("\n{line}\n") + &table::counters_table(run, &["thr/blk", "build"], records);
     let max_warps = f64::from(result.limits.max_warps_per_sm());
     for compared in &result.kernels {
         let fastest = result

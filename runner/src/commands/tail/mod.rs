@@ -210,30 +210,15 @@ pub fn render(result: &Tail) -> String {
 /// each grid bound otherwise (the rules of [`Bound`]); empty without.
 fn counters_lines(result: &Tail) -> String {
     let Some(run) = &result.counters else { return String::new() };
-    let Some(profiler) = &run.profiler else {
-        let why = run.unavailable.as_deref().unwrap_or("not read");
-        return format!("Counters: none read ({why}).\n");
+    let line = match table::counters_line(run, "each grid", "the timed samples") {
+        Ok(line) => line,
+        Err(none) => return none + "\n",
     };
-    let copy = run
-        .copy_bytes_per_second
-        .map(|copy| format!("; a copy of at least 256 MiB reached {:.0} GB/s in this run", copy / 1e9))
-        .unwrap_or_default();
-    let mut text = format!(
-        "\nCounters: {profiler}, read on a replay of each grid from flushed caches after the timed samples{copy}.\n"
-    );
-    let mut records = vec![
-        ["waves", "grid"]
-            .into_iter()
-            .chain(table::COUNTER_COLUMNS.iter().map(|column| column.heading))
-            .map(String::from)
-            .collect::<Vec<_>>(),
-    ];
-    for row in &result.rows {
-        let mut record = vec![format!("{:.2}", row.actual_waves), row.grid.to_string()];
-        record.extend(table::counter_cells(run, row.counters.as_ref()));
-        records.push(record);
-    }
-    text += &table::render_columns(records);
+    let records = result
+        .rows
+        .iter()
+        .map(|row| (vec![format!("{:.2}", row.actual_waves), row.grid.to_string()], row.counters.as_ref()));
+    let mut text = format!("\n{line}\n") + &table::counters_table(run, &["waves", "grid"], records);
     let theoretical = f64::from(result.blocks_per_sm * result.threads_per_block.div_ceil(32))
         / f64::from(result.limits.max_warps_per_sm())
         * 100.0;

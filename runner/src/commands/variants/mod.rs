@@ -269,34 +269,19 @@ pub fn render(result: &Variants) -> String {
 /// row (the rules of [`Bound`]); empty without.
 fn counters_lines(result: &Variants) -> String {
     let Some(run) = &result.counters else { return String::new() };
-    let Some(profiler) = &run.profiler else {
-        let why = run.unavailable.as_deref().unwrap_or("not read");
-        return format!("Counters: none read ({why}).\n");
+    let line = match table::counters_line(run, "each row", "the timed samples") {
+        Ok(line) => line,
+        Err(none) => return none + "\n",
     };
-    let copy = run
-        .copy_bytes_per_second
-        .map(|copy| format!("; a copy of at least 256 MiB reached {:.0} GB/s in this run", copy / 1e9))
-        .unwrap_or_default();
-    let mut text = format!(
-        "\nCounters: {profiler}, read on a replay of each row from flushed caches after the timed samples{copy}.\n"
-    );
-    let mut records = vec![
-        ["compiler", "variant", "thr/blk"]
-            .into_iter()
-            .chain(table::COUNTER_COLUMNS.iter().map(|column| column.heading))
-            .map(String::from)
-            .collect::<Vec<_>>(),
-    ];
-    for row in &result.rows {
-        let mut record = vec![
-            row.candidate.compiler.clone(),
-            row.candidate.name.clone(),
-            row.threads_per_block.to_string(),
-        ];
-        record.extend(table::counter_cells(run, row.counters.as_ref()));
-        records.push(record);
-    }
-    text += &table::render_columns(records);
+    let records = result.rows.iter().map(|row| {
+        let candidate = &row.candidate;
+        (
+            vec![candidate.compiler.clone(), candidate.name.clone(), row.threads_per_block.to_string()],
+            row.counters.as_ref(),
+        )
+    });
+    let mut text =
+        format!("\n{line}\n") + &table::counters_table(run, &["compiler", "variant", "thr/blk"], records);
     let max_warps = f64::from(result.limits.max_warps_per_sm());
     for compiler in result.compilers() {
         let Some(best) = result.fastest(Some(compiler)) else { continue };
