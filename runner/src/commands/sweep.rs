@@ -410,11 +410,7 @@ pub(crate) fn measure<D: Driver>(
         }
     }
     if settings.counters {
-        let copy = counters::time_copy(&mut gpu, sweep.pass.bytes_per_pass, timing, &mut warnings);
-        // The replay's buffers lie where a run of its own puts them only once this process
-        // holds none on the device.
-        drop(gpu);
-        counters::read(driver, ordinal, &mut sweep, copy, &mut warnings);
+        counters::read(driver, gpu, ordinal, &mut sweep, timing, &mut warnings);
     }
     let provenance = facts.provenance(&sweep.limits);
     Ok(Measured { sweep, provenance, head, warnings })

@@ -20,7 +20,7 @@ use crate::kernel::run::Run;
 use crate::measure::gpu::backend::{Driver, Gpu as _};
 use crate::measure::gpu::device::{self, command_line};
 use crate::measure::gpu::ptx::{KernelRef, entry_params};
-use crate::measure::profiler::{Launched, write_launched};
+use crate::measure::profiler::Launched;
 use crate::measure::supervision::supervise::Supervision;
 use crate::model::block_shape::BlockShape;
 use crate::model::counters::Bound;
@@ -161,13 +161,7 @@ pub fn compare<D: Driver>(
     }
     if let Some(order) = &replay {
         let launched = engine::replay(&mut gpu, &mut run, &loaded, &blocks).map_err(failed)?;
-        write_launched(&order.launched, &launched).map_err(|error| {
-            Error::new(
-                exit::FAILED,
-                format!("the replay's list of launches, {}: {error}", order.launched.display()),
-            )
-        })?;
-        return Ok(exit::SUCCESS);
+        return counters::list_launches(order, &launched);
     }
     let baseline = kernels[1..].iter().copied().find(|other| loaded.contains(other)).unwrap_or(loaded[0]);
     let mut result =
@@ -187,11 +181,9 @@ pub fn compare<D: Driver>(
             })
             .collect();
         let timing = crate::measure::sampling::timing::Timing::launch(settings.timing.warmups, 10);
-        let copy = counters::time_copy(&mut gpu, result.pass.bytes_per_pass, timing, &mut warnings);
-        // The replay's buffers lie where a run of its own puts them only once this process
-        // holds none on the device.
-        drop(gpu);
-        let (counters_run, read) = counters::read_launches(driver, device, copy, launches, &mut warnings);
+        let bytes_per_pass = result.pass.bytes_per_pass;
+        let (counters_run, read) =
+            counters::read_launches(driver, gpu, device, bytes_per_pass, timing, launches, &mut warnings);
         for (cell, counters) in result.rows.iter_mut().flat_map(|row| &mut row.cells).zip(read) {
             cell.counters = counters;
         }

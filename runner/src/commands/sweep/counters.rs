@@ -43,10 +43,9 @@ fn launched(row: &Row) -> Launched {
     Launched { label: configuration_label(row.block, &row.axes), block: row.block, grid: row.grid }
 }
 
-/// Times the copy the counters' DRAM rates are a percentage of, on `gpu` with `timing` (the
-/// rows' own), before the device is let go for the replay: bytes per second, read and written;
-/// `None` (and a warning line) where it failed.
-pub(crate) fn time_copy(
+/// Times the copy the counters' DRAM rates are a percentage of, on `gpu` with `timing`: bytes
+/// per second, read and written; `None` (and a warning line) where it failed.
+fn time_copy(
     gpu: &mut dyn Gpu,
     bytes_per_pass: f64,
     timing: Timing,
@@ -69,19 +68,21 @@ pub(crate) fn time_copy(
     }
 }
 
-/// Reads `sweep`'s measured rows' counters on device `ordinal` from `driver`'s source, against
-/// the copy timed before ([`time_copy`]). What cannot be read is a warning line and `n/a` in
-/// the table, never a failed sweep.
+/// Reads `sweep`'s measured rows' counters on device `ordinal` ([`read_launches`]), `gpu`
+/// given up for it. What cannot be read is a warning line and `n/a` in the table, never a
+/// failed sweep.
 pub(crate) fn read<D: Driver>(
     driver: &D,
+    gpu: D::Device,
     ordinal: u32,
     sweep: &mut Sweep,
-    copy_bytes_per_second: Option<f64>,
+    timing: Timing,
     warnings: &mut Vec<String>,
 ) {
     let measured: Vec<usize> = (0..sweep.rows.len()).filter(|&index| sweep.rows[index].measured()).collect();
     let launches = measured.iter().map(|&index| launched(&sweep.rows[index])).collect();
-    let (run, counters) = read_launches(driver, ordinal, copy_bytes_per_second, launches, warnings);
+    let (run, counters) =
+        read_launches(driver, gpu, ordinal, sweep.pass.bytes_per_pass, timing, launches, warnings);
     for (&index, counters) in measured.iter().zip(counters) {
         sweep.rows[index].counters = counters;
     }
@@ -89,18 +90,23 @@ pub(crate) fn read<D: Driver>(
 }
 
 /// The counters of `launches` (a command's measured configurations, each labelled as its
-/// replay labels it) on device `ordinal`, in order, and the run's, against the copy timed
-/// before ([`time_copy`]). Call it once this process holds nothing on the device: the replay's
-/// buffers then lie where a run of its own puts them (on the H200 the grayscale kernel's L2
-/// hit rate read 26.7 to 27.0 percent beside a process that still held its buffers, 25.9 alone).
-/// What cannot be read is a warning line in `warnings` and `None` counters, never an error.
+/// replay labels it) on device `ordinal`, in order, and the run's: the copy timed on `gpu` with
+/// `timing` (the rows' own), then `gpu` let go, then `driver`'s source read. Letting go first
+/// puts the replay's buffers where a run of its own puts them: on the H200 the grayscale
+/// kernel's L2 hit rate read 26.7 to 27.0 percent beside a process that still held its
+/// buffers, 25.9 alone. What cannot be read is a warning line in `warnings` and `None`
+/// counters, never an error.
 pub(crate) fn read_launches<D: Driver>(
     driver: &D,
+    mut gpu: D::Device,
     ordinal: u32,
-    copy_bytes_per_second: Option<f64>,
+    bytes_per_pass: f64,
+    timing: Timing,
     launches: Vec<Launched>,
     warnings: &mut Vec<String>,
 ) -> (CountersRun, Vec<Option<Counters>>) {
+    let copy_bytes_per_second = time_copy(&mut gpu, bytes_per_pass, timing, warnings);
+    drop(gpu);
     let asked = launches.len();
     let request = CounterRequest { device: ordinal, rows: launches };
     let mut run = CountersRun { copy_bytes_per_second, profiler: None, unavailable: None };
@@ -163,7 +169,12 @@ pub(crate) fn replay<D: Driver>(
     };
     let swept = rounds::measure(run, &mut gpu, &plan, Search::Exhaustive, None, &mut Vec::new())?;
     let launches: Vec<Launched> = swept.rows.iter().filter(|row| row.measured()).map(launched).collect();
-    write_launched(&order.launched, &launches).map_err(|error| {
+    list_launches(order, &launches)
+}
+
+/// Ends a replay: lists what it launched, in order, where `order` says; its exit status.
+pub(crate) fn list_launches(order: &ReplayOrder, launched: &[Launched]) -> Result<i32, Error> {
+    write_launched(&order.launched, launched).map_err(|error| {
         Error::new(
             exit::FAILED,
             format!("the replay's list of launches, {}: {error}", order.launched.display()),

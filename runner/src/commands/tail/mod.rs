@@ -17,7 +17,7 @@ use crate::kernel::Kernel;
 use crate::kernel::run::Run;
 use crate::measure::gpu::backend::{Driver, Gpu as _};
 use crate::measure::gpu::device::{self, command_line};
-use crate::measure::profiler::{Launched, write_launched};
+use crate::measure::profiler::Launched;
 use crate::measure::sampling::timing::Timing;
 use crate::measure::supervision::supervise::Supervision;
 use crate::model::block_shape::BlockShape;
@@ -125,13 +125,7 @@ pub fn tail<D: Driver>(
     let facts = session::prepare(&mut gpu, &mut run, &preparation)?.facts;
     if let Some(order) = &replay {
         let launched = engine::replay(&mut gpu, &mut run, block, waves).map_err(failed)?;
-        write_launched(&order.launched, &launched).map_err(|error| {
-            Error::new(
-                exit::FAILED,
-                format!("the replay's list of launches, {}: {error}", order.launched.display()),
-            )
-        })?;
-        return Ok(exit::SUCCESS);
+        return counters::list_launches(order, &launched);
     }
     if let Some(facts) = facts {
         console.out(&facts.lines(gpu.limits()));
@@ -144,11 +138,9 @@ pub fn tail<D: Driver>(
             .iter()
             .map(|row| Launched { label: engine::row_label(row.waves), block, grid: row.grid })
             .collect();
-        let copy = counters::time_copy(&mut gpu, result.pass.bytes_per_pass, timing, &mut warnings);
-        // The replay's buffers lie where a run of its own puts them only once this process
-        // holds none on the device.
-        drop(gpu);
-        let (counters_run, read) = counters::read_launches(driver, device, copy, launches, &mut warnings);
+        let bytes_per_pass = result.pass.bytes_per_pass;
+        let (counters_run, read) =
+            counters::read_launches(driver, gpu, device, bytes_per_pass, timing, launches, &mut warnings);
         for (row, counters) in result.rows.iter_mut().zip(read) {
             row.counters = counters;
         }

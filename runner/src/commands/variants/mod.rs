@@ -19,7 +19,7 @@ use crate::kernel::run::Run;
 use crate::measure::gpu::backend::{Driver, Gpu as _};
 use crate::measure::gpu::device::command_line;
 use crate::measure::gpu::ptx::{EmbeddedPtx, KernelRef};
-use crate::measure::profiler::{Launched, write_launched};
+use crate::measure::profiler::Launched;
 use crate::measure::sampling::timing::Timing;
 use crate::measure::supervision::progress::WithProgress;
 use crate::measure::supervision::supervise::Supervision;
@@ -104,13 +104,7 @@ pub fn variants<D: Driver>(
     if let Some(order) = &replay {
         let launched =
             engine::replay(&mut gpu, &mut run, &candidates, &settings.block_sizes).map_err(failed)?;
-        write_launched(&order.launched, &launched).map_err(|error| {
-            Error::new(
-                exit::FAILED,
-                format!("the replay's list of launches, {}: {error}", order.launched.display()),
-            )
-        })?;
-        return Ok(exit::SUCCESS);
+        return counters::list_launches(order, &launched);
     }
     let rows = candidates.len() * settings.block_sizes.len();
     let mut with_progress = WithProgress::new(&mut gpu, rows);
@@ -128,11 +122,9 @@ pub fn variants<D: Driver>(
                 grid: GridShape::linear(row.grid_blocks),
             })
             .collect();
-        let copy = counters::time_copy(&mut gpu, result.pass.bytes_per_pass, timing, &mut warnings);
-        // The replay's buffers lie where a run of its own puts them only once this process
-        // holds none on the device.
-        drop(gpu);
-        let (counters_run, read) = counters::read_launches(driver, device, copy, launches, &mut warnings);
+        let bytes_per_pass = result.pass.bytes_per_pass;
+        let (counters_run, read) =
+            counters::read_launches(driver, gpu, device, bytes_per_pass, timing, launches, &mut warnings);
         for (row, counters) in result.rows.iter_mut().zip(read) {
             row.counters = counters;
         }
