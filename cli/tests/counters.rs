@@ -6,36 +6,9 @@
 
 mod support;
 
-use std::os::unix::fs::PermissionsExt as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use support::{json, mock_worker};
-
-/// A stand-in for Nsight Compute's `ncu`: `--version`; `--import REPORT ...` prints REPORT;
-/// `--export REPORT ... --metrics LIST PROGRAM ARGS...` runs the program as the replay (its
-/// standard output to `$FAKE_NCU_LOG`), then writes REPORT as `ncu --csv --page raw` would:
-/// a kernel per configuration the replay listed, its DRAM rate the block's threads x 10 GB/s,
-/// every other metric 50. With `FAKE_NCU_FAIL` set it fails as `ncu` does without permission.
-const FAKE_NCU: &str = r#"#!/bin/sh
-if [ "$1" = --version ]; then echo "NVIDIA (R) Nsight Compute Command Line Profiler"; echo "Version 2099.1.0.0 (build 1) (stand-in)"; exit 0; fi
-if [ "$1" = --import ]; then cat "$2"; exit 0; fi
-if [ -n "$FAKE_NCU_FAIL" ]; then echo "==PROF== Connected to process"; echo "==ERROR== $FAKE_NCU_FAIL" >&2; exit 1; fi
-report=$2
-while [ "$1" != --metrics ]; do shift; done
-metrics=$(echo "$2" | tr , ' '); shift 2
-"$@" > "$FAKE_NCU_LOG" || exit $?
-list=${BLOCK_SIZE_COUNTERS_REPLAY#*:}
-{
-  printf '"ID","Kernel Name","Block Size"'; for m in $metrics; do printf ',"%s"' "$m"; done; echo
-  printf '"","",""'; for m in $metrics; do printf ',""'; done; echo
-  i=0
-  while IFS='	' read -r label block grid; do
-    printf '"%d","grayscale","(%s, 1, 1)"' "$i" "$block"
-    for m in $metrics; do case $m in dram*) printf ',"%s0,000,000,000"' "$block";; *) printf ',"50"';; esac; done; echo
-    i=$((i+1))
-  done < "$list"
-} > "$report"
-"#;
 
 fn temp(name: &str) -> PathBuf {
     let path = std::env::temp_dir().join(format!("counters-{}-{name}", std::process::id()));
@@ -43,12 +16,15 @@ fn temp(name: &str) -> PathBuf {
     path
 }
 
-/// The stand-in `ncu`, written once.
+/// The stand-in for Nsight Compute's `ncu` (`support/fake-ncu`, committed executable: a script
+/// written while another test starts a process cannot be run): `--version`; `--import REPORT
+/// ...` prints REPORT; `--export REPORT ... --metrics LIST PROGRAM ARGS...` runs the program as
+/// the replay (its standard output to `$FAKE_NCU_LOG`), then writes REPORT as `ncu --csv --page
+/// raw` would: a kernel per configuration the replay listed, its DRAM rate the block's threads
+/// x 10 GB/s, every other metric 50. With `FAKE_NCU_FAIL` set it fails as `ncu` does without
+/// permission.
 fn fake_ncu() -> PathBuf {
-    let path = temp("ncu");
-    std::fs::write(&path, FAKE_NCU).unwrap();
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
-    path
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/support/fake-ncu")
 }
 
 /// `block-size ARGS` (a subcommand) on the mock worker reading through the stand-in `ncu`, the

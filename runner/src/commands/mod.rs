@@ -7,6 +7,7 @@ two binaries, are at the crate root.
 */
 
 pub(crate) mod compare;
+pub(crate) mod counters;
 pub(crate) mod diff;
 #[cfg(feature = "fuzzing")]
 pub(crate) mod fuzzing;

@@ -9,6 +9,7 @@ against the device, build its host data, gather the provenance, measure, then de
 where (`Outputs`, from the settings alone) and write it (`Delivery`).
 */
 
+use crate::commands::counters;
 use crate::commands::session;
 use crate::commands::settings::{DeviceChoice, Settings};
 use crate::error::{Console, Error, exit, failed, shown};
@@ -199,7 +200,7 @@ pub(crate) fn on_devices<D: Driver>(
 ) -> Result<i32, Error> {
     let Measuring { settings, supervision, .. } = measuring;
     if let Some(order) = &supervision.replay {
-        return counters::replay(driver, run, measuring, order);
+        return counters::replay(driver, run, settings, order);
     }
     if let Some(part) = &supervision.part {
         return parallel::as_part(driver, run, measuring, part, console);
@@ -646,7 +647,6 @@ fn rescue(path: &Path, text: &str, error: &std::io::Error, console: &mut Console
 
 pub(crate) use crate::files::per_device;
 
-pub(crate) mod counters;
 pub(crate) mod parallel;
 pub(crate) mod prepare;
 #[cfg(test)]

@@ -9,9 +9,9 @@ pub mod engine;
 mod record;
 
 use self::engine::{Compared, Comparison, round_ratios};
+use crate::commands::counters;
 use crate::commands::session;
 use crate::commands::settings::{DeviceChoice, Settings};
-use crate::commands::sweep::counters;
 use crate::commands::sweep::prepare::{check_kernel, entry_in};
 use crate::error::{Console, Error, exit, failed};
 use crate::files;

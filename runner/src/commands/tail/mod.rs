@@ -8,9 +8,9 @@ pub mod engine;
 
 use self::engine::Tail;
 use crate::commands::compare::one_device;
+use crate::commands::counters;
 use crate::commands::session;
 use crate::commands::settings::Settings;
-use crate::commands::sweep::counters;
 use crate::commands::sweep::prepare::check_kernel;
 use crate::error::{Console, Error, exit, failed};
 use crate::kernel::Kernel;

@@ -1,14 +1,15 @@
 /*!
-`--counters` in the sweep (and in `compare`, [`read_launches`]): after the rows are timed, the
-device-to-device copy their DRAM rates are a percentage of, timed in the same process, and each
-measured row's counters from the driver's
-[`CounterSource`](crate::measure::profiler::CounterSource) ([`read`]); and the other side of
-Nsight Compute's replay, this program run again under `ncu`, which launches every configuration
-once and lists them ([`replay`]).
+`--counters` in the sweep, `compare`, `variants` and `tail`: after the rows are timed, the
+device-to-device copy their DRAM rates are a percentage of, timed in the same process, then the
+device let go and each measured row's counters read from the driver's
+[`CounterSource`](crate::measure::profiler::CounterSource) ([`read_launches`], the sweep's
+[`read`]); and the other side of Nsight Compute's replay, this program run again under `ncu`,
+which launches every configuration once and lists them (the sweep's [`replay`], and every
+command's [`list_launches`]).
 */
 
 use crate::commands::session;
-use crate::commands::sweep::Measuring;
+use crate::commands::settings::Settings;
 use crate::error::{Error, exit};
 use crate::kernel::run::Run;
 use crate::measure::gpu::backend::{Driver, Gpu};
@@ -137,10 +138,9 @@ pub(crate) fn read_launches<D: Driver>(
 pub(crate) fn replay<D: Driver>(
     driver: &D,
     run: &mut Run,
-    measuring: Measuring,
+    settings: &Settings,
     order: &ReplayOrder,
 ) -> Result<i32, Error> {
-    let settings = measuring.settings;
     let kernel = run.kernel();
     let blocks = settings.blocks_of(kernel).map_err(|why| Error::new(exit::USAGE, why))?;
     let kernels = kernel.kernels();
