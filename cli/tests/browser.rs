@@ -106,6 +106,11 @@ fn configurations() -> Vec<Configuration> {
 
 /// A mock sweep's HTML report (a Mock H200, whose limits are the H200 preset's).
 fn report(folder: &Path) -> PathBuf {
+    report_with(folder, &[])
+}
+
+/// [`report`] with more options.
+fn report_with(folder: &Path, more: &[&str]) -> PathBuf {
     let html = folder.join("sweep.html");
     let args: Vec<std::ffi::OsString> = [
         "block-size",
@@ -121,6 +126,7 @@ fn report(folder: &Path) -> PathBuf {
         html.to_str().unwrap(),
     ]
     .iter()
+    .chain(more)
     .map(Into::into)
     .collect();
     let (mut out, mut err) = (Vec::new(), Vec::new());
@@ -300,5 +306,34 @@ fn a_hostile_gpu_name_leaves_the_explorer_working() {
     // The menu names the measured GPU as the page was given it, its override shown, not obeyed.
     assert!(dom.contains("H200 &lt;!--&lt;script&gt; &lt;/script&gt; &amp;"), "{dom}");
     assert!(dom.contains("\\u{202e}lmth") && !dom.contains('\u{202e}'), "{dom}");
+    let _ = std::fs::remove_dir_all(folder);
+}
+
+/// `--counters`' columns in the HTML report: shown, and hidden by their checkbox, which
+/// `#counters=off` in the address unticks as the page loads.
+#[test]
+fn the_counters_checkbox_hides_their_columns() {
+    let chromium = match chromium() {
+        Ok(chromium) => chromium,
+        Err(why) if std::env::var("CI").is_ok_and(|ci| ci == "true") => {
+            panic!("CI=true, so the browser test may not be skipped: {why}")
+        }
+        Err(why) => {
+            skipped!("SKIPPED the_counters_checkbox_hides_their_columns: {why}");
+            return;
+        }
+    };
+    let folder = std::env::temp_dir().join(format!("block-size-browser-counters-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&folder);
+    std::fs::create_dir_all(folder.join("profile")).unwrap();
+    let html = report_with(&folder, &["--counters"]);
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains("<th class=\"counter\">DRAM GB/s</th>"), "the columns are in the page");
+    let shown = dump_dom(&chromium, &format!("file://{}", html.display()), &folder.join("profile"));
+    assert!(shown.contains("<table class=\"rows\">"), "shown: the table keeps its class alone");
+    let hidden =
+        dump_dom(&chromium, &format!("file://{}#counters=off", html.display()), &folder.join("profile"));
+    assert!(hidden.contains("<table class=\"rows no-counters\">"), "hidden by the unticked box");
+    assert!(hidden.contains("class=\"counters-toggle\""), "{hidden}");
     let _ = std::fs::remove_dir_all(folder);
 }

@@ -487,10 +487,17 @@ fn provenance_section(record: &SweepRecord, id: &str, title: &str) -> Result<Str
     Ok(page)
 }
 
-/// The sweep's table, every column of the Markdown export.
+/// The sweep's table, every column of the Markdown export; with `--counters`, their columns
+/// and a checkbox before the table that shows or hides them (`#counters=off` in the address
+/// starts with them hidden).
 fn rows_table(record: &SweepRecord) -> String {
     let runs = record.rows.windows(2).any(|pair| pair[0].run_ms.len() != pair[1].run_ms.len());
-    let mut text = String::from("<table class=\"rows\">\n<thead><tr>");
+    let mut text = String::from("<div class=\"rows\">\n");
+    if record.counters.is_some() {
+        text +=
+            "<label><input type=\"checkbox\" class=\"counters-toggle\" checked> hardware counters</label>\n";
+    }
+    text += "<table class=\"rows\">\n<thead><tr>";
     for name in &record.axes {
         let _ = write!(text, "<th>{}</th>", escape(name));
     }
@@ -583,7 +590,7 @@ fn rows_table(record: &SweepRecord) -> String {
         };
         let _ = writeln!(text, "<td class=\"limiter\">{}</td></tr>", escape(&limiter));
     }
-    text += "</tbody>\n</table>\n";
+    text += "</tbody>\n</table>\n</div>\n";
     text
 }
 

@@ -1,3 +1,16 @@
+// --counters' columns: the checkbox before a sweep's table shows or hides them; #counters=off in
+// the address starts with them hidden.
+(function () {
+  "use strict";
+  for (const box of document.querySelectorAll("input.counters-toggle")) {
+    const table = box.closest("div.rows").querySelector("table.rows");
+    const show = () => table.classList.toggle("no-counters", !box.checked);
+    if (location.hash.includes("counters=off")) box.checked = false;
+    box.addEventListener("change", show);
+    show();
+  }
+})();
+
 // The occupancy explorer. Every number it shows comes from the tables block-size embedded
 // (#occupancy-model): each limit's answers by the occupancy model, looked up here and combined
 // by their minimum. Nothing here computes a limit.
@@ -133,3 +146,4 @@
     pre.hidden = false;
   }
 })();
+
