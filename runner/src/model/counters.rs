@@ -171,6 +171,91 @@ impl Bound {
     }
 }
 
+/// Warp efficiency this many points below the best row's is a loss to idle lanes or divergence.
+pub const LOSS_EFFICIENCY_POINTS: f64 = 5.0;
+/// Achieved occupancy below this fraction of the best row's is a loss to occupancy.
+pub const LOSS_OCCUPANCY_FRACTION: f64 = 0.9;
+/// A DRAM rate this many points of the copy below the best row's is a loss of bandwidth.
+pub const LOSS_BANDWIDTH_POINTS: f64 = 5.0;
+
+/// Why a slower row lost to the best one, by what its counters read against the best row's, in
+/// the order the rules try them.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Loss {
+    /// Idle lanes or divergence: warp efficiency [`LOSS_EFFICIENCY_POINTS`] or more below.
+    Lanes { efficiency: f64, best: f64 },
+    /// Fewer warps resident: achieved occupancy below [`LOSS_OCCUPANCY_FRACTION`] of the best
+    /// row's, with the row's theoretical occupancy and what bounds it.
+    Occupancy { achieved: f64, theoretical: f64, limiters: Vec<Limiter>, best: f64 },
+    /// Less of the copy's bandwidth with neither of the above (a partial last wave, latency):
+    /// [`LOSS_BANDWIDTH_POINTS`] or more below.
+    Bandwidth { percent: f64, best: f64 },
+}
+
+/// One row's readings for [`Loss::against`]: its counters, its DRAM rate as a percentage of
+/// the copy, its theoretical occupancy in percent and what bounds it.
+#[derive(Debug, Clone, Copy)]
+pub struct Reading<'a> {
+    pub counters: &'a Counters,
+    pub percent_of_copy: Option<f64>,
+    pub theoretical: f64,
+    pub limiters: &'a [Limiter],
+}
+
+impl Loss {
+    /// Why `row` is slower than `best`, where its counters say: `None` where they read as the
+    /// best row's.
+    pub fn against(row: Reading, best: Reading) -> Option<Self> {
+        let (row_counters, best_counters) = (row.counters, best.counters);
+        if let (Some(efficiency), Some(best)) =
+            (row_counters.warp_efficiency_percent, best_counters.warp_efficiency_percent)
+            && efficiency <= best - LOSS_EFFICIENCY_POINTS
+        {
+            return Some(Self::Lanes { efficiency, best });
+        }
+        if let (Some(achieved), Some(best)) =
+            (row_counters.achieved_occupancy_percent, best_counters.achieved_occupancy_percent)
+            && achieved < best * LOSS_OCCUPANCY_FRACTION
+        {
+            return Some(Self::Occupancy {
+                achieved,
+                theoretical: row.theoretical,
+                limiters: row.limiters.to_vec(),
+                best,
+            });
+        }
+        match (row.percent_of_copy, best.percent_of_copy) {
+            (Some(percent), Some(best)) if percent <= best - LOSS_BANDWIDTH_POINTS => {
+                Some(Self::Bandwidth { percent, best })
+            }
+            _ => None,
+        }
+    }
+
+    /// The loss in words, with the readings that decided it against the best row's.
+    pub fn phrase(&self) -> String {
+        match self {
+            Self::Lanes { efficiency, best } => {
+                format!(
+                    "idle lanes or divergence, warp execution efficiency {efficiency:.0}% against the best row's {best:.0}%"
+                )
+            }
+            Self::Occupancy { achieved, theoretical, limiters, best } => {
+                let by = match limiters.is_empty() {
+                    true => String::new(),
+                    false => format!(", bound by {}", limiter_words(limiters)),
+                };
+                format!(
+                    "occupancy, {achieved:.0}% achieved of {theoretical:.0}% theoretical{by}, against the best row's {best:.0}%"
+                )
+            }
+            Self::Bandwidth { percent, best } => {
+                format!("less bandwidth, DRAM at {percent:.0}% of the copy against the best row's {best:.0}%")
+            }
+        }
+    }
+}
+
 /// The occupancy model's limiters in words: "blocks per SM", "warps and registers per SM".
 fn limiter_words(limiters: &[Limiter]) -> String {
     let names: Vec<String> = limiters.iter().map(Limiter::to_string).collect();
@@ -229,6 +314,37 @@ mod tests {
         row.barrier_stalls_per_issue = Some(5.0);
         assert_eq!(Bound::of(&row, COPY.percent_of_copy(&row), 100.0, &[]).kind(), "barriers");
         assert_eq!(Bound::of(&Counters::default(), None, 100.0, &[]), Bound::Unclear);
+    }
+
+    fn reading<'a>(counters: &'a Counters, limiters: &'a [Limiter], theoretical: f64) -> Reading<'a> {
+        Reading { counters, percent_of_copy: COPY.percent_of_copy(counters), theoretical, limiters }
+    }
+
+    #[test]
+    fn a_slower_row_loses_to_idle_lanes_then_occupancy_then_bandwidth() {
+        let best = counters(3.6e12, 94.0, 100.0);
+        let best = reading(&best, &[], 100.0);
+        // 16 threads a block: half of each warp idle, and too few warps.
+        let sixteen = counters(1.8e12, 48.0, 50.0);
+        let loss = Loss::against(reading(&sixteen, &[Limiter::Blocks], 50.0), best).unwrap();
+        assert_eq!(
+            loss.phrase(),
+            "idle lanes or divergence, warp execution efficiency 50% against the best row's 100%"
+        );
+        // 768 threads: two blocks an SM, 75 percent theoretical.
+        let seven_sixty_eight = counters(3.4e12, 71.0, 100.0);
+        let loss = Loss::against(reading(&seven_sixty_eight, &[Limiter::Warps], 75.0), best).unwrap();
+        assert_eq!(
+            loss.phrase(),
+            "occupancy, 71% achieved of 75% theoretical, bound by warps per SM, against the best row's 94%"
+        );
+        // A partial last wave: full occupancy, less bandwidth.
+        let tail = counters(2.8e12, 90.0, 100.0);
+        let loss = Loss::against(reading(&tail, &[], 100.0), best).unwrap();
+        assert_eq!(loss.phrase(), "less bandwidth, DRAM at 70% of the copy against the best row's 90%");
+        // Counters as the best row's: nothing to say.
+        let alike = counters(3.5e12, 93.0, 100.0);
+        assert_eq!(Loss::against(reading(&alike, &[], 100.0), best), None);
     }
 
     #[test]

@@ -11,14 +11,14 @@ use crate::measure::gpu::backend::Timing;
 use crate::measure::sampling::timing::{NoiseStop, Stopped, TimingMode};
 use crate::measure::sensors::{RowClock, RowEnergy};
 use crate::model::block_shape::BlockShape;
-use crate::model::counters::{Bound, Counters, CountersRun};
+use crate::model::counters::{Bound, Counters, CountersRun, Loss, Reading};
 use crate::model::frame_size::mib;
 use crate::model::limits::{DeviceLimits, Suggestion};
 use crate::model::objective::Objective;
 use crate::model::pass::Pass;
 use crate::model::shard::ShardOf;
 use crate::model::sm;
-use crate::search::sweep::{ModelCheck, Row, Sweep};
+use crate::search::sweep::{ModelCheck, NEAR_BEST_FRACTION, Row, Sweep};
 use tabled::builder::Builder;
 use tabled::settings::object::Columns;
 use tabled::settings::{Alignment, Padding, Style};
@@ -247,23 +247,37 @@ fn counter_sentences(sweep: &Sweep) -> Vec<String> {
         Err(none) => return vec![format!("{}; their columns say n/a.", none.trim_end_matches('.'))],
     };
     let mut lines = vec![line];
-    let bound_of = |row: &Row| {
-        row.counters.as_ref().map(|counters| {
-            Bound::of(counters, run.percent_of_copy(counters), sweep.occupancy_percent(row), &row.limiters)
-        })
-    };
+    let reading = |row| reading_of(sweep, run, row);
     let Some(best) = sweep.best() else { return lines };
-    let Some(winner) = bound_of(best) else {
+    let Some(winner) = reading(best) else {
         lines.push(format!("Bound: the best row, {}, has no counters.", configuration_phrase(best)));
         return lines;
     };
-    lines.push(format!("Bound: the best row, {}, by {}.", configuration_phrase(best), winner.phrase()));
-    for row in sweep.measured_rows() {
-        if let Some(bound) = bound_of(row).filter(|bound| bound.kind() != winner.kind()) {
-            lines.push(format!("  {}: {}.", configuration_phrase(row), bound.phrase()));
+    let bound = Bound::of(winner.counters, winner.percent_of_copy, winner.theoretical, winner.limiters);
+    lines.push(format!("Bound: the best row, {}, by {}.", configuration_phrase(best), bound.phrase()));
+    // Each row short of the near-best fraction (95 percent): what its counters read lower than the best
+    // row's, where they do.
+    for row in sweep.measured_rows().filter(|row| sweep.fraction_of_best(row) < NEAR_BEST_FRACTION) {
+        if let Some(loss) = reading(row).and_then(|row| Loss::against(row, winner)) {
+            lines.push(format!(
+                "  {} ({:.2} of the best): {}.",
+                configuration_phrase(row),
+                sweep.fraction_of_best(row),
+                loss.phrase()
+            ));
         }
     }
     lines
+}
+
+/// A row's counters with what the rules of [`Bound`] and [`Loss`] read beside them.
+fn reading_of<'a>(sweep: &Sweep, run: &CountersRun, row: &'a Row) -> Option<Reading<'a>> {
+    row.counters.as_ref().map(|counters| Reading {
+        counters,
+        percent_of_copy: run.percent_of_copy(counters),
+        theoretical: sweep.occupancy_percent(row),
+        limiters: &row.limiters,
+    })
 }
 
 /// The sentences on a sweep's sensors ([`Summary::sensors`]).
