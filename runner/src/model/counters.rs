@@ -68,6 +68,17 @@ impl CountersRun {
         let copy = self.copy_bytes_per_second.filter(|copy| *copy > 0.0)?;
         Some(counters.dram_bytes_per_second? / copy * 100.0)
     }
+
+    /// A row's `counters` as the rules of [`Bound`] and [`Loss`] read them, beside its
+    /// theoretical occupancy in percent and what bounds it.
+    pub fn reading<'a>(
+        &self,
+        counters: &'a Counters,
+        theoretical: f64,
+        limiters: &'a [Limiter],
+    ) -> Reading<'a> {
+        Reading { counters, percent_of_copy: self.percent_of_copy(counters), theoretical, limiters }
+    }
 }
 
 /// A DRAM rate at or above this percentage of the copy is bound by bandwidth.
@@ -96,15 +107,10 @@ pub enum Bound {
 }
 
 impl Bound {
-    /// The rules, applied to one row's counters: bandwidth, then divergence, occupancy,
-    /// barriers and memory latency. `theoretical` is the row's occupancy in percent (resident
-    /// warps over the SM's), `limiters` what the occupancy model says binds it.
-    pub fn of(
-        counters: &Counters,
-        percent_of_copy: Option<f64>,
-        theoretical: f64,
-        limiters: &[Limiter],
-    ) -> Self {
+    /// The rules, applied to one row's reading: bandwidth, then divergence, occupancy, barriers
+    /// and memory latency.
+    pub fn of(reading: Reading) -> Self {
+        let Reading { counters, percent_of_copy, theoretical, limiters } = reading;
         if let Some(percent) = percent_of_copy.filter(|percent| *percent >= BANDWIDTH_BOUND_PERCENT) {
             return Self::Bandwidth { percent };
         }
@@ -285,7 +291,7 @@ mod tests {
         let row = counters(3.6e12, 90.0, 100.0);
         let percent = COPY.percent_of_copy(&row);
         assert_eq!(percent, Some(90.0));
-        let bound = Bound::of(&row, percent, 100.0, &[]);
+        let bound = Bound::of(COPY.reading(&row, 100.0, &[]));
         assert_eq!(bound, Bound::Bandwidth { percent: 90.0 });
         assert_eq!(bound.phrase(), "DRAM bandwidth, at 90% of the copy");
     }
@@ -293,7 +299,7 @@ mod tests {
     #[test]
     fn a_row_bound_by_blocks_per_sm_says_so_with_both_occupancies() {
         let row = counters(1.0e12, 24.0, 100.0);
-        let bound = Bound::of(&row, COPY.percent_of_copy(&row), 25.0, &[Limiter::Blocks]);
+        let bound = Bound::of(COPY.reading(&row, 25.0, &[Limiter::Blocks]));
         assert_eq!(bound.kind(), "occupancy");
         assert_eq!(bound.phrase(), "occupancy, 24% achieved of 25% theoretical, bound by blocks per SM");
     }
@@ -301,23 +307,28 @@ mod tests {
     #[test]
     fn idle_lanes_come_before_occupancy() {
         let row = counters(1.0e12, 24.0, 50.0);
-        assert_eq!(
-            Bound::of(&row, COPY.percent_of_copy(&row), 25.0, &[]),
-            Bound::Divergence { warp_efficiency: 50.0 }
-        );
+        assert_eq!(Bound::of(COPY.reading(&row, 25.0, &[])), Bound::Divergence { warp_efficiency: 50.0 });
     }
 
     #[test]
     fn stalls_decide_between_barriers_and_memory_latency() {
         let mut row = counters(2.0e12, 90.0, 100.0);
-        assert_eq!(Bound::of(&row, COPY.percent_of_copy(&row), 100.0, &[]).kind(), "memory latency");
+        assert_eq!(Bound::of(COPY.reading(&row, 100.0, &[])).kind(), "memory latency");
         row.barrier_stalls_per_issue = Some(5.0);
-        assert_eq!(Bound::of(&row, COPY.percent_of_copy(&row), 100.0, &[]).kind(), "barriers");
-        assert_eq!(Bound::of(&Counters::default(), None, 100.0, &[]), Bound::Unclear);
+        assert_eq!(Bound::of(COPY.reading(&row, 100.0, &[])).kind(), "barriers");
+        assert_eq!(
+            Bound::of(Reading {
+                counters: &Counters::default(),
+                percent_of_copy: None,
+                theoretical: 100.0,
+                limiters: &[]
+            }),
+            Bound::Unclear
+        );
     }
 
     fn reading<'a>(counters: &'a Counters, limiters: &'a [Limiter], theoretical: f64) -> Reading<'a> {
-        Reading { counters, percent_of_copy: COPY.percent_of_copy(counters), theoretical, limiters }
+        COPY.reading(counters, theoretical, limiters)
     }
 
     #[test]

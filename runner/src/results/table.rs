@@ -253,7 +253,7 @@ fn counter_sentences(sweep: &Sweep) -> Vec<String> {
         lines.push(format!("Bound: the best row, {}, has no counters.", configuration_phrase(best)));
         return lines;
     };
-    let bound = Bound::of(winner.counters, winner.percent_of_copy, winner.theoretical, winner.limiters);
+    let bound = Bound::of(winner);
     lines.push(format!("Bound: the best row, {}, by {}.", configuration_phrase(best), bound.phrase()));
     // Each row short of the near-best fraction (95 percent): what its counters read lower than the best
     // row's, where they do.
@@ -272,12 +272,7 @@ fn counter_sentences(sweep: &Sweep) -> Vec<String> {
 
 /// A row's counters with what the rules of [`Bound`] and [`Loss`] read beside them.
 fn reading_of<'a>(sweep: &Sweep, run: &CountersRun, row: &'a Row) -> Option<Reading<'a>> {
-    row.counters.as_ref().map(|counters| Reading {
-        counters,
-        percent_of_copy: run.percent_of_copy(counters),
-        theoretical: sweep.occupancy_percent(row),
-        limiters: &row.limiters,
-    })
+    row.counters.as_ref().map(|counters| run.reading(counters, sweep.occupancy_percent(row), &row.limiters))
 }
 
 /// The sentences on a sweep's sensors ([`Summary::sensors`]).

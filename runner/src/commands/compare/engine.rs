@@ -36,9 +36,7 @@ pub struct Cell {
     pub kernel: KernelRef,
     /// The driver's blocks/SM for it at this block size.
     pub blocks_per_sm: u32,
-    /// Blocks in its grid: one full wave.
-    pub grid_blocks: u32,
-    /// Its grid's shape.
+    /// Its grid: one full wave.
     pub grid: GridShape,
     /// Milliseconds of each round's launch, in round order.
     pub round_ms: Vec<f32>,
@@ -47,6 +45,11 @@ pub struct Cell {
 }
 
 impl Cell {
+    /// Blocks in its grid.
+    pub fn grid_blocks(&self) -> u32 {
+        self.grid.blocks_within_u32()
+    }
+
     /// The median of its rounds' milliseconds.
     pub fn median_ms(&self) -> f64 {
         RunStats::of(&self.round_ms).median
@@ -189,7 +192,6 @@ pub fn run(
             let label = kernel.module.label;
             gpu.select_kernel(kernel)?;
             let (blocks_per_sm, grid) = one_wave(gpu, workload, block)?;
-            let grid_blocks = grid.blocks_within_u32();
             // One checked launch per kernel and block size; the timed rounds come after.
             let check = Timing::launch(0, 1);
             let Checked { mismatch, .. } = checked::measure(
@@ -213,7 +215,6 @@ pub fn run(
             cells.push(Cell {
                 kernel,
                 blocks_per_sm,
-                grid_blocks,
                 grid,
                 round_ms: Vec::with_capacity(rounds as usize),
                 counters: None,
@@ -246,11 +247,10 @@ pub fn run(
 /// `kernel`'s blocks per SM at `block` with `workload`'s shared memory, and its one-wave grid:
 /// the grid each cell launches (the selected kernel's occupancy decides it).
 fn one_wave(gpu: &mut dyn Gpu, workload: &dyn Workload, block: BlockShape) -> Result<(u32, GridShape)> {
-    let limits = gpu.limits().clone();
     let blocks_per_sm = gpu.blocks_per_sm(block.threads(), workload.dynamic_shared_memory(block))?;
     let grid = GridPolicy::OneWave.grid_for(
         blocks_per_sm,
-        limits.multiprocessors,
+        gpu.limits().multiprocessors,
         workload.pass().item_count(),
         workload.domain(),
         block,
@@ -364,7 +364,7 @@ mod tests {
         assert_eq!(row.threads_per_block, 256);
         assert_eq!(row.cell(KERNELS[0]).round_ms.len(), 4);
         assert_eq!(row.cell(KERNELS[1]).median_ms(), f64::from(0.2f32 * 0.5));
-        assert_eq!(row.cell(KERNELS[0]).grid_blocks, 1, "256 values need one block of 256");
+        assert_eq!(row.cell(KERNELS[0]).grid_blocks(), 1, "256 values need one block of 256");
         assert_eq!(round_ratios(row, KERNELS[2], KERNELS[1]), [4.0; 4]);
         assert_eq!(result.kernels.len(), 3);
         assert_eq!(result.baseline, KERNELS[1]);

@@ -24,6 +24,7 @@ use crate::measure::profiler::Launched;
 use crate::measure::supervision::supervise::Supervision;
 use crate::model::block_shape::BlockShape;
 use crate::model::counters::Bound;
+use crate::model::occupancy::{occupancy_percent, warps_per_block};
 use crate::model::ptx_facts::{BuildFacts, PtxFacts, likeliest_cause};
 use crate::model::stats::{median, quantile};
 use crate::results::export::Format;
@@ -316,7 +317,6 @@ fn counters_lines(result: &Comparison) -> String {
         })
     });
     let mut text = format!("\n{line}\n") + &table::counters_table(run, &["thr/blk", "build"], records);
-    let max_warps = f64::from(result.limits.max_warps_per_sm());
     for compared in &result.kernels {
         let fastest = result
             .rows
@@ -325,9 +325,9 @@ fn counters_lines(result: &Comparison) -> String {
             .min_by(|a, b| a.1.median_ms().total_cmp(&b.1.median_ms()));
         let Some((row, cell)) = fastest else { continue };
         let Some(counters) = &cell.counters else { continue };
-        let theoretical =
-            f64::from(cell.blocks_per_sm * row.threads_per_block.div_ceil(32)) / max_warps * 100.0;
-        let bound = Bound::of(counters, run.percent_of_copy(counters), theoretical, &[]);
+        let resident_warps = cell.blocks_per_sm * warps_per_block(row.threads_per_block);
+        let theoretical = occupancy_percent(resident_warps, result.limits.max_warps_per_sm());
+        let bound = Bound::of(run.reading(counters, theoretical, &[]));
         text += &format!(
             "Bound: {}'s fastest row, {}, by {}.\n",
             compared.kernel.module.label,
@@ -474,7 +474,6 @@ mod tests {
         let cell = |module: EmbeddedPtx, round_ms: &[f32]| Cell {
             kernel: module.kernel("stencil3"),
             blocks_per_sm: 8,
-            grid_blocks: 1056,
             grid: "1056".parse().unwrap(),
             round_ms: round_ms.to_vec(),
             counters: None,

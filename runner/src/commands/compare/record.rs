@@ -117,7 +117,7 @@ pub(crate) fn json(result: &Comparison, gaps: &str, command: &str) -> serde_json
                     .map(|cell| Cell {
                         build: cell.kernel.module.label,
                         blocks_per_sm: cell.blocks_per_sm,
-                        grid_blocks: cell.grid_blocks,
+                        grid_blocks: cell.grid_blocks(),
                         median_ms: cell.median_ms(),
                         gigabytes_per_second: result.gigabytes_per_second(cell.median_ms()),
                         round_ms: &cell.round_ms,

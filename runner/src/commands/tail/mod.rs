@@ -22,6 +22,7 @@ use crate::measure::sampling::timing::Timing;
 use crate::measure::supervision::supervise::Supervision;
 use crate::model::block_shape::BlockShape;
 use crate::model::counters::Bound;
+use crate::model::occupancy::{occupancy_percent, warps_per_block};
 use crate::results::table;
 
 /// The grids `waves` may ask for: each above 0 and at most 1000 waves.
@@ -211,15 +212,14 @@ fn counters_lines(result: &Tail) -> String {
         .iter()
         .map(|row| (vec![format!("{:.2}", row.actual_waves), row.grid.to_string()], row.counters.as_ref()));
     let mut text = format!("\n{line}\n") + &table::counters_table(run, &["waves", "grid"], records);
-    let theoretical = f64::from(result.blocks_per_sm * result.threads_per_block.div_ceil(32))
-        / f64::from(result.limits.max_warps_per_sm())
-        * 100.0;
+    let resident_warps = result.blocks_per_sm * warps_per_block(result.threads_per_block);
+    let theoretical = occupancy_percent(resident_warps, result.limits.max_warps_per_sm());
     let bounds: Vec<(String, Bound)> = result
         .rows
         .iter()
         .filter_map(|row| {
             let counters = row.counters.as_ref()?;
-            let bound = Bound::of(counters, run.percent_of_copy(counters), theoretical, &[]);
+            let bound = Bound::of(run.reading(counters, theoretical, &[]));
             Some((format!("{:.2} waves ({})", row.actual_waves, row.grid), bound))
         })
         .collect();

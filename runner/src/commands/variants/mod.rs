@@ -27,6 +27,7 @@ use crate::model::block_shape::{BlockShape, GridShape};
 use crate::model::counters::Bound;
 use crate::model::frame_size;
 use crate::model::grid::GridPolicy;
+use crate::model::occupancy::{occupancy_percent, warps_per_block};
 use crate::results::table;
 
 /// The modules `variants` measures a kernel in: its own, and its first twin.
@@ -274,13 +275,12 @@ fn counters_lines(result: &Variants) -> String {
     });
     let mut text =
         format!("\n{line}\n") + &table::counters_table(run, &["compiler", "variant", "thr/blk"], records);
-    let max_warps = f64::from(result.limits.max_warps_per_sm());
     for compiler in result.compilers() {
         let Some(best) = result.fastest(Some(compiler)) else { continue };
         let Some(counters) = &best.counters else { continue };
-        let theoretical =
-            f64::from(best.blocks_per_sm * best.threads_per_block.div_ceil(32)) / max_warps * 100.0;
-        let bound = Bound::of(counters, run.percent_of_copy(counters), theoretical, &[]);
+        let resident_warps = best.blocks_per_sm * warps_per_block(best.threads_per_block);
+        let theoretical = occupancy_percent(resident_warps, result.limits.max_warps_per_sm());
+        let bound = Bound::of(run.reading(counters, theoretical, &[]));
         text += &format!(
             "Bound: {compiler}'s fastest row, {} at {} threads per block, by {}.\n",
             best.candidate.name,
