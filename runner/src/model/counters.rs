@@ -238,25 +238,22 @@ impl Loss {
         }
     }
 
-    /// The loss in words, with the readings that decided it against the best row's.
-    pub fn phrase(&self) -> String {
+    /// The loss in words, with the readings that decided it against those of the faster row,
+    /// read as `whose` ("the best row's", "nvcc's").
+    pub fn phrase(&self, whose: &str) -> String {
         match self {
             Self::Lanes { efficiency, best } => {
-                format!(
-                    "idle lanes or divergence, warp execution efficiency {efficiency:.0}% against the best row's {best:.0}%"
-                )
+                format!("idle lanes or divergence, warp execution efficiency {efficiency:.0}% against {whose} {best:.0}%")
             }
             Self::Occupancy { achieved, theoretical, limiters, best } => {
                 let by = match limiters.is_empty() {
                     true => String::new(),
                     false => format!(", bound by {}", limiter_words(limiters)),
                 };
-                format!(
-                    "occupancy, {achieved:.0}% achieved of {theoretical:.0}% theoretical{by}, against the best row's {best:.0}%"
-                )
+                format!("occupancy, {achieved:.0}% achieved of {theoretical:.0}% theoretical{by}, against {whose} {best:.0}%")
             }
             Self::Bandwidth { percent, best } => {
-                format!("less bandwidth, DRAM at {percent:.0}% of the copy against the best row's {best:.0}%")
+                format!("less bandwidth, DRAM at {percent:.0}% of the copy against {whose} {best:.0}%")
             }
         }
     }
@@ -339,20 +336,20 @@ mod tests {
         let sixteen = counters(1.8e12, 48.0, 50.0);
         let loss = Loss::against(reading(&sixteen, &[Limiter::Blocks], 50.0), best).unwrap();
         assert_eq!(
-            loss.phrase(),
+            loss.phrase("the best row's"),
             "idle lanes or divergence, warp execution efficiency 50% against the best row's 100%"
         );
         // 768 threads: two blocks an SM, 75 percent theoretical.
         let seven_sixty_eight = counters(3.4e12, 71.0, 100.0);
         let loss = Loss::against(reading(&seven_sixty_eight, &[Limiter::Warps], 75.0), best).unwrap();
         assert_eq!(
-            loss.phrase(),
+            loss.phrase("the best row's"),
             "occupancy, 71% achieved of 75% theoretical, bound by warps per SM, against the best row's 94%"
         );
         // A partial last wave: full occupancy, less bandwidth.
         let tail = counters(2.8e12, 90.0, 100.0);
         let loss = Loss::against(reading(&tail, &[], 100.0), best).unwrap();
-        assert_eq!(loss.phrase(), "less bandwidth, DRAM at 70% of the copy against the best row's 90%");
+        assert_eq!(loss.phrase("nvcc's"), "less bandwidth, DRAM at 70% of the copy against nvcc's 90%");
         // Counters as the best row's: nothing to say.
         let alike = counters(3.5e12, 93.0, 100.0);
         assert_eq!(Loss::against(reading(&alike, &[], 100.0), best), None);

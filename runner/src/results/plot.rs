@@ -1,6 +1,7 @@
 /*!
 `--plot FILE.svg`: effective bandwidth against block size, with each row's min-max range as a
-whisker, occupancy on a second axis, and the fastest row marked.
+whisker, occupancy on a second axis, and the fastest row marked; and the HTML report's chart of
+the hardware counters (`--counters`), each row's readings as percentages of their ceilings.
 */
 
 use crate::measure::sampling::timing::Timing;
@@ -229,6 +230,133 @@ fn draw(chart_data: &Chart, root: &Area<'_>) -> Result<(), Box<dyn std::error::E
         .border_style(BLACK)
         .draw()?;
     Ok(())
+}
+
+/// The counters' chart: one point per measured row that has counters, its readings in percent.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct CountersChart {
+    /// The caption: GPU, kernel, the copy the DRAM rates are a percentage of.
+    pub title: String,
+    /// The x axis' description.
+    pub x_desc: String,
+    /// Each drawn row's x label.
+    pub labels: Vec<String>,
+    /// Each series' name and its value at each drawn row (`None`: not read there).
+    pub series: Vec<(&'static str, Vec<Option<f64>>)>,
+    /// The fastest row's index among the drawn, where it has counters.
+    pub best: Option<usize>,
+}
+
+impl CountersChart {
+    /// The chart of a record's counters: DRAM as a percentage of the copy measured in the same
+    /// run (the measured ceiling), achieved and theoretical occupancy, warp execution
+    /// efficiency and the L2 hit rate, against block size. `None` where no row has counters.
+    pub fn of(record: &SweepRecord) -> Option<Self> {
+        let run = record.counters.as_ref()?;
+        let drawn: Vec<&RowRecord> =
+            record.measured_rows().filter(|row| row.counters.is_some()).collect();
+        if drawn.is_empty() {
+            return None;
+        }
+        let finite = |value: Option<f64>| value.filter(|value| value.is_finite());
+        let series_of = |read: &dyn Fn(&RowRecord) -> Option<f64>| {
+            drawn.iter().map(|row| finite(read(row))).collect::<Vec<_>>()
+        };
+        let counters = |row: &RowRecord| row.counters.unwrap_or_default();
+        let series = vec![
+            ("DRAM, % of the copy", series_of(&|row| run.percent_of_copy(&counters(row)))),
+            ("achieved occupancy, %", series_of(&|row| counters(row).achieved_occupancy_percent)),
+            ("theoretical occupancy, %", series_of(&|row| Some(row.occupancy_percent))),
+            ("warp execution efficiency, %", series_of(&|row| counters(row).warp_efficiency_percent)),
+            ("L2 hit rate, %", series_of(&|row| counters(row).l2_hit_percent)),
+        ];
+        let fastest = record.fastest();
+        let best = fastest.and_then(|fastest| drawn.iter().position(|row| std::ptr::eq(*row, fastest)));
+        let copy = run
+            .copy_bytes_per_second
+            .map_or_else(|| "no copy measured".to_string(), |copy| format!("the copy at {:.0} GB/s", copy / 1e9));
+        Some(Self {
+            title: format!("{}: {}, hardware counters ({copy})", record.device.name, record.workload.kernel),
+            x_desc: x_desc(&record.axes),
+            labels: drawn.iter().map(|row| label(row.shape(), &row.axes)).collect(),
+            series,
+            best,
+        })
+    }
+
+    /// Renders the chart as an SVG document.
+    pub fn render(&self) -> Result<String> {
+        let mut text = String::new();
+        {
+            let root = SVGBackend::with_string(&mut text, (WIDTH, HEIGHT)).into_drawing_area();
+            self.draw(&root).map_err(|error| anyhow!("drawing the counters' chart: {error}"))?;
+            root.present().map_err(|error| anyhow!("drawing the counters' chart: {error}"))?;
+        }
+        Ok(text)
+    }
+
+    fn draw(&self, root: &Area<'_>) -> Result<(), Box<dyn std::error::Error>> {
+        root.fill(&WHITE)?;
+        let labels = &self.labels;
+        let count = labels.len();
+        // A reading can pass 100 (DRAM above the copy): the axis grows to show it, with room
+        // above the lines for the legend.
+        let top = self.series.iter().flat_map(|(_, values)| values.iter().flatten()).fold(100.0, |a: f64, &b| a.max(b));
+        let mut chart = ChartBuilder::on(root)
+            .caption(&self.title, ("sans-serif", 20))
+            .margin(16)
+            .x_label_area_size(48)
+            .y_label_area_size(64)
+            .build_cartesian_2d(-0.5..(count as f64 - 0.5), 0.0..top * 1.4)?;
+        chart
+            .configure_mesh()
+            .disable_x_mesh()
+            .x_labels(count)
+            .x_label_formatter(&|x| {
+                let index = x.round();
+                if (x - index).abs() < 1e-6 && index >= 0.0 {
+                    labels.get(index as usize).cloned().unwrap_or_default()
+                } else {
+                    String::new()
+                }
+            })
+            .x_desc(&self.x_desc)
+            .y_desc("percent")
+            .y_label_formatter(&|y| format!("{y:.0}"))
+            .draw()?;
+        let colors = [
+            RGBColor(31, 119, 180),
+            RGBColor(255, 127, 14),
+            RGBColor(255, 187, 120),
+            RGBColor(44, 160, 44),
+            RGBColor(148, 103, 189),
+        ];
+        for ((name, values), color) in self.series.iter().zip(colors) {
+            let points: Vec<(f64, f64)> =
+                values.iter().enumerate().filter_map(|(i, value)| value.map(|value| (i as f64, value))).collect();
+            // The theoretical occupancy is the model's, drawn thin: the others are readings.
+            let width = if name.starts_with("theoretical") { 1 } else { 2 };
+            chart
+                .draw_series(LineSeries::new(points.iter().copied(), color.stroke_width(width)))?
+                .label(*name)
+                .legend(move |(x, y)| PathElement::new(vec![(x - 8, y), (x + 8, y)], color.stroke_width(2)));
+            chart.draw_series(points.iter().map(|&at| Circle::new(at, 3, color.filled())))?;
+        }
+        if let Some(index) = self.best {
+            let at = (index as f64, self.series[0].1[index].unwrap_or(0.0));
+            chart
+                .draw_series(std::iter::once(TriangleMarker::new(at, 10, RED.filled())))?
+                .label(format!("fastest: {}", labels[index]))
+                .legend(|(x, y)| TriangleMarker::new((x, y), 6, RED.filled()));
+        }
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperRight)
+            .background_style(WHITE.mix(0.8))
+            .border_style(BLACK)
+            .draw()?;
+        Ok(())
+    }
 }
 
 #[cfg(test)]

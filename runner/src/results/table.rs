@@ -263,7 +263,7 @@ fn counter_sentences(sweep: &Sweep) -> Vec<String> {
                 "  {} ({:.2} of the best): {}.",
                 configuration_phrase(row),
                 sweep.fraction_of_best(row),
-                loss.phrase()
+                loss.phrase("the best row's")
             ));
         }
     }

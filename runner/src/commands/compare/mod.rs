@@ -8,7 +8,7 @@ against the baseline (the first of them).
 pub mod engine;
 mod record;
 
-use self::engine::{Compared, Comparison, round_ratios};
+use self::engine::{Cell, CompareRow, Compared, Comparison, round_ratios};
 use crate::commands::counters;
 use crate::commands::session;
 use crate::commands::settings::{DeviceChoice, Settings};
@@ -23,12 +23,13 @@ use crate::measure::gpu::ptx::{KernelRef, entry_params};
 use crate::measure::profiler::Launched;
 use crate::measure::supervision::supervise::Supervision;
 use crate::model::block_shape::BlockShape;
-use crate::model::counters::Bound;
+use crate::model::counters::{Bound, CountersRun, Loss, Reading};
 use crate::model::occupancy::{occupancy_percent, warps_per_block};
 use crate::model::ptx_facts::{BuildFacts, PtxFacts, likeliest_cause};
 use crate::model::stats::{median, quantile};
 use crate::results::export::Format;
 use crate::results::table;
+use crate::search::sweep::NEAR_BEST_FRACTION;
 
 /// The most rounds `compare` times (`--rounds`), as many as `--runs` may ask of a sweep.
 const MAX_ROUNDS: u32 = 1_000_000;
@@ -303,8 +304,11 @@ pub fn render(result: &Comparison) -> String {
     text + &counters_lines(result)
 }
 
-/// With `--counters`: the counters of each build at each block size, a row each, and what bound
-/// each build's fastest row (the rules of [`Bound`]); empty without.
+/// With `--counters`: the counters of each build at each block size, a row each; what bound
+/// each build's fastest row (the rules of [`Bound`]) and, under it, what each of that build's
+/// rows short of 95 percent of it read lower (the rules of [`Loss`]); then, at each block size
+/// where one build is more than 2 percent slower than another ([`gap_rows`]), what its counters
+/// read lower than the faster build's, or that they read alike. Empty without `--counters`.
 fn counters_lines(result: &Comparison) -> String {
     let Some(run) = &result.counters else { return String::new() };
     let line = match table::counters_line(run, "each build at each block size", "the rounds") {
@@ -317,23 +321,54 @@ fn counters_lines(result: &Comparison) -> String {
         })
     });
     let mut text = format!("\n{line}\n") + &table::counters_table(run, &["thr/blk", "build"], records);
+    let reading = |row: &CompareRow, cell| reading_of(result, run, row, cell);
     for compared in &result.kernels {
+        let label = compared.kernel.module.label;
         let fastest = result
             .rows
             .iter()
             .map(|row| (row, row.cell(compared.kernel)))
             .min_by(|a, b| a.1.median_ms().total_cmp(&b.1.median_ms()));
-        let Some((row, cell)) = fastest else { continue };
-        let Some(counters) = &cell.counters else { continue };
-        let resident_warps = cell.blocks_per_sm * warps_per_block(row.threads_per_block);
-        let theoretical = occupancy_percent(resident_warps, result.limits.max_warps_per_sm());
-        let bound = Bound::of(run.reading(counters, theoretical, &[]));
+        let Some((best_row, best_cell)) = fastest else { continue };
+        let Some((best, best_ms)) = reading(best_row, best_cell) else { continue };
         text += &format!(
-            "Bound: {}'s fastest row, {}, by {}.\n",
-            compared.kernel.module.label,
-            row.block.in_words(),
-            bound.phrase()
+            "Bound: {label}'s fastest row, {}, by {}.\n",
+            best_row.block.in_words(),
+            Bound::of(best).phrase()
         );
+        for row in &result.rows {
+            let Some((slower, ms)) = reading(row, row.cell(compared.kernel)) else { continue };
+            let fraction = best_ms / ms;
+            if fraction >= NEAR_BEST_FRACTION {
+                continue;
+            }
+            if let Some(loss) = Loss::against(slower, best) {
+                text += &format!(
+                    "  {} ({fraction:.2} of {label}'s fastest): {}.\n",
+                    row.block.in_words(),
+                    loss.phrase("the fastest row's")
+                );
+            }
+        }
+    }
+    for slow in &result.kernels {
+        for fast in result.kernels.iter().filter(|fast| fast.kernel != slow.kernel) {
+            let (slow_label, fast_label) = (slow.kernel.module.label, fast.kernel.module.label);
+            for (row, ratio) in gap_rows(result, slow.kernel, fast.kernel) {
+                let pair = reading(row, row.cell(slow.kernel)).zip(reading(row, row.cell(fast.kernel)));
+                let Some(((slower, _), (faster, _))) = pair else { continue };
+                let why = match Loss::against(slower, faster) {
+                    Some(loss) => loss.phrase(&format!("{fast_label}'s")),
+                    None => format!(
+                        "its counters read as {fast_label}'s: the difference is in the instructions each executes (the builds' facts above)"
+                    ),
+                };
+                text += &format!(
+                    "{slow_label} at {}, {ratio:.3} times {fast_label}'s time: {why}.\n",
+                    row.block.in_words()
+                );
+            }
+        }
     }
     text
 }
@@ -341,7 +376,8 @@ fn counters_lines(result: &Comparison) -> String {
 /// The rows at which one build is more than this much slower than another (the median of the
 /// rounds' ratios), in at least three rounds of four (the ratios' 25th percentile above 1), get a
 /// line naming the likeliest cause: a median over 1.02 whose rounds scatter across 1 is noise.
-const GAP: f64 = 1.02;
+/// `variants` holds a variant's best rows under two compilers to the same ratio.
+pub(crate) const GAP: f64 = 1.02;
 
 /// What each build's PTX and the driver say of it, one row a build: its PTX instructions,
 /// barriers, loops, branches on the thread index over a barrier, the width of its shared-memory
@@ -402,17 +438,35 @@ fn gap_lines(result: &Comparison) -> String {
     text
 }
 
+/// A cell's counters as the rules of [`Bound`] and [`Loss`] read them, with its median time.
+fn reading_of<'a>(
+    result: &Comparison,
+    run: &CountersRun,
+    row: &CompareRow,
+    cell: &'a Cell,
+) -> Option<(Reading<'a>, f64)> {
+    let resident_warps = cell.blocks_per_sm * warps_per_block(row.threads_per_block);
+    let theoretical = occupancy_percent(resident_warps, result.limits.max_warps_per_sm());
+    cell.counters.as_ref().map(|counters| (run.reading(counters, theoretical, &[]), cell.median_ms()))
+}
+
+/// The rows at which `slow` is more than [`GAP`] slower than `fast` (the median of the rounds'
+/// ratios, as printed, and three rounds of four), each with that median.
+fn gap_rows(result: &Comparison, slow: KernelRef, fast: KernelRef) -> impl Iterator<Item = (&CompareRow, f64)> {
+    result.rows.iter().filter_map(move |row| {
+        let ratios = round_ratios(row, slow, fast);
+        let ratio = median(&ratios);
+        // As printed, to three places: a row shown at 1.020 is not above 1.02.
+        let over = (ratio * 1000.0).round() / 1000.0 > GAP && quantile(&ratios, 0.25) > 1.0;
+        over.then_some((row, ratio))
+    })
+}
+
 /// [`gap_lines`]' lines for `slow` against `fast`, each a build and its PTX's facts.
 fn gap_line(result: &Comparison, slow: (&Compared, PtxFacts), fast: (&Compared, PtxFacts)) -> String {
     // The rows grouped by the cause named at each, with the largest ratio among them.
     let mut causes: Vec<(Option<String>, Vec<String>, f64)> = Vec::new();
-    for row in &result.rows {
-        let ratios = round_ratios(row, slow.0.kernel, fast.0.kernel);
-        let ratio = median(&ratios);
-        // As printed, to three places: a row shown at 1.020 is not above 1.02.
-        if (ratio * 1000.0).round() / 1000.0 <= GAP || quantile(&ratios, 0.25) <= 1.0 {
-            continue;
-        }
+    for (row, ratio) in gap_rows(result, slow.0.kernel, fast.0.kernel) {
         let build = |(compared, ptx): (&Compared, PtxFacts)| BuildFacts {
             label: compared.kernel.module.label,
             ptx,
@@ -456,6 +510,7 @@ mod tests {
     use crate::measure::gpu::mock::MockGpu;
     use crate::measure::gpu::ptx::EmbeddedPtx;
     use crate::model::block_shape::BlockShape;
+    use crate::model::counters::{Counters, CountersRun};
     use crate::model::frame_size::FrameSize;
     use crate::model::limits::KernelResources;
     use crate::model::pass::Pass;
@@ -519,5 +574,50 @@ mod tests {
         assert_eq!(scattered, "");
         // At most 1.02 at the median: no line, however steady.
         assert_eq!(super::gap_lines(&comparison(&[1.02; 8], &nvcc)), "");
+    }
+
+    /// Counters reading `dram` GB/s, `occupancy` and `warp` percent.
+    fn counters(dram: f64, occupancy: f64, warp: f64) -> Option<Counters> {
+        Some(Counters {
+            dram_bytes_per_second: Some(dram * 1e9),
+            achieved_occupancy_percent: Some(occupancy),
+            warp_efficiency_percent: Some(warp),
+            ..Counters::default()
+        })
+    }
+
+    #[test]
+    fn counters_say_what_bound_each_builds_fastest_row_its_slower_rows_loss_and_each_gaps_reason() {
+        let mut result = comparison(&[1.05; 8], &[1.0; 8]);
+        // At 32 threads both builds about twice as slow: a quarter of the occupancy.
+        let mut small = result.rows[0].clone();
+        small.threads_per_block = 32;
+        small.block = BlockShape::linear(32);
+        for cell in &mut small.cells {
+            cell.round_ms = vec![2.1; 8];
+            cell.blocks_per_sm = 16;
+            cell.counters = counters(1800.0, 24.0, 100.0);
+        }
+        result.rows.insert(0, small);
+        // At 256 threads the split loop idles lanes: its warp efficiency 80 of nvcc's 97.
+        result.rows[1].cells[0].counters = counters(3400.0, 95.0, 80.0);
+        result.rows[1].cells[1].counters = counters(3600.0, 95.0, 97.0);
+        result.counters = Some(CountersRun {
+            copy_bytes_per_second: Some(4e12),
+            profiler: Some("Nsight Compute 2099.1".into()),
+            unavailable: None,
+        });
+        let text = super::counters_lines(&result);
+        assert!(text.contains("Bound: cuda_builder's fastest row, 256 threads per block, by DRAM bandwidth, at 85% of the copy.\n"), "{text}");
+        assert!(text.contains("Bound: nvcc's fastest row, 256 threads per block, by DRAM bandwidth, at 90% of the copy.\n"), "{text}");
+        assert!(text.contains("  32 threads per block (0.50 of cuda_builder's fastest): occupancy, 24% achieved of 25% theoretical, against the fastest row's 95%.\n"), "{text}");
+        assert!(text.contains("  32 threads per block (0.48 of nvcc's fastest): occupancy"), "{text}");
+        assert!(text.contains("cuda_builder at 256 threads per block, 1.050 times nvcc's time: idle lanes or divergence, warp execution efficiency 80% against nvcc's 97%.\n"), "{text}");
+        // nvcc is nowhere slower: no line of it against cuda_builder.
+        assert!(!text.contains("nvcc at 256"), "{text}");
+        // The same gap with counters alike: the difference is in the instructions.
+        result.rows[1].cells[0].counters = result.rows[1].cells[1].counters;
+        let text = super::counters_lines(&result);
+        assert!(text.contains("cuda_builder at 256 threads per block, 1.050 times nvcc's time: its counters read as nvcc's: the difference is in the instructions each executes (the builds' facts above).\n"), "{text}");
     }
 }

@@ -8,7 +8,7 @@ first twin (Rust beside CUDA C++), against a device-to-device copy of the same b
 pub mod engine;
 
 use self::engine::{Candidate, VariantRow, Variants};
-use crate::commands::compare::one_device;
+use crate::commands::compare::{GAP, one_device};
 use crate::commands::counters;
 use crate::commands::session;
 use crate::commands::settings::Settings;
@@ -24,11 +24,12 @@ use crate::measure::sampling::timing::Timing;
 use crate::measure::supervision::progress::WithProgress;
 use crate::measure::supervision::supervise::Supervision;
 use crate::model::block_shape::{BlockShape, GridShape};
-use crate::model::counters::Bound;
+use crate::model::counters::{Bound, CountersRun, Loss, Reading};
 use crate::model::frame_size;
 use crate::model::grid::GridPolicy;
 use crate::model::occupancy::{occupancy_percent, warps_per_block};
 use crate::results::table;
+use crate::search::sweep::NEAR_BEST_FRACTION;
 
 /// The modules `variants` measures a kernel in: its own, and its first twin.
 fn modules(kernel: &Kernel) -> Vec<EmbeddedPtx> {
@@ -258,8 +259,11 @@ pub fn render(result: &Variants) -> String {
     text + &counters_lines(result)
 }
 
-/// With `--counters`: each row's counters, a row each, and what bound each compiler's fastest
-/// row (the rules of [`Bound`]); empty without.
+/// With `--counters`: each row's counters, a row each; what bound each compiler's fastest row
+/// (the rules of [`Bound`]) and, under it, what each variant's best row short of 95 percent of it
+/// read lower (the rules of [`Loss`]); then, for each variant whose best row under one compiler is
+/// more than 2 percent slower than under another, what its counters read lower, or that they
+/// read alike. Empty without `--counters`.
 fn counters_lines(result: &Variants) -> String {
     let Some(run) = &result.counters else { return String::new() };
     let line = match table::counters_line(run, "each row", "the timed samples") {
@@ -275,20 +279,68 @@ fn counters_lines(result: &Variants) -> String {
     });
     let mut text =
         format!("\n{line}\n") + &table::counters_table(run, &["compiler", "variant", "thr/blk"], records);
-    for compiler in result.compilers() {
-        let Some(best) = result.fastest(Some(compiler)) else { continue };
-        let Some(counters) = &best.counters else { continue };
-        let resident_warps = best.blocks_per_sm * warps_per_block(best.threads_per_block);
-        let theoretical = occupancy_percent(resident_warps, result.limits.max_warps_per_sm());
-        let bound = Bound::of(run.reading(counters, theoretical, &[]));
+    let reading = |row| reading_of(result, run, row);
+    let compilers = result.compilers();
+    for compiler in &compilers {
+        let Some(best_row) = result.fastest(Some(compiler)) else { continue };
+        let Some(best) = reading(best_row) else { continue };
         text += &format!(
             "Bound: {compiler}'s fastest row, {} at {} threads per block, by {}.\n",
-            best.candidate.name,
-            best.threads_per_block,
-            bound.phrase()
+            best_row.candidate.name,
+            best_row.threads_per_block,
+            Bound::of(best).phrase()
         );
+        for candidate in result.candidates.iter().filter(|candidate| candidate.compiler == *compiler) {
+            let Some(row) = result.fastest_of(candidate) else { continue };
+            let fraction = best_row.stats.median / row.stats.median;
+            if fraction >= NEAR_BEST_FRACTION {
+                continue;
+            }
+            if let Some(loss) = reading(row).and_then(|slower| Loss::against(slower, best)) {
+                text += &format!(
+                    "  {} at {} threads per block ({fraction:.2} of {compiler}'s fastest): {}.\n",
+                    candidate.name,
+                    row.threads_per_block,
+                    loss.phrase("the fastest row's")
+                );
+            }
+        }
+    }
+    // Each variant's best row under each compiler against its best under every other.
+    for slow_compiler in &compilers {
+        for fast_compiler in compilers.iter().filter(|fast| *fast != slow_compiler) {
+            for candidate in result.candidates.iter().filter(|candidate| candidate.compiler == *slow_compiler) {
+                let Some(other) = result.candidate(fast_compiler, &candidate.name) else { continue };
+                let (Some(slow), Some(fast)) = (result.fastest_of(candidate), result.fastest_of(other)) else {
+                    continue;
+                };
+                let ratio = slow.stats.median / fast.stats.median;
+                if (ratio * 1000.0).round() / 1000.0 <= GAP {
+                    continue;
+                }
+                let Some((slower, faster)) = reading(slow).zip(reading(fast)) else { continue };
+                let why = match Loss::against(slower, faster) {
+                    Some(loss) => loss.phrase(&format!("{fast_compiler}'s")),
+                    None => format!(
+                        "its counters read as {fast_compiler}'s: the difference is in the instructions each executes"
+                    ),
+                };
+                text += &format!(
+                    "{slow_compiler} {} at its best, {} threads per block, {ratio:.3} times {fast_compiler}'s best time: {why}.\n",
+                    candidate.name, slow.threads_per_block
+                );
+            }
+        }
     }
     text
+}
+
+/// A row's counters as the rules of [`Bound`] and [`Loss`] read them.
+fn reading_of<'a>(result: &Variants, run: &CountersRun, row: &'a VariantRow) -> Option<Reading<'a>> {
+    let counters = row.counters.as_ref()?;
+    let resident_warps = row.blocks_per_sm * warps_per_block(row.threads_per_block);
+    let theoretical = occupancy_percent(resident_warps, result.limits.max_warps_per_sm());
+    Some(run.reading(counters, theoretical, &[]))
 }
 
 /// Standard error of a `variants` run.
@@ -296,4 +348,89 @@ pub fn render_stderr(result: &Variants) -> String {
     let labelled: Vec<String> =
         result.failures.iter().map(|(label, failure)| format!("{label}: {failure}")).collect();
     table::failure_lines(&labelled, "the table above is not a measurement of these kernels")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::engine::{Candidate, VariantRow, Variants};
+    use crate::measure::gpu::mock::MockGpu;
+    use crate::measure::gpu::ptx::EmbeddedPtx;
+    use crate::measure::sampling::timing::Timing;
+    use crate::model::counters::{Counters, CountersRun};
+    use crate::model::frame_size::FrameSize;
+    use crate::model::pass::Pass;
+    use crate::model::stats::RunStats;
+
+    const MODULE: EmbeddedPtx = EmbeddedPtx::user("nvcc", "");
+
+    fn candidate(compiler: &str, name: &str) -> Candidate {
+        Candidate {
+            compiler: compiler.into(),
+            name: name.into(),
+            index: 0,
+            items_per_thread: 1,
+            kernel: MODULE.kernel("grayscale"),
+        }
+    }
+
+    /// A row of `compiler`'s `name` at 256 threads, 8 blocks an SM, taking `ms`, its counters
+    /// reading `dram` GB/s, `occupancy` and `warp` percent.
+    fn row(compiler: &str, name: &str, ms: f64, dram: f64, occupancy: f64, warp: f64) -> VariantRow {
+        VariantRow {
+            candidate: candidate(compiler, name),
+            registers_per_thread: 16,
+            threads_per_block: 256,
+            shared_memory: 0,
+            blocks_per_sm: 8,
+            grid_blocks: 1056,
+            stats: RunStats { median: ms, min: ms, max: ms, mad: 0.0 },
+            counters: Some(Counters {
+                dram_bytes_per_second: Some(dram * 1e9),
+                achieved_occupancy_percent: Some(occupancy),
+                warp_efficiency_percent: Some(warp),
+                ..Counters::default()
+            }),
+        }
+    }
+
+    #[test]
+    fn counters_say_what_bound_each_compilers_fastest_each_slower_variants_loss_and_each_compilers_gap() {
+        let rows = vec![
+            row("Rust", "x1", 1.0, 3600.0, 95.0, 100.0),
+            // Two items a trip: fewer warps resident.
+            row("Rust", "x2", 1.5, 2400.0, 50.0, 100.0),
+            row("C++", "x1", 1.0, 3600.0, 95.0, 100.0),
+            // Rust's x2 at 1.5 ms against C++'s at 1.2, at the same occupancy: less bandwidth.
+            row("C++", "x2", 1.2, 3000.0, 50.0, 100.0),
+        ];
+        let result = Variants {
+            limits: MockGpu::h200_like().limits,
+            pass: Pass {
+                kernel: "grayscale".into(),
+                frame: FrameSize { width: 1024, height: 1 },
+                bytes_per_pass: 8192.0,
+                bytes_counted: "moved per pass".into(),
+                detail: None,
+                items: None,
+            },
+            offsets: Vec::new(),
+            timing: Timing::launch(0, 1),
+            candidates: rows.iter().map(|row| row.candidate.clone()).collect(),
+            copy: RunStats { median: 1.0, min: 1.0, max: 1.0, mad: 0.0 },
+            rows,
+            failures: Vec::new(),
+            counters: Some(CountersRun {
+                copy_bytes_per_second: Some(4e12),
+                profiler: Some("Nsight Compute 2099.1".into()),
+                unavailable: None,
+            }),
+        };
+        let text = super::counters_lines(&result);
+        assert!(text.contains("Bound: Rust's fastest row, x1 at 256 threads per block, by DRAM bandwidth, at 90% of the copy.\n"), "{text}");
+        assert!(text.contains("  x2 at 256 threads per block (0.67 of Rust's fastest): occupancy, 50% achieved of 100% theoretical, against the fastest row's 95%.\n"), "{text}");
+        assert!(text.contains("  x2 at 256 threads per block (0.83 of C++'s fastest): occupancy"), "{text}");
+        assert!(text.contains("Rust x2 at its best, 256 threads per block, 1.250 times C++'s best time: less bandwidth, DRAM at 60% of the copy against C++'s 75%.\n"), "{text}");
+        // x1 runs alike under both, and C++ is nowhere slower.
+        assert!(!text.contains("Rust x1 at its best") && !text.contains("C++ x"), "{text}");
+    }
 }

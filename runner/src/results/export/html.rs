@@ -23,7 +23,7 @@ use crate::error::is_bidi_control;
 use crate::model::limits::DeviceLimits;
 use crate::model::occupancy::warps_per_block;
 use crate::model::sm::{Limiter, PRESETS, Preset, SmModel};
-use crate::results::plot::{self, Chart};
+use crate::results::plot::{self, Chart, CountersChart};
 use crate::results::schema::SweepRecord;
 use crate::results::table;
 use anyhow::{Result, anyhow};
@@ -437,6 +437,18 @@ fn sections(record: &SweepRecord, suffix: &str) -> Result<String, String> {
     page += &svg;
     page += "\n<figcaption>GB/s at each row's median (whiskers: its fastest and slowest sample) and occupancy, \
              against block size; the triangle marks the fastest row.</figcaption>\n</figure>\n</section>\n";
+    if let Some(mut chart) = CountersChart::of(record) {
+        chart.title = neutral(&chart.title);
+        chart.labels = chart.labels.iter().map(|label| neutral(label)).collect();
+        let svg = chart.render().map_err(|error| format!("{error:#}"))?;
+        let _ = writeln!(page, "<section id=\"counters{suffix}\">\n<h2>Counters</h2>\n<figure>");
+        page += &svg;
+        page += "\n<figcaption>Each row's hardware counters, read on a replay from flushed caches: DRAM bytes a \
+                 second as a percentage of the device-to-device copy measured in the same run (the measured \
+                 ceiling), achieved occupancy beside the model's theoretical one, warp execution efficiency and \
+                 the L2 hit rate, against block size; the triangle marks the fastest row.</figcaption>\n\
+                 </figure>\n</section>\n";
+    }
     Ok(page)
 }
 

@@ -830,14 +830,35 @@ fn counters_go_into_every_export_and_read_back() {
         html.contains("<th class=\"counter\">DRAM GB/s</th>")
             && html.contains("<td class=\"counter\">90%</td>")
     );
+    // The counters' chart: its section, each series in its legend, the copy in its caption.
+    let chart = &html[html.find("<section id=\"counters\">").expect("a counters section")..];
+    let chart = &chart[..chart.find("</section>").unwrap()];
+    for label in [
+        "DRAM, % of the copy",
+        "achieved occupancy, %",
+        "theoretical occupancy, %",
+        "warp execution efficiency, %",
+        "L2 hit rate, %",
+        "hardware counters (the copy at 4000 GB/s)",
+        "fastest: 128",
+    ] {
+        assert!(chart.contains(label), "missing {label:?}: {chart}");
+    }
+    let (_, html, _) = with_counters(&no_counters_driver(), Some(Format::Html));
+    assert!(!html.contains("<section id=\"counters\">"), "no row read, no chart");
+}
+
+/// A driver whose profiler is missing: `--counters` reads none.
+fn no_counters_driver() -> MockDriver {
+    let mut driver = driver();
+    driver.devices[0].counters.unavailable =
+        Some("Nsight Compute's ncu is neither on PATH nor at /usr/local/cuda/bin/ncu".into());
+    driver
 }
 
 #[test]
 fn no_profiler_is_one_warning_and_n_a_never_a_failed_sweep() {
-    let mut driver = driver();
-    driver.devices[0].counters.unavailable =
-        Some("Nsight Compute's ncu is neither on PATH nor at /usr/local/cuda/bin/ncu".into());
-    let (code, out, err) = with_counters(&driver, None);
+    let (code, out, err) = with_counters(&no_counters_driver(), None);
     assert_eq!(code, 0, "{err}");
     assert_eq!(
         err,
