@@ -243,14 +243,18 @@ impl Loss {
     pub fn phrase(&self, whose: &str) -> String {
         match self {
             Self::Lanes { efficiency, best } => {
-                format!("idle lanes or divergence, warp execution efficiency {efficiency:.0}% against {whose} {best:.0}%")
+                format!(
+                    "idle lanes or divergence, warp execution efficiency {efficiency:.0}% against {whose} {best:.0}%"
+                )
             }
             Self::Occupancy { achieved, theoretical, limiters, best } => {
                 let by = match limiters.is_empty() {
                     true => String::new(),
                     false => format!(", bound by {}", limiter_words(limiters)),
                 };
-                format!("occupancy, {achieved:.0}% achieved of {theoretical:.0}% theoretical{by}, against {whose} {best:.0}%")
+                format!(
+                    "occupancy, {achieved:.0}% achieved of {theoretical:.0}% theoretical{by}, against {whose} {best:.0}%"
+                )
             }
             Self::Bandwidth { percent, best } => {
                 format!("less bandwidth, DRAM at {percent:.0}% of the copy against {whose} {best:.0}%")

@@ -253,8 +253,7 @@ impl CountersChart {
     /// efficiency and the L2 hit rate, against block size. `None` where no row has counters.
     pub fn of(record: &SweepRecord) -> Option<Self> {
         let run = record.counters.as_ref()?;
-        let drawn: Vec<&RowRecord> =
-            record.measured_rows().filter(|row| row.counters.is_some()).collect();
+        let drawn: Vec<&RowRecord> = record.measured_rows().filter(|row| row.counters.is_some()).collect();
         if drawn.is_empty() {
             return None;
         }
@@ -272,9 +271,10 @@ impl CountersChart {
         ];
         let fastest = record.fastest();
         let best = fastest.and_then(|fastest| drawn.iter().position(|row| std::ptr::eq(*row, fastest)));
-        let copy = run
-            .copy_bytes_per_second
-            .map_or_else(|| "no copy measured".to_string(), |copy| format!("the copy at {:.0} GB/s", copy / 1e9));
+        let copy = run.copy_bytes_per_second.map_or_else(
+            || "no copy measured".to_string(),
+            |copy| format!("the copy at {:.0} GB/s", copy / 1e9),
+        );
         Some(Self {
             title: format!("{}: {}, hardware counters ({copy})", record.device.name, record.workload.kernel),
             x_desc: x_desc(&record.axes),
@@ -301,7 +301,11 @@ impl CountersChart {
         let count = labels.len();
         // A reading can pass 100 (DRAM above the copy): the axis grows to show it, with room
         // above the lines for the legend.
-        let top = self.series.iter().flat_map(|(_, values)| values.iter().flatten()).fold(100.0, |a: f64, &b| a.max(b));
+        let top = self
+            .series
+            .iter()
+            .flat_map(|(_, values)| values.iter().flatten())
+            .fold(100.0, |a: f64, &b| a.max(b));
         let mut chart = ChartBuilder::on(root)
             .caption(&self.title, ("sans-serif", 20))
             .margin(16)
@@ -332,8 +336,11 @@ impl CountersChart {
             RGBColor(148, 103, 189),
         ];
         for ((name, values), color) in self.series.iter().zip(colors) {
-            let points: Vec<(f64, f64)> =
-                values.iter().enumerate().filter_map(|(i, value)| value.map(|value| (i as f64, value))).collect();
+            let points: Vec<(f64, f64)> = values
+                .iter()
+                .enumerate()
+                .filter_map(|(i, value)| value.map(|value| (i as f64, value)))
+                .collect();
             // The theoretical occupancy is the model's, drawn thin: the others are readings.
             let width = if name.starts_with("theoretical") { 1 } else { 2 };
             chart

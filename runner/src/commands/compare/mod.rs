@@ -1,14 +1,12 @@
 /*!
 `compare`: a kernel's Rust PTX against other builds of the same entry point with the same
 parameters (its CUDA C++ twin built by nvcc, rustc's NVPTX build, another variant), on the same
-device buffers, timed side by side in interleaved rounds ([`engine`]), every row checked, each
+device buffers, timed side by side in interleaved rounds ([`crate::search::interleaved`]), every row checked, each
 against the baseline (the first of them).
 */
 
-pub mod engine;
 mod record;
 
-use self::engine::{Cell, CompareRow, Compared, Comparison, round_ratios};
 use crate::commands::counters;
 use crate::commands::session;
 use crate::commands::settings::{DeviceChoice, Settings};
@@ -29,6 +27,7 @@ use crate::model::ptx_facts::{BuildFacts, PtxFacts, likeliest_cause};
 use crate::model::stats::{median, quantile};
 use crate::results::export::Format;
 use crate::results::table;
+use crate::search::interleaved::{self as engine, Cell, CompareRow, Compared, Comparison, round_ratios};
 use crate::search::sweep::NEAR_BEST_FRACTION;
 
 /// The most rounds `compare` times (`--rounds`), as many as `--runs` may ask of a sweep.
@@ -452,7 +451,11 @@ fn reading_of<'a>(
 
 /// The rows at which `slow` is more than [`GAP`] slower than `fast` (the median of the rounds'
 /// ratios, as printed, and three rounds of four), each with that median.
-fn gap_rows(result: &Comparison, slow: KernelRef, fast: KernelRef) -> impl Iterator<Item = (&CompareRow, f64)> {
+fn gap_rows(
+    result: &Comparison,
+    slow: KernelRef,
+    fast: KernelRef,
+) -> impl Iterator<Item = (&CompareRow, f64)> {
     result.rows.iter().filter_map(move |row| {
         let ratios = round_ratios(row, slow, fast);
         let ratio = median(&ratios);
@@ -506,7 +509,6 @@ pub fn render_stderr(result: &Comparison) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::engine::{Cell, CompareRow, Compared, Comparison};
     use crate::measure::gpu::mock::MockGpu;
     use crate::measure::gpu::ptx::EmbeddedPtx;
     use crate::model::block_shape::BlockShape;
@@ -515,6 +517,7 @@ mod tests {
     use crate::model::limits::KernelResources;
     use crate::model::pass::Pass;
     use crate::model::ptx_facts::PtxFacts;
+    use crate::search::interleaved::{Cell, CompareRow, Compared, Comparison};
 
     const SPLIT: EmbeddedPtx =
         EmbeddedPtx::user("cuda_builder", include_str!("../../tests/ptx_facts/stencil3-split.ptx.txt"));
@@ -609,7 +612,12 @@ mod tests {
         });
         let text = super::counters_lines(&result);
         assert!(text.contains("Bound: cuda_builder's fastest row, 256 threads per block, by DRAM bandwidth, at 85% of the copy.\n"), "{text}");
-        assert!(text.contains("Bound: nvcc's fastest row, 256 threads per block, by DRAM bandwidth, at 90% of the copy.\n"), "{text}");
+        assert!(
+            text.contains(
+                "Bound: nvcc's fastest row, 256 threads per block, by DRAM bandwidth, at 90% of the copy.\n"
+            ),
+            "{text}"
+        );
         assert!(text.contains("  32 threads per block (0.50 of cuda_builder's fastest): occupancy, 24% achieved of 25% theoretical, against the fastest row's 95%.\n"), "{text}");
         assert!(text.contains("  32 threads per block (0.48 of nvcc's fastest): occupancy"), "{text}");
         assert!(text.contains("cuda_builder at 256 threads per block, 1.050 times nvcc's time: idle lanes or divergence, warp execution efficiency 80% against nvcc's 97%.\n"), "{text}");

@@ -6,12 +6,12 @@ lines that name the likeliest cause of a gap (`gaps`, as printed). Versioned on 
 (`"schema": "block-size compare"`); `diff` and `report` read the sweep's JSON, not this one.
 */
 
-use super::engine::{Comparison, round_ratios};
 use crate::model::counters::{Counters, CountersRun};
 use crate::model::limits::{DeviceLimits, KernelResources};
 use crate::model::pass::Pass;
 use crate::model::ptx_facts::PtxFacts;
 use crate::model::stats::{median, quantile};
+use crate::search::interleaved::{Comparison, round_ratios};
 use serde::Serialize;
 
 /// The name the document gives its own kind.

@@ -1,12 +1,9 @@
 /*!
 `tail`: what a partial last wave costs. One block size, the same work, grids of 0.5 to 8 waves
-([`engine`]), each row against the one-wave grid, for any kernel whose blocks loop over the work
+([`crate::search::waves`]), each row against the one-wave grid, for any kernel whose blocks loop over the work
 (a grid-stride loop).
 */
 
-pub mod engine;
-
-use self::engine::Tail;
 use crate::commands::compare::one_device;
 use crate::commands::counters;
 use crate::commands::session;
@@ -24,6 +21,7 @@ use crate::model::block_shape::BlockShape;
 use crate::model::counters::Bound;
 use crate::model::occupancy::{occupancy_percent, warps_per_block};
 use crate::results::table;
+use crate::search::waves::{self as engine, Tail};
 
 /// The grids `waves` may ask for: each above 0 and at most 1000 waves.
 fn check_waves(waves: &[f64]) -> Result<(), Error> {

@@ -2,12 +2,9 @@
 `variants`: after the block size, the memory operations. Every configuration of a kernel's axes
 (vector loads, several items a thread, copies of shared memory), from its own module and its
 first twin (Rust beside CUDA C++), against a device-to-device copy of the same bytes
-([`engine`]).
+([`crate::search::candidates`]).
 */
 
-pub mod engine;
-
-use self::engine::{Candidate, VariantRow, Variants};
 use crate::commands::compare::{GAP, one_device};
 use crate::commands::counters;
 use crate::commands::session;
@@ -29,6 +26,7 @@ use crate::model::frame_size;
 use crate::model::grid::GridPolicy;
 use crate::model::occupancy::{occupancy_percent, warps_per_block};
 use crate::results::table;
+use crate::search::candidates::{self as engine, Candidate, VariantRow, Variants};
 use crate::search::sweep::NEAR_BEST_FRACTION;
 
 /// The modules `variants` measures a kernel in: its own, and its first twin.
@@ -309,9 +307,11 @@ fn counters_lines(result: &Variants) -> String {
     // Each variant's best row under each compiler against its best under every other.
     for slow_compiler in &compilers {
         for fast_compiler in compilers.iter().filter(|fast| *fast != slow_compiler) {
-            for candidate in result.candidates.iter().filter(|candidate| candidate.compiler == *slow_compiler) {
+            for candidate in result.candidates.iter().filter(|candidate| candidate.compiler == *slow_compiler)
+            {
                 let Some(other) = result.candidate(fast_compiler, &candidate.name) else { continue };
-                let (Some(slow), Some(fast)) = (result.fastest_of(candidate), result.fastest_of(other)) else {
+                let (Some(slow), Some(fast)) = (result.fastest_of(candidate), result.fastest_of(other))
+                else {
                     continue;
                 };
                 let ratio = slow.stats.median / fast.stats.median;
@@ -352,7 +352,6 @@ pub fn render_stderr(result: &Variants) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::engine::{Candidate, VariantRow, Variants};
     use crate::measure::gpu::mock::MockGpu;
     use crate::measure::gpu::ptx::EmbeddedPtx;
     use crate::measure::sampling::timing::Timing;
@@ -360,6 +359,7 @@ mod tests {
     use crate::model::frame_size::FrameSize;
     use crate::model::pass::Pass;
     use crate::model::stats::RunStats;
+    use crate::search::candidates::{Candidate, VariantRow, Variants};
 
     const MODULE: EmbeddedPtx = EmbeddedPtx::user("nvcc", "");
 
