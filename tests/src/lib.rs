@@ -1,10 +1,11 @@
 /*!
 Helpers for the repository-level tests in `tests/tests/`: where the repository and the
 committed PTX are, where `ptxas` is, and what it makes of a PTX file; [`imports`], a crate's
-import graph and its layers.
+import graph and its layers; [`lengths`], how long a crate's functions are.
 */
 
 pub mod imports;
+pub mod lengths;
 
 use ptx_stamp::entry_names;
 use std::collections::BTreeSet;
