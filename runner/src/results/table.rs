@@ -879,7 +879,26 @@ pub fn table(sweep: &Sweep, stats: bool) -> String {
         .copied()
         .collect();
     let mut records = vec![columns.iter().map(|(name, _)| name.to_string()).collect::<Vec<_>>()];
-    for row in &sweep.rows {
+    let cells = RowCells { stats, energy, runs, counters: counter_columns.len() };
+    records.extend(sweep.rows.iter().map(|row| cells.of(sweep, row)));
+    insert_shape_and_axis_columns(sweep, &mut columns, &mut records);
+    render_at_widths(&columns, &records)
+}
+
+/// What [`table`] shows of each row beyond the seed's columns.
+struct RowCells {
+    stats: bool,
+    energy: bool,
+    runs: bool,
+    /// How many `--counters` columns (none without).
+    counters: usize,
+}
+
+impl RowCells {
+    /// One row's cells, in [`table`]'s column order (before the shape and axis columns).
+    fn of(&self, sweep: &Sweep, row: &Row) -> Vec<String> {
+        let RowCells { stats, energy, runs, counters: counter_count } = *self;
+        let counters = sweep.counters.as_ref();
         let mut record = vec![
             row.threads_per_block.to_string(),
             row.warps_per_block.to_string(),
@@ -889,30 +908,20 @@ pub fn table(sweep: &Sweep, stats: bool) -> String {
             format!("{:.0}%", sweep.occupancy_percent(row)),
             row.grid.to_string(),
         ];
-        match (&row.failed, &row.pruned) {
+        let unmeasured = match (&row.failed, &row.pruned) {
+            (Some(reason), _) if reason.starts_with("hung") => Some("hung"),
+            (Some(_), _) => Some("failed"),
+            (None, Some(_)) => Some("pruned"),
+            (None, None) => None,
+        };
+        match unmeasured {
             // No measurement: what happened instead, and nothing to compare.
-            (Some(reason), _) => {
-                let what = if reason.starts_with("hung") { "hung" } else { "failed" };
+            Some(what) => {
                 record.extend([what.to_string(), "-".into(), "-".into()]);
-                if stats {
-                    record.extend(["-", "-", "-", "-"].map(String::from));
-                }
-                if energy {
-                    record.extend(["-", "-"].map(String::from));
-                }
-                record.extend(counter_columns.iter().map(|_| "-".to_string()));
+                let dashes = 4 * usize::from(stats) + 2 * usize::from(energy) + counter_count;
+                record.extend((0..dashes).map(|_| "-".to_string()));
             }
-            (None, Some(_)) => {
-                record.extend(["pruned", "-", "-"].map(String::from));
-                if stats {
-                    record.extend(["-", "-", "-", "-"].map(String::from));
-                }
-                if energy {
-                    record.extend(["-", "-"].map(String::from));
-                }
-                record.extend(counter_columns.iter().map(|_| "-".to_string()));
-            }
-            (None, None) => {
+            None => {
                 record.extend([
                     format!("{:.3}", row.stats.median),
                     format!("{:.1}", sweep.gigabytes_per_second(row)),
@@ -948,8 +957,17 @@ pub fn table(sweep: &Sweep, stats: bool) -> String {
         } else {
             limiter_cell(&row.limiters)
         });
-        records.push(record);
+        record
     }
+}
+
+/// The columns a sweep adds in front of its cells: the dynamic shared memory where rows differ
+/// in it, the block's shape where a row's is not in x alone, and the axes' values first.
+fn insert_shape_and_axis_columns<'a>(
+    sweep: &'a Sweep,
+    columns: &mut Vec<(&'a str, usize)>,
+    records: &mut [Vec<String>],
+) {
     // The dynamic shared memory a block of each row asked for, after `grid`, where the rows'
     // differ (a kernel's bytes that follow its block's count or shape): what bounds blk/SM
     // there. Where every row asks the same, the summary's occupancy line says it once.
@@ -978,6 +996,10 @@ pub fn table(sweep: &Sweep, stats: bool) -> String {
             record.insert(index, row.axes.get(name).unwrap_or_default().to_string());
         }
     }
+}
+
+/// The table of `records` (the heading first), each column at least its width in `columns`.
+fn render_at_widths(columns: &[(&str, usize)], records: &[Vec<String>]) -> String {
     let mut table = Builder::from_iter(records.iter().cloned()).build();
     table.with(Style::blank()).with(Padding::zero()).with(Alignment::right());
     // Widen each column to block_size.cu's printf width with left padding, so the cells
