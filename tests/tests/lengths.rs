@@ -19,18 +19,14 @@ const LONGER: &[(&str, &str, usize)] = &[
     ("commands/sweep/parallel.rs", "run_workers", 133),
     ("results/schema/t4.rs", "read_named", 127),
     ("commands/sweep.rs", "measure", 123),
-    ("commands/variants/mod.rs", "render", 117),
     ("measure/gpu/mock.rs", "MockGpu::run_schedule", 117),
     ("results/schema/t4.rs", "row_of", 110),
-    ("results/export/html.rs", "rows_table", 103),
     ("commands/settings.rs", "TimingSettings::timing", 100),
     ("results/merge.rs", "merge_model", 95),
     ("measure/gpu/cuda.rs", "CudaGpu::execute", 94),
-    ("commands/compare/mod.rs", "render", 93),
     ("commands/diff.rs", "diff_records", 92),
     ("measure/sampling/checked.rs", "energy", 92),
     ("measure/gpu/cuda.rs", "CudaGpu::open", 91),
-    ("results/table.rs", "sensor_sentences", 84),
     ("search/interleaved.rs", "run", 83),
 ];
 

@@ -333,32 +333,37 @@ fn sensor_sentences(sweep: &Sweep) -> Vec<String> {
             ));
         }
     }
-    let clocks: Vec<&RowClock> = sweep.measured_rows().filter_map(|row| row.clock.as_ref()).collect();
-    if !clocks.is_empty() {
-        let low = clocks.iter().map(|clock| clock.median_mhz).min().unwrap_or(0);
-        let high = clocks.iter().map(|clock| clock.median_mhz).max().unwrap_or(0);
-        let lowest = clocks.iter().map(|clock| clock.min_mhz).min().unwrap_or(0);
-        let range = if low == high { format!("{low} MHz") } else { format!("{low} to {high} MHz") };
-        let throttled: u32 = clocks.iter().map(|clock| clock.throttled_samples).sum();
-        let mut reasons: Vec<&str> = Vec::new();
-        for reason in clocks.iter().flat_map(|clock| &clock.reasons) {
-            if !reasons.contains(&reason.as_str()) {
-                reasons.push(reason);
-            }
-        }
-        let throttle = if throttled == 0 {
-            "no sample throttled".to_string()
-        } else {
-            format!(
-                "{throttled} sample(s) throttled ({}), taken again while a row's budget lasted",
-                reasons.join(", ")
-            )
-        };
-        lines.push(format!(
-            "SM clock: {range} (each row's median reading), lowest reading {lowest} MHz; {throttle}."
-        ));
-    }
+    lines.extend(clock_sentence(sweep));
     lines
+}
+
+/// The SM clock's sentence: its range over the rows' median readings, its lowest reading and the
+/// samples throttled; `None` where no row read it.
+fn clock_sentence(sweep: &Sweep) -> Option<String> {
+    let clocks: Vec<&RowClock> = sweep.measured_rows().filter_map(|row| row.clock.as_ref()).collect();
+    if clocks.is_empty() {
+        return None;
+    }
+    let low = clocks.iter().map(|clock| clock.median_mhz).min().unwrap_or(0);
+    let high = clocks.iter().map(|clock| clock.median_mhz).max().unwrap_or(0);
+    let lowest = clocks.iter().map(|clock| clock.min_mhz).min().unwrap_or(0);
+    let range = if low == high { format!("{low} MHz") } else { format!("{low} to {high} MHz") };
+    let throttled: u32 = clocks.iter().map(|clock| clock.throttled_samples).sum();
+    let mut reasons: Vec<&str> = Vec::new();
+    for reason in clocks.iter().flat_map(|clock| &clock.reasons) {
+        if !reasons.contains(&reason.as_str()) {
+            reasons.push(reason);
+        }
+    }
+    let throttle = if throttled == 0 {
+        "no sample throttled".to_string()
+    } else {
+        format!(
+            "{throttled} sample(s) throttled ({}), taken again while a row's budget lasted",
+            reasons.join(", ")
+        )
+    };
+    Some(format!("SM clock: {range} (each row's median reading), lowest reading {lowest} MHz; {throttle}."))
 }
 
 /// How the noise-driven stop ended a sweep's rows, and the samples they took: counted from a

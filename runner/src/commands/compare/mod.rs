@@ -269,6 +269,14 @@ pub fn render(result: &Comparison) -> String {
     text += &table::render_columns(records);
     text.push('\n');
 
+    text += &fastest_lines(result, &others);
+    text + &counters_lines(result)
+}
+
+/// Each build's fastest row, and each other build's row medians over the baseline's.
+fn fastest_lines(result: &Comparison, others: &[KernelRef]) -> String {
+    let baseline = result.baseline.module.label;
+    let mut text = String::new();
     for compared in &result.kernels {
         let (kernel, label) = (compared.kernel, compared.kernel.module.label);
         if let Some((row, ms)) = result
@@ -284,7 +292,7 @@ pub fn render(result: &Comparison) -> String {
             );
         }
     }
-    for &kernel in &others {
+    for &kernel in others {
         let per_row: Vec<f64> =
             result.rows.iter().map(|row| median(&round_ratios(row, kernel, result.baseline))).collect();
         if per_row.is_empty() {
@@ -300,7 +308,7 @@ pub fn render(result: &Comparison) -> String {
             per_row.len()
         );
     }
-    text + &counters_lines(result)
+    text
 }
 
 /// With `--counters`: the counters of each build at each block size, a row each; what bound

@@ -138,47 +138,9 @@ pub fn variants<D: Driver>(
     Ok(if result.failures.is_empty() { exit::SUCCESS } else { exit::FAILED })
 }
 
-/// The report: the ceiling, one row per (kernel, block size), and the winners.
-pub fn render(result: &Variants) -> String {
-    let mut text = table::device_and_image(&result.limits, &result.pass);
-    // Buffers of the same offset in one clause: "red, green, blue and out start 2 elements
-    // (8 bytes) past a 256-byte boundary".
-    let mut groups: Vec<(usize, usize, Vec<&str>)> = Vec::new();
-    for &(name, elements, bytes) in &result.offsets {
-        match groups.iter_mut().find(|(known, known_bytes, _)| (*known, *known_bytes) == (elements, bytes)) {
-            Some((_, _, names)) => names.push(name),
-            None => groups.push((elements, bytes, vec![name])),
-        }
-    }
-    let clauses: Vec<String> = groups
-        .iter()
-        .map(|(elements, bytes, names)| {
-            let names = match names.split_last() {
-                Some((last, [])) => format!("{last} starts"),
-                Some((last, rest)) => format!("{} and {last} start", rest.join(", ")),
-                None => unreachable!("a group has a buffer"),
-            };
-            format!("{names} {elements} element(s) ({bytes} bytes) past a 256-byte boundary")
-        })
-        .collect();
-    let starts = if clauses.is_empty() {
-        "every buffer starts at a 256-byte boundary".to_string()
-    } else {
-        clauses.join("; ")
-    };
-    text += &format!("{}; {starts}\n", table::timing_line(result.timing).trim_end());
-    let copy_gbps = result.copy_gigabytes_per_second();
-    let peak = engine::datasheet_peak(&result.limits.name);
-    text += &format!(
-        "Ceiling: cuMemcpyDtoD of {:.1} MiB (read and written: as many bytes as one pass counts), median {:.4} ms = {:.1} GB/s{}\n\n",
-        frame_size::mib(result.bytes_moved() / 2.0),
-        result.copy.median,
-        copy_gbps,
-        peak.map_or_else(
-            || "; no datasheet peak known for this GPU".to_string(),
-            |peak| format!("; datasheet peak {peak:.0} GB/s ({:.1} percent of it)", 100.0 * copy_gbps / peak)
-        ),
-    );
+/// The table's heading and a record a row: its configuration, resources, time and GB/s against
+/// the copy's `copy_gbps` and the datasheet's `peak`.
+fn rows_records(result: &Variants, copy_gbps: f64, peak: Option<f64>) -> Vec<Vec<String>> {
     // Configurations that ask for dynamic shared memory: a column says how much a block asked.
     let shared = result.rows.iter().any(|row| row.shared_memory > 0);
     let mut heading = vec!["compiler", "variant", "thr/blk", "regs"];
@@ -209,7 +171,58 @@ pub fn render(result: &Variants) -> String {
         ]);
         records.push(record);
     }
-    text += &table::render_columns(records);
+    records
+}
+
+/// Where the buffers start: "every buffer starts at a 256-byte boundary", or the buffers of the
+/// same offset in one clause each ("red, green, blue and out start 2 element(s) (8 bytes) past a
+/// 256-byte boundary").
+fn buffer_starts(result: &Variants) -> String {
+    // Buffers of the same offset in one clause: "red, green, blue and out start 2 elements
+    // (8 bytes) past a 256-byte boundary".
+    let mut groups: Vec<(usize, usize, Vec<&str>)> = Vec::new();
+    for &(name, elements, bytes) in &result.offsets {
+        match groups.iter_mut().find(|(known, known_bytes, _)| (*known, *known_bytes) == (elements, bytes)) {
+            Some((_, _, names)) => names.push(name),
+            None => groups.push((elements, bytes, vec![name])),
+        }
+    }
+    let clauses: Vec<String> = groups
+        .iter()
+        .map(|(elements, bytes, names)| {
+            let names = match names.split_last() {
+                Some((last, [])) => format!("{last} starts"),
+                Some((last, rest)) => format!("{} and {last} start", rest.join(", ")),
+                None => unreachable!("a group has a buffer"),
+            };
+            format!("{names} {elements} element(s) ({bytes} bytes) past a 256-byte boundary")
+        })
+        .collect();
+    if clauses.is_empty() {
+        "every buffer starts at a 256-byte boundary".to_string()
+    } else {
+        clauses.join("; ")
+    }
+}
+
+/// The report: the ceiling, one row per (kernel, block size), and the winners.
+pub fn render(result: &Variants) -> String {
+    let mut text = table::device_and_image(&result.limits, &result.pass);
+    let starts = buffer_starts(result);
+    text += &format!("{}; {starts}\n", table::timing_line(result.timing).trim_end());
+    let copy_gbps = result.copy_gigabytes_per_second();
+    let peak = engine::datasheet_peak(&result.limits.name);
+    text += &format!(
+        "Ceiling: cuMemcpyDtoD of {:.1} MiB (read and written: as many bytes as one pass counts), median {:.4} ms = {:.1} GB/s{}\n\n",
+        frame_size::mib(result.bytes_moved() / 2.0),
+        result.copy.median,
+        copy_gbps,
+        peak.map_or_else(
+            || "; no datasheet peak known for this GPU".to_string(),
+            |peak| format!("; datasheet peak {peak:.0} GB/s ({:.1} percent of it)", 100.0 * copy_gbps / peak)
+        ),
+    );
+    text += &table::render_columns(rows_records(result, copy_gbps, peak));
     text.push('\n');
     let describe = |row: &VariantRow| {
         let candidate = &row.candidate;

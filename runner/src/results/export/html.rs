@@ -24,7 +24,7 @@ use crate::model::limits::DeviceLimits;
 use crate::model::occupancy::warps_per_block;
 use crate::model::sm::{Limiter, PRESETS, Preset, SmModel};
 use crate::results::plot::{self, Chart, CountersChart};
-use crate::results::schema::SweepRecord;
+use crate::results::schema::{RowRecord, SweepRecord};
 use crate::results::table;
 use anyhow::{Result, anyhow};
 use serde::Serialize;
@@ -503,19 +503,43 @@ fn provenance_section(record: &SweepRecord, id: &str, title: &str) -> Result<Str
 /// and a checkbox before the table that shows or hides them (`#counters=off` in the address
 /// starts with them hidden).
 fn rows_table(record: &SweepRecord) -> String {
-    let runs = record.rows.windows(2).any(|pair| pair[0].run_ms.len() != pair[1].run_ms.len());
+    let shown = Shown {
+        // The block's shape where a row's is not in x alone.
+        shaped: record.rows.iter().any(|row| row.block.is_some()),
+        clocks: record.rows.iter().any(|row| row.sm_clock.is_some()),
+        energy: record.rows.iter().any(|row| row.energy.is_some()),
+        runs: record.rows.windows(2).any(|pair| pair[0].run_ms.len() != pair[1].run_ms.len()),
+    };
     let mut text = String::from("<div class=\"rows\">\n");
     if record.counters.is_some() {
         text +=
             "<label><input type=\"checkbox\" class=\"counters-toggle\" checked> hardware counters</label>\n";
     }
+    text += &rows_heading(record, shown);
+    for row in &record.rows {
+        text += &row_line(record, row, shown);
+    }
+    text += "</tbody>\n</table>\n</div>\n";
+    text
+}
+
+/// Which of the optional columns [`rows_table`] shows.
+#[derive(Clone, Copy)]
+struct Shown {
+    shaped: bool,
+    clocks: bool,
+    energy: bool,
+    runs: bool,
+}
+
+/// The table's start and its heading.
+fn rows_heading(record: &SweepRecord, shown: Shown) -> String {
+    let mut text = String::new();
     text += "<table class=\"rows\">\n<thead><tr>";
     for name in &record.axes {
         let _ = write!(text, "<th>{}</th>", escape(name));
     }
-    // The block's shape where a row's is not in x alone.
-    let shaped = record.rows.iter().any(|row| row.block.is_some());
-    if shaped {
+    if shown.shaped {
         text += "<th>block</th>";
     }
     for heading in [
@@ -524,85 +548,89 @@ fn rows_table(record: &SweepRecord) -> String {
     ] {
         let _ = write!(text, "<th>{heading}</th>");
     }
-    let clocks = record.rows.iter().any(|row| row.sm_clock.is_some());
-    let energy = record.rows.iter().any(|row| row.energy.is_some());
-    if clocks {
+    if shown.clocks {
         text += "<th>SM MHz</th>";
     }
-    if energy {
+    if shown.energy {
         text += "<th>mJ/pass</th><th>W</th>";
     }
     for column in record.counters.iter().flat_map(|_| &table::COUNTER_COLUMNS) {
         let _ = write!(text, "<th class=\"counter\">{}</th>", column.heading);
     }
-    if runs {
+    if shown.runs {
         text += "<th>runs</th>";
     }
     text += "<th>limiter</th></tr></thead>\n<tbody>\n";
-    for row in &record.rows {
-        let best = row.fraction_of_best >= 1.0;
-        let _ = write!(text, "<tr{}>", if best { " class=\"best\"" } else { "" });
-        for name in &record.axes {
-            let _ = write!(text, "<td>{}</td>", escape(row.axes.get(name).unwrap_or("")));
+    text
+}
+
+/// One row of the table.
+fn row_line(record: &SweepRecord, row: &RowRecord, shown: Shown) -> String {
+    let mut text = String::new();
+    let best = row.fraction_of_best >= 1.0;
+    let _ = write!(text, "<tr{}>", if best { " class=\"best\"" } else { "" });
+    for name in &record.axes {
+        let _ = write!(text, "<td>{}</td>", escape(row.axes.get(name).unwrap_or("")));
+    }
+    if shown.shaped {
+        let _ = write!(text, "<td>{}</td>", row.shape());
+    }
+    let cells = [
+        row.threads_per_block.to_string(),
+        row.warps_per_block.to_string(),
+        row.idle_lanes.to_string(),
+        row.blocks_per_sm.to_string(),
+        row.warps_per_sm.to_string(),
+        format!("{:.0}%", row.occupancy_percent),
+        row.grid_shape().to_string(),
+        format!("{:.3}", row.median_ms),
+        format!("{:.1}", row.gigabytes_per_second),
+        format!("{:.2}{}", row.fraction_of_best, if row.within_noise_of_best { "*" } else { "" }),
+        format!("{:.4}", row.min_ms),
+        format!("{:.4}", row.max_ms),
+        format!("{:.4}", row.mad_ms),
+    ]
+    .map(|cell| match (&row.failed, &row.pruned) {
+        // No measurement: say what happened where the times would be.
+        (Some(reason), _) if cell == "NaN" || cell.starts_with("NaN") => {
+            if reason.starts_with("hung") {
+                "hung".to_string()
+            } else {
+                "failed".to_string()
+            }
         }
-        if shaped {
-            let _ = write!(text, "<td>{}</td>", row.shape());
-        }
-        let cells =
-            [
-                row.threads_per_block.to_string(),
-                row.warps_per_block.to_string(),
-                row.idle_lanes.to_string(),
-                row.blocks_per_sm.to_string(),
-                row.warps_per_sm.to_string(),
-                format!("{:.0}%", row.occupancy_percent),
-                row.grid_shape().to_string(),
-                format!("{:.3}", row.median_ms),
-                format!("{:.1}", row.gigabytes_per_second),
-                format!("{:.2}{}", row.fraction_of_best, if row.within_noise_of_best { "*" } else { "" }),
-                format!("{:.4}", row.min_ms),
-                format!("{:.4}", row.max_ms),
-                format!("{:.4}", row.mad_ms),
-            ]
-            .map(|cell| match (&row.failed, &row.pruned) {
-                // No measurement: say what happened where the times would be.
-                (Some(reason), _) if cell == "NaN" || cell.starts_with("NaN") => {
-                    if reason.starts_with("hung") { "hung".to_string() } else { "failed".to_string() }
-                }
-                (None, Some(_)) if cell == "NaN" || cell.starts_with("NaN") => "pruned".to_string(),
-                _ => cell,
-            });
-        for cell in cells {
+        (None, Some(_)) if cell == "NaN" || cell.starts_with("NaN") => "pruned".to_string(),
+        _ => cell,
+    });
+    for cell in cells {
+        let _ = write!(text, "<td>{cell}</td>");
+    }
+    if shown.clocks {
+        let _ = write!(text, "<td>{}</td>", table::clock_cell(row.sm_clock.as_ref()));
+    }
+    if shown.energy {
+        for cell in table::energy_cells(row.energy.as_ref()) {
             let _ = write!(text, "<td>{cell}</td>");
         }
-        if clocks {
-            let _ = write!(text, "<td>{}</td>", table::clock_cell(row.sm_clock.as_ref()));
-        }
-        if energy {
-            for cell in table::energy_cells(row.energy.as_ref()) {
-                let _ = write!(text, "<td>{cell}</td>");
-            }
-        }
-        if let Some(run) = &record.counters {
-            let cells = match row.failed.is_some() || row.pruned.is_some() {
-                true => vec!["-".to_string(); table::COUNTER_COLUMNS.len()],
-                false => table::counter_cells(run, row.counters.as_ref()),
-            };
-            for cell in cells {
-                let _ = write!(text, "<td class=\"counter\">{cell}</td>");
-            }
-        }
-        if runs {
-            let _ = write!(text, "<td>{}</td>", row.run_ms.len());
-        }
-        let limiter = match (&row.pruned, &row.limiter) {
-            (Some(reason), _) => format!("cannot launch: {reason}"),
-            (None, Some(limiter)) => limiter.clone(),
-            (None, None) => "not recorded".to_string(),
-        };
-        let _ = writeln!(text, "<td class=\"limiter\">{}</td></tr>", escape(&limiter));
     }
-    text += "</tbody>\n</table>\n</div>\n";
+    if let Some(run) = &record.counters {
+        let cells = match row.failed.is_some() || row.pruned.is_some() {
+            true => vec!["-".to_string(); table::COUNTER_COLUMNS.len()],
+            false => table::counter_cells(run, row.counters.as_ref()),
+        };
+        for cell in cells {
+            let _ = write!(text, "<td class=\"counter\">{cell}</td>");
+        }
+    }
+    if shown.runs {
+        let _ = write!(text, "<td>{}</td>", row.run_ms.len());
+    }
+    let limiter = match (&row.pruned, &row.limiter) {
+        (Some(reason), _) => format!("cannot launch: {reason}"),
+        (None, Some(limiter)) => limiter.clone(),
+        (None, None) => "not recorded".to_string(),
+    };
+    let _ = writeln!(text, "<td class=\"limiter\">{}</td></tr>", escape(&limiter));
     text
 }
 
