@@ -166,38 +166,7 @@ fn samples(row: &RowRecord) -> Vec<f64> {
 
 /// Compares NEW with OLD at `threshold`.
 pub(crate) fn diff_records<'a>(old: &'a SweepRecord, new: &'a SweepRecord, threshold: f64) -> FileDiff {
-    let mut differences = Vec::new();
-    let mut notes = Vec::new();
-    let differ = |what: &str, old: String, new: String, into: &mut Vec<String>| {
-        if old != new {
-            into.push(format!("{what}: {old} vs {new}"));
-        }
-    };
-    // A T4 file records neither its kernel's PTX nor its work, driver, timing, grid or clocks
-    // (nor, from Kernel Tuner, its GPU and kernel): what either file did not record is not
-    // compared, and the files' `Note:` lines say so.
-    let t4 = old.origin.kernel_tuner.is_some() || new.origin.kernel_tuner.is_some();
-    let known = |old: &str, new: &str| old != NOT_RECORDED && new != NOT_RECORDED;
-    if known(&old.device.name, &new.device.name) {
-        differ("GPU", old.device.name.clone(), new.device.name.clone(), &mut differences);
-    }
-    let kernel = |record: &SweepRecord| {
-        let detail =
-            record.workload.detail.as_deref().map_or_else(String::new, |detail| format!(" ({detail})"));
-        format!("{} from {}{detail}", record.workload.kernel, record.kernel)
-    };
-    if t4 {
-        if known(&old.workload.kernel, &new.workload.kernel) {
-            differ("kernel", old.workload.kernel.clone(), new.workload.kernel.clone(), &mut differences);
-        }
-    } else {
-        differ("kernel", kernel(old), kernel(new), &mut differences);
-    }
-    if !t4 {
-        sweep_differences(old, new, &mut differences, &mut notes);
-    }
-    differ("axes", old.axes.join(", "), new.axes.join(", "), &mut differences);
-
+    let (differences, notes) = measurement_differences(old, new);
     // A pruned configuration was not launched in that file: nothing to compare. One that
     // failed was launched but has no samples: listed, not judged.
     let (old_rows, new_rows) = (launched(old), launched(new));
@@ -256,6 +225,43 @@ pub(crate) fn diff_records<'a>(old: &'a SweepRecord, new: &'a SweepRecord, thres
         });
     }
     FileDiff { differences, notes, lines }
+}
+
+/// How the two files' measurements differ (GPU, kernel, the sweep's settings, axes), and the
+/// notes on what either did not record.
+fn measurement_differences(old: &SweepRecord, new: &SweepRecord) -> (Vec<String>, Vec<String>) {
+    let mut differences = Vec::new();
+    let mut notes = Vec::new();
+    let differ = |what: &str, old: String, new: String, into: &mut Vec<String>| {
+        if old != new {
+            into.push(format!("{what}: {old} vs {new}"));
+        }
+    };
+    // A T4 file records neither its kernel's PTX nor its work, driver, timing, grid or clocks
+    // (nor, from Kernel Tuner, its GPU and kernel): what either file did not record is not
+    // compared, and the files' `Note:` lines say so.
+    let t4 = old.origin.kernel_tuner.is_some() || new.origin.kernel_tuner.is_some();
+    let known = |old: &str, new: &str| old != NOT_RECORDED && new != NOT_RECORDED;
+    if known(&old.device.name, &new.device.name) {
+        differ("GPU", old.device.name.clone(), new.device.name.clone(), &mut differences);
+    }
+    let kernel = |record: &SweepRecord| {
+        let detail =
+            record.workload.detail.as_deref().map_or_else(String::new, |detail| format!(" ({detail})"));
+        format!("{} from {}{detail}", record.workload.kernel, record.kernel)
+    };
+    if t4 {
+        if known(&old.workload.kernel, &new.workload.kernel) {
+            differ("kernel", old.workload.kernel.clone(), new.workload.kernel.clone(), &mut differences);
+        }
+    } else {
+        differ("kernel", kernel(old), kernel(new), &mut differences);
+    }
+    if !t4 {
+        sweep_differences(old, new, &mut differences, &mut notes);
+    }
+    differ("axes", old.axes.join(", "), new.axes.join(", "), &mut differences);
+    (differences, notes)
 }
 
 /// What two block-size sweeps' files say that a T4 file does not: the PTX and the work (which
@@ -428,6 +434,13 @@ pub(crate) fn render(
     new: &SweepRecord,
     comparison: &FileDiff,
 ) -> String {
+    preamble(request, old, new, comparison)
+        + &lines_table(old, comparison)
+        + &counts_line(comparison, request.threshold)
+}
+
+/// The lines above the table: each file described, the notes, the rule.
+fn preamble(request: &DiffRequest, old: &SweepRecord, new: &SweepRecord, comparison: &FileDiff) -> String {
     let describe = |label: &str, path: &std::path::Path, record: &SweepRecord| {
         if let Some(file) = &record.origin.kernel_tuner {
             return format!(
@@ -468,7 +481,22 @@ pub(crate) fn render(
         bound(1.0 - t),
         bound(1.0 + t)
     );
+    text
+}
 
+/// Which of the optional columns the table shows.
+#[derive(Clone, Copy)]
+struct DiffColumns {
+    /// A block column: some configuration's block is a shape.
+    shaped: bool,
+    /// Both files' energy.
+    energy: bool,
+    /// Both files' counters.
+    counters: bool,
+}
+
+/// The table, a line a configuration, and the footnotes of its energy and counters columns.
+fn lines_table(old: &SweepRecord, comparison: &FileDiff) -> String {
     let mut heading: Vec<String> = Vec::new();
     heading.extend(old.axes.iter().cloned());
     heading.push("thr/blk".to_string());
@@ -489,69 +517,80 @@ pub(crate) fn render(
         heading.extend(["DRAM GB/s", "occ achv", "warp eff", "mem stall"].map(String::from));
     }
     let mut records = vec![heading];
-    for line in &comparison.lines {
-        let mut record = Vec::new();
-        for name in &old.axes {
-            record.push(line.axes.get(name).unwrap_or_default().to_string());
-        }
-        record.push(line.threads_per_block.to_string());
-        if shaped {
-            record.push(line.block.to_string());
-        }
-        match (&line.judged, line.unjudged) {
-            (Some(judged), _) => record.extend([
-                format!("{:.4}", judged.old_median),
-                format!("{:.4}", judged.new_median),
-                format!("{:.3}", judged.ratio),
-                format!("{:.3}-{:.3}", judged.low, judged.high),
-                judged.verdict.to_string(),
-            ]),
-            (None, why) => {
-                record.extend(["-", "-", "-", "-"].map(String::from));
-                record.push(why.map_or_else(|| "not judged".to_string(), Unjudged::words));
-            }
-        }
-        if energy {
-            match line.energy {
-                Some((old, new)) => {
-                    record.extend([
-                        format!("{:.3}", old * 1e3),
-                        format!("{:.3}", new * 1e3),
-                        format!("{:.3}", new / old),
-                    ]);
-                }
-                None => record.extend(["-", "-", "-"].map(String::from)),
-            }
-        }
-        if counters {
-            match &line.counters {
-                Some((old, new)) => {
-                    let moved =
-                        |old: Option<f64>, new: Option<f64>, scale: f64, decimals: usize| match (old, new) {
-                            (Some(old), Some(new)) => {
-                                format!("{:.decimals$}>{:.decimals$}", old * scale, new * scale)
-                            }
-                            _ => "n/a".to_string(),
-                        };
-                    record.extend([
-                        moved(old.dram_bytes_per_second, new.dram_bytes_per_second, 1e-9, 0),
-                        moved(old.achieved_occupancy_percent, new.achieved_occupancy_percent, 1.0, 0),
-                        moved(old.warp_efficiency_percent, new.warp_efficiency_percent, 1.0, 0),
-                        moved(old.memory_stalls_per_issue, new.memory_stalls_per_issue, 1.0, 1),
-                    ]);
-                }
-                None => record.extend(["-", "-", "-", "-"].map(String::from)),
-            }
-        }
-        records.push(record);
-    }
-    text += &render_columns(records);
+    let columns = DiffColumns { shaped, energy, counters };
+    records.extend(comparison.lines.iter().map(|line| line_record(&old.axes, line, columns)));
+    let mut text = render_columns(records);
     if energy {
         text += "mJ ratio: NEW's joules a pass over OLD's, from one energy window a configuration in each file: no interval, no verdict.\n";
     }
     if counters {
         text += "Counters: OLD's reading > NEW's, from one replay a configuration in each file (--counters): no interval, no verdict.\n";
     }
+    text
+}
+
+/// One configuration's cells: its axes and block, the medians, the ratio, its interval and
+/// verdict (or why none), and where shown the energy and the counters, old to new.
+fn line_record(axes: &[String], line: &Line, columns: DiffColumns) -> Vec<String> {
+    let DiffColumns { shaped, energy, counters } = columns;
+    let mut record = Vec::new();
+    for name in axes {
+        record.push(line.axes.get(name).unwrap_or_default().to_string());
+    }
+    record.push(line.threads_per_block.to_string());
+    if shaped {
+        record.push(line.block.to_string());
+    }
+    match (&line.judged, line.unjudged) {
+        (Some(judged), _) => record.extend([
+            format!("{:.4}", judged.old_median),
+            format!("{:.4}", judged.new_median),
+            format!("{:.3}", judged.ratio),
+            format!("{:.3}-{:.3}", judged.low, judged.high),
+            judged.verdict.to_string(),
+        ]),
+        (None, why) => {
+            record.extend(["-", "-", "-", "-"].map(String::from));
+            record.push(why.map_or_else(|| "not judged".to_string(), Unjudged::words));
+        }
+    }
+    if energy {
+        match line.energy {
+            Some((old, new)) => {
+                record.extend([
+                    format!("{:.3}", old * 1e3),
+                    format!("{:.3}", new * 1e3),
+                    format!("{:.3}", new / old),
+                ]);
+            }
+            None => record.extend(["-", "-", "-"].map(String::from)),
+        }
+    }
+    if counters {
+        match &line.counters {
+            Some((old, new)) => {
+                let moved = |old: Option<f64>, new: Option<f64>, scale: f64, decimals: usize| match (old, new)
+                {
+                    (Some(old), Some(new)) => {
+                        format!("{:.decimals$}>{:.decimals$}", old * scale, new * scale)
+                    }
+                    _ => "n/a".to_string(),
+                };
+                record.extend([
+                    moved(old.dram_bytes_per_second, new.dram_bytes_per_second, 1e-9, 0),
+                    moved(old.achieved_occupancy_percent, new.achieved_occupancy_percent, 1.0, 0),
+                    moved(old.warp_efficiency_percent, new.warp_efficiency_percent, 1.0, 0),
+                    moved(old.memory_stalls_per_issue, new.memory_stalls_per_issue, 1.0, 1),
+                ]);
+            }
+            None => record.extend(["-", "-", "-", "-"].map(String::from)),
+        }
+    }
+    record
+}
+
+/// The count of each verdict, and of the configurations not judged.
+fn counts_line(comparison: &FileDiff, t: f64) -> String {
     let judged = comparison.lines.iter().filter(|line| line.judged.is_some()).count();
     let counts: Vec<String> =
         Verdict::ALL.iter().map(|&verdict| format!("{} {verdict}", comparison.count(verdict))).collect();
@@ -562,7 +601,7 @@ pub(crate) fn render(
         .count();
     let failed =
         comparison.lines.iter().filter(|line| matches!(line.unjudged, Some(Unjudged::Failed(_)))).count();
-    text += &format!(
+    format!(
         "\n{judged} configurations compared: {} (threshold {}%){}{}.\n",
         counts.join(", "),
         trim(t * 100.0),
@@ -572,8 +611,7 @@ pub(crate) fn render(
         } else {
             String::new()
         },
-    );
-    text
+    )
 }
 
 /// A bound of the band: 1.02, 0.98, 1.005.
