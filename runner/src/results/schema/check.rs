@@ -125,6 +125,22 @@ fn device(record: &SweepRecord) -> Result<(), String> {
 /// One row: its shape, then its times (a measured row's from its samples, none for a row that
 /// failed or was pruned). `Err` finishes "the row of 256 threads ...".
 fn row(record: &SweepRecord, row: &RowRecord) -> Result<(), String> {
+    row_shape(record, row)?;
+    let times = [
+        ("median_ms", row.median_ms),
+        ("min_ms", row.min_ms),
+        ("max_ms", row.max_ms),
+        ("mad_ms", row.mad_ms),
+    ];
+    if !row.measured() {
+        return unmeasured_row(row, &times);
+    }
+    row_samples(record, row, &times)?;
+    row_figures(record, row)
+}
+
+/// A row's block and grid, its axes and the counts its block size gives.
+fn row_shape(record: &SweepRecord, row: &RowRecord) -> Result<(), String> {
     let threads = row.threads_per_block;
     // Above the last whole warp of a u32 no warp count is defined (nor any device's block).
     if threads == 0 || threads > u32::MAX / WARP_SIZE * WARP_SIZE {
@@ -175,31 +191,33 @@ fn row(record: &SweepRecord, row: &RowRecord) -> Result<(), String> {
     if row.launches_per_sample == 0 {
         return Err("has launches_per_sample 0: a sample holds at least one launch".to_string());
     }
-    let times = [
-        ("median_ms", row.median_ms),
-        ("min_ms", row.min_ms),
-        ("max_ms", row.max_ms),
-        ("mad_ms", row.mad_ms),
-    ];
-    if !row.measured() {
-        if row.failed.is_some() && row.pruned.is_some() {
-            return Err("both failed and was pruned: a pruned row is never launched".to_string());
-        }
-        if !row.run_ms.is_empty() || row.samples != 0 {
-            return Err(format!(
-                "has {} sample(s) (run_ms, samples {}) where it has no measurement (failed or pruned)",
-                row.run_ms.len(),
-                row.samples
-            ));
-        }
-        if let Some((field, value)) = times.iter().find(|(_, value)| !value.is_nan()) {
-            return Err(format!(
-                "has {field} {} where it has no measurement (failed or pruned): null",
-                number(*value)
-            ));
-        }
-        return Ok(());
+    Ok(())
+}
+
+/// A failed or pruned row: neither samples nor times.
+fn unmeasured_row(row: &RowRecord, times: &[(&str, f64); 4]) -> Result<(), String> {
+    if row.failed.is_some() && row.pruned.is_some() {
+        return Err("both failed and was pruned: a pruned row is never launched".to_string());
     }
+    if !row.run_ms.is_empty() || row.samples != 0 {
+        return Err(format!(
+            "has {} sample(s) (run_ms, samples {}) where it has no measurement (failed or pruned)",
+            row.run_ms.len(),
+            row.samples
+        ));
+    }
+    if let Some((field, value)) = times.iter().find(|(_, value)| !value.is_nan()) {
+        return Err(format!(
+            "has {field} {} where it has no measurement (failed or pruned): null",
+            number(*value)
+        ));
+    }
+    Ok(())
+}
+
+/// A measured row's samples, and its statistics as its samples give them.
+fn row_samples(record: &SweepRecord, row: &RowRecord, times: &[(&str, f64); 4]) -> Result<(), String> {
+    let threads = row.threads_per_block;
     if row.run_ms.is_empty() {
         return Err("has no samples (run_ms)".to_string());
     }
@@ -230,6 +248,11 @@ fn row(record: &SweepRecord, row: &RowRecord) -> Result<(), String> {
             ));
         }
     }
+    Ok(())
+}
+
+/// A measured row's figures in their ranges, its energy and its clock.
+fn row_figures(record: &SweepRecord, row: &RowRecord) -> Result<(), String> {
     let checks = [
         ("occupancy_percent", row.occupancy_percent, 0.0, 100.0, "from 0 to 100"),
         ("gigabytes_per_second", row.gigabytes_per_second, 0.0, f64::MAX, "finite, 0 or more"),

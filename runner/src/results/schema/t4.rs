@@ -275,20 +275,31 @@ fn read_named(value: &Value, name_of_result: &dyn Fn(usize) -> String) -> Result
     if rows.is_empty() {
         return Err("it has no results".into());
     }
+    Ok(t4_record(version, said("gpu"), said("kernel"), axes, rows))
+}
+
+/// The record a T4 file's `rows` make, of `version`, on `gpu` (its name), of `kernel`, over
+/// `axes`: the fastest and near-best rows marked, what the file does not say not recorded.
+fn t4_record(
+    version: &str,
+    gpu: String,
+    kernel: String,
+    axes: Vec<String>,
+    mut rows: Vec<RowRecord>,
+) -> SweepRecord {
     best(&mut rows);
     let fastest =
         rows.iter().filter(|row| row.measured()).min_by(|a, b| a.median_ms.total_cmp(&b.median_ms)).cloned();
     let measured = rows.iter().filter(|row| row.measured()).count();
     let rows_near_best = rows.iter().filter(|row| row.measured() && row.fraction_of_best >= 0.95).count();
-    let gpu = said("gpu");
-    Ok(SweepRecord {
+    SweepRecord {
         schema_version: SCHEMA_VERSION,
         provenance: None,
         device: DeviceLimits { name: gpu, ..unknown_device() },
         kernel: NOT_RECORDED.into(),
         ptx_sha256: NOT_RECORDED.into(),
         workload: PassRecord {
-            kernel: said("kernel"),
+            kernel,
             bytes_per_pass: 0.0,
             bytes_counted: NOT_RECORDED.into(),
             detail: None,
@@ -323,7 +334,7 @@ fn read_named(value: &Value, name_of_result: &dyn Fn(usize) -> String) -> Result
             kernel_tuner: Some(format!("a T4 results file (schema {version})")),
             ..Origin::default()
         },
-    })
+    }
 }
 
 /// A device of which nothing is known: zero throughout, "not recorded" by name.
@@ -380,27 +391,7 @@ fn row_of(
         .get("configuration")
         .and_then(Value::as_object)
         .ok_or_else(|| format!("{at} has no configuration object"))?;
-    let dimension = |axis: usize| -> Result<Option<u32>, String> {
-        let key = BLOCK_PARAMETERS[axis];
-        match configuration.get(key) {
-            None => Ok(None),
-            Some(value) => value
-                .as_u64()
-                .and_then(|value| u32::try_from(value).ok())
-                .filter(|&value| value > 0)
-                .map(Some)
-                .ok_or_else(|| format!("{at} has {key} {value}: not a block size (a whole number above 0)")),
-        }
-    };
-    let x = dimension(0)?.ok_or_else(|| {
-        format!(
-            "{at} has no block_size_x in its configuration: block-size reads a tuning of the block size, named block_size_x (and block_size_y, block_size_z)"
-        )
-    })?;
-    let block = BlockShape { x, y: dimension(1)?.unwrap_or(1), z: dimension(2)?.unwrap_or(1) };
-    let threads = block.x.checked_mul(block.y).and_then(|xy| xy.checked_mul(block.z));
-    let threads_per_block =
-        threads.ok_or_else(|| format!("{at} has a block of {block}: over 2^32 threads"))?;
+    let (block, threads_per_block) = block_of(&at, configuration)?;
     let mut axes = Vec::with_capacity(identifiers.len());
     for identifier in identifiers {
         let value = configuration
@@ -414,26 +405,7 @@ fn row_of(
         .get("invalidity")
         .and_then(Value::as_str)
         .ok_or_else(|| format!("{at} has no invalidity (a string)"))?;
-    // A reason block-size wrote beside the invalidity, else the invalidity in words.
-    let reason = |words: &str| {
-        result.get("reason").and_then(Value::as_str).map_or_else(
-            || format!("T4 invalidity `{invalidity}`: {words}"),
-            |reason| format!("{reason} (T4 invalidity `{invalidity}`)"),
-        )
-    };
-    let (failed, pruned) = match invalidity {
-        "correct" => (None, None),
-        "constraints" => (None, Some(reason("ruled out by the tuner's restrictions"))),
-        "compile" => (Some(reason("did not compile")), None),
-        "runtime" => (Some(reason("failed at run time")), None),
-        "timeout" => (Some(reason("timed out")), None),
-        "correctness" => (Some(reason("wrong output")), None),
-        other => {
-            return Err(format!(
-                "{at} has invalidity {other:?}, not one of T4's (correct, compile, runtime, timeout, correctness, constraints)"
-            ));
-        }
-    };
+    let (failed, pruned) = outcome_of(&at, result, invalidity)?;
     // A block that ran (a time, or an output to check) is one a CUDA GPU launches; one beyond
     // that is a constraint a tuner ruled out, or a failure, never a measurement.
     let ran = pruned.is_none() && (failed.is_none() || invalidity == "correctness");
@@ -477,6 +449,62 @@ fn row_of(
         sm_clock: None,
         energy: None,
         counters: None,
+    })
+}
+
+/// The block of a result's `configuration` (`block_size_x`, and `_y`, `_z` where given), and its
+/// threads.
+fn block_of(at: &str, configuration: &Map<String, Value>) -> Result<(BlockShape, u32), String> {
+    let dimension = |axis: usize| -> Result<Option<u32>, String> {
+        let key = BLOCK_PARAMETERS[axis];
+        match configuration.get(key) {
+            None => Ok(None),
+            Some(value) => value
+                .as_u64()
+                .and_then(|value| u32::try_from(value).ok())
+                .filter(|&value| value > 0)
+                .map(Some)
+                .ok_or_else(|| format!("{at} has {key} {value}: not a block size (a whole number above 0)")),
+        }
+    };
+    let x = dimension(0)?.ok_or_else(|| {
+        format!(
+            "{at} has no block_size_x in its configuration: block-size reads a tuning of the block size, named block_size_x (and block_size_y, block_size_z)"
+        )
+    })?;
+    let block = BlockShape { x, y: dimension(1)?.unwrap_or(1), z: dimension(2)?.unwrap_or(1) };
+    let threads = block.x.checked_mul(block.y).and_then(|xy| xy.checked_mul(block.z));
+    let threads_per_block =
+        threads.ok_or_else(|| format!("{at} has a block of {block}: over 2^32 threads"))?;
+    Ok((block, threads_per_block))
+}
+
+/// Whether a result failed or was ruled out, from its T4 `invalidity` (and block-size's
+/// `reason` beside it): (failed, pruned), each with its reason.
+fn outcome_of(
+    at: &str,
+    result: &Map<String, Value>,
+    invalidity: &str,
+) -> Result<(Option<String>, Option<String>), String> {
+    // A reason block-size wrote beside the invalidity, else the invalidity in words.
+    let reason = |words: &str| {
+        result.get("reason").and_then(Value::as_str).map_or_else(
+            || format!("T4 invalidity `{invalidity}`: {words}"),
+            |reason| format!("{reason} (T4 invalidity `{invalidity}`)"),
+        )
+    };
+    Ok(match invalidity {
+        "correct" => (None, None),
+        "constraints" => (None, Some(reason("ruled out by the tuner's restrictions"))),
+        "compile" => (Some(reason("did not compile")), None),
+        "runtime" => (Some(reason("failed at run time")), None),
+        "timeout" => (Some(reason("timed out")), None),
+        "correctness" => (Some(reason("wrong output")), None),
+        other => {
+            return Err(format!(
+                "{at} has invalidity {other:?}, not one of T4's (correct, compile, runtime, timeout, correctness, constraints)"
+            ));
+        }
     })
 }
 
