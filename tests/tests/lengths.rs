@@ -17,12 +17,9 @@ const LONGER: &[(&str, &str, usize)] = &[
     ("commands/sweep/parallel.rs", "run_workers", 133),
     ("commands/sweep.rs", "measure", 123),
     ("measure/gpu/mock.rs", "MockGpu::run_schedule", 117),
-    ("commands/settings.rs", "TimingSettings::timing", 100),
-    ("results/merge.rs", "merge_model", 95),
     ("measure/gpu/cuda.rs", "CudaGpu::execute", 94),
     ("measure/sampling/checked.rs", "energy", 92),
     ("measure/gpu/cuda.rs", "CudaGpu::open", 91),
-    ("search/interleaved.rs", "run", 83),
 ];
 
 #[test]

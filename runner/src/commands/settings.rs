@@ -132,7 +132,9 @@ impl TimingSettings {
         self.timing().map_err(|message| Error::new(exit::USAGE, message))
     }
 
-    fn timing(&self) -> Result<Timing, String> {
+    /// Each option on its own and beside the others: counts from 1 to their most, `--runs` alone
+    /// or the noise-driven stop's limits, each option of a timing mode with that mode.
+    fn check_options(&self) -> Result<(), String> {
         let mode = self.mode;
         for (option, count) in [
             ("--launches-per-sample", self.launches_per_sample),
@@ -191,6 +193,12 @@ impl TimingSettings {
                 window.as_secs_f64()
             ));
         }
+        Ok(())
+    }
+
+    fn timing(&self) -> Result<Timing, String> {
+        self.check_options()?;
+        let mode = self.mode;
         let min_runs = self.min_runs.unwrap_or(DEFAULT_MIN_RUNS);
         let timing = Timing {
             mode,

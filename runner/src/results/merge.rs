@@ -138,6 +138,38 @@ fn merge_model(files: Vec<(String, SweepRecord)>) -> Result<Merged, String> {
         return Ok(Merged { sweep, provenance, parts: Vec::new(), sources: vec![name] });
     }
     // Shards: every one of 1..=N once, of one sweep of the same size.
+    let (parts, configurations) = every_shard_once(files, &gpu)?;
+    let mut sweeps = Vec::with_capacity(parts.len());
+    for (name, record) in &parts {
+        let (sweep, provenance) = sweep_of(record).map_err(|why| format!("{name}: {why}"))?;
+        sweeps.push((name.clone(), sweep, provenance));
+    }
+    one_sweep(&sweeps, &gpu)?;
+    let provenance = sweeps[0].2.clone();
+    let sources: Vec<String> = sweeps.iter().map(|(name, ..)| name.clone()).collect();
+    let records = parts.iter().map(|(_, record)| record);
+    let parts_said: Vec<PartRecord> = records
+        .map(|record| {
+            let provenance = record.provenance.as_ref().expect("read by sweep_of");
+            PartRecord {
+                shard: record.shard.map(|of| of.shard),
+                command: provenance.command.clone(),
+                date: provenance.date.clone(),
+                gpu: provenance.gpu.clone(),
+            }
+        })
+        .collect();
+    let sweeps: Vec<Sweep> = sweeps.into_iter().map(|(_, sweep, _)| sweep).collect();
+    let sweep = deal_back(sweeps, configurations)?;
+    Ok(Merged { sweep, provenance, parts: parts_said, sources })
+}
+
+/// Each shard of one GPU model's sweep, in order, each once and none missing, with the count of
+/// configurations of the sweep they split.
+fn every_shard_once(
+    files: Vec<(String, SweepRecord)>,
+    gpu: &str,
+) -> Result<(Vec<(String, SweepRecord)>, usize), String> {
     let shard_of = |record: &SweepRecord| record.shard.expect("whole sweeps were taken above");
     let first = shard_of(&files[0].1);
     let count = first.shard.count;
@@ -163,11 +195,11 @@ fn merge_model(files: Vec<(String, SweepRecord)>) -> Result<Merged, String> {
             format!("shard {shard} of {gpu} is missing: merge needs every shard of the sweep")
         })?);
     }
-    let mut sweeps = Vec::with_capacity(parts.len());
-    for (name, record) in &parts {
-        let (sweep, provenance) = sweep_of(record).map_err(|why| format!("{name}: {why}"))?;
-        sweeps.push((name.clone(), sweep, provenance));
-    }
+    Ok((parts, first.configurations))
+}
+
+/// That the shards' sweeps are one: the same device limits and the same driver.
+fn one_sweep(sweeps: &[(String, Sweep, Provenance)], gpu: &str) -> Result<(), String> {
     let (first_name, first_sweep, first_provenance) = &sweeps[0];
     for (name, sweep, provenance) in &sweeps[1..] {
         if !same_device(&sweep.limits, &first_sweep.limits) {
@@ -185,24 +217,7 @@ fn merge_model(files: Vec<(String, SweepRecord)>) -> Result<Merged, String> {
             ));
         }
     }
-    let configurations = first.configurations;
-    let provenance = first_provenance.clone();
-    let sources: Vec<String> = sweeps.iter().map(|(name, ..)| name.clone()).collect();
-    let records = parts.iter().map(|(_, record)| record);
-    let parts_said: Vec<PartRecord> = records
-        .map(|record| {
-            let provenance = record.provenance.as_ref().expect("read by sweep_of");
-            PartRecord {
-                shard: record.shard.map(|of| of.shard),
-                command: provenance.command.clone(),
-                date: provenance.date.clone(),
-                gpu: provenance.gpu.clone(),
-            }
-        })
-        .collect();
-    let sweeps: Vec<Sweep> = sweeps.into_iter().map(|(_, sweep, _)| sweep).collect();
-    let sweep = deal_back(sweeps, configurations)?;
-    Ok(Merged { sweep, provenance, parts: parts_said, sources })
+    Ok(())
 }
 
 /// The shards `sweeps` (in shard order) of a sweep of `configurations` as that sweep.

@@ -15,7 +15,7 @@ use crate::measure::sampling::workload::Workload;
 
 use crate::model::mismatch::Mismatch;
 
-use crate::measure::gpu::backend::{Gpu, Timing};
+use crate::measure::gpu::backend::{Gpu, Launch, Timing};
 use crate::measure::gpu::ptx::KernelRef;
 use crate::measure::profiler::Launched;
 use crate::measure::sampling::checked::{self, Checked};
@@ -175,12 +175,14 @@ pub fn run(
         baseline.module.label
     );
     let limits = gpu.limits().clone();
-    let mut compared = Vec::new();
-    for &kernel in kernels {
-        gpu.select_kernel(kernel)?;
-        let ptx_facts = PtxFacts::of(kernel.module.ptx, kernel.entry);
-        compared.push(Compared { kernel, resources: gpu.kernel_resources()?, ptx_facts });
-    }
+    let compared = kernels
+        .iter()
+        .map(|&kernel| {
+            gpu.select_kernel(kernel)?;
+            let ptx_facts = PtxFacts::of(kernel.module.ptx, kernel.entry);
+            Ok(Compared { kernel, resources: gpu.kernel_resources()?, ptx_facts })
+        })
+        .collect::<Result<Vec<_>>>()?;
 
     let mut rows = Vec::new();
     let mut failures = Vec::new();
@@ -220,14 +222,7 @@ pub fn run(
                 counters: None,
             });
         }
-        for round in 0..rounds as usize {
-            for offset in 0..kernels.len() {
-                let index = (round + offset) % kernels.len();
-                gpu.select_kernel(kernels[index])?;
-                let ms = gpu.time_one_launch(&launches[index])?;
-                cells[index].round_ms.push(ms);
-            }
-        }
+        time_rounds(gpu, kernels, &launches, &mut cells, rounds)?;
         rows.push(CompareRow { threads_per_block, block, cells });
     }
 
@@ -242,6 +237,26 @@ pub fn run(
         failures,
         counters: None,
     })
+}
+
+/// The timed rounds of one block size: one launch of each kernel a round, each between its own
+/// events, who goes first rotating every round; each time into its cell.
+fn time_rounds(
+    gpu: &mut dyn Gpu,
+    kernels: &[KernelRef],
+    launches: &[Launch],
+    cells: &mut [Cell],
+    rounds: u32,
+) -> Result<()> {
+    for round in 0..rounds as usize {
+        for offset in 0..kernels.len() {
+            let index = (round + offset) % kernels.len();
+            gpu.select_kernel(kernels[index])?;
+            let ms = gpu.time_one_launch(&launches[index])?;
+            cells[index].round_ms.push(ms);
+        }
+    }
+    Ok(())
 }
 
 /// `kernel`'s blocks per SM at `block` with `workload`'s shared memory, and its one-wave grid:
