@@ -18,7 +18,6 @@ const LONGER: &[(&str, &str, usize)] = &[
     ("commands/sweep.rs", "measure", 123),
     ("measure/gpu/mock.rs", "MockGpu::run_schedule", 117),
     ("measure/gpu/cuda.rs", "CudaGpu::execute", 94),
-    ("measure/sampling/checked.rs", "energy", 92),
     ("measure/gpu/cuda.rs", "CudaGpu::open", 91),
 ];
 

@@ -153,6 +153,20 @@ const ENERGY_CHUNK_LAUNCHES: u32 = 4096;
 /// before it may include the idle GPU.
 const ENERGY_SETTLE: Duration = Duration::from_millis(10);
 
+/// One chunk of [`energy`]'s launches: `launches` launches (each after zeroing the buffers that
+/// need it, where `zero`), then event `event` recorded.
+fn energy_chunk(launches: usize, zero: bool, event: usize) -> Vec<Op> {
+    let mut ops = Vec::new();
+    for _ in 0..launches {
+        if zero {
+            ops.push(Op::Zero);
+        }
+        ops.push(Op::Launch);
+    }
+    ops.push(Op::Record(event));
+    ops
+}
+
 /// The energy of `launch` at `median_ms` a pass, on `gpu`'s energy counter: the launches run
 /// back to back, [`ENERGY_CHUNKS_QUEUED`] chunks of about [`ENERGY_CHUNK`] queued, each
 /// queued again once the host expects it done, while the host reads the counter; from the
@@ -167,26 +181,13 @@ pub fn energy(
     median_ms: f64,
     window: Duration,
 ) -> Result<Option<RowEnergy>> {
-    let Ok(sensors) = gpu.sensors() else { return Ok(None) };
-    let Ok(mut last) = sensors.energy_mj() else { return Ok(None) };
-    if !(median_ms.is_finite() && median_ms > 0.0) {
-        return Ok(None);
-    }
+    let first = gpu.sensors().ok().and_then(|sensors| sensors.energy_mj().ok());
+    let Some(mut last) = first.filter(|_| median_ms.is_finite() && median_ms > 0.0) else { return Ok(None) };
     let zero = !launch.zero_before_each.is_empty();
     let launches =
         (ENERGY_CHUNK.as_secs_f64() * 1e3 / median_ms).ceil().clamp(1.0, f64::from(ENERGY_CHUNK_LAUNCHES));
     let chunk_time = Duration::from_secs_f64(launches * median_ms / 1e3);
-    let chunk = |event: usize| -> Vec<Op> {
-        let mut ops = Vec::new();
-        for _ in 0..launches as usize {
-            if zero {
-                ops.push(Op::Zero);
-            }
-            ops.push(Op::Launch);
-        }
-        ops.push(Op::Record(event));
-        ops
-    };
+    let chunk = |event: usize| energy_chunk(launches as usize, zero, event);
     let began = gpu.clock();
     let give_up = began + window * 4 + Duration::from_secs(1);
     // Each chunk's event, and when the host expects the GPU to reach it.
@@ -238,12 +239,10 @@ pub fn energy(
             queued.push_back((event, free_at));
         }
     };
-    let mut tail = vec![Op::Synchronize];
-    if zero {
-        // The check sees one pass, as after a batch.
-        tail.extend([Op::Zero, Op::Launch, Op::Synchronize]);
-    }
-    gpu.run_schedule(launch, &tail)?;
+    // Where the buffers are zeroed before each launch the check sees one pass, as after a batch.
+    let tail: &[Op] =
+        if zero { &[Op::Synchronize, Op::Zero, Op::Launch, Op::Synchronize] } else { &[Op::Synchronize] };
+    gpu.run_schedule(launch, tail)?;
     // A GPU running launches draws power: 0 W (a counter that did not move over the window)
     // is no reading, shown `n/a` and never ranked, rather than a winner at 0 mJ.
     let measured = measured.filter(|&(watts, _)| watts.is_finite() && watts > 0.0);
