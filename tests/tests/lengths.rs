@@ -17,8 +17,6 @@ const LONGER: &[(&str, &str, usize)] = &[
     ("commands/sweep/parallel.rs", "run_workers", 133),
     ("commands/sweep.rs", "measure", 123),
     ("measure/gpu/mock.rs", "MockGpu::run_schedule", 117),
-    ("measure/gpu/cuda.rs", "CudaGpu::execute", 94),
-    ("measure/gpu/cuda.rs", "CudaGpu::open", 91),
 ];
 
 #[test]

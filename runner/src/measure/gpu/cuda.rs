@@ -482,6 +482,49 @@ fn load(kernel: &KernelRef) -> Result<(Module, CUfunction), LoadError> {
     Ok((module, function))
 }
 
+/// What the driver says of `device` (ordinal `ordinal`): its name, compute capability and the
+/// limits the occupancy model and the request checks read.
+fn device_limits(device: &Device, ordinal: u32) -> Result<DeviceLimits> {
+    Ok(DeviceLimits {
+        ordinal,
+        name: device.name().context("reading the device name")?,
+        compute_capability: (
+            attribute(device, DeviceAttribute::ComputeCapabilityMajor)?,
+            attribute(device, DeviceAttribute::ComputeCapabilityMinor)?,
+        ),
+        multiprocessors: attribute(device, DeviceAttribute::MultiprocessorCount)?,
+        max_threads_per_sm: attribute(device, DeviceAttribute::MaxThreadsPerMultiprocessor)?,
+        warp_size: attribute(device, DeviceAttribute::WarpSize)?,
+        max_blocks_per_sm: raw_attribute(
+            device,
+            RawAttribute::CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR,
+        )?,
+        max_threads_per_block: attribute(device, DeviceAttribute::MaxThreadsPerBlock)?,
+        registers_per_sm: attribute(device, DeviceAttribute::MaxRegistersPerMultiprocessor)?,
+        max_registers_per_block: attribute(device, DeviceAttribute::MaxRegistersPerBlock)?,
+        shared_memory_per_sm: attribute(device, DeviceAttribute::MaxSharedMemoryPerMultiprocessor)?,
+        max_shared_memory_per_block: raw_attribute(
+            device,
+            RawAttribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+        )?,
+        reserved_shared_memory_per_block: raw_attribute(
+            device,
+            RawAttribute::CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK,
+        )?,
+        l2_cache_bytes: attribute(device, DeviceAttribute::L2CacheSize)?,
+        max_block_dimensions: [
+            attribute(device, DeviceAttribute::MaxBlockDimX)?,
+            attribute(device, DeviceAttribute::MaxBlockDimY)?,
+            attribute(device, DeviceAttribute::MaxBlockDimZ)?,
+        ],
+        max_grid_dimensions: [
+            attribute(device, DeviceAttribute::MaxGridDimX)?,
+            attribute(device, DeviceAttribute::MaxGridDimY)?,
+            attribute(device, DeviceAttribute::MaxGridDimZ)?,
+        ],
+    })
+}
+
 fn attribute(device: &Device, attribute: DeviceAttribute) -> Result<u32> {
     let value = device.get_attribute(attribute).with_context(|| format!("reading {attribute:?}"))?;
     u32::try_from(value).map_err(|_| anyhow!("the driver reported {attribute:?} = {value}"))
@@ -523,47 +566,7 @@ impl CudaGpu {
             .map_err(|e| no_device(anyhow!("creating a context on device {ordinal}: {e}")))?;
 
         let setup = |error: anyhow::Error| OpenError::Setup(error);
-        let limits = (|| -> Result<DeviceLimits> {
-            Ok(DeviceLimits {
-                ordinal,
-                name: device.name().context("reading the device name")?,
-                compute_capability: (
-                    attribute(&device, DeviceAttribute::ComputeCapabilityMajor)?,
-                    attribute(&device, DeviceAttribute::ComputeCapabilityMinor)?,
-                ),
-                multiprocessors: attribute(&device, DeviceAttribute::MultiprocessorCount)?,
-                max_threads_per_sm: attribute(&device, DeviceAttribute::MaxThreadsPerMultiprocessor)?,
-                warp_size: attribute(&device, DeviceAttribute::WarpSize)?,
-                max_blocks_per_sm: raw_attribute(
-                    &device,
-                    RawAttribute::CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR,
-                )?,
-                max_threads_per_block: attribute(&device, DeviceAttribute::MaxThreadsPerBlock)?,
-                registers_per_sm: attribute(&device, DeviceAttribute::MaxRegistersPerMultiprocessor)?,
-                max_registers_per_block: attribute(&device, DeviceAttribute::MaxRegistersPerBlock)?,
-                shared_memory_per_sm: attribute(&device, DeviceAttribute::MaxSharedMemoryPerMultiprocessor)?,
-                max_shared_memory_per_block: raw_attribute(
-                    &device,
-                    RawAttribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
-                )?,
-                reserved_shared_memory_per_block: raw_attribute(
-                    &device,
-                    RawAttribute::CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK,
-                )?,
-                l2_cache_bytes: attribute(&device, DeviceAttribute::L2CacheSize)?,
-                max_block_dimensions: [
-                    attribute(&device, DeviceAttribute::MaxBlockDimX)?,
-                    attribute(&device, DeviceAttribute::MaxBlockDimY)?,
-                    attribute(&device, DeviceAttribute::MaxBlockDimZ)?,
-                ],
-                max_grid_dimensions: [
-                    attribute(&device, DeviceAttribute::MaxGridDimX)?,
-                    attribute(&device, DeviceAttribute::MaxGridDimY)?,
-                    attribute(&device, DeviceAttribute::MaxGridDimZ)?,
-                ],
-            })
-        })()
-        .map_err(setup)?;
+        let limits = device_limits(&device, ordinal).map_err(setup)?;
         let stream =
             Stream::new(StreamFlags::DEFAULT, None).map_err(|e| setup(anyhow!("creating a stream: {e}")))?;
         let events = (0..2)
@@ -813,6 +816,27 @@ impl CudaGpu {
         })
     }
 
+    /// Holds the stream behind the blocking kernel, spinning on its flag until
+    /// [`Op::Release`] (or its timeout), so that the launches queued behind it start together.
+    fn hold_stream(&self) -> Result<()> {
+        let blocker = self.blocker.as_ref().context("no blocking kernel")?;
+        blocker.flag.hold();
+        let blocking = Prepared {
+            function: blocker.function,
+            grid: GridShape::linear(1),
+            block: BlockShape::linear(1),
+            dynamic_shared_memory: 0,
+            slots: vec![Slot::U64(blocker.flag.device), Slot::U64(BLOCKING_TIMEOUT.as_nanos() as u64)],
+        };
+        let mut blocking_pointers = blocking.pointers();
+        // SAFETY: the blocking kernel's two u64 parameters (checked in
+        // ensure_blocker), the flag mapped and alive in self until after the
+        // stream is synchronised.
+        unsafe { blocking.launch(&self.stream, &mut blocking_pointers) }
+            .context("launching the blocking kernel")?;
+        Ok(())
+    }
+
     /// Executes `ops` with `prepared` as the launch; `held` says whether a blocking kernel
     /// waits for a release, so that the caller can release it when an op fails.
     fn execute(
@@ -858,25 +882,8 @@ impl CudaGpu {
                     }
                 }
                 Op::Block => {
-                    let blocker = self.blocker.as_ref().context("no blocking kernel")?;
-                    blocker.flag.hold();
+                    self.hold_stream()?;
                     *held = true;
-                    let blocking = Prepared {
-                        function: blocker.function,
-                        grid: GridShape::linear(1),
-                        block: BlockShape::linear(1),
-                        dynamic_shared_memory: 0,
-                        slots: vec![
-                            Slot::U64(blocker.flag.device),
-                            Slot::U64(BLOCKING_TIMEOUT.as_nanos() as u64),
-                        ],
-                    };
-                    let mut blocking_pointers = blocking.pointers();
-                    // SAFETY: the blocking kernel's two u64 parameters (checked in
-                    // ensure_blocker), the flag mapped and alive in self until after the
-                    // stream is synchronised.
-                    unsafe { blocking.launch(&self.stream, &mut blocking_pointers) }
-                        .context("launching the blocking kernel")?;
                 }
                 Op::Release => {
                     self.blocker.as_ref().context("no blocking kernel")?.flag.release();
