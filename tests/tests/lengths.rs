@@ -13,7 +13,6 @@ const MAX_LINES: usize = 80;
 const LONGER: &[(&str, &str, usize)] = &[
     ("search/sweep.rs", "measure_in", 245),
     ("search/rounds.rs", "in_rungs", 210),
-    ("results/emit.rs", "rust_source", 208),
     ("commands/sweep/parallel.rs", "run_workers", 133),
     ("commands/sweep.rs", "measure", 123),
     ("measure/gpu/mock.rs", "MockGpu::run_schedule", 117),

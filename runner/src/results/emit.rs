@@ -340,103 +340,152 @@ fn literal(value: &str, ty: &str) -> String {
 
 /// The Rust source of `winners`.
 pub fn rust_source(winners: &Winners) -> String {
-    // Each line of `text` a comment line; what `text` quotes of other machines is
-    // [`commented`] by the caller, so its own line breaks are the only ones.
-    let comment = |text: &str, indent: &str| {
-        text.lines().map(|line| format!("{indent}// {line}\n")).collect::<String>()
-    };
-    let constants = distinct(winners.axes.iter().map(|axis| const_name(axis)).collect());
-    // (the axis as comments show it, its name, its constant, its field, its type)
-    let axes: Vec<(String, &str, String, String, &'static str)> = winners
-        .axes
-        .iter()
-        .zip(constants)
-        .map(|(axis, constant)| {
-            let field = field_name(&constant);
-            (commented(axis), axis.as_str(), constant, field, axis_type(&winners.winners, axis))
-        })
-        .collect();
-    let same_gpu = |a: &Winner, b: &Winner| {
-        (a.gpu.as_str(), a.compute_capability) == (b.gpu.as_str(), b.compute_capability)
-    };
-    // Each GPU's module, distinct where two names differ only in what an identifier cannot hold.
-    let mut gpu_list: Vec<(&str, (u32, u32))> = Vec::new();
-    for winner in &winners.winners {
-        if !gpu_list.contains(&(winner.gpu.as_str(), winner.compute_capability)) {
-            gpu_list.push((winner.gpu.as_str(), winner.compute_capability));
-        }
+    let emitted = Emitted::of(winners);
+    let mut source = emitted.header() + &emitted.config_struct();
+    let (mut arms, mut table) = (String::new(), String::new());
+    for (index, winner) in winners.winners.iter().enumerate() {
+        source += &emitted.gpu_module(index, winner, &mut arms, &mut table);
     }
-    let gpu_modules =
-        distinct(gpu_list.iter().map(|&(gpu, capability)| module_name(gpu, capability)).collect());
-    // A GPU measured at one size has the module it always had; one at several, a module a size.
-    let module_of = |winner: &Winner| {
-        let at = gpu_list
+    source + &emitted.first_gpu_constants() + &lookup_functions(&arms, &table)
+}
+
+/// Each line of `text` a comment line; what `text` quotes of other machines is [`commented`]
+/// by the caller, so its own line breaks are the only ones.
+fn comment(text: &str, indent: &str) -> String {
+    text.lines().map(|line| format!("{indent}// {line}\n")).collect()
+}
+
+/// Whether two winners were measured on one GPU model.
+fn same_gpu(a: &Winner, b: &Winner) -> bool {
+    (a.gpu.as_str(), a.compute_capability) == (b.gpu.as_str(), b.compute_capability)
+}
+
+/// What [`rust_source`] writes of `winners`: each axis's names, each GPU's module.
+struct Emitted<'a> {
+    winners: &'a Winners,
+    /// Each axis: as comments show it, its name, its constant, its field, its type.
+    axes: Vec<(String, &'a str, String, String, &'static str)>,
+    /// The block's shape where some winner's is not in x alone: a 1-D file reads as before.
+    shaped: bool,
+    /// Each GPU model, once, in the order measured.
+    gpu_list: Vec<(&'a str, (u32, u32))>,
+    /// Each GPU model's module, distinct where two names differ only in what an identifier
+    /// cannot hold.
+    gpu_modules: Vec<String>,
+}
+
+impl<'a> Emitted<'a> {
+    fn of(winners: &'a Winners) -> Self {
+        let constants = distinct(winners.axes.iter().map(|axis| const_name(axis)).collect());
+        let axes = winners
+            .axes
+            .iter()
+            .zip(constants)
+            .map(|(axis, constant)| {
+                let field = field_name(&constant);
+                (commented(axis), axis.as_str(), constant, field, axis_type(&winners.winners, axis))
+            })
+            .collect();
+        let mut gpu_list: Vec<(&str, (u32, u32))> = Vec::new();
+        for winner in &winners.winners {
+            if !gpu_list.contains(&(winner.gpu.as_str(), winner.compute_capability)) {
+                gpu_list.push((winner.gpu.as_str(), winner.compute_capability));
+            }
+        }
+        let gpu_modules =
+            distinct(gpu_list.iter().map(|&(gpu, capability)| module_name(gpu, capability)).collect());
+        let shaped = winners.winners.iter().any(|winner| winner.block.is_some());
+        Self { winners, axes, shaped, gpu_list, gpu_modules }
+    }
+
+    /// A winner's module: its GPU's where that GPU was measured at one size, else a module a
+    /// size.
+    fn module_of(&self, winner: &Winner) -> String {
+        let at = self
+            .gpu_list
             .iter()
             .position(|&gpu| gpu == (winner.gpu.as_str(), winner.compute_capability))
             .expect("every winner's GPU is listed");
-        let module = gpu_modules[at].clone();
-        let sizes = winners.winners.iter().filter(|other| same_gpu(other, winner)).count();
+        let module = self.gpu_modules[at].clone();
+        let sizes = self.winners.winners.iter().filter(|other| same_gpu(other, winner)).count();
         if sizes > 1 { format!("{module}_n{}", winner.items) } else { module }
-    };
-    let gpus = winners
-        .winners
-        .iter()
-        .enumerate()
-        .filter(|&(index, winner)| !winners.winners[..index].iter().any(|other| same_gpu(other, winner)))
-        .count();
-    let objectives: Vec<Objective> = winners.winners.iter().map(|winner| winner.objective).collect();
-    let file_chosen = match objectives.first() {
-        Some(&first) if objectives.iter().all(|&objective| objective == first) => chosen(first),
-        Some(_) => "winning",
-        None => chosen(Objective::Time),
-    };
-    let mut source = comment(
-        &format!(
-            "{}{}{HEADER_MARK}the {file_chosen} configuration of `{}` on {} GPU(s), each measured on that GPU.\n\
-             Axes: block size{}. Provenance per GPU above its module.",
-            HEADER_START.trim_start_matches("// "),
-            commented(
-                winners.winners.first().map_or("block-size", |winner| winner.provenance.runner.as_str())
-            ),
-            commented(&winners.kernel),
-            gpus,
-            axes.iter().map(|(shown, ..)| format!(", {shown}")).collect::<String>(),
-        ),
-        "",
-    );
-    source += "\n/// One launch configuration, an axis a field.\n\
-               #[derive(Debug, Clone, Copy, PartialEq, Eq)]\n\
-               pub struct Config {\n    /// Threads per block.\n    pub block_size: u32,\n";
-    // The block's shape where some winner's is not in x alone: a 1-D file reads as before.
-    let shaped = winners.winners.iter().any(|winner| winner.block.is_some());
-    if shaped {
-        source +=
-            "    /// The block's threads in x, y and z (`blockDim`).\n    pub block_dim: (u32, u32, u32),\n";
     }
-    for (shown, _, _, field, ty) in &axes {
-        source += &format!("    /// `{shown}`.\n    pub {field}: {ty},\n");
-    }
-    source += "}\n";
-    let fields = |prefix: &str| {
+
+    /// `Config { block_size: PREFIXBLOCK_SIZE, ... }`: a configuration of the constants.
+    fn fields(&self, prefix: &str) -> String {
         let mut text = format!("Config {{ block_size: {prefix}BLOCK_SIZE");
-        if shaped {
+        if self.shaped {
             text += &format!(", block_dim: {prefix}BLOCK_DIM");
         }
-        for (_, _, constant, field, _) in &axes {
+        for (_, _, constant, field, _) in &self.axes {
             text += &format!(", {field}: {prefix}{constant}");
         }
         text + " }"
-    };
-    let mut arms = String::new();
-    let mut table = String::new();
-    for (index, winner) in winners.winners.iter().enumerate() {
+    }
+
+    /// The file's first comment: who wrote it, of what, on how many GPUs.
+    fn header(&self) -> String {
+        let gpus = self
+            .winners
+            .winners
+            .iter()
+            .enumerate()
+            .filter(|&(index, winner)| {
+                !self.winners.winners[..index].iter().any(|other| same_gpu(other, winner))
+            })
+            .count();
+        let objectives: Vec<Objective> = self.winners.winners.iter().map(|winner| winner.objective).collect();
+        let file_chosen = match objectives.first() {
+            Some(&first) if objectives.iter().all(|&objective| objective == first) => chosen(first),
+            Some(_) => "winning",
+            None => chosen(Objective::Time),
+        };
+        comment(
+            &format!(
+                "{}{}{HEADER_MARK}the {file_chosen} configuration of `{}` on {} GPU(s), each measured on that GPU.\n\
+                 Axes: block size{}. Provenance per GPU above its module.",
+                HEADER_START.trim_start_matches("// "),
+                commented(
+                    self.winners
+                        .winners
+                        .first()
+                        .map_or("block-size", |winner| winner.provenance.runner.as_str())
+                ),
+                commented(&self.winners.kernel),
+                gpus,
+                self.axes.iter().map(|(shown, ..)| format!(", {shown}")).collect::<String>(),
+            ),
+            "",
+        )
+    }
+
+    /// The `Config` struct, an axis a field.
+    fn config_struct(&self) -> String {
+        let mut source = String::from(
+            "\n/// One launch configuration, an axis a field.\n\
+                   #[derive(Debug, Clone, Copy, PartialEq, Eq)]\n\
+                   pub struct Config {\n    /// Threads per block.\n    pub block_size: u32,\n",
+        );
+        if self.shaped {
+            source += "    /// The block's threads in x, y and z (`blockDim`).\n    pub block_dim: (u32, u32, u32),\n";
+        }
+        for (shown, _, _, field, ty) in &self.axes {
+            source += &format!("    /// `{shown}`.\n    pub {field}: {ty},\n");
+        }
+        source += "}\n";
+        source
+    }
+
+    /// The module of the winner at `index` with its provenance above it; its arm of
+    /// `config_for` (a GPU's first winner) and its line of `WINNERS` added to `arms` and `table`.
+    fn gpu_module(&self, index: usize, winner: &Winner, arms: &mut String, table: &mut String) -> String {
         let provenance = &winner.provenance;
         let (major, minor) = winner.compute_capability;
-        let module = module_of(winner);
+        let module = self.module_of(winner);
         let chosen = chosen(winner.objective);
         let energy =
             winner.joules_per_pass.map_or(String::new(), |joules| format!(", {:.3} mJ a pass", joules * 1e3));
-        source += "\n";
+        let mut source = String::from("\n");
         source += &comment(
             &format!(
                 "{} (compute capability {major}.{minor}){}: median {:.4} ms over {} samples{energy}; {} configurations, {} search.\n\
@@ -460,14 +509,14 @@ pub fn rust_source(winners: &Winners) -> String {
             "    /// Threads per block of the {chosen} configuration.\n    pub const BLOCK_SIZE: u32 = {};\n",
             winner.block_size
         );
-        if shaped {
+        if self.shaped {
             let block = winner.block.unwrap_or(BlockShape::linear(winner.block_size));
             source += &format!(
                 "    /// The block's threads in x, y and z of the {chosen} configuration.\n    pub const BLOCK_DIM: (u32, u32, u32) = ({}, {}, {});\n",
                 block.x, block.y, block.z
             );
         }
-        for (shown, name, constant, _, ty) in &axes {
+        for (shown, name, constant, _, ty) in &self.axes {
             let value = winner.axes.get(name).unwrap_or_default();
             let ty = if *ty == "u32" { "u32" } else { "&str" };
             source += &format!(
@@ -477,51 +526,62 @@ pub fn rust_source(winners: &Winners) -> String {
         }
         source += &format!(
             "    /// The {chosen} configuration on this GPU.\n    pub const CONFIG: Config = {};\n}}\n",
-            fields("")
+            self.fields("")
         );
         // `config_for` answers a GPU's winner at its largest measured size, in one arm.
-        let first_of_gpu = !winners.winners[..index].iter().any(|other| same_gpu(other, winner));
+        let first_of_gpu = !self.winners.winners[..index].iter().any(|other| same_gpu(other, winner));
         let largest = || {
-            winners
+            self.winners
                 .winners
                 .iter()
                 .filter(|other| same_gpu(other, winner))
                 .reduce(|largest, other| if other.items > largest.items { other } else { largest })
         };
         if first_of_gpu && let Some(largest) = largest() {
-            arms += &format!(
+            *arms += &format!(
                 "        ({:?}, ({major}, {minor})) => Some({}::CONFIG),\n",
                 winner.gpu,
-                module_of(largest)
+                self.module_of(largest)
             );
         }
-        table +=
+        *table +=
             &format!("    ({:?}, ({major}, {minor}), {}, {module}::CONFIG),\n", winner.gpu, winner.items);
+        source
     }
-    if let Some(first) = winners.winners.first() {
-        let module = module_of(first);
-        let chosen = chosen(first.objective);
-        let first_gpu = commented(&first.gpu);
-        source += &format!(
-            "\n/// Threads per block of the {chosen} configuration on the first GPU, {first_gpu}.\n"
-        );
-        source += &format!("pub const BLOCK_SIZE: u32 = {module}::BLOCK_SIZE;\n");
-        if shaped {
+
+    /// The first GPU's configuration as the file's own constants: the one to fall back to.
+    fn first_gpu_constants(&self) -> String {
+        let mut source = String::new();
+        if let Some(first) = self.winners.winners.first() {
+            let module = self.module_of(first);
+            let chosen = chosen(first.objective);
+            let first_gpu = commented(&first.gpu);
             source += &format!(
-                "/// The block's threads in x, y and z of the {chosen} configuration on the first GPU.\npub const BLOCK_DIM: (u32, u32, u32) = {module}::BLOCK_DIM;\n"
+                "\n/// Threads per block of the {chosen} configuration on the first GPU, {first_gpu}.\n"
+            );
+            source += &format!("pub const BLOCK_SIZE: u32 = {module}::BLOCK_SIZE;\n");
+            if self.shaped {
+                source += &format!(
+                    "/// The block's threads in x, y and z of the {chosen} configuration on the first GPU.\npub const BLOCK_DIM: (u32, u32, u32) = {module}::BLOCK_DIM;\n"
+                );
+            }
+            for (shown, _, constant, _, ty) in &self.axes {
+                let ty = if *ty == "u32" { "u32" } else { "&str" };
+                source += &format!(
+                    "/// `{shown}` of the {chosen} configuration on the first GPU.\npub const {constant}: {ty} = {module}::{constant};\n"
+                );
+            }
+            source += &format!(
+                "\n/// The {chosen} configuration on the first GPU, {first_gpu}: the one to fall back to.\npub const MEASURED: Config = {module}::CONFIG;\n"
             );
         }
-        for (shown, _, constant, _, ty) in &axes {
-            let ty = if *ty == "u32" { "u32" } else { "&str" };
-            source += &format!(
-                "/// `{shown}` of the {chosen} configuration on the first GPU.\npub const {constant}: {ty} = {module}::{constant};\n"
-            );
-        }
-        source += &format!(
-            "\n/// The {chosen} configuration on the first GPU, {first_gpu}: the one to fall back to.\npub const MEASURED: Config = {module}::CONFIG;\n"
-        );
+        source
     }
-    source += &format!(
+}
+
+/// `config_for` (of `arms`), `WINNERS` (of `table`) and `config_for_size`.
+fn lookup_functions(arms: &str, table: &str) -> String {
+    let mut source = format!(
         "\n/// The measured configuration for a GPU, by its name as the driver reports it and its\n\
          /// compute capability: that GPU's winner where it was measured, `None` on any other\n\
          /// (measure it there, or fall back to [`MEASURED`]).\n\
