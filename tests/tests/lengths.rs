@@ -15,7 +15,6 @@ const LONGER: &[(&str, &str, usize)] = &[
     ("search/rounds.rs", "in_rungs", 210),
     ("commands/sweep/parallel.rs", "run_workers", 133),
     ("commands/sweep.rs", "measure", 123),
-    ("measure/gpu/mock.rs", "MockGpu::run_schedule", 117),
 ];
 
 #[test]

@@ -265,6 +265,62 @@ pub struct MockGpu {
 pub const H200_BLOCKS_PER_SM_AT_16_KIB: [u32; 13] = [13, 13, 13, 13, 13, 13, 12, 10, 8, 5, 4, 2, 2];
 
 impl MockGpu {
+    /// As the driver: the graph of a schedule's [`Op::Graph`] captured before its first op, where
+    /// the last captured is of another kernel, launch or count.
+    fn capture_graph(&mut self, launch: &Launch, ops: &[Op]) {
+        if let Some(&Op::Graph { launches }) = ops.iter().find(|op| matches!(op, Op::Graph { .. })) {
+            let captured = (self.active, launch.clone(), launches);
+            if self.graph.as_ref() != Some(&captured) {
+                self.graph = Some(captured);
+                self.graph_captures += 1;
+            }
+        }
+    }
+
+    /// The buffers `launch` zeroes before each launch, zeroed.
+    fn zero(&mut self, launch: &Launch) -> Result<()> {
+        for &buffer in &launch.zero_before_each {
+            self.memory.bytes_mut(buffer)?.fill(0);
+        }
+        Ok(())
+    }
+
+    /// What the script makes of a schedule before it runs: a failed launch, a lost context, a
+    /// fault, a hang (until the watchdog), a signal after so many launches; and the delay.
+    fn scripted_faults(&mut self, launch: &Launch, ops: &[Op]) -> Result<()> {
+        let threads_per_block = launch.threads_per_block();
+        if self.fail_launch_at == Some(threads_per_block) && ops.iter().any(launches_kernel) {
+            bail!("launch failed: mock driver error at {threads_per_block} threads per block");
+        }
+        std::thread::sleep(self.delay);
+        if self.context_lost {
+            return Err(anyhow!(MockFault { context_lost: true })).context("a timed launch failed");
+        }
+        if let Some((at, fault)) = self.fault_at
+            && at == threads_per_block
+            && ops.iter().any(launches_kernel)
+        {
+            self.context_lost = fault.context_lost;
+            return Err(anyhow!(fault)).context("a timed launch failed");
+        }
+        if self.hang_at == Some(threads_per_block) && ops.iter().any(launches_kernel) {
+            self.watchdog.wait(|| {
+                loop {
+                    std::thread::sleep(Duration::from_millis(50));
+                }
+            });
+        }
+        if let Some((at, after, signal)) = self.signal_at
+            && at == threads_per_block
+        {
+            let taken = self.launches.iter().filter(|(_, threads)| *threads == at).count();
+            if taken >= after {
+                crate::measure::supervision::interrupt::simulate(signal);
+            }
+        }
+        Ok(())
+    }
+
     /// Answers the occupancy queries for 16 KiB of dynamic shared memory a block as the H200's
     /// driver does ([`H200_BLOCKS_PER_SM_AT_16_KIB`]); other amounts get `blocks_per_sm`.
     pub fn answer_16_kib_as_the_h200(&mut self) {
@@ -776,45 +832,8 @@ impl Gpu for MockGpu {
     /// kernel, a synchronisation while the stream is still held (which on a GPU waits for the
     /// blocking kernel's timeout) are errors.
     fn run_schedule(&mut self, launch: &Launch, ops: &[Op]) -> Result<Vec<f32>> {
-        let threads_per_block = launch.threads_per_block();
-        if self.fail_launch_at == Some(threads_per_block) && ops.iter().any(launches_kernel) {
-            bail!("launch failed: mock driver error at {threads_per_block} threads per block");
-        }
-        std::thread::sleep(self.delay);
-        if self.context_lost {
-            return Err(anyhow!(MockFault { context_lost: true })).context("a timed launch failed");
-        }
-        if let Some((at, fault)) = self.fault_at
-            && at == threads_per_block
-            && ops.iter().any(launches_kernel)
-        {
-            self.context_lost = fault.context_lost;
-            return Err(anyhow!(fault)).context("a timed launch failed");
-        }
-        if self.hang_at == Some(threads_per_block) && ops.iter().any(launches_kernel) {
-            self.watchdog.wait(|| {
-                loop {
-                    std::thread::sleep(Duration::from_millis(50));
-                }
-            });
-        }
-        if let Some((at, after, signal)) = self.signal_at
-            && at == threads_per_block
-        {
-            let taken = self.launches.iter().filter(|(_, threads)| *threads == at).count();
-            if taken >= after {
-                crate::measure::supervision::interrupt::simulate(signal);
-            }
-        }
-        // As the driver: the graph captured before the first op, where the last is of another
-        // kernel, launch or count.
-        if let Some(&Op::Graph { launches }) = ops.iter().find(|op| matches!(op, Op::Graph { .. })) {
-            let captured = (self.active, launch.clone(), launches);
-            if self.graph.as_ref() != Some(&captured) {
-                self.graph = Some(captured);
-                self.graph_captures += 1;
-            }
-        }
+        self.scripted_faults(launch, ops)?;
+        self.capture_graph(launch, ops);
         let accumulates = !launch.zero_before_each.is_empty();
         let emulated = Self::emulated(ops, accumulates);
         let (mut recorded, mut unsynchronised) = (HashSet::new(), HashSet::new());
@@ -823,11 +842,7 @@ impl Gpu for MockGpu {
         for (index, &op) in ops.iter().enumerate() {
             self.enqueued.push(op);
             match op {
-                Op::Zero => {
-                    for &buffer in &launch.zero_before_each {
-                        self.memory.bytes_mut(buffer)?.fill(0);
-                    }
-                }
+                Op::Zero => self.zero(launch)?,
                 Op::FlushL2 => self.l2_flushes += 1,
                 Op::Record(event) => {
                     recorded.insert(event);
