@@ -278,7 +278,7 @@ impl MockGpu {
     }
 
     /// The buffers `launch` zeroes before each launch, zeroed.
-    fn zero(&mut self, launch: &Launch) -> Result<()> {
+    fn zero_before_launch(&mut self, launch: &Launch) -> Result<()> {
         for &buffer in &launch.zero_before_each {
             self.memory.bytes_mut(buffer)?.fill(0);
         }
@@ -842,7 +842,7 @@ impl Gpu for MockGpu {
         for (index, &op) in ops.iter().enumerate() {
             self.enqueued.push(op);
             match op {
-                Op::Zero => self.zero(launch)?,
+                Op::Zero => self.zero_before_launch(launch)?,
                 Op::FlushL2 => self.l2_flushes += 1,
                 Op::Record(event) => {
                     recorded.insert(event);
