@@ -14,7 +14,6 @@ const LONGER: &[(&str, &str, usize)] = &[
     ("search/sweep.rs", "measure_in", 245),
     ("search/rounds.rs", "in_rungs", 210),
     ("commands/sweep/parallel.rs", "run_workers", 133),
-    ("commands/sweep.rs", "measure", 123),
 ];
 
 #[test]

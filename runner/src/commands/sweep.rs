@@ -334,22 +334,7 @@ pub(crate) fn measure<D: Driver>(
     )?;
     let (facts, host_data_s) = (prepared.facts.expect("described"), prepared.host_data_s);
     let key = journal_key(&gpu, &facts, &kernels, &kernel.pass, timing, settings);
-    // One worker of several journals to its own file, which the process that started it
-    // copies into the run's journal: no two processes append to one file.
-    let journal_path = match supervision.part {
-        Some(_) => supervision.journal.clone(),
-        None => settings.journal.clone().or_else(|| supervision.journal.clone()),
-    };
-    let mut resumes: Vec<&Path> = settings.resume.iter().map(PathBuf::as_path).collect();
-    if supervision.restarted() {
-        resumes.extend(journal_path.as_deref());
-    }
-    let (mut journal, note, mut warnings) = if journal_path.is_some() || !resumes.is_empty() {
-        let (journal, note, warnings) = Journal::open(journal_path.as_deref(), &resumes, key)?;
-        (Some(journal), note.filter(|_| settings.resume.is_some()), warnings)
-    } else {
-        (None, None, Vec::new())
-    };
+    let (mut journal, note, mut warnings) = open_journal(settings, &supervision, key)?;
     gpu.watchdog().set_timeout(settings.launch_timeout);
     gpu.watchdog().set_supervised(supervision.active());
     if (settings.stats || timing.energy_window.is_some())
@@ -380,6 +365,43 @@ pub(crate) fn measure<D: Driver>(
     sweep.wall_time =
         Some(WallTime { total_s: started.elapsed().as_secs_f64(), device_s, host_data_s, ..timed.spent });
     sweep.objective = settings.objective;
+    nothing_left_out(&mut sweep, &supervision)?;
+    if settings.counters {
+        counters::read(driver, gpu, ordinal, &mut sweep, timing, &mut warnings);
+    }
+    let provenance = facts.provenance(&sweep.limits);
+    Ok(Measured { sweep, provenance, head, warnings })
+}
+
+/// The sweep's journal, where it keeps one (`--journal`, a supervised worker's, one to resume):
+/// the journal, the note on what it resumes, and its warnings.
+fn open_journal(
+    settings: &Settings,
+    supervision: &Supervision,
+    key: Key,
+) -> Result<(Option<Journal>, Option<String>, Vec<String>), Error> {
+    // One worker of several journals to its own file, which the process that started it
+    // copies into the run's journal: no two processes append to one file.
+    let journal_path = match supervision.part {
+        Some(_) => supervision.journal.clone(),
+        None => settings.journal.clone().or_else(|| supervision.journal.clone()),
+    };
+    let mut resumes: Vec<&Path> = settings.resume.iter().map(PathBuf::as_path).collect();
+    if supervision.restarted() {
+        resumes.extend(journal_path.as_deref());
+    }
+    Ok(if journal_path.is_some() || !resumes.is_empty() {
+        let (journal, note, warnings) = Journal::open(journal_path.as_deref(), &resumes, key)?;
+        (Some(journal), note.filter(|_| settings.resume.is_some()), warnings)
+    } else {
+        (None, None, Vec::new())
+    })
+}
+
+/// A sweep that measured nothing (every configuration pruned) is an error, exit 2; one that lost
+/// the GPU's context is restarted where supervised (exit [`exit::RESTART`]), else the
+/// configurations left are a failed check.
+fn nothing_left_out(sweep: &mut Sweep, supervision: &Supervision) -> Result<(), Error> {
     // Every configuration pruned (by the model, or by the kernel's launch bounds): nothing was
     // launched, and a table of it would look like a sweep.
     if let Some(first) = sweep.rows.first()
@@ -410,11 +432,7 @@ pub(crate) fn measure<D: Driver>(
             sweep.failures.push(sweep::CheckFailure::NotMeasured { configurations: configurations_left });
         }
     }
-    if settings.counters {
-        counters::read(driver, gpu, ordinal, &mut sweep, timing, &mut warnings);
-    }
-    let provenance = facts.provenance(&sweep.limits);
-    Ok(Measured { sweep, provenance, head, warnings })
+    Ok(())
 }
 
 /// What a measurement of a kernel on `gpu` depends on, for the journal.
