@@ -28,7 +28,7 @@ use crate::results::schema::SweepRecord;
 use crate::results::table;
 use crate::search::sweep::{EndedEarly, Sweep};
 use std::io::{Read as _, Seek as _, Write as _};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// `--split`: every GPU of one model (name and compute capability), or the one line that names
 /// the two that differ (exit 2).
@@ -152,9 +152,6 @@ fn run_workers(
     folder: &Path,
     console: &mut Console,
 ) -> Result<i32, Error> {
-    let program = std::env::current_exe()
-        .map_err(|error| Error::new(exit::FAILED, format!("cannot locate this program: {error}")))?;
-    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     let mut target = match journal {
         Some(path) => {
             Some(std::fs::OpenOptions::new().create(true).append(true).open(path).map_err(|error| {
@@ -163,23 +160,7 @@ fn run_workers(
         }
         None => None,
     };
-    let mut workers = Vec::with_capacity(count as usize);
-    for device in 0..count {
-        let part = Part {
-            device,
-            shard: settings.split.then(|| Shard { index: device + 1, count }),
-            result: folder.join(format!("gpu{device}.json")),
-        };
-        let output = (folder.join(format!("gpu{device}.out")), folder.join(format!("gpu{device}.err")));
-        let worker = Worker::start(
-            &program,
-            &args,
-            folder.join(format!("gpu{device}.jsonl")),
-            supervise::part_environment(&part),
-            Some(output.clone()),
-        )?;
-        workers.push((part, output, worker, None::<Result<i32, Error>>, 0u64));
-    }
+    let mut workers = start_workers(settings, count, folder)?;
     interrupt::install();
     let mut forwarded = None;
     let mut printed = 0;
@@ -187,19 +168,7 @@ fn run_workers(
     let mut summaries = String::new();
     let mut finished: Vec<Option<Finished>> = (0..count).map(|_| None).collect();
     loop {
-        // A signal this process got goes on to every worker, once.
-        let signal = interrupt::requested();
-        if let Some(signal) = signal
-            && forwarded.is_none()
-        {
-            let number = if signal.exit_status() == 130 { libc::SIGINT } else { libc::SIGTERM };
-            for (.., worker, done, _) in &workers {
-                if done.is_none() {
-                    worker.signal(number);
-                }
-            }
-            forwarded = Some(number);
-        }
+        forward_signal(&workers, &mut forwarded);
         for (_, _, worker, done, copied) in &mut workers {
             if let Some(file) = &mut target {
                 *copied = copy_lines(worker.journal(), *copied, file);
@@ -250,8 +219,65 @@ fn run_workers(
         console.out(&format!("\n{summaries}"));
         return Ok(code);
     }
-    let finished: Vec<Finished> =
-        finished.into_iter().map(|one| one.expect("every worker was collected")).collect();
+    let finished = finished.into_iter().map(|one| one.expect("every worker was collected")).collect();
+    merge_split(finished, count, settings, console)
+}
+
+/// A worker of this program for each of `count` devices, each writing its table, its standard
+/// error and its result into `folder`: its part, its output files, the worker, its status once
+/// done, and how many bytes of its journal were copied.
+fn start_workers(settings: &Settings, count: u32, folder: &Path) -> Result<Vec<Running>, Error> {
+    let program = std::env::current_exe()
+        .map_err(|error| Error::new(exit::FAILED, format!("cannot locate this program: {error}")))?;
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let mut workers = Vec::with_capacity(count as usize);
+    for device in 0..count {
+        let part = Part {
+            device,
+            shard: settings.split.then(|| Shard { index: device + 1, count }),
+            result: folder.join(format!("gpu{device}.json")),
+        };
+        let output = (folder.join(format!("gpu{device}.out")), folder.join(format!("gpu{device}.err")));
+        let worker = Worker::start(
+            &program,
+            &args,
+            folder.join(format!("gpu{device}.jsonl")),
+            supervise::part_environment(&part),
+            Some(output.clone()),
+        )?;
+        workers.push((part, output, worker, None::<Result<i32, Error>>, 0u64));
+    }
+    Ok(workers)
+}
+
+/// A signal this process got, sent on to every worker still running, once (`forwarded`: the
+/// signal sent, where one was).
+fn forward_signal(workers: &[Running], forwarded: &mut Option<i32>) {
+    if let Some(signal) = interrupt::requested()
+        && forwarded.is_none()
+    {
+        let number = if signal.exit_status() == 130 { libc::SIGINT } else { libc::SIGTERM };
+        for (.., worker, done, _) in workers {
+            if done.is_none() {
+                worker.signal(number);
+            }
+        }
+        *forwarded = Some(number);
+    }
+}
+
+/// A worker of [`run_workers`]: its part, its output files, the worker, its status once done,
+/// and how many bytes of its journal were copied.
+type Running = (Part, (PathBuf, PathBuf), Worker, Option<Result<i32, Error>>, u64);
+
+/// A split sweep's shards, each worker's standard error first: merged into one sweep and
+/// delivered where every shard finished, else an error naming those that did not.
+fn merge_split(
+    finished: Vec<Finished>,
+    count: u32,
+    settings: &Settings,
+    console: &mut Console,
+) -> Result<i32, Error> {
     for (device, one) in finished.iter().enumerate() {
         console.err(&on_gpu(device as u32, &one.stderr));
     }
