@@ -334,7 +334,7 @@ pub(crate) fn measure<D: Driver>(
     )?;
     let (facts, host_data_s) = (prepared.facts.expect("described"), prepared.host_data_s);
     let key = journal_key(&gpu, &facts, &kernels, &kernel.pass, timing, settings);
-    let (mut journal, note, mut warnings) = open_journal(settings, &supervision, key)?;
+    let (mut journal, note, mut warnings) = open_journal(settings, supervision, key)?;
     gpu.watchdog().set_timeout(settings.launch_timeout);
     gpu.watchdog().set_supervised(supervision.active());
     if (settings.stats || timing.energy_window.is_some())
@@ -365,7 +365,7 @@ pub(crate) fn measure<D: Driver>(
     sweep.wall_time =
         Some(WallTime { total_s: started.elapsed().as_secs_f64(), device_s, host_data_s, ..timed.spent });
     sweep.objective = settings.objective;
-    nothing_left_out(&mut sweep, &supervision)?;
+    nothing_left_out(&mut sweep, supervision)?;
     if settings.counters {
         counters::read(driver, gpu, ordinal, &mut sweep, timing, &mut warnings);
     }
@@ -373,13 +373,16 @@ pub(crate) fn measure<D: Driver>(
     Ok(Measured { sweep, provenance, head, warnings })
 }
 
+/// A sweep's journal where it keeps one, the note on what it resumes, and its warnings.
+type OpenedJournal = (Option<Journal>, Option<String>, Vec<String>);
+
 /// The sweep's journal, where it keeps one (`--journal`, a supervised worker's, one to resume):
 /// the journal, the note on what it resumes, and its warnings.
 fn open_journal(
     settings: &Settings,
     supervision: &Supervision,
     key: Key,
-) -> Result<(Option<Journal>, Option<String>, Vec<String>), Error> {
+) -> Result<OpenedJournal, Error> {
     // One worker of several journals to its own file, which the process that started it
     // copies into the run's journal: no two processes append to one file.
     let journal_path = match supervision.part {
