@@ -378,11 +378,7 @@ type OpenedJournal = (Option<Journal>, Option<String>, Vec<String>);
 
 /// The sweep's journal, where it keeps one (`--journal`, a supervised worker's, one to resume):
 /// the journal, the note on what it resumes, and its warnings.
-fn open_journal(
-    settings: &Settings,
-    supervision: &Supervision,
-    key: Key,
-) -> Result<OpenedJournal, Error> {
+fn open_journal(settings: &Settings, supervision: &Supervision, key: Key) -> Result<OpenedJournal, Error> {
     // One worker of several journals to its own file, which the process that started it
     // copies into the run's journal: no two processes append to one file.
     let journal_path = match supervision.part {

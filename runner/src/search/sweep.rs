@@ -15,6 +15,7 @@ use crate::model::axis_values::AxisValues;
 use crate::model::block_shape::{BlockShape, GridShape};
 use crate::model::counters::{Counters, CountersRun};
 use crate::model::grid::GridPolicy;
+use crate::model::launch_bounds::LaunchBounds;
 use crate::model::limits::{DeviceLimits, KernelResources, Suggestion};
 use crate::model::mismatch::Mismatch;
 use crate::model::objective::Objective;
@@ -470,7 +471,7 @@ pub struct Plan {
     pub shard: Option<crate::model::shard::Shard>,
     /// What the kernel's PTX and the driver allow a block (`.reqntid`, `.maxntid`), where read:
     /// the block sizes they forbid are pruned with the directive named.
-    pub bounds: Option<crate::model::launch_bounds::LaunchBounds>,
+    pub bounds: Option<LaunchBounds>,
     /// What a race in rungs may spend.
     pub rungs_budget: RungsBudget,
 }
@@ -590,42 +591,9 @@ pub(crate) fn measure_in(
         let warps = warps_per_block(threads_per_block);
         let dynamic_shared_memory = workload.dynamic_shared_memory(block);
         // Not launched, not queried: the row says why, and the sweep goes on.
-        let pruned = |reason: String| Row {
-            threads_per_block,
-            block,
-            warps_per_block: warps,
-            idle_lanes: idle_lanes(threads_per_block),
-            blocks_per_sm: 0,
-            resident_warps: 0,
-            grid_blocks: 0,
-            grid: GridShape::linear(0),
-            dynamic_shared_memory,
-            limiters: Vec::new(),
-            run_ms: Vec::new(),
-            stopped: None,
-            stats: RunStats::of(&[]),
-            axes: AxisValues::none(),
-            failed: None,
-            pruned: Some(reason),
-            clock: None,
-            energy: None,
-            counters: None,
-        };
-        // A block in x alone past the device's threads is the model's to name, as always.
-        let shape_refused = (!block.is_linear())
-            .then(|| block.check(limits.max_block_dimensions, limits.max_threads_per_block).err())
-            .flatten();
-        if let Some(reason) = shape_refused
-            .or_else(|| {
-                crate::model::prune::cannot_launch(
-                    &limits,
-                    model.as_ref(),
-                    resources,
-                    threads_per_block,
-                    dynamic_shared_memory,
-                )
-            })
-            .or_else(|| bounds.as_ref().and_then(|bounds| bounds.refuses(block)))
+        let pruned = |reason: String| pruned_row(block, dynamic_shared_memory, reason);
+        if let Some(reason) =
+            refusal(&limits, model.as_ref(), resources, bounds.as_ref(), block, dynamic_shared_memory)
         {
             rows.push(pruned(reason));
             continue;
@@ -645,41 +613,20 @@ pub(crate) fn measure_in(
         // This row's checks count only once it is finished: a row a signal cuts short leaves
         // nothing behind.
         let (failures_before, agreeing_before) = (failures.len(), agreeing_rows);
-        if blocks_per_sm == 0 {
-            failures.push(CheckFailure::NoResidency { block });
-        }
-        if blocks_per_sm > limits.max_blocks_per_sm {
-            failures.push(CheckFailure::BlockCapExceeded {
-                block,
-                blocks_per_sm,
-                cap: limits.max_blocks_per_sm,
-            });
-        }
-        if resident_warps > limits.max_warps_per_sm() {
-            failures.push(CheckFailure::WarpCapExceeded {
-                block,
-                resident_warps,
-                cap: limits.max_warps_per_sm(),
-            });
-        }
+        failures.extend(residency_failures(&limits, block, blocks_per_sm, resident_warps));
 
-        let mut limiters = Vec::new();
-        if let Some(model) = &model {
-            // The shared memory a block holds: the kernel's static plus the launch's dynamic.
-            let shared = resources.static_shared_memory.saturating_add(dynamic_shared_memory);
-            let occupancy = model.occupancy(threads_per_block, resources.registers_per_thread, shared);
-            let predicted = occupancy.blocks_per_sm;
-            limiters = occupancy.limiters;
-            if predicted == blocks_per_sm {
-                agreeing_rows += 1;
-            } else {
-                failures.push(CheckFailure::ModelDisagrees {
-                    block,
-                    model: predicted,
-                    driver: blocks_per_sm,
-                });
+        let limiters = match &model {
+            Some(model) => {
+                let (limiters, agrees) =
+                    model_check(model, resources, block, dynamic_shared_memory, blocks_per_sm);
+                match agrees {
+                    Ok(()) => agreeing_rows += 1,
+                    Err(failure) => failures.push(failure),
+                }
+                limiters
             }
-        }
+            None => Vec::new(),
+        };
 
         let configuration = match round {
             Round::Rung(rung, _) => Configuration::of_rung(block, session.axes.clone(), *rung),
@@ -801,6 +748,105 @@ pub(crate) fn measure_in(
         wall_time: None,
         counters: None,
     })
+}
+
+/// A configuration not launched and not queried, with the reason.
+fn pruned_row(block: BlockShape, dynamic_shared_memory: u32, reason: String) -> Row {
+    let threads_per_block = block.threads();
+    Row {
+        threads_per_block,
+        block,
+        warps_per_block: warps_per_block(threads_per_block),
+        idle_lanes: idle_lanes(threads_per_block),
+        blocks_per_sm: 0,
+        resident_warps: 0,
+        grid_blocks: 0,
+        grid: GridShape::linear(0),
+        dynamic_shared_memory,
+        limiters: Vec::new(),
+        run_ms: Vec::new(),
+        stopped: None,
+        stats: RunStats::of(&[]),
+        axes: AxisValues::none(),
+        failed: None,
+        pruned: Some(reason),
+        clock: None,
+        energy: None,
+        counters: None,
+    }
+}
+
+/// Why `block` cannot be launched, where it cannot: its shape past the device's bounds (a block
+/// in x alone past the device's threads is the model's to name, as always), the model's reason,
+/// or the kernel's launch bounds.
+fn refusal(
+    limits: &DeviceLimits,
+    model: Option<&SmModel>,
+    resources: KernelResources,
+    bounds: Option<&LaunchBounds>,
+    block: BlockShape,
+    dynamic_shared_memory: u32,
+) -> Option<String> {
+    let shape_refused = (!block.is_linear())
+        .then(|| block.check(limits.max_block_dimensions, limits.max_threads_per_block).err())
+        .flatten();
+    shape_refused
+        .or_else(|| {
+            crate::model::prune::cannot_launch(
+                limits,
+                model,
+                resources,
+                block.threads(),
+                dynamic_shared_memory,
+            )
+        })
+        .or_else(|| bounds.and_then(|bounds| bounds.refuses(block)))
+}
+
+/// The driver's residency against the device's own caps: none resident, or past the blocks or
+/// warps an SM holds.
+fn residency_failures(
+    limits: &DeviceLimits,
+    block: BlockShape,
+    blocks_per_sm: u32,
+    resident_warps: u32,
+) -> Vec<CheckFailure> {
+    let mut failures = Vec::new();
+    if blocks_per_sm == 0 {
+        failures.push(CheckFailure::NoResidency { block });
+    }
+    if blocks_per_sm > limits.max_blocks_per_sm {
+        failures.push(CheckFailure::BlockCapExceeded { block, blocks_per_sm, cap: limits.max_blocks_per_sm });
+    }
+    if resident_warps > limits.max_warps_per_sm() {
+        failures.push(CheckFailure::WarpCapExceeded {
+            block,
+            resident_warps,
+            cap: limits.max_warps_per_sm(),
+        });
+    }
+
+    failures
+}
+
+/// The occupancy model's answer for `block` beside the driver's `blocks_per_sm`: the limiters,
+/// and whether they agree (else the failed check).
+fn model_check(
+    model: &SmModel,
+    resources: KernelResources,
+    block: BlockShape,
+    dynamic_shared_memory: u32,
+    blocks_per_sm: u32,
+) -> (Vec<Limiter>, Result<(), CheckFailure>) {
+    // The shared memory a block holds: the kernel's static plus the launch's dynamic.
+    let shared = resources.static_shared_memory.saturating_add(dynamic_shared_memory);
+    let occupancy = model.occupancy(block.threads(), resources.registers_per_thread, shared);
+    let predicted = occupancy.blocks_per_sm;
+    let agrees = match predicted == blocks_per_sm {
+        true => Ok(()),
+        false => Err(CheckFailure::ModelDisagrees { block, model: predicted, driver: blocks_per_sm }),
+    };
+    (occupancy.limiters, agrees)
 }
 
 #[cfg(test)]
