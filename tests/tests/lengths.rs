@@ -10,8 +10,10 @@ const MAX_LINES: usize = 80;
 
 /// The functions over [`MAX_LINES`] when the check came (issue 44), with their lengths then or
 /// since they were shortened: (file below runner/src, name, lines at most).
-const LONGER: &[(&str, &str, usize)] =
-    &[("search/rounds.rs", "in_rungs", 210), ("search/sweep.rs", "measure_in", 191)];
+const LONGER: &[(&str, &str, usize)] = &[
+    ("search/rounds.rs", "in_rungs", 210),
+    ("search/sweep.rs", "measure_in", 163),
+];
 
 #[test]
 fn no_runner_function_is_over_80_lines_but_those_listed_and_none_longer_than_listed() {

@@ -564,7 +564,7 @@ pub(crate) fn measure_in(
     settings: &Plan,
     session: &mut Session,
 ) -> Result<Sweep> {
-    let Plan { ref blocks, timing, grid, corrupt, ref round, ref bounds, .. } = *settings;
+    let Plan { ref blocks, timing, grid, ref round, ref bounds, .. } = *settings;
     let limits = gpu.limits().clone();
     let pixels = workload.pass().item_count();
     let domain = workload.domain();
@@ -636,53 +636,25 @@ pub(crate) fn measure_in(
         let mut context_lost = false;
         let entry = match resumed {
             Some(entry) => entry,
-            None => {
-                gpu.watchdog().set_current(Some(configuration.to_string()));
-                // A hang ends this process from the watchdog's thread: the configuration is
-                // journaled as failed first, so that the next worker goes on after it.
-                if let Some(journal) = session.journal.as_deref()
-                    && let Some(record) = journal.for_hangs()
-                {
-                    let entry = journal.entry(configuration.clone());
-                    gpu.watchdog().on_hang(move |_, message| {
-                        record(journal::Entry { failed: Some(message.to_string()), ..entry.clone() })
-                    });
+            None => match measure_configuration(
+                gpu,
+                workload,
+                session,
+                configuration,
+                (block, launched),
+                settings,
+            )? {
+                Measurement::Entry { entry, context_lost: lost } => {
+                    context_lost = lost;
+                    entry
                 }
-                // A later round samples what the first round checked: every configuration
-                // it measures was in the first round (`Round::measures`).
-                let verdict = match round {
-                    Round::All | Round::First => checked::Verdict::Check { corrupt },
-                    Round::Rung(..) | Round::Survivors(_) | Round::Replay => checked::Verdict::Known,
-                };
-                let prior = round.prior(&session.axes, block);
-                let measured = checked::measure(gpu, workload, launched, block, timing, verdict, prior);
-                gpu.watchdog().set_current(None);
-                let mut entry = match &session.journal {
-                    Some(journal) => journal.entry(configuration),
-                    None => journal::Entry::unkeyed(configuration),
-                };
-                match measured {
-                    Ok(Checked { run_ms, stopped, mismatch, clock, energy }) => {
-                        (entry.run_ms, entry.stopped, entry.mismatch) = (run_ms, stopped, mismatch);
-                        (entry.clock, entry.energy) = (clock, energy);
-                    }
-                    Err(error) => {
-                        if let Some(&Interrupted(signal)) = error.downcast_ref::<Interrupted>() {
-                            ended_early = Some(EndedEarly::Interrupted(signal));
-                            failures.truncate(failures_before);
-                            agreeing_rows = agreeing_before;
-                            break;
-                        }
-                        let Some(fault) = gpu.launch_fault(&error) else { return Err(error) };
-                        context_lost = fault.context_lost;
-                        entry.failed = Some(format!("the launch failed: {error:#}"));
-                    }
+                Measurement::Interrupted(signal) => {
+                    ended_early = Some(EndedEarly::Interrupted(signal));
+                    failures.truncate(failures_before);
+                    agreeing_rows = agreeing_before;
+                    break;
                 }
-                if let Some(journal) = session.journal.as_deref_mut() {
-                    journal.record(&entry).map_err(|error| anyhow::anyhow!(error))?;
-                }
-                entry
-            }
+            },
         };
         if let Some(mismatch) = entry.mismatch {
             failures.push(CheckFailure::WrongOutput { block, mismatch });
@@ -748,6 +720,70 @@ pub(crate) fn measure_in(
         wall_time: None,
         counters: None,
     })
+}
+
+/// What measuring one configuration gave: its journal entry, and whether its launch fault lost
+/// the GPU's context; or the signal that cut it short (nothing of it kept).
+enum Measurement {
+    Entry { entry: journal::Entry, context_lost: bool },
+    Interrupted(crate::measure::supervision::interrupt::Signal),
+}
+
+/// Measures `configuration` at `launched` (checked in a first round, sampled as known in a
+/// later one) with the watchdog watching it, and journals it: a hang is journaled as failed
+/// from the watchdog's thread, so that the next worker goes on after it.
+fn measure_configuration(
+    gpu: &mut dyn Gpu,
+    workload: &mut dyn Workload,
+    session: &mut Session,
+    configuration: Configuration,
+    (block, launched): (BlockShape, GridShape),
+    plan: &Plan,
+) -> Result<Measurement> {
+    let Plan { timing, corrupt, ref round, .. } = *plan;
+    let mut context_lost = false;
+    gpu.watchdog().set_current(Some(configuration.to_string()));
+    // A hang ends this process from the watchdog's thread: the configuration is
+    // journaled as failed first, so that the next worker goes on after it.
+    if let Some(journal) = session.journal.as_deref()
+        && let Some(record) = journal.for_hangs()
+    {
+        let entry = journal.entry(configuration.clone());
+        gpu.watchdog().on_hang(move |_, message| {
+            record(journal::Entry { failed: Some(message.to_string()), ..entry.clone() })
+        });
+    }
+    // A later round samples what the first round checked: every configuration
+    // it measures was in the first round (`Round::measures`).
+    let verdict = match round {
+        Round::All | Round::First => checked::Verdict::Check { corrupt },
+        Round::Rung(..) | Round::Survivors(_) | Round::Replay => checked::Verdict::Known,
+    };
+    let prior = round.prior(&session.axes, block);
+    let measured = checked::measure(gpu, workload, launched, block, timing, verdict, prior);
+    gpu.watchdog().set_current(None);
+    let mut entry = match &session.journal {
+        Some(journal) => journal.entry(configuration),
+        None => journal::Entry::unkeyed(configuration),
+    };
+    match measured {
+        Ok(Checked { run_ms, stopped, mismatch, clock, energy }) => {
+            (entry.run_ms, entry.stopped, entry.mismatch) = (run_ms, stopped, mismatch);
+            (entry.clock, entry.energy) = (clock, energy);
+        }
+        Err(error) => {
+            if let Some(&Interrupted(signal)) = error.downcast_ref::<Interrupted>() {
+                return Ok(Measurement::Interrupted(signal));
+            }
+            let Some(fault) = gpu.launch_fault(&error) else { return Err(error) };
+            context_lost = fault.context_lost;
+            entry.failed = Some(format!("the launch failed: {error:#}"));
+        }
+    }
+    if let Some(journal) = session.journal.as_deref_mut() {
+        journal.record(&entry).map_err(|error| anyhow::anyhow!(error))?;
+    }
+    Ok(Measurement::Entry { entry, context_lost })
 }
 
 /// A configuration not launched and not queried, with the reason.
