@@ -564,136 +564,28 @@ pub(crate) fn measure_in(
     settings: &Plan,
     session: &mut Session,
 ) -> Result<Sweep> {
-    let Plan { ref blocks, timing, grid, ref round, ref bounds, .. } = *settings;
+    let Plan { ref blocks, timing, grid, .. } = *settings;
     let limits = gpu.limits().clone();
-    let pixels = workload.pass().item_count();
-    let domain = workload.domain();
-    let mut rows = Vec::with_capacity(blocks.len());
-    let mut failures = Vec::new();
     let resources = gpu.kernel_resources().context("reading the kernel's registers and shared memory")?;
     let model = SmModel::from_device(&limits);
-    let mut agreeing_rows = 0;
     // Before any launch: a launch fault can leave the context unable to answer it.
     let suggestion =
         // The driver asks by thread count: each count as a block in x alone.
         gpu.suggestion(&|threads_per_block| workload.dynamic_shared_memory(BlockShape::linear(threads_per_block)))?;
-    let mut ended_early = None;
 
+    let mut tally = Tally {
+        rows: Vec::with_capacity(blocks.len()),
+        failures: Vec::new(),
+        agreeing_rows: 0,
+        ended_early: None,
+    };
+    let context = Context { plan: settings, limits: &limits, model: model.as_ref(), resources };
     for (index, &block) in blocks.iter().enumerate() {
-        if let Some(signal) = crate::measure::supervision::interrupt::requested() {
-            ended_early = Some(EndedEarly::Interrupted(signal));
-            break;
-        }
-        if !round.measures(&session.axes, block) {
-            continue;
-        }
-        let threads_per_block = block.threads();
-        let warps = warps_per_block(threads_per_block);
-        let dynamic_shared_memory = workload.dynamic_shared_memory(block);
-        // Not launched, not queried: the row says why, and the sweep goes on.
-        let pruned = |reason: String| pruned_row(block, dynamic_shared_memory, reason);
-        if let Some(reason) =
-            refusal(&limits, model.as_ref(), resources, bounds.as_ref(), block, dynamic_shared_memory)
-        {
-            rows.push(pruned(reason));
-            continue;
-        }
-        let blocks_per_sm = gpu
-            .blocks_per_sm(threads_per_block, dynamic_shared_memory)
-            .with_context(|| format!("occupancy query {}", at_block(block)))?;
-        let covers = workload.block_covers(block);
-        let launched = grid.grid_for(blocks_per_sm, limits.multiprocessors, pixels, domain, block, covers);
-        if let Err(reason) = launched.check(limits.max_grid_dimensions) {
-            rows.push(pruned(reason));
-            continue;
-        }
-        let grid_blocks = launched.blocks_within_u32();
-        let resident_warps = blocks_per_sm * warps;
-
-        // This row's checks count only once it is finished: a row a signal cuts short leaves
-        // nothing behind.
-        let (failures_before, agreeing_before) = (failures.len(), agreeing_rows);
-        failures.extend(residency_failures(&limits, block, blocks_per_sm, resident_warps));
-
-        let limiters = match &model {
-            Some(model) => {
-                let (limiters, agrees) =
-                    model_check(model, resources, block, dynamic_shared_memory, blocks_per_sm);
-                match agrees {
-                    Ok(()) => agreeing_rows += 1,
-                    Err(failure) => failures.push(failure),
-                }
-                limiters
-            }
-            None => Vec::new(),
-        };
-
-        let configuration = match round {
-            Round::Rung(rung, _) => Configuration::of_rung(block, session.axes.clone(), *rung),
-            _ => Configuration::new(block, session.axes.clone(), *round == Round::First),
-        };
-        let resumed = session.journal.as_ref().and_then(|journal| journal.resumed(&configuration).cloned());
-        let mut context_lost = false;
-        let entry = match resumed {
-            Some(entry) => entry,
-            None => match measure_configuration(
-                gpu,
-                workload,
-                session,
-                configuration,
-                (block, launched),
-                settings,
-            )? {
-                Measurement::Entry { entry, context_lost: lost } => {
-                    context_lost = lost;
-                    entry
-                }
-                Measurement::Interrupted(signal) => {
-                    ended_early = Some(EndedEarly::Interrupted(signal));
-                    failures.truncate(failures_before);
-                    agreeing_rows = agreeing_before;
-                    break;
-                }
-            },
-        };
-        if let Some(mismatch) = entry.mismatch {
-            failures.push(CheckFailure::WrongOutput { block, mismatch });
-        }
-        if let Some(reason) = &entry.failed {
-            failures.push(CheckFailure::Failed { block, reason: reason.clone() });
-        }
-        let (run_ms, stopped, failed, clock, energy) =
-            (entry.run_ms, entry.stopped, entry.failed, entry.clock, entry.energy);
-
-        rows.push(Row {
-            threads_per_block,
-            block,
-            warps_per_block: warps,
-            idle_lanes: idle_lanes(threads_per_block),
-            blocks_per_sm,
-            resident_warps,
-            grid_blocks,
-            grid: launched,
-            dynamic_shared_memory,
-            limiters,
-            stats: RunStats::of(&run_ms),
-            run_ms,
-            stopped,
-            axes: AxisValues::none(),
-            failed,
-            pruned: None,
-            clock,
-            energy,
-            counters: None,
-        });
-        gpu.row_finished();
-        let configurations_left =
-            blocks[index + 1..].iter().filter(|&&block| round.measures(&session.axes, block)).count();
-        if context_lost && configurations_left > 0 {
-            ended_early = Some(EndedEarly::ContextLost { configurations_left });
+        if !context.measure_block(&mut tally, gpu, workload, session, block, &blocks[index + 1..])? {
             break;
         }
     }
+    let Tally { rows, mut failures, agreeing_rows, ended_early } = tally;
 
     if limits.warp_size != WARP_SIZE {
         failures.push(CheckFailure::WarpSize { reported: limits.warp_size });
@@ -722,10 +614,129 @@ pub(crate) fn measure_in(
     })
 }
 
+/// What [`measure_in`] gathers over a round's configurations.
+struct Tally {
+    rows: Vec<Row>,
+    failures: Vec<CheckFailure>,
+    /// Rows at which the occupancy model agrees with the driver.
+    agreeing_rows: usize,
+    ended_early: Option<EndedEarly>,
+}
+
+/// What [`measure_in`] measures every configuration against.
+struct Context<'a> {
+    plan: &'a Plan,
+    limits: &'a DeviceLimits,
+    model: Option<&'a SmModel>,
+    resources: KernelResources,
+}
+
+impl Context<'_> {
+    /// One configuration, `block` on the session's axes, into `tally`: pruned, taken from the
+    /// journal, or measured; `rest` the blocks after it. `false` where the round ends here (a
+    /// signal, or a lost context with configurations left).
+    fn measure_block(
+        &self,
+        tally: &mut Tally,
+        gpu: &mut dyn Gpu,
+        workload: &mut dyn Workload,
+        session: &mut Session,
+        block: BlockShape,
+        rest: &[BlockShape],
+    ) -> Result<bool> {
+        let Context { plan, limits, model, resources } = *self;
+        let Plan { grid, ref round, ref bounds, .. } = *plan;
+        let (pixels, domain) = (workload.pass().item_count(), workload.domain());
+        if let Some(signal) = crate::measure::supervision::interrupt::requested() {
+            tally.ended_early = Some(EndedEarly::Interrupted(signal));
+            return Ok(false);
+        }
+        if !round.measures(&session.axes, block) {
+            return Ok(true);
+        }
+        let threads_per_block = block.threads();
+        let warps = warps_per_block(threads_per_block);
+        let dynamic_shared_memory = workload.dynamic_shared_memory(block);
+        // Not launched, not queried: the row says why, and the sweep goes on.
+        let pruned = |reason: String| pruned_row(block, dynamic_shared_memory, reason);
+        if let Some(reason) = refusal(limits, model, resources, bounds.as_ref(), block, dynamic_shared_memory)
+        {
+            tally.rows.push(pruned(reason));
+            return Ok(true);
+        }
+        let blocks_per_sm = gpu
+            .blocks_per_sm(threads_per_block, dynamic_shared_memory)
+            .with_context(|| format!("occupancy query {}", at_block(block)))?;
+        let covers = workload.block_covers(block);
+        let launched = grid.grid_for(blocks_per_sm, limits.multiprocessors, pixels, domain, block, covers);
+        if let Err(reason) = launched.check(limits.max_grid_dimensions) {
+            tally.rows.push(pruned(reason));
+            return Ok(true);
+        }
+        let resident_warps = blocks_per_sm * warps;
+
+        // This row's checks count only once it is finished: a row a signal cuts short leaves
+        // nothing behind.
+        let (failures_before, agreeing_before) = (tally.failures.len(), tally.agreeing_rows);
+        tally.failures.extend(residency_failures(limits, block, blocks_per_sm, resident_warps));
+
+        let limiters = match model {
+            Some(model) => {
+                let (limiters, agrees) =
+                    model_check(model, resources, block, dynamic_shared_memory, blocks_per_sm);
+                match agrees {
+                    Ok(()) => tally.agreeing_rows += 1,
+                    Err(failure) => tally.failures.push(failure),
+                }
+                limiters
+            }
+            None => Vec::new(),
+        };
+
+        let configuration = match round {
+            Round::Rung(rung, _) => Configuration::of_rung(block, session.axes.clone(), *rung),
+            _ => Configuration::new(block, session.axes.clone(), *round == Round::First),
+        };
+        let resumed = session.journal.as_ref().and_then(|journal| journal.resumed(&configuration).cloned());
+        let mut context_lost = false;
+        let mut entry = match resumed {
+            Some(entry) => entry,
+            None => {
+                match measure_configuration(gpu, workload, session, configuration, (block, launched), plan)? {
+                    Measurement::Entry { entry, context_lost: lost } => {
+                        context_lost = lost;
+                        *entry
+                    }
+                    Measurement::Interrupted(signal) => {
+                        tally.ended_early = Some(EndedEarly::Interrupted(signal));
+                        tally.failures.truncate(failures_before);
+                        tally.agreeing_rows = agreeing_before;
+                        return Ok(false);
+                    }
+                }
+            }
+        };
+        if let Some(mismatch) = entry.mismatch.take() {
+            tally.failures.push(CheckFailure::WrongOutput { block, mismatch });
+        }
+        if let Some(reason) = &entry.failed {
+            tally.failures.push(CheckFailure::Failed { block, reason: reason.clone() });
+        }
+        tally.rows.push(measured_row(block, launched, blocks_per_sm, dynamic_shared_memory, limiters, entry));
+        gpu.row_finished();
+        let configurations_left = rest.iter().filter(|&&block| round.measures(&session.axes, block)).count();
+        if context_lost && configurations_left > 0 {
+            tally.ended_early = Some(EndedEarly::ContextLost { configurations_left });
+            return Ok(false);
+        }
+        Ok(true)
+    }
+}
+
 /// What measuring one configuration gave: its journal entry, and whether its launch fault lost
 /// the GPU's context; or the signal that cut it short (nothing of it kept).
 enum Measurement {
-    Entry { entry: journal::Entry, context_lost: bool },
+    Entry { entry: Box<journal::Entry>, context_lost: bool },
     Interrupted(crate::measure::supervision::interrupt::Signal),
 }
 
@@ -783,7 +794,42 @@ fn measure_configuration(
     if let Some(journal) = session.journal.as_deref_mut() {
         journal.record(&entry).map_err(|error| anyhow::anyhow!(error))?;
     }
-    Ok(Measurement::Entry { entry, context_lost })
+    Ok(Measurement::Entry { entry: Box::new(entry), context_lost })
+}
+
+/// A measured configuration's row: its block and grid, the driver's residency, the model's
+/// limiters, and what its journal entry holds (samples, stop, failure, sensors).
+fn measured_row(
+    block: BlockShape,
+    grid: GridShape,
+    blocks_per_sm: u32,
+    dynamic_shared_memory: u32,
+    limiters: Vec<Limiter>,
+    entry: journal::Entry,
+) -> Row {
+    let threads_per_block = block.threads();
+    let warps = warps_per_block(threads_per_block);
+    Row {
+        threads_per_block,
+        block,
+        warps_per_block: warps,
+        idle_lanes: idle_lanes(threads_per_block),
+        blocks_per_sm,
+        resident_warps: blocks_per_sm * warps,
+        grid_blocks: grid.blocks_within_u32(),
+        grid,
+        dynamic_shared_memory,
+        limiters,
+        stats: RunStats::of(&entry.run_ms),
+        run_ms: entry.run_ms,
+        stopped: entry.stopped,
+        axes: AxisValues::none(),
+        failed: entry.failed,
+        pruned: None,
+        clock: entry.clock,
+        energy: entry.energy,
+        counters: None,
+    }
 }
 
 /// A configuration not launched and not queried, with the reason.
