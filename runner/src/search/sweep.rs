@@ -645,8 +645,7 @@ impl Context<'_> {
         rest: &[BlockShape],
     ) -> Result<bool> {
         let Context { plan, limits, model, resources } = *self;
-        let Plan { grid, ref round, ref bounds, .. } = *plan;
-        let (pixels, domain) = (workload.pass().item_count(), workload.domain());
+        let Plan { ref round, .. } = *plan;
         if let Some(signal) = crate::measure::supervision::interrupt::requested() {
             tally.ended_early = Some(EndedEarly::Interrupted(signal));
             return Ok(false);
@@ -654,27 +653,12 @@ impl Context<'_> {
         if !round.measures(&session.axes, block) {
             return Ok(true);
         }
-        let threads_per_block = block.threads();
-        let warps = warps_per_block(threads_per_block);
-        let dynamic_shared_memory = workload.dynamic_shared_memory(block);
-        // Not launched, not queried: the row says why, and the sweep goes on.
-        let pruned = |reason: String| pruned_row(block, dynamic_shared_memory, reason);
-        if let Some(reason) = refusal(limits, model, resources, bounds.as_ref(), block, dynamic_shared_memory)
-        {
-            tally.rows.push(pruned(reason));
+        let Some((dynamic_shared_memory, blocks_per_sm, launched)) =
+            self.place(tally, gpu, workload, block)?
+        else {
             return Ok(true);
-        }
-        let blocks_per_sm = gpu
-            .blocks_per_sm(threads_per_block, dynamic_shared_memory)
-            .with_context(|| format!("occupancy query {}", at_block(block)))?;
-        let covers = workload.block_covers(block);
-        let launched = grid.grid_for(blocks_per_sm, limits.multiprocessors, pixels, domain, block, covers);
-        if let Err(reason) = launched.check(limits.max_grid_dimensions) {
-            tally.rows.push(pruned(reason));
-            return Ok(true);
-        }
-        let resident_warps = blocks_per_sm * warps;
-
+        };
+        let resident_warps = blocks_per_sm * warps_per_block(block.threads());
         // This row's checks count only once it is finished: a row a signal cuts short leaves
         // nothing behind.
         let (failures_before, agreeing_before) = (tally.failures.len(), tally.agreeing_rows);
@@ -692,7 +676,6 @@ impl Context<'_> {
             }
             None => Vec::new(),
         };
-
         let configuration = match round {
             Round::Rung(rung, _) => Configuration::of_rung(block, session.axes.clone(), *rung),
             _ => Configuration::new(block, session.axes.clone(), *round == Round::First),
@@ -730,6 +713,39 @@ impl Context<'_> {
             return Ok(false);
         }
         Ok(true)
+    }
+
+    /// Where `block` goes: its dynamic shared memory, the driver's blocks per SM and its grid;
+    /// `None` where it cannot be launched (its pruned row in `tally`, with the reason).
+    fn place(
+        &self,
+        tally: &mut Tally,
+        gpu: &mut dyn Gpu,
+        workload: &mut dyn Workload,
+        block: BlockShape,
+    ) -> Result<Option<(u32, u32, GridShape)>> {
+        let Context { plan, limits, model, resources } = *self;
+        let Plan { grid, ref bounds, .. } = *plan;
+        let (pixels, domain) = (workload.pass().item_count(), workload.domain());
+        let threads_per_block = block.threads();
+        let dynamic_shared_memory = workload.dynamic_shared_memory(block);
+        // Not launched, not queried: the row says why, and the sweep goes on.
+        let pruned = |reason: String| pruned_row(block, dynamic_shared_memory, reason);
+        if let Some(reason) = refusal(limits, model, resources, bounds.as_ref(), block, dynamic_shared_memory)
+        {
+            tally.rows.push(pruned(reason));
+            return Ok(None);
+        }
+        let blocks_per_sm = gpu
+            .blocks_per_sm(threads_per_block, dynamic_shared_memory)
+            .with_context(|| format!("occupancy query {}", at_block(block)))?;
+        let covers = workload.block_covers(block);
+        let launched = grid.grid_for(blocks_per_sm, limits.multiprocessors, pixels, domain, block, covers);
+        if let Err(reason) = launched.check(limits.max_grid_dimensions) {
+            tally.rows.push(pruned(reason));
+            return Ok(None);
+        }
+        Ok(Some((dynamic_shared_memory, blocks_per_sm, launched)))
     }
 }
 
