@@ -146,6 +146,12 @@ fn x_desc(axes: &[String]) -> String {
     }
 }
 
+/// The row a tick at `x` labels (rows are placed at their index): none between rows.
+fn row_at(x: f64) -> Option<usize> {
+    let index = x.round();
+    ((x - index).abs() < 1e-6 && index >= 0.0).then_some(index as usize)
+}
+
 /// Renders a chart as an SVG document.
 pub(crate) fn render(chart: &Chart) -> Result<String> {
     let mut text = String::new();
@@ -179,12 +185,7 @@ fn draw(chart_data: &Chart, root: &Area<'_>) -> Result<(), Box<dyn std::error::E
         .disable_x_mesh()
         .x_labels(rows.len())
         .x_label_formatter(&|x| {
-            let index = x.round();
-            if (x - index).abs() < 1e-6 && index >= 0.0 {
-                rows.get(index as usize).map_or(String::new(), |row| row.label.clone())
-            } else {
-                String::new()
-            }
+            row_at(*x).and_then(|index| rows.get(index)).map_or(String::new(), |row| row.label.clone())
         })
         .x_desc(&chart_data.x_desc)
         .y_desc("effective bandwidth, GB/s (median; whisker: min-max)")
@@ -317,12 +318,7 @@ impl CountersChart {
             .disable_x_mesh()
             .x_labels(count)
             .x_label_formatter(&|x| {
-                let index = x.round();
-                if (x - index).abs() < 1e-6 && index >= 0.0 {
-                    labels.get(index as usize).cloned().unwrap_or_default()
-                } else {
-                    String::new()
-                }
+                row_at(*x).and_then(|index| labels.get(index)).cloned().unwrap_or_default()
             })
             .x_desc(&self.x_desc)
             .y_desc("percent")
