@@ -6,6 +6,7 @@ block gets without opting in. Plain data, read and written without a GPU.
 */
 
 use crate::model::block_shape::{MAX_BLOCK_DIMENSIONS, MAX_GRID_DIMENSIONS};
+use crate::model::occupancy::{occupancy_percent, warps_per_block};
 use serde::{Deserialize, Serialize};
 
 /// What the driver reports about one device.
@@ -75,6 +76,12 @@ impl DeviceLimits {
     /// Resident warps per SM. The driver reports threads per SM, not warps.
     pub fn max_warps_per_sm(&self) -> u32 {
         self.max_threads_per_sm / self.warp_size.max(1)
+    }
+
+    /// The theoretical occupancy of `blocks_per_sm` blocks of `threads_per_block` threads, in
+    /// percent: their warps over the SM's.
+    pub fn occupancy_percent_of(&self, blocks_per_sm: u32, threads_per_block: u32) -> f64 {
+        occupancy_percent(blocks_per_sm * warps_per_block(threads_per_block), self.max_warps_per_sm())
     }
 }
 

@@ -156,6 +156,14 @@ impl Comparison {
     pub fn gigabytes_per_second(&self, milliseconds: f64) -> f64 {
         self.pass.gigabytes_per_second(milliseconds)
     }
+
+    /// `kernel`'s fastest row (by its median) and its cell there.
+    pub fn fastest(&self, kernel: KernelRef) -> Option<(&CompareRow, &Cell)> {
+        self.rows
+            .iter()
+            .map(|row| (row, row.cell(kernel)))
+            .min_by(|a, b| a.1.median_ms().total_cmp(&b.1.median_ms()))
+    }
 }
 
 /// Runs the comparison of `kernels`, all loaded in `gpu` and all computing `workload` (already

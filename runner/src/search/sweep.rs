@@ -579,7 +579,9 @@ pub(crate) fn measure_in(
         agreeing_rows: 0,
         ended_early: None,
     };
-    let context = Context { plan: settings, limits: &limits, model: model.as_ref(), resources };
+    let (items, domain) = (workload.pass().item_count(), workload.domain());
+    let context =
+        Context { plan: settings, limits: &limits, model: model.as_ref(), resources, items, domain };
     for (index, &block) in blocks.iter().enumerate() {
         if !context.measure_block(&mut tally, gpu, workload, session, block, &blocks[index + 1..])? {
             break;
@@ -629,6 +631,9 @@ struct Context<'a> {
     limits: &'a DeviceLimits,
     model: Option<&'a SmModel>,
     resources: KernelResources,
+    /// The workload's items and its domain, which the grids cover.
+    items: u64,
+    domain: Option<[u64; 3]>,
 }
 
 impl Context<'_> {
@@ -644,7 +649,7 @@ impl Context<'_> {
         block: BlockShape,
         rest: &[BlockShape],
     ) -> Result<bool> {
-        let Context { plan, limits, model, resources } = *self;
+        let Context { plan, limits, model, resources, .. } = *self;
         let Plan { ref round, .. } = *plan;
         if let Some(signal) = crate::measure::supervision::interrupt::requested() {
             tally.ended_early = Some(EndedEarly::Interrupted(signal));
@@ -724,9 +729,8 @@ impl Context<'_> {
         workload: &mut dyn Workload,
         block: BlockShape,
     ) -> Result<Option<(u32, u32, GridShape)>> {
-        let Context { plan, limits, model, resources } = *self;
+        let Context { plan, limits, model, resources, items, domain } = *self;
         let Plan { grid, ref bounds, .. } = *plan;
-        let (pixels, domain) = (workload.pass().item_count(), workload.domain());
         let threads_per_block = block.threads();
         let dynamic_shared_memory = workload.dynamic_shared_memory(block);
         // Not launched, not queried: the row says why, and the sweep goes on.
@@ -740,7 +744,7 @@ impl Context<'_> {
             .blocks_per_sm(threads_per_block, dynamic_shared_memory)
             .with_context(|| format!("occupancy query {}", at_block(block)))?;
         let covers = workload.block_covers(block);
-        let launched = grid.grid_for(blocks_per_sm, limits.multiprocessors, pixels, domain, block, covers);
+        let launched = grid.grid_for(blocks_per_sm, limits.multiprocessors, items, domain, block, covers);
         if let Err(reason) = launched.check(limits.max_grid_dimensions) {
             tally.rows.push(pruned(reason));
             return Ok(None);

@@ -22,7 +22,6 @@ use crate::measure::profiler::Launched;
 use crate::measure::supervision::supervise::Supervision;
 use crate::model::block_shape::BlockShape;
 use crate::model::counters::{Bound, CountersRun, Loss, Reading};
-use crate::model::occupancy::{occupancy_percent, warps_per_block};
 use crate::model::ptx_facts::{BuildFacts, PtxFacts, likeliest_cause};
 use crate::model::stats::{median, quantile};
 use crate::results::export::Format;
@@ -279,12 +278,7 @@ fn fastest_lines(result: &Comparison, others: &[KernelRef]) -> String {
     let mut text = String::new();
     for compared in &result.kernels {
         let (kernel, label) = (compared.kernel, compared.kernel.module.label);
-        if let Some((row, ms)) = result
-            .rows
-            .iter()
-            .map(|row| (row, row.cell(kernel).median_ms()))
-            .min_by(|a, b| a.1.total_cmp(&b.1))
-        {
+        if let Some((row, ms)) = result.fastest(kernel).map(|(row, cell)| (row, cell.median_ms())) {
             text += &format!(
                 "Fastest {label} row: {} at {ms:.4} ms ({:.1} GB/s).\n",
                 row.block.in_words(),
@@ -331,12 +325,7 @@ fn counters_lines(result: &Comparison) -> String {
     let reading = |row: &CompareRow, cell| reading_of(result, run, row, cell);
     for compared in &result.kernels {
         let label = compared.kernel.module.label;
-        let fastest = result
-            .rows
-            .iter()
-            .map(|row| (row, row.cell(compared.kernel)))
-            .min_by(|a, b| a.1.median_ms().total_cmp(&b.1.median_ms()));
-        let Some((best_row, best_cell)) = fastest else { continue };
+        let Some((best_row, best_cell)) = result.fastest(compared.kernel) else { continue };
         let Some((best, best_ms)) = reading(best_row, best_cell) else { continue };
         text += &format!(
             "Bound: {label}'s fastest row, {}, by {}.\n",
@@ -383,8 +372,8 @@ fn counters_lines(result: &Comparison) -> String {
 /// The rows at which one build is more than this much slower than another (the median of the
 /// rounds' ratios), in at least three rounds of four (the ratios' 25th percentile above 1), get a
 /// line naming the likeliest cause: a median over 1.02 whose rounds scatter across 1 is noise.
-/// `variants` holds a variant's best rows under two compilers to the same ratio.
-pub(crate) const GAP: f64 = 1.02;
+/// `variants` holds a variant's best rows under two compilers to the same ratio ([`above_gap`]).
+const GAP: f64 = 1.02;
 
 /// What each build's PTX and the driver say of it, one row a build: its PTX instructions,
 /// barriers, loops, branches on the thread index over a barrier, the width of its shared-memory
@@ -452,8 +441,7 @@ fn reading_of<'a>(
     row: &CompareRow,
     cell: &'a Cell,
 ) -> Option<(Reading<'a>, f64)> {
-    let resident_warps = cell.blocks_per_sm * warps_per_block(row.threads_per_block);
-    let theoretical = occupancy_percent(resident_warps, result.limits.max_warps_per_sm());
+    let theoretical = result.limits.occupancy_percent_of(cell.blocks_per_sm, row.threads_per_block);
     cell.counters.as_ref().map(|counters| (run.reading(counters, theoretical, &[]), cell.median_ms()))
 }
 
@@ -467,10 +455,13 @@ fn gap_rows(
     result.rows.iter().filter_map(move |row| {
         let ratios = round_ratios(row, slow, fast);
         let ratio = median(&ratios);
-        // As printed, to three places: a row shown at 1.020 is not above 1.02.
-        let over = (ratio * 1000.0).round() / 1000.0 > GAP && quantile(&ratios, 0.25) > 1.0;
-        over.then_some((row, ratio))
+        (above_gap(ratio) && quantile(&ratios, 0.25) > 1.0).then_some((row, ratio))
     })
+}
+
+/// Whether `ratio`, as printed (to three places), is above [`GAP`]: a row shown at 1.020 is not.
+pub(crate) fn above_gap(ratio: f64) -> bool {
+    (ratio * 1000.0).round() / 1000.0 > GAP
 }
 
 /// [`gap_lines`]' lines for `slow` against `fast`, each a build and its PTX's facts.

@@ -19,7 +19,6 @@ use crate::measure::sampling::timing::Timing;
 use crate::measure::supervision::supervise::Supervision;
 use crate::model::block_shape::BlockShape;
 use crate::model::counters::Bound;
-use crate::model::occupancy::{occupancy_percent, warps_per_block};
 use crate::results::table;
 use crate::search::waves::{self as engine, Tail};
 
@@ -210,8 +209,7 @@ fn counters_lines(result: &Tail) -> String {
         .iter()
         .map(|row| (vec![format!("{:.2}", row.actual_waves), row.grid.to_string()], row.counters.as_ref()));
     let mut text = format!("\n{line}\n") + &table::counters_table(run, &["waves", "grid"], records);
-    let resident_warps = result.blocks_per_sm * warps_per_block(result.threads_per_block);
-    let theoretical = occupancy_percent(resident_warps, result.limits.max_warps_per_sm());
+    let theoretical = result.limits.occupancy_percent_of(result.blocks_per_sm, result.threads_per_block);
     let bounds: Vec<(String, Bound)> = result
         .rows
         .iter()

@@ -5,7 +5,7 @@ first twin (Rust beside CUDA C++), against a device-to-device copy of the same b
 ([`crate::search::candidates`]).
 */
 
-use crate::commands::compare::{GAP, one_device};
+use crate::commands::compare::{above_gap, one_device};
 use crate::commands::counters;
 use crate::commands::session;
 use crate::commands::settings::Settings;
@@ -24,7 +24,6 @@ use crate::model::block_shape::{BlockShape, GridShape};
 use crate::model::counters::{Bound, CountersRun, Loss, Reading};
 use crate::model::frame_size;
 use crate::model::grid::GridPolicy;
-use crate::model::occupancy::{occupancy_percent, warps_per_block};
 use crate::results::table;
 use crate::search::candidates::{self as engine, Candidate, VariantRow, Variants};
 use crate::search::sweep::NEAR_BEST_FRACTION;
@@ -328,7 +327,7 @@ fn counters_lines(result: &Variants) -> String {
                     continue;
                 };
                 let ratio = slow.stats.median / fast.stats.median;
-                if (ratio * 1000.0).round() / 1000.0 <= GAP {
+                if !above_gap(ratio) {
                     continue;
                 }
                 let Some((slower, faster)) = reading(slow).zip(reading(fast)) else { continue };
@@ -351,8 +350,7 @@ fn counters_lines(result: &Variants) -> String {
 /// A row's counters as the rules of [`Bound`] and [`Loss`] read them.
 fn reading_of<'a>(result: &Variants, run: &CountersRun, row: &'a VariantRow) -> Option<Reading<'a>> {
     let counters = row.counters.as_ref()?;
-    let resident_warps = row.blocks_per_sm * warps_per_block(row.threads_per_block);
-    let theoretical = occupancy_percent(resident_warps, result.limits.max_warps_per_sm());
+    let theoretical = result.limits.occupancy_percent_of(row.blocks_per_sm, row.threads_per_block);
     Some(run.reading(counters, theoretical, &[]))
 }
 
