@@ -18,7 +18,7 @@ use crate::measure::sampling::timing::Timing;
 use crate::model::axis_values::configuration_label;
 use crate::model::counters::{Counters, CountersRun};
 use crate::model::stats::RunStats;
-use crate::search::rounds;
+use crate::search::strategy;
 use crate::search::strategy::Search;
 use crate::search::sweep::{self, Row, Sweep};
 
@@ -167,7 +167,7 @@ pub(crate) fn replay<D: Driver>(
         bounds: None,
         rungs_budget: sweep::RungsBudget::default(),
     };
-    let swept = rounds::measure(run, &mut gpu, &plan, Search::Exhaustive, None, &mut Vec::new())?;
+    let swept = strategy::measure(run, &mut gpu, &plan, Search::Exhaustive, None, &mut Vec::new())?;
     let launches: Vec<Launched> = swept.rows.iter().filter(|row| row.measured()).map(launched).collect();
     list_launches(order, &launches)
 }

@@ -30,7 +30,7 @@ use crate::model::shard::ShardOf;
 use crate::results::export::{self, Format};
 use crate::results::plot;
 use crate::results::table;
-use crate::search::rounds;
+use crate::search::strategy;
 use crate::search::sweep::EndedEarly;
 use crate::search::sweep::{self, Sweep};
 use anyhow::anyhow;
@@ -361,7 +361,7 @@ pub(crate) fn measure<D: Driver>(
     };
     let search = settings.search_for(configurations, &timing);
     let mut timed = Timed::new(&mut gpu);
-    let mut sweep = rounds::measure(run, &mut timed, &plan, search, journal.as_mut(), &mut warnings)?;
+    let mut sweep = strategy::measure(run, &mut timed, &plan, search, journal.as_mut(), &mut warnings)?;
     sweep.wall_time =
         Some(WallTime { total_s: started.elapsed().as_secs_f64(), device_s, host_data_s, ..timed.spent });
     sweep.objective = settings.objective;

@@ -1,9 +1,9 @@
 /*!
 The search layer: which configurations to measure and in what order. The sweep engine over the
 block sizes of one configuration ([`sweep`]), the configurations of the axes put together
-([`assemble`]), racing them ([`race`]), and running a search over them, its rounds and rungs
-([`rounds`]); and the other commands' plans: builds timed side by side in interleaved rounds
-([`interleaved`], `compare`), grids of so many waves ([`waves`], `tail`), and every configuration
+([`assemble`]), the rules of racing them ([`race`]), and the searches over them, a module a
+strategy behind one interface ([`strategy`]: exhaustive, race, rungs); and the other commands'
+plans: builds timed side by side in interleaved rounds ([`interleaved`], `compare`), grids of so many waves ([`waves`], `tail`), and every configuration
 of the axes from each compiler at every block size ([`candidates`], `variants`).
 */
 
@@ -12,7 +12,6 @@ pub mod candidates;
 pub mod configurations;
 pub mod interleaved;
 pub mod race;
-pub mod rounds;
 pub mod strategy;
 pub mod sweep;
 pub mod waves;

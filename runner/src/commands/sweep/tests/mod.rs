@@ -297,7 +297,7 @@ mod race {
     }
 
     fn race(gpu: &mut MockGpu, settings: &sweep::Plan, journal: Option<&mut Journal>) -> Sweep {
-        rounds::measure(&mut target(), gpu, settings, Search::Race, journal, &mut Vec::new()).unwrap()
+        strategy::measure(&mut target(), gpu, settings, Search::Race, journal, &mut Vec::new()).unwrap()
     }
 
     /// The key of the race tests' journals.
@@ -327,7 +327,7 @@ mod race {
     ) -> (Sweep, Vec<String>) {
         let mut warnings = Vec::new();
         let swept =
-            rounds::measure(&mut target(), gpu, settings, Search::Rungs, journal, &mut warnings).unwrap();
+            strategy::measure(&mut target(), gpu, settings, Search::Rungs, journal, &mut warnings).unwrap();
         (swept, warnings)
     }
 
@@ -479,7 +479,7 @@ mod race {
         let mut in_rungs = gpu(&times, &SPREAD);
         rungs(&mut in_rungs, &settings(&sizes), None);
         let mut at_once = gpu(&times, &SPREAD);
-        rounds::measure(
+        strategy::measure(
             &mut target(),
             &mut at_once,
             &settings(&sizes),
@@ -511,7 +511,8 @@ mod race {
         let by = |search: Search| {
             let mut gpu = gpu(&times, &SPREAD);
             let mut warnings = Vec::new();
-            let swept = rounds::measure(&mut target(), &mut gpu, &plan, search, None, &mut warnings).unwrap();
+            let swept =
+                strategy::measure(&mut target(), &mut gpu, &plan, search, None, &mut warnings).unwrap();
             (swept, warnings, gpu.clock)
         };
         let (exhaustive, _, exhaustive_time) = by(Search::Exhaustive);
@@ -589,7 +590,7 @@ mod race {
         let fewer = crate::search::race::median_interval(&best.run_ms[..best.run_ms.len() / 2]).unwrap();
         assert!((fewer.1 - fewer.0) / 2.0 > 0.005 * best.stats.median, "{fewer:?}");
         // The noise-driven stop alone takes samples to the most a row takes.
-        let exhaustive = rounds::measure(
+        let exhaustive = strategy::measure(
             &mut target(),
             &mut gpu(&times, &script),
             &plan,
@@ -663,7 +664,7 @@ mod race {
                 .collect();
             for search in [Search::Race, Search::Rungs] {
                 let mut gpu = gpu(&times, &script);
-                let result = rounds::measure(
+                let result = strategy::measure(
                     &mut target(),
                     &mut gpu,
                     &settings(&sizes),
@@ -704,7 +705,7 @@ mod race {
 
     /// Each search's sweep of `kernel` on `gpu` as `plan` says.
     fn by(search: Search, kernel: Kernel, gpu: &mut MockGpu, plan: &sweep::Plan) -> Sweep {
-        rounds::measure(&mut target_of(kernel), gpu, plan, search, None, &mut Vec::new()).unwrap()
+        strategy::measure(&mut target_of(kernel), gpu, plan, search, None, &mut Vec::new()).unwrap()
     }
 
     #[test]

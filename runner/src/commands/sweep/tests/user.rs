@@ -9,7 +9,7 @@ use crate::measure::gpu::mock::{EmulatedMemory, Launch, MockDriver, MockGpu, rea
 use crate::measure::sampling::timing::Timing;
 use crate::model::block_shape::BlockShape;
 use crate::search::strategy::Search;
-use crate::search::{rounds, sweep};
+use crate::search::{strategy, sweep};
 use crate::tests::fixture;
 use crate::{Console, EmbeddedPtx, Format, GridPolicy, Measured, Settings, TimingMode, TimingSettings};
 use anyhow::Result;
@@ -892,7 +892,7 @@ fn counters_need_sweep_and_print_and_a_replay_launches_each_configuration_once_u
     };
     gpu.launches.clear();
     let swept =
-        rounds::measure(&mut run, &mut gpu, &plan, Search::Exhaustive, None, &mut Vec::new()).unwrap();
+        strategy::measure(&mut run, &mut gpu, &plan, Search::Exhaustive, None, &mut Vec::new()).unwrap();
     assert_eq!(gpu.launches.iter().map(|launch| launch.1).collect::<Vec<_>>(), [32, 64, 256]);
     assert!(swept.failures.is_empty(), "a replay checks nothing: {:?}", swept.failures);
 }

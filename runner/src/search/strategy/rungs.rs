@@ -1,9 +1,9 @@
 /*!
-A search run over the configurations of a sweep ([`measure`]): every configuration to the
-noise-driven stop ([`configurations::measure`]), a race in two rounds (a first round of every
-configuration at the minimum count, then the survivors sampled on from their samples), or a race
-in rungs ([`in_rungs`]), by the rules of [`race`]. The sweep's command runs the plan and
-delivers its rows; the sampling loops are here.
+`--search rungs`: a race in rungs ([`in_rungs`]): every configuration one sample, then rung after
+rung of doubling samples for the configurations still racing, a screen dropping the clearly
+slower before six samples and its audit, a survivor done once its median is known, then a
+run-off of the leader and the rows tied with it; never spending more than exhaustive would (its
+budget), by the rules of [`crate::search::race`].
 */
 
 use crate::error::{Error, failed};
@@ -15,90 +15,29 @@ use crate::model::axis_values::AxisValues;
 use crate::model::block_shape::BlockShape;
 use crate::search::configurations;
 use crate::search::race;
-use crate::search::strategy::Search;
+use crate::search::strategy::{Search, Searching, Strategy};
 use crate::search::sweep::{self, Sweep};
 
-/// Measures `run` as `search` says: every configuration to the end, or a race
-/// (`search::race`): a first round of every configuration at the minimum count, then the
-/// survivors again under the noise-driven stop; or a race in rungs ([`in_rungs`]). A
-/// round that ends early (a signal, a lost context) ends the sweep with the rows so far; every
-/// round is journaled apart, so a resume takes each.
-pub(crate) fn measure(
-    run: &mut Run,
-    gpu: &mut dyn Gpu,
-    plan: &sweep::Plan,
-    search: Search,
-    mut journal: Option<&mut Journal>,
-    warnings: &mut Vec<String>,
-) -> Result<Sweep, Error> {
-    let Some(stop) = plan.timing.stop.filter(|_| search.races()) else {
-        return configurations::measure(run, gpu, plan, journal).map_err(failed);
-    };
-    if search == Search::Rungs {
-        return in_rungs(run, gpu, plan, stop, journal, warnings);
+/// A race in rungs.
+pub(crate) struct Rungs;
+
+impl Strategy for Rungs {
+    fn name(&self) -> &'static str {
+        "rungs"
     }
-    let fixed = Timing { stop: None, ..plan.timing };
-    let first_round = sweep::Plan { timing: fixed, round: sweep::Round::First, ..plan.clone() };
-    let swept = Sweep {
-        search,
-        ..configurations::measure(run, gpu, &first_round, journal.as_deref_mut()).map_err(failed)?
-    };
-    if swept.ended_early.is_some() {
-        return Ok(swept);
+
+    fn drops_after(&self) -> &'static str {
+        "after a rung"
     }
-    let alive = race::survivors(&swept.rows);
-    // A survivor whose first round already meets the noise-driven stop (its rule, on its
-    // samples and their own time) is done as exhaustive would have stopped it there: no second
-    // round, so that a race never spends more than measuring every configuration to the stop.
-    let settled: Vec<Option<Stopped>> = swept
-        .rows
-        .iter()
-        .zip(&alive)
-        .map(|(row, &alive)| {
-            let spent = plan.timing.samples_own_time(&row.run_ms);
-            alive
-                .then(|| {
-                    crate::measure::sampling::timing::decide(&row.run_ms, plan.timing.runs, &stop, spent)
-                })
-                .flatten()
-        })
-        .collect();
-    let again: Vec<bool> =
-        alive.iter().zip(&settled).map(|(&alive, settled)| alive && settled.is_none()).collect();
-    let second = match again.contains(&true) {
-        true => {
-            // Each survivor sampled on from its first round's samples, warmed up once (its
-            // module loaded and clocks up; the one launch restores what the rows between left in
-            // the caches), as a later rung is.
-            let survivors: Vec<(AxisValues, BlockShape, Vec<f32>)> = swept
-                .rows
-                .iter()
-                .zip(&again)
-                .filter(|&(_, &again)| again)
-                .map(|(row, _)| (row.axes.clone(), row.block, row.run_ms.clone()))
-                .collect();
-            let second_round = sweep::Plan {
-                timing: Timing { warmups: plan.timing.warmups.min(1), ..plan.timing },
-                round: sweep::Round::Survivors(survivors),
-                ..plan.clone()
-            };
-            configurations::measure(run, gpu, &second_round, journal).map_err(failed)?
-        }
-        false => Sweep {
-            rows: Vec::new(),
-            failures: Vec::new(),
-            ended_early: None,
-            timing: plan.timing,
-            ..swept.clone()
-        },
-    };
-    let mut merged = race::merge(swept, second, &alive);
-    for (row, settled) in merged.rows.iter_mut().zip(settled) {
-        if settled.is_some() {
-            row.stopped = settled;
-        }
+
+    fn races(&self) -> bool {
+        true
     }
-    Ok(merged)
+
+    fn measure(&self, searching: Searching<'_, '_>, stop: NoiseStop) -> Result<Sweep, Error> {
+        let Searching { run, gpu, plan, journal, warnings } = searching;
+        in_rungs(run, gpu, plan, stop, journal, warnings)
+    }
 }
 
 /// The configurations of `sweep` that `alive` marks, each as (its values on the axes, its block).
@@ -155,7 +94,7 @@ fn in_rungs(
     let first_rung_s = gpu.clock().saturating_sub(started).as_secs_f64();
     let mut state: Vec<InRungs> =
         swept.rows.iter().map(|row| if out(row) { InRungs::Out } else { InRungs::Racing }).collect();
-    let mut rungs = Rungs::new(run, gpu, journal, plan, stop, &swept, first_rung_s);
+    let mut rungs = RungState::new(run, gpu, journal, plan, stop, &swept, first_rung_s);
     let swept = rungs.race_on(swept, &mut state, true)?;
     let swept = rungs.audit(swept, &mut state, warnings)?;
     let mut swept = rungs.run_off(swept, &state)?;
@@ -186,7 +125,7 @@ fn out(row: &sweep::Row) -> bool {
 }
 
 /// The rungs after the first: what they measure with, what they may spend and have spent.
-struct Rungs<'a, 'k> {
+struct RungState<'a, 'k> {
     run: &'a mut Run<'k>,
     gpu: &'a mut dyn Gpu,
     journal: Option<&'a mut Journal>,
@@ -208,7 +147,7 @@ struct Rungs<'a, 'k> {
     rung: u32,
 }
 
-impl<'a, 'k> Rungs<'a, 'k> {
+impl<'a, 'k> RungState<'a, 'k> {
     /// What the rungs may spend, in seconds: what exhaustive spends at the least, each
     /// configuration's warm-ups and --min-runs samples at its first sample's time a launch, and
     /// a round's host time (the first rung's time past its launches, a row), so that a race
