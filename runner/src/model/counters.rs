@@ -45,6 +45,59 @@ pub struct Counters {
     pub memory_stalls_per_issue: Option<f64>,
 }
 
+/// One Nsight Compute metric the counters are read from, and the counter its value fills.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Metric {
+    /// Its name, as `ncu --metrics` takes it and its CSV heads its column.
+    pub name: &'static str,
+    /// Puts its value (in ncu's base units) into the counter it fills.
+    pub fill: fn(&mut Counters, f64),
+}
+
+/// The metrics read, each with the counter it fills: declared here beside the fields, so that a
+/// counter is its field and its metric in this file, and its column in the table's
+/// `COUNTER_COLUMNS` (which the table, CSV, Markdown, HTML, T4 and JSON follow).
+pub(crate) const METRICS: [Metric; 9] = [
+    Metric {
+        name: "dram__bytes.sum.per_second",
+        fill: |counters, value| counters.dram_bytes_per_second = Some(value),
+    },
+    Metric {
+        name: "sm__warps_active.avg.pct_of_peak_sustained_active",
+        fill: |counters, value| counters.achieved_occupancy_percent = Some(value),
+    },
+    // Threads per executed instruction: over 32, the warp execution efficiency.
+    Metric {
+        name: "smsp__thread_inst_executed_per_inst_executed.ratio",
+        fill: |counters, value| counters.warp_efficiency_percent = Some(value / 32.0 * 100.0),
+    },
+    Metric {
+        name: "smsp__sass_average_branch_targets_threads_uniform.pct",
+        fill: |counters, value| counters.branch_efficiency_percent = Some(value),
+    },
+    Metric {
+        name: "lts__t_sector_hit_rate.pct",
+        fill: |counters, value| counters.l2_hit_percent = Some(value),
+    },
+    // Bank conflicts: loads and stores summed into one counter.
+    Metric {
+        name: "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+        fill: |counters, value| *counters.shared_bank_conflicts.get_or_insert(0.0) += value,
+    },
+    Metric {
+        name: "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
+        fill: |counters, value| *counters.shared_bank_conflicts.get_or_insert(0.0) += value,
+    },
+    Metric {
+        name: "smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio",
+        fill: |counters, value| counters.barrier_stalls_per_issue = Some(value),
+    },
+    Metric {
+        name: "smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio",
+        fill: |counters, value| counters.memory_stalls_per_issue = Some(value),
+    },
+];
+
 /// What `--counters` read for a sweep as a whole: the copy its DRAM rates are a percentage of,
 /// and the profiler, or why there are no counters.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

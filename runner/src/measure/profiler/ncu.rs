@@ -17,7 +17,7 @@ samples ran at, not at the base clock `ncu` locks by default, and with its defau
 
 use super::{CounterReading, CounterRequest, CounterSource, Launched, REPLAY, ReplayOrder, read_launched};
 use crate::model::block_shape::BlockShape;
-use crate::model::counters::Counters;
+use crate::model::counters::{Counters, METRICS, Metric};
 use std::collections::HashMap;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -28,37 +28,9 @@ pub const NCU: &str = "BLOCK_SIZE_NCU";
 /// Where CUDA toolkits put `ncu`.
 const DEFAULT_NCU: &str = "/usr/local/cuda/bin/ncu";
 
-/// The metrics read, each with the counter it fills.
-const METRICS: [(&str, Field); 9] = [
-    ("dram__bytes.sum.per_second", Field::Dram),
-    ("sm__warps_active.avg.pct_of_peak_sustained_active", Field::AchievedOccupancy),
-    ("smsp__thread_inst_executed_per_inst_executed.ratio", Field::ThreadsPerInstruction),
-    ("smsp__sass_average_branch_targets_threads_uniform.pct", Field::BranchEfficiency),
-    ("lts__t_sector_hit_rate.pct", Field::L2Hit),
-    ("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", Field::BankConflicts),
-    ("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", Field::BankConflicts),
-    ("smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio", Field::BarrierStalls),
-    ("smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio", Field::MemoryStalls),
-];
-
-/// Which [`Counters`] field a metric fills.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Field {
-    Dram,
-    AchievedOccupancy,
-    /// Threads per executed instruction: over 32, the warp execution efficiency.
-    ThreadsPerInstruction,
-    BranchEfficiency,
-    L2Hit,
-    /// Summed over the metrics that fill it (loads and stores).
-    BankConflicts,
-    BarrierStalls,
-    MemoryStalls,
-}
-
 /// The metric names, comma-separated, as `ncu --metrics` takes them.
 pub fn metric_list() -> String {
-    METRICS.iter().map(|(name, _)| *name).collect::<Vec<_>>().join(",")
+    METRICS.iter().map(|metric| metric.name).collect::<Vec<_>>().join(",")
 }
 
 /// Nsight Compute over a replay of a program: this one, with the arguments it was started with.
@@ -196,8 +168,8 @@ pub(crate) fn parse_raw_csv(text: &str) -> Result<Vec<Profiled>, String> {
     let mut reader = csv::ReaderBuilder::new().flexible(true).from_reader(&text.as_bytes()[start..]);
     let headers = reader.headers().map_err(|error| format!("ncu's CSV: {error}"))?.clone();
     let column = |name: &str| headers.iter().position(|header| header == name);
-    let metric_columns: Vec<(usize, Field)> =
-        METRICS.iter().filter_map(|(name, field)| column(name).map(|index| (index, *field))).collect();
+    let metric_columns: Vec<(usize, &Metric)> =
+        METRICS.iter().filter_map(|metric| column(metric.name).map(|index| (index, metric))).collect();
     if metric_columns.is_empty() {
         return Err("ncu's report has none of the metrics asked for".to_string());
     }
@@ -210,25 +182,10 @@ pub(crate) fn parse_raw_csv(text: &str) -> Result<Vec<Profiled>, String> {
             continue;
         }
         let mut counters = Counters::default();
-        for &(index, field) in &metric_columns {
-            let Some(value) = record.get(index).and_then(number) else { continue };
-            let slot = match field {
-                Field::Dram => &mut counters.dram_bytes_per_second,
-                Field::AchievedOccupancy => &mut counters.achieved_occupancy_percent,
-                Field::ThreadsPerInstruction => {
-                    counters.warp_efficiency_percent = Some(value / 32.0 * 100.0);
-                    continue;
-                }
-                Field::BranchEfficiency => &mut counters.branch_efficiency_percent,
-                Field::L2Hit => &mut counters.l2_hit_percent,
-                Field::BankConflicts => {
-                    *counters.shared_bank_conflicts.get_or_insert(0.0) += value;
-                    continue;
-                }
-                Field::BarrierStalls => &mut counters.barrier_stalls_per_issue,
-                Field::MemoryStalls => &mut counters.memory_stalls_per_issue,
-            };
-            *slot = Some(value);
+        for &(index, metric) in &metric_columns {
+            if let Some(value) = record.get(index).and_then(number) {
+                (metric.fill)(&mut counters, value);
+            }
         }
         let block = block_column.and_then(|index| record.get(index)).and_then(block_of);
         kernels.push(Profiled { block, counters });
@@ -293,7 +250,7 @@ mod tests {
     /// The shape of `ncu --import --csv --page raw --print-units base` (Nsight Compute 2025.3),
     /// two kernels of made-up values, and ncu's own line before it.
     fn raw_csv() -> String {
-        let names = METRICS.iter().map(|(name, _)| format!("\"{name}\"")).collect::<Vec<_>>().join(",");
+        let names = METRICS.iter().map(|metric| format!("\"{}\"", metric.name)).collect::<Vec<_>>().join(",");
         let units = "\"byte/second\",\"%\",\"\",\"%\",\"%\",\"\",\"\",\"\",\"\"";
         format!(
             "==PROF== Disconnected\n\
