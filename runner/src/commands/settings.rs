@@ -176,7 +176,7 @@ impl TimingSettings {
                 "--max-noise must be a fraction from 0 to 1 (0.005 is half a percent), not {noise}"
             ));
         }
-        if self.launches_per_sample.is_some() && !matches!(mode, TimingMode::Batch | TimingMode::Graph) {
+        if self.launches_per_sample.is_some() && !mode.batches() {
             return Err(format!(
                 "--launches-per-sample applies to --timing batch and graph, not --timing {mode}"
             ));
@@ -204,23 +204,16 @@ impl TimingSettings {
             mode,
             warmups: self.warmups,
             runs: self.runs.unwrap_or(min_runs),
-            launches_per_sample: match mode {
-                TimingMode::Batch | TimingMode::Graph => {
-                    self.launches_per_sample.unwrap_or(DEFAULT_BATCH_LAUNCHES)
-                }
-                TimingMode::Cold | TimingMode::Launch => 1,
+            launches_per_sample: match mode.batches() {
+                true => self.launches_per_sample.unwrap_or(DEFAULT_BATCH_LAUNCHES),
+                false => 1,
             },
             flush_l2: self.flush_l2 == Some(true),
             cold_keeps_l2: self.flush_l2 == Some(false),
             stop: None,
             energy_window: self.energy_window,
             // Launches a sample grow for short kernels unless a count was asked for.
-            min_sample: match mode {
-                TimingMode::Batch | TimingMode::Graph if self.launches_per_sample.is_none() => {
-                    Some(MIN_SAMPLE)
-                }
-                _ => None,
-            },
+            min_sample: (mode.batches() && self.launches_per_sample.is_none()).then_some(MIN_SAMPLE),
         };
         let launches =
             u64::from(timing.warmups) + u64::from(timing.runs) * u64::from(timing.launches_per_sample);

@@ -8,7 +8,7 @@ and right-aligned columns. Each subcommand's own report is in its module under
 */
 
 use crate::measure::gpu::backend::Timing;
-use crate::measure::sampling::timing::{NoiseStop, Stopped, TimingMode};
+use crate::measure::sampling::timing::{NoiseStop, Stopped};
 use crate::measure::sensors::{RowClock, RowEnergy};
 use crate::model::block_shape::BlockShape;
 use crate::model::counters::{Bound, Counters, CountersRun, Loss, Reading};
@@ -22,15 +22,6 @@ use crate::search::sweep::{ModelCheck, NEAR_BEST_FRACTION, Row, Sweep};
 use tabled::builder::Builder;
 use tabled::settings::object::Columns;
 use tabled::settings::{Alignment, Padding, Style};
-
-/// What one sample of `timing` is called: a batch mode sample is a batch, a graph mode one a
-/// replay of a graph of launches; a cold or launch mode sample is one launch, a run.
-fn unit(timing: Timing) -> &'static str {
-    match timing.mode {
-        TimingMode::Batch | TimingMode::Graph => "samples",
-        TimingMode::Cold | TimingMode::Launch => "runs",
-    }
-}
 
 /// How many samples a row takes: "10", or under the noise-driven stop "at least 10".
 fn count(timing: Timing) -> String {
@@ -61,46 +52,9 @@ fn median_of(timing: Timing) -> String {
         "{} mode, median of {} {} after {} warm-ups",
         timing.mode,
         count(timing),
-        unit(timing),
+        timing.mode.sample_noun(),
         timing.warmups
     )
-}
-
-/// What one sample is, in the mode's words.
-fn method(timing: Timing) -> String {
-    match timing.mode {
-        TimingMode::Batch => {
-            let launches = timing.launches();
-            format!(
-                "each sample {launches} launches back to back between one pair of CUDA events, divided by {launches}"
-            )
-        }
-        TimingMode::Cold if !timing.flushes() => "each run one launch between its own CUDA events, \
-                             no L2 flush (--no-flush-l2), every run queued behind a blocking kernel until all are enqueued"
-            .to_string(),
-        TimingMode::Cold => {
-            "each run one launch between its own CUDA events after an L2 flush, every run queued \
-                             behind a blocking kernel until all are enqueued"
-                .to_string()
-        }
-        TimingMode::Launch => "each run between its own CUDA events".to_string(),
-        TimingMode::Graph => {
-            let launches = timing.launches();
-            format!(
-                "each sample one replay of a CUDA graph of {launches} launches between one pair of CUDA events, divided by {launches}"
-            )
-        }
-    }
-}
-
-/// What `--flush-l2` adds to a timing description (cold mode says its flush in its method).
-fn flushed(timing: Timing) -> &'static str {
-    match timing.mode {
-        _ if !timing.flush_l2 => "",
-        TimingMode::Batch | TimingMode::Graph => ", L2 flushed before each sample",
-        TimingMode::Launch => ", L2 flushed before each run",
-        TimingMode::Cold => "",
-    }
 }
 
 /// The `Timing:` line of the sweep and `tail`: "Timing: batch mode, median of 10 samples after
@@ -108,7 +62,7 @@ fn flushed(timing: Timing) -> &'static str {
 /// by 10", the L2 flush where there was one; under the noise-driven stop, a second line with
 /// its limits.
 pub fn timing_line(timing: Timing) -> String {
-    let mut text = format!("Timing: {}, {}{}\n", median_of(timing), method(timing), flushed(timing));
+    let mut text = format!("Timing: {}, {}{}\n", median_of(timing), timing.method(), timing.flush_words());
     if let (true, Some(min)) = (timing.may_grow(), timing.min_sample) {
         text += &format!(
             "  Short kernels: a row whose {} launches last under {} ms a sample is sampled again at as many as last {} ms\n",
@@ -120,7 +74,7 @@ pub fn timing_line(timing: Timing) -> String {
     if let Some(stop) = &timing.stop {
         text += &format!(
             "  Noise-driven stop: each row takes more {} until their median absolute deviation is at most {}% of their median, or for {} s\n",
-            unit(timing),
+            timing.mode.sample_noun(),
             trimmed(stop.max_noise * 100.0, 3),
             trimmed(stop.max_time_per_row.as_secs_f64(), 3),
         );
@@ -137,13 +91,13 @@ pub fn timing_line(timing: Timing) -> String {
 /// The same as a clause, for the Markdown export's first line.
 pub fn timing_clause(timing: Timing) -> String {
     let stop = timing.stop.map_or_else(String::new, |stop| format!(", {}", stop_words(&stop)));
-    median_of(timing) + flushed(timing) + &stop
+    median_of(timing) + timing.flush_words() + &stop
 }
 
 /// The same in a few words, for the plot's title: "batch, median of 10 samples, L2 flushed".
 pub fn timing_title(timing: Timing) -> String {
     let flushed = if timing.flushes() { ", L2 flushed" } else { "" };
-    format!("{}, median of {} {}{flushed}", timing.mode, count(timing), unit(timing))
+    format!("{}, median of {} {}{flushed}", timing.mode, count(timing), timing.mode.sample_noun())
 }
 
 /// The device line pair, the image line (what a pass moves, as GB/s counts it) and the
@@ -1088,6 +1042,7 @@ pub fn model_summary(sweep: &Sweep) -> String {
 mod tests {
     use super::*;
     use crate::measure::gpu::mock::MockGpu;
+    use crate::measure::sampling::timing::TimingMode;
     use crate::tests::fixture;
 
     fn sweep(gpu: &mut MockGpu, sizes: &[u32]) -> Sweep {

@@ -72,6 +72,23 @@ impl TimingMode {
     #[cfg(test)]
     pub(crate) const ALL: [Self; 4] = [Self::Batch, Self::Cold, Self::Launch, Self::Graph];
 
+    /// Whether a sample is several launches between one pair of events (batch, graph):
+    /// `--launches-per-sample` applies, a short kernel's samples grow, a flush comes before each
+    /// sample; else a sample is one launch, a run (cold, launch). Every rule that tells the two
+    /// families apart asks this.
+    pub(crate) const fn batches(self) -> bool {
+        match self {
+            Self::Batch | Self::Graph => true,
+            Self::Cold | Self::Launch => false,
+        }
+    }
+
+    /// What one of its samples is called: a batch, a graph's replay ("samples"), or one launch
+    /// ("runs").
+    pub(crate) const fn sample_noun(self) -> &'static str {
+        if self.batches() { "samples" } else { "runs" }
+    }
+
     /// What `--timing` takes and the JSON export writes.
     pub(crate) fn name(self) -> &'static str {
         match self {
@@ -185,10 +202,7 @@ impl Timing {
     /// `runs` samples of `mode` after `warmups` warm-ups, with the mode's default launches
     /// per sample, no flush asked for and a fixed count.
     pub const fn fixed(mode: TimingMode, warmups: u32, runs: u32) -> Self {
-        let launches_per_sample = match mode {
-            TimingMode::Batch | TimingMode::Graph => DEFAULT_BATCH_LAUNCHES,
-            TimingMode::Cold | TimingMode::Launch => 1,
-        };
+        let launches_per_sample = if mode.batches() { DEFAULT_BATCH_LAUNCHES } else { 1 };
         Self {
             mode,
             warmups,
@@ -215,7 +229,7 @@ impl Timing {
 
     /// Whether a sample's launches grow for short kernels: batch or graph with a `min_sample`.
     pub fn may_grow(&self) -> bool {
-        self.min_sample.is_some() && matches!(self.mode, TimingMode::Batch | TimingMode::Graph)
+        self.min_sample.is_some() && self.mode.batches()
     }
 
     /// Launches a sample needs to last `min_sample` where one launch takes `launch_ms`: at
@@ -247,10 +261,7 @@ impl Timing {
 
     /// Launches one sample holds: `launches_per_sample` in batch and graph mode, else 1.
     pub fn launches(&self) -> u32 {
-        match self.mode {
-            TimingMode::Batch | TimingMode::Graph => self.launches_per_sample.max(1),
-            TimingMode::Cold | TimingMode::Launch => 1,
-        }
+        if self.mode.batches() { self.launches_per_sample.max(1) } else { 1 }
     }
 
     /// Whether L2 is flushed before each sample: in cold mode unless `cold_keeps_l2`, where
@@ -263,8 +274,42 @@ impl Timing {
     pub fn l2_flush(&self) -> L2Flush {
         match self.mode {
             _ if !self.flushes() => L2Flush::None,
-            TimingMode::Batch | TimingMode::Graph => L2Flush::BeforeEachBatch,
-            TimingMode::Cold | TimingMode::Launch => L2Flush::BeforeEachLaunch,
+            mode if mode.batches() => L2Flush::BeforeEachBatch,
+            _ => L2Flush::BeforeEachLaunch,
+        }
+    }
+
+    /// What one sample is, in the mode's words, as the `Timing:` line says it: "each sample 10
+    /// launches back to back between one pair of CUDA events, divided by 10".
+    pub(crate) fn method(&self) -> String {
+        let launches = self.launches();
+        match self.mode {
+            TimingMode::Batch => format!(
+                "each sample {launches} launches back to back between one pair of CUDA events, divided by {launches}"
+            ),
+            TimingMode::Cold if !self.flushes() => "each run one launch between its own CUDA events, no L2 \
+                 flush (--no-flush-l2), every run queued behind a blocking kernel until all are enqueued"
+                .to_string(),
+            TimingMode::Cold => {
+                "each run one launch between its own CUDA events after an L2 flush, every run \
+                 queued behind a blocking kernel until all are enqueued"
+                    .to_string()
+            }
+            TimingMode::Launch => "each run between its own CUDA events".to_string(),
+            TimingMode::Graph => format!(
+                "each sample one replay of a CUDA graph of {launches} launches between one pair of CUDA events, divided by {launches}"
+            ),
+        }
+    }
+
+    /// What `--flush-l2` adds to the `Timing:` line: ", L2 flushed before each sample" (cold
+    /// mode says its flush in its method).
+    pub(crate) fn flush_words(&self) -> &'static str {
+        match self.mode {
+            _ if !self.flush_l2 => "",
+            TimingMode::Cold => "",
+            mode if mode.batches() => ", L2 flushed before each sample",
+            _ => ", L2 flushed before each run",
         }
     }
 }
@@ -331,9 +376,10 @@ impl TryFrom<TimingRecord> for Timing {
         let (flush_l2, cold_keeps_l2) = match (record.mode, record.l2_flush) {
             (TimingMode::Cold, L2Flush::None) => (false, true),
             (TimingMode::Cold, L2Flush::BeforeEachLaunch) => (false, false),
-            (TimingMode::Launch, L2Flush::BeforeEachLaunch)
-            | (TimingMode::Batch | TimingMode::Graph, L2Flush::BeforeEachBatch) => (true, false),
-            (TimingMode::Batch | TimingMode::Launch | TimingMode::Graph, L2Flush::None) => (false, false),
+            // A flush where the mode puts it: before each batch, or before each launch.
+            (mode, L2Flush::BeforeEachBatch) if mode.batches() => (true, false),
+            (mode, L2Flush::BeforeEachLaunch) if !mode.batches() => (true, false),
+            (_, L2Flush::None) => (false, false),
             (mode, flush) => {
                 return Err(format!("l2_flush `{}` does not go with {mode} timing", flush.name()));
             }
