@@ -209,19 +209,44 @@ fn counter_sentences(sweep: &Sweep) -> Vec<String> {
     };
     let bound = Bound::of(winner);
     lines.push(format!("Bound: the best row, {}, by {}.", configuration_phrase(best), bound.phrase()));
-    // Each row short of the near-best fraction (95 percent): what its counters read lower than the best
-    // row's, where they do.
-    for row in sweep.measured_rows().filter(|row| sweep.fraction_of_best(row) < NEAR_BEST_FRACTION) {
-        if let Some(loss) = reading(row).and_then(|row| Loss::against(row, winner)) {
-            lines.push(format!(
-                "  {} ({:.2} of the best): {}.",
-                configuration_phrase(row),
-                sweep.fraction_of_best(row),
-                loss.phrase("the best row's")
-            ));
-        }
-    }
+    let rows = sweep
+        .measured_rows()
+        .map(|row| (configuration_phrase(row), sweep.fraction_of_best(row), reading(row)));
+    lines.extend(loss_lines(rows, winner, "the best", "the best row's"));
     lines
+}
+
+/// The lines under a `Bound:` line: each row short of the near-best fraction (95 percent) of the
+/// fastest, given as its label, its fraction of the fastest's time and its reading, with what its
+/// counters read lower than the fastest row's (`best`), where they do: "  32 threads (0.91 of
+/// the best): occupancy, ...". `of_best` names the fastest ("the best", "nvcc's fastest"),
+/// `whose` its readings ("the best row's"). The sweep's summary, `compare`'s and `variants`'.
+pub(crate) fn loss_lines<'a>(
+    rows: impl IntoIterator<Item = (String, f64, Option<Reading<'a>>)>,
+    best: Reading,
+    of_best: &str,
+    whose: &str,
+) -> Vec<String> {
+    rows.into_iter()
+        .filter(|(_, fraction, _)| *fraction < NEAR_BEST_FRACTION)
+        .filter_map(|(label, fraction, reading)| {
+            let loss = Loss::against(reading?, best)?;
+            Some(format!("  {label} ({fraction:.2} of {of_best}): {}.", loss.phrase(whose)))
+        })
+        .collect()
+}
+
+/// Why `slower` (a row of one build or compiler) is slower than `faster` (the same configuration
+/// of `faster_name`), as the gap lines of `compare` and `variants` say it: the loss its counters
+/// read, or that they read as `faster_name`'s and the difference is in the instructions each
+/// executes (`where_said`: where the reader finds them, e.g. " (the builds' facts above)").
+pub(crate) fn gap_why(slower: Reading, faster: Reading, faster_name: &str, where_said: &str) -> String {
+    match Loss::against(slower, faster) {
+        Some(loss) => loss.phrase(&format!("{faster_name}'s")),
+        None => format!(
+            "its counters read as {faster_name}'s: the difference is in the instructions each executes{where_said}"
+        ),
+    }
 }
 
 /// A row's counters with what the rules of [`Bound`] and [`Loss`] read beside them.

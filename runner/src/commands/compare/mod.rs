@@ -21,13 +21,12 @@ use crate::measure::gpu::ptx::{KernelRef, entry_params};
 use crate::measure::profiler::Launched;
 use crate::measure::supervision::supervise::Supervision;
 use crate::model::block_shape::BlockShape;
-use crate::model::counters::{Bound, CountersRun, Loss, Reading};
+use crate::model::counters::{Bound, CountersRun, Reading};
 use crate::model::ptx_facts::{BuildFacts, PtxFacts, likeliest_cause};
 use crate::model::stats::{median, quantile};
 use crate::results::export::Format;
 use crate::results::table;
 use crate::search::interleaved::{self as engine, Cell, CompareRow, Compared, Comparison, round_ratios};
-use crate::search::sweep::NEAR_BEST_FRACTION;
 
 /// The most rounds `compare` times (`--rounds`), as many as `--runs` may ask of a sweep.
 const MAX_ROUNDS: u32 = 1_000_000;
@@ -332,19 +331,12 @@ fn counters_lines(result: &Comparison) -> String {
             best_row.block.in_words(),
             Bound::of(best).phrase()
         );
-        for row in &result.rows {
-            let Some((slower, ms)) = reading(row, row.cell(compared.kernel)) else { continue };
-            let fraction = best_ms / ms;
-            if fraction >= NEAR_BEST_FRACTION {
-                continue;
-            }
-            if let Some(loss) = Loss::against(slower, best) {
-                text += &format!(
-                    "  {} ({fraction:.2} of {label}'s fastest): {}.\n",
-                    row.block.in_words(),
-                    loss.phrase("the fastest row's")
-                );
-            }
+        let rows = result.rows.iter().filter_map(|row| {
+            let (slower, ms) = reading(row, row.cell(compared.kernel))?;
+            Some((row.block.in_words(), best_ms / ms, Some(slower)))
+        });
+        for line in table::loss_lines(rows, best, &format!("{label}'s fastest"), "the fastest row's") {
+            text += &(line + "\n");
         }
     }
     for slow in &result.kernels {
@@ -353,12 +345,7 @@ fn counters_lines(result: &Comparison) -> String {
             for (row, ratio) in gap_rows(result, slow.kernel, fast.kernel) {
                 let pair = reading(row, row.cell(slow.kernel)).zip(reading(row, row.cell(fast.kernel)));
                 let Some(((slower, _), (faster, _))) = pair else { continue };
-                let why = match Loss::against(slower, faster) {
-                    Some(loss) => loss.phrase(&format!("{fast_label}'s")),
-                    None => format!(
-                        "its counters read as {fast_label}'s: the difference is in the instructions each executes (the builds' facts above)"
-                    ),
-                };
+                let why = table::gap_why(slower, faster, fast_label, " (the builds' facts above)");
                 text += &format!(
                     "{slow_label} at {}, {ratio:.3} times {fast_label}'s time: {why}.\n",
                     row.block.in_words()

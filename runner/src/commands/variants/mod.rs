@@ -21,12 +21,11 @@ use crate::measure::sampling::timing::Timing;
 use crate::measure::supervision::progress::WithProgress;
 use crate::measure::supervision::supervise::Supervision;
 use crate::model::block_shape::{BlockShape, GridShape};
-use crate::model::counters::{Bound, CountersRun, Loss, Reading};
+use crate::model::counters::{Bound, CountersRun, Reading};
 use crate::model::frame_size;
 use crate::model::grid::GridPolicy;
 use crate::results::table;
 use crate::search::candidates::{self as engine, Candidate, VariantRow, Variants};
-use crate::search::sweep::NEAR_BEST_FRACTION;
 
 /// The modules `variants` measures a kernel in: its own, and its first twin.
 fn modules(kernel: &Kernel) -> Vec<EmbeddedPtx> {
@@ -300,20 +299,15 @@ fn counters_lines(result: &Variants) -> String {
             best_row.threads_per_block,
             Bound::of(best).phrase()
         );
-        for candidate in result.candidates.iter().filter(|candidate| candidate.compiler == *compiler) {
-            let Some(row) = result.fastest_of(candidate) else { continue };
-            let fraction = best_row.stats.median / row.stats.median;
-            if fraction >= NEAR_BEST_FRACTION {
-                continue;
-            }
-            if let Some(loss) = reading(row).and_then(|slower| Loss::against(slower, best)) {
-                text += &format!(
-                    "  {} at {} threads per block ({fraction:.2} of {compiler}'s fastest): {}.\n",
-                    candidate.name,
-                    row.threads_per_block,
-                    loss.phrase("the fastest row's")
-                );
-            }
+        let rows = result.candidates.iter().filter(|candidate| candidate.compiler == *compiler).filter_map(
+            |candidate| {
+                let row = result.fastest_of(candidate)?;
+                let label = format!("{} at {} threads per block", candidate.name, row.threads_per_block);
+                Some((label, best_row.stats.median / row.stats.median, reading(row)))
+            },
+        );
+        for line in table::loss_lines(rows, best, &format!("{compiler}'s fastest"), "the fastest row's") {
+            text += &(line + "\n");
         }
     }
     // Each variant's best row under each compiler against its best under every other.
@@ -331,12 +325,7 @@ fn counters_lines(result: &Variants) -> String {
                     continue;
                 }
                 let Some((slower, faster)) = reading(slow).zip(reading(fast)) else { continue };
-                let why = match Loss::against(slower, faster) {
-                    Some(loss) => loss.phrase(&format!("{fast_compiler}'s")),
-                    None => format!(
-                        "its counters read as {fast_compiler}'s: the difference is in the instructions each executes"
-                    ),
-                };
+                let why = table::gap_why(slower, faster, fast_compiler, "");
                 text += &format!(
                     "{slow_compiler} {} at its best, {} threads per block, {ratio:.3} times {fast_compiler}'s best time: {why}.\n",
                     candidate.name, slow.threads_per_block
