@@ -41,7 +41,7 @@ pub struct Cli {
 
     #[command(flatten)]
     #[cfg_attr(doc, doc = "The sweep's options, `block-size`'s own.")]
-    pub sweep: sweep::Sweep,
+    pub sweep: sweep::SweepCommand,
 }
 
 // The subcommands; each one's help is its module's.
@@ -50,21 +50,21 @@ pub struct Cli {
 #[cfg_attr(not(doc), allow(missing_docs))]
 pub enum Command {
     #[cfg_attr(doc, doc = "`block-size occupancy`.")]
-    Occupancy(occupancy::Occupancy),
+    Occupancy(occupancy::OccupancyCommand),
     #[cfg_attr(doc, doc = "`block-size compare`.")]
-    Compare(compare::Compare),
+    Compare(compare::CompareCommand),
     #[cfg_attr(doc, doc = "`block-size tail`.")]
-    Tail(tail::Tail),
+    Tail(tail::TailCommand),
     #[cfg_attr(doc, doc = "`block-size variants`.")]
-    Variants(variants::Variants),
+    Variants(variants::VariantsCommand),
     #[cfg_attr(doc, doc = "`block-size new`.")]
-    New(new::New),
+    New(new::NewCommand),
     #[cfg_attr(doc, doc = "`block-size diff`.")]
-    Diff(diff::Diff),
+    Diff(diff::DiffCommand),
     #[cfg_attr(doc, doc = "`block-size report`.")]
-    Report(report::Report),
+    Report(report::ReportCommand),
     #[cfg_attr(doc, doc = "`block-size merge`.")]
-    Merge(merge::Merge),
+    Merge(merge::MergeCommand),
 }
 
 /// A validated command line: the sweep, a subcommand of the GPU, or one that needs no GPU (the
@@ -82,15 +82,15 @@ pub enum Request {
     /// `block-size variants`.
     Variants(VariantsRequest),
     /// `block-size occupancy`, which needs no GPU.
-    Occupancy(occupancy::Occupancy),
+    Occupancy(occupancy::OccupancyCommand),
     /// `block-size new`, which writes a project and needs no GPU.
     New(NewRequest),
     /// `block-size diff`, which compares two JSON exports and needs no GPU.
-    Diff(diff::Diff),
+    Diff(diff::DiffCommand),
     /// `block-size report`, which writes the HTML report of a JSON export and needs no GPU.
-    Report(report::Report),
+    Report(report::ReportCommand),
     /// `block-size merge`, which merges result files of one sweep and needs no GPU.
-    Merge(merge::Merge),
+    Merge(merge::MergeCommand),
 }
 
 /// Why the command line was not run.

@@ -12,7 +12,7 @@ use clap::Args;
 )]
 #[cfg_attr(doc, doc = "The options of `block-size compare`.")]
 #[cfg_attr(not(doc), allow(missing_docs))]
-pub struct Compare {
+pub struct CompareCommand {
     #[command(flatten)]
     #[cfg_attr(doc, doc = "The kernel measured.")]
     pub kernel: KernelArgs,
@@ -22,7 +22,7 @@ pub struct Compare {
     pub compare: CompareArgs,
 }
 
-impl Compare {
+impl CompareCommand {
     /// The library's request, recording `command` as the command line.
     pub fn request(&self, command: Vec<String>) -> CompareRequest {
         CompareRequest {

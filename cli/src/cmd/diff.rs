@@ -21,7 +21,7 @@ use std::path::PathBuf;
 )]
 #[cfg_attr(doc, doc = "The options of `block-size diff`.")]
 #[cfg_attr(not(doc), allow(missing_docs))]
-pub struct Diff {
+pub struct DiffCommand {
     /// The baseline: a sweep's JSON export (--json FILE, or --format json)
     #[arg(value_name = "OLD.json")]
     pub old: PathBuf,
@@ -66,7 +66,7 @@ fn parse_threshold(text: &str) -> Result<f64, String> {
         .ok_or_else(|| "a fraction (0.02) or a percentage (2%)".to_string())
 }
 
-impl Diff {
+impl DiffCommand {
     /// The comparison, printed on `console`; `Ok` carries the exit status.
     pub fn exec(&self, console: &mut Console) -> Result<i32, Error> {
         commands::diff(

@@ -20,7 +20,7 @@ use std::path::PathBuf;
 )]
 #[cfg_attr(doc, doc = "The options of `block-size merge`.")]
 #[cfg_attr(not(doc), allow(missing_docs))]
-pub struct Merge {
+pub struct MergeCommand {
     /// The sweeps' or shards' JSON exports (--json FILE), in any order
     #[arg(value_name = "RESULT.json", required = true, num_args = 1..)]
     pub inputs: Vec<PathBuf>,
@@ -48,7 +48,7 @@ pub struct Merge {
     pub force: bool,
 }
 
-impl Merge {
+impl MergeCommand {
     /// Merges, prints the tables and writes the files; the exit status.
     pub fn exec(&self, console: &mut Console) -> Result<i32, Error> {
         let outputs = MergeOutputs {

@@ -29,7 +29,7 @@ use std::path::{Component, Path, PathBuf};
 )]
 #[cfg_attr(doc, doc = "The options of `block-size new`.")]
 #[cfg_attr(not(doc), allow(missing_docs))]
-pub struct New {
+pub struct NewCommand {
     /// The project's folder: one that does not exist yet, or an empty one
     #[arg(value_name = "PATH")]
     pub path: PathBuf,
@@ -82,7 +82,7 @@ pub fn this_repository() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("cli/ has a parent folder").to_path_buf()
 }
 
-impl New {
+impl NewCommand {
     /// The request, or why the name is refused (one line).
     pub fn request(&self) -> Result<NewRequest, String> {
         let name = match &self.name {

@@ -14,7 +14,7 @@ use clap::{ArgAction, ArgGroup, Args};
 )]
 #[cfg_attr(doc, doc = "The options of `block-size occupancy`.")]
 #[cfg_attr(not(doc), allow(missing_docs))]
-pub struct Occupancy {
+pub struct OccupancyCommand {
     /// The GPU to model
     #[arg(long, value_name = "PRESET", value_parser = preset_keys(), ignore_case = true)]
     pub gpu: Option<String>,
@@ -53,7 +53,7 @@ fn preset_keys() -> PossibleValuesParser {
     PossibleValuesParser::new(presets().map(|(key, _)| key))
 }
 
-impl Occupancy {
+impl OccupancyCommand {
     /// The calculator's tables.
     pub fn exec(&self) -> Result<String, Error> {
         let gpus: Vec<String> = match &self.gpu {

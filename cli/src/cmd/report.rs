@@ -12,7 +12,7 @@ use std::path::PathBuf;
 )]
 #[cfg_attr(doc, doc = "The options of `block-size report`.")]
 #[cfg_attr(not(doc), allow(missing_docs))]
-pub struct Report {
+pub struct ReportCommand {
     /// A sweep's JSON export (--json FILE, or --format json), schema version 2 or 3
     #[arg(value_name = "RESULT.json")]
     pub input: PathBuf,
@@ -22,7 +22,7 @@ pub struct Report {
     pub html: PathBuf,
 }
 
-impl Report {
+impl ReportCommand {
     /// Writes the page.
     pub fn exec(&self) -> Result<(), Error> {
         commands::report(&self.input, &self.html)

@@ -9,7 +9,7 @@ use clap::Args;
 #[derive(Args, Debug, Clone, PartialEq)]
 #[cfg_attr(doc, doc = "The sweep's options: `block-size`'s own, with no subcommand.")]
 #[cfg_attr(not(doc), allow(missing_docs))]
-pub struct Sweep {
+pub struct SweepCommand {
     #[command(flatten)]
     #[cfg_attr(doc, doc = "The kernel measured.")]
     pub kernel: KernelArgs,
@@ -31,7 +31,7 @@ pub struct Sweep {
     pub sweep: SweepArgs,
 }
 
-impl Sweep {
+impl SweepCommand {
     /// The library's request, recording `command` as the command line.
     pub fn request(&self, command: Vec<String>) -> SweepRequest {
         let mut settings = self.sweep.settings();

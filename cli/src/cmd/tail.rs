@@ -12,7 +12,7 @@ use clap::Args;
 )]
 #[cfg_attr(doc, doc = "The options of `block-size tail`.")]
 #[cfg_attr(not(doc), allow(missing_docs))]
-pub struct Tail {
+pub struct TailCommand {
     #[command(flatten)]
     #[cfg_attr(doc, doc = "The kernel measured.")]
     pub kernel: KernelArgs,
@@ -22,7 +22,7 @@ pub struct Tail {
     pub tail: TailArgs,
 }
 
-impl Tail {
+impl TailCommand {
     /// The library's request, recording `command` as the command line.
     pub fn request(&self, command: Vec<String>) -> TailRequest {
         TailRequest {

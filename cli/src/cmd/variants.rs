@@ -13,7 +13,7 @@ use clap::{ArgAction, Args};
 )]
 #[cfg_attr(doc, doc = "The options of `block-size variants`.")]
 #[cfg_attr(not(doc), allow(missing_docs))]
-pub struct Variants {
+pub struct VariantsCommand {
     #[command(flatten)]
     #[cfg_attr(doc, doc = "`--device`.")]
     pub device: DeviceArgs,
@@ -67,7 +67,7 @@ pub struct Variants {
     pub counters: bool,
 }
 
-impl Variants {
+impl VariantsCommand {
     /// The library's request, recording `command` as the command line.
     pub fn request(&self, command: Vec<String>) -> VariantsRequest {
         VariantsRequest {
