@@ -539,8 +539,8 @@ impl Round {
 #[cfg(test)]
 /// The sweep engine: [`run`] with every option of [`Plan`], the grid policy included.
 /// The CLI's sweep and [`crate::kernel::run`] both measure through it.
-pub fn measure(gpu: &mut dyn Gpu, workload: &mut dyn Workload, settings: &Plan) -> Result<Sweep> {
-    measure_in(gpu, workload, settings, &mut Session::default())
+pub fn measure(gpu: &mut dyn Gpu, workload: &mut dyn Workload, plan: &Plan) -> Result<Sweep> {
+    measure_in(gpu, workload, plan, &mut Session::default())
 }
 
 /// What a sweep keeps beside its rows: the journal it writes and resumes from, and the
@@ -561,10 +561,10 @@ pub(crate) struct Session<'a> {
 pub(crate) fn measure_in(
     gpu: &mut dyn Gpu,
     workload: &mut dyn Workload,
-    settings: &Plan,
+    plan: &Plan,
     session: &mut Session,
 ) -> Result<Sweep> {
-    let Plan { ref blocks, timing, grid, .. } = *settings;
+    let Plan { ref blocks, timing, grid, .. } = *plan;
     let limits = gpu.limits().clone();
     let resources = gpu.kernel_resources().context("reading the kernel's registers and shared memory")?;
     let model = SmModel::from_device(&limits);
@@ -580,8 +580,7 @@ pub(crate) fn measure_in(
         ended_early: None,
     };
     let (items, domain) = (workload.pass().item_count(), workload.domain());
-    let context =
-        Context { plan: settings, limits: &limits, model: model.as_ref(), resources, items, domain };
+    let context = Context { plan, limits: &limits, model: model.as_ref(), resources, items, domain };
     for (index, &block) in blocks.iter().enumerate() {
         if !context.measure_block(&mut tally, gpu, workload, session, block, &blocks[index + 1..])? {
             break;

@@ -280,7 +280,7 @@ mod race {
         gpu
     }
 
-    fn settings(block_sizes: &[u32]) -> sweep::Plan {
+    fn plan(block_sizes: &[u32]) -> sweep::Plan {
         // Ten samples a first round; the second converges at 5 percent, or stops at 40 ms.
         let stop = NoiseStop { max_noise: 0.05, max_time_per_row: Duration::from_millis(40), max_runs: 1000 };
         sweep::Plan {
@@ -296,8 +296,8 @@ mod race {
         }
     }
 
-    fn race(gpu: &mut MockGpu, settings: &sweep::Plan, journal: Option<&mut Journal>) -> Sweep {
-        strategy::measure(&mut target(), gpu, settings, Search::Race, journal, &mut Vec::new()).unwrap()
+    fn race(gpu: &mut MockGpu, plan: &sweep::Plan, journal: Option<&mut Journal>) -> Sweep {
+        strategy::measure(&mut target(), gpu, plan, Search::Race, journal, &mut Vec::new()).unwrap()
     }
 
     /// The key of the race tests' journals.
@@ -313,8 +313,8 @@ mod race {
         }
     }
 
-    fn rungs(gpu: &mut MockGpu, settings: &sweep::Plan, journal: Option<&mut Journal>) -> Sweep {
-        let (swept, warnings) = rungs_warning(gpu, settings, journal);
+    fn rungs(gpu: &mut MockGpu, plan: &sweep::Plan, journal: Option<&mut Journal>) -> Sweep {
+        let (swept, warnings) = rungs_warning(gpu, plan, journal);
         assert_eq!(warnings, Vec::<String>::new(), "the screen's assumptions held");
         swept
     }
@@ -322,12 +322,12 @@ mod race {
     /// [`rungs`], and the warnings for standard error it gave.
     fn rungs_warning(
         gpu: &mut MockGpu,
-        settings: &sweep::Plan,
+        plan: &sweep::Plan,
         journal: Option<&mut Journal>,
     ) -> (Sweep, Vec<String>) {
         let mut warnings = Vec::new();
         let swept =
-            strategy::measure(&mut target(), gpu, settings, Search::Rungs, journal, &mut warnings).unwrap();
+            strategy::measure(&mut target(), gpu, plan, Search::Rungs, journal, &mut warnings).unwrap();
         (swept, warnings)
     }
 
@@ -351,7 +351,7 @@ mod race {
     #[test]
     fn a_survivor_not_settled_in_the_first_round_samples_on_from_it_to_the_stop() {
         let times = [(64, 2.0), (256, 1.0), (512, 1.004)];
-        let result = race(&mut gpu(&times, &WIDE_FOR_THE_SECOND_ROW), &settings(&[64, 256, 512]), None);
+        let result = race(&mut gpu(&times, &WIDE_FOR_THE_SECOND_ROW), &plan(&[64, 256, 512]), None);
         assert_eq!(
             stopped(&result),
             [(64, Some(Stopped::Raced)), (256, Some(Stopped::Converged)), (512, Some(Stopped::Converged))]
@@ -372,7 +372,7 @@ mod race {
         // 256 is the best; 512 is 0.4 percent slower, within the 2 percent spread: a tie.
         let times = [(64, 2.0), (128, 1.3), (256, 1.0), (512, 1.004), (1024, 1.05)];
         let mut gpu = gpu(&times, &SPREAD);
-        let result = race(&mut gpu, &settings(&[64, 128, 256, 512, 1024]), None);
+        let result = race(&mut gpu, &plan(&[64, 128, 256, 512, 1024]), None);
         assert_eq!(result.failures, []);
         assert_eq!(
             stopped(&result),
@@ -413,7 +413,7 @@ mod race {
         let sizes = [64, 128, 256, 512, 1024];
         let mut script = vec![1.0, 1.0, 1.3, 1.25, 1.0];
         script.extend(SPREAD.iter().cycle().take(3000));
-        let (result, warnings) = rungs_warning(&mut gpu(&times, &script), &settings(&sizes), None);
+        let (result, warnings) = rungs_warning(&mut gpu(&times, &script), &plan(&sizes), None);
         assert_eq!(result.failures, []);
         assert_eq!(result.best().unwrap().threads_per_block, 256);
         assert_eq!(warnings.len(), 1, "{warnings:?}");
@@ -433,16 +433,16 @@ mod race {
         let path = std::env::temp_dir().join(format!("rungs-audit-{}.jsonl", std::process::id()));
         let _ = std::fs::remove_file(&path);
         let (mut journal, _, _) = Journal::open(Some(&path), &[], journal_key()).unwrap();
-        let (first, _) = rungs_warning(&mut gpu(&times, &script), &settings(&sizes), Some(&mut journal));
+        let (first, _) = rungs_warning(&mut gpu(&times, &script), &plan(&sizes), Some(&mut journal));
         assert_eq!(first.rows, result.rows);
         let (mut resumed, _, _) = Journal::open(None, &[&path], journal_key()).unwrap();
         let mut again = gpu(&times, &script);
-        let (second, warnings) = rungs_warning(&mut again, &settings(&sizes), Some(&mut resumed));
+        let (second, warnings) = rungs_warning(&mut again, &plan(&sizes), Some(&mut resumed));
         assert!(again.launches.is_empty(), "{:?}", again.launches);
         assert_eq!((second.rows, warnings.len()), (result.rows.clone(), 1));
         let _ = std::fs::remove_file(&path);
         // The same sweep without the slow first samples: the screen's drops stand, no warning.
-        let (plain, warnings) = rungs_warning(&mut gpu(&times, &SPREAD), &settings(&sizes), None);
+        let (plain, warnings) = rungs_warning(&mut gpu(&times, &SPREAD), &plan(&sizes), None);
         assert_eq!((warnings.len(), samples(&plain)[0]), (0, 1));
         assert_eq!(plain.best().unwrap().threads_per_block, 256);
     }
@@ -451,7 +451,7 @@ mod race {
     fn rungs_drop_the_clearly_slower_after_one_sample_the_nearer_after_six_and_stop_the_rest_at_ten() {
         let times = [(64, 2.0), (128, 1.3), (256, 1.0), (512, 1.004), (1024, 1.042)];
         let sizes = [64, 128, 256, 512, 1024];
-        let result = rungs(&mut gpu(&times, &SPREAD), &settings(&sizes), None);
+        let result = rungs(&mut gpu(&times, &SPREAD), &plan(&sizes), None);
         assert_eq!(result.failures, []);
         assert_eq!(result.search, Search::Rungs);
         assert_eq!(
@@ -477,12 +477,12 @@ mod race {
                 .count()
         };
         let mut in_rungs = gpu(&times, &SPREAD);
-        rungs(&mut in_rungs, &settings(&sizes), None);
+        rungs(&mut in_rungs, &plan(&sizes), None);
         let mut at_once = gpu(&times, &SPREAD);
         strategy::measure(
             &mut target(),
             &mut at_once,
-            &settings(&sizes),
+            &plan(&sizes),
             Search::Exhaustive,
             None,
             &mut Vec::new(),
@@ -492,7 +492,7 @@ mod race {
         assert_eq!(buffers(&in_rungs), buffers(&at_once));
         // A race over the same sweep spends ten on each: the losers are out after them, the
         // ties converged in them.
-        let raced = race(&mut gpu(&times, &SPREAD), &settings(&sizes), None);
+        let raced = race(&mut gpu(&times, &SPREAD), &plan(&sizes), None);
         assert_eq!(samples(&raced), [10, 10, 10, 10, 10]);
         let json = export::render(&result, super::provenance(), Format::Json).unwrap();
         let parsed: serde_json::Value = serde_json::from_str(&json).unwrap();
@@ -506,7 +506,7 @@ mod race {
     fn rungs_whose_rows_tie_stop_at_what_exhaustive_spends_and_say_so() {
         let times = [(64, 2.0), (128, 1.3), (256, 1.0), (512, 1.004), (1024, 1.042)];
         let sizes = [64, 128, 256, 512, 1024];
-        let plan = sweep::Plan { rungs_budget: sweep::RungsBudget::Exhaustive, ..settings(&sizes) };
+        let plan = sweep::Plan { rungs_budget: sweep::RungsBudget::Exhaustive, ..plan(&sizes) };
         // Each search's sweep, its warnings, and the time its samples took on the mock's clock.
         let by = |search: Search| {
             let mut gpu = gpu(&times, &SPREAD);
@@ -549,7 +549,7 @@ mod race {
             }
         }
         let times = [(256, 1.0), (512, 1.006)];
-        let result = rungs(&mut gpu(&times, &script), &settings(&[256, 512]), None);
+        let result = rungs(&mut gpu(&times, &script), &plan(&[256, 512]), None);
         let first_ten = |row: &sweep::Row| crate::model::stats::RunStats::of(&row.run_ms[..10]).median;
         assert!(first_ten(&result.rows[1]) < first_ten(&result.rows[0]), "{:?}", result.rows);
         assert_eq!(samples(&result), [30, 30]);
@@ -564,8 +564,7 @@ mod race {
     fn rungs_with_a_minimum_below_six_stop_their_survivors_at_that_minimum() {
         // 1, 2, then 4 (--min-runs): the survivor converges there.
         let times = [(64, 2.0), (256, 1.0)];
-        let plan =
-            sweep::Plan { timing: Timing { runs: 4, ..settings(&[64, 256]).timing }, ..settings(&[64, 256]) };
+        let plan = sweep::Plan { timing: Timing { runs: 4, ..plan(&[64, 256]).timing }, ..plan(&[64, 256]) };
         let result = rungs(&mut gpu(&times, &SPREAD), &plan, None);
         assert_eq!(samples(&result), [1, 4]);
         assert_eq!(stopped(&result), [(64, Some(Stopped::Raced)), (256, Some(Stopped::Converged))]);
@@ -579,7 +578,7 @@ mod race {
         let script: Vec<f32> = (0..997).map(|_| (0.97 + 0.06 * next(&mut state)) as f32).collect();
         let stop =
             NoiseStop { max_noise: 0.005, max_time_per_row: Duration::from_secs(3600), max_runs: 5000 };
-        let plan = sweep::Plan { timing: Timing::launch(1, 10).until(stop), ..settings(&[64, 256]) };
+        let plan = sweep::Plan { timing: Timing::launch(1, 10).until(stop), ..plan(&[64, 256]) };
         let times = [(64, 2.0), (256, 1.0)];
         let in_rungs = rungs(&mut gpu(&times, &script), &plan, None);
         assert_eq!(stopped(&in_rungs), [(64, Some(Stopped::Raced)), (256, Some(Stopped::MedianKnown))]);
@@ -620,7 +619,7 @@ mod race {
         let (mut journal, _, _) = Journal::open(Some(&path), &[], key.clone()).unwrap();
         let first = rungs(
             &mut gpu(&times, &SPREAD),
-            &sweep::Plan { corrupt: Some(7), ..settings(&sizes) },
+            &sweep::Plan { corrupt: Some(7), ..plan(&sizes) },
             Some(&mut journal),
         );
         // Every configuration fails its check once, however many rungs it ran.
@@ -635,8 +634,7 @@ mod race {
         assert_eq!(lines.matches("\"rung\":24}").count(), 0, "{lines}");
         let (mut resumed, _, _) = Journal::open(None, &[&path], key).unwrap();
         let mut again = gpu(&times, &SPREAD);
-        let second =
-            rungs(&mut again, &sweep::Plan { corrupt: Some(7), ..settings(&sizes) }, Some(&mut resumed));
+        let second = rungs(&mut again, &sweep::Plan { corrupt: Some(7), ..plan(&sizes) }, Some(&mut resumed));
         assert!(again.launches.is_empty(), "{:?}", again.launches);
         assert_eq!(second.rows, first.rows);
         let _ = std::fs::remove_file(&path);
@@ -664,15 +662,9 @@ mod race {
                 .collect();
             for search in [Search::Race, Search::Rungs] {
                 let mut gpu = gpu(&times, &script);
-                let result = strategy::measure(
-                    &mut target(),
-                    &mut gpu,
-                    &settings(&sizes),
-                    search,
-                    None,
-                    &mut Vec::new(),
-                )
-                .unwrap();
+                let result =
+                    strategy::measure(&mut target(), &mut gpu, &plan(&sizes), search, None, &mut Vec::new())
+                        .unwrap();
                 let best = times.iter().min_by(|a, b| a.1.total_cmp(&b.1)).unwrap().0;
                 let row = result.rows.iter().find(|row| row.threads_per_block == best).unwrap();
                 assert_ne!(
@@ -715,7 +707,7 @@ mod race {
         for search in [Search::Exhaustive, Search::Race, Search::Rungs] {
             // A CPU reference: each configuration's output copied back once.
             let mut host = gpu(&times, &SPREAD);
-            let swept = by(search, fixture::kernel(4096), &mut host, &settings(&sizes));
+            let swept = by(search, fixture::kernel(4096), &mut host, &plan(&sizes));
             // Sampled in one round or in many: 64 threads is dropped after one sample in rungs.
             assert!(
                 samples(&swept)[1..].iter().all(|&count| count >= 10),
@@ -725,7 +717,7 @@ mod race {
             assert_eq!((host.downloads, host.device_checks.len()), (4, 0), "{search:?}");
             // Expected values: each configuration compared on the GPU once, nothing copied back.
             let mut device = gpu(&times, &SPREAD);
-            let swept = by(search, fixture::expected_kernel(4096), &mut device, &settings(&sizes));
+            let swept = by(search, fixture::expected_kernel(4096), &mut device, &plan(&sizes));
             assert_eq!(swept.failures, [], "{search:?}");
             assert_eq!((device.downloads, device.device_checks), (0, vec![4096; 4]), "{search:?}");
         }
@@ -746,7 +738,7 @@ mod race {
         {
             let mut gpu = gpu(&times, &SPREAD);
             gpu.compares_on_device = compares_on_device;
-            let plan = sweep::Plan { corrupt: Some(7), ..settings(&[64, 256]) };
+            let plan = sweep::Plan { corrupt: Some(7), ..plan(&[64, 256]) };
             let swept = by(search, fixture::expected_kernel(4096), &mut gpu, &plan);
             assert_eq!(swept.failures, [expected(64), expected(256)], "{search:?}, {compares_on_device}");
             // On the GPU: found there, copied back to be worded; else copied back to be checked.
@@ -774,7 +766,7 @@ mod race {
             let mut gpu = gpu(&[(64, 2.0), (256, 1.0), (512, 1.5)], &SPREAD);
             gpu.compares_on_device = compares_on_device;
             gpu.emulate(fixture::MODULE.kernel("scale"), wrong_at_256);
-            let swept = by(Search::Rungs, kernel(), &mut gpu, &settings(&[64, 256, 512]));
+            let swept = by(Search::Rungs, kernel(), &mut gpu, &plan(&[64, 256, 512]));
             let [sweep::CheckFailure::WrongOutput { block, mismatch }] = swept.failures.as_slice() else {
                 panic!("{:?}", swept.failures)
             };
@@ -798,7 +790,7 @@ mod race {
     fn every_row_is_checked_raced_or_not_and_each_failure_counted_once() {
         let times = [(64, 2.0), (256, 1.0)];
         let mut gpu = gpu(&times, &SPREAD);
-        let result = race(&mut gpu, &sweep::Plan { corrupt: Some(7), ..settings(&[64, 256]) }, None);
+        let result = race(&mut gpu, &sweep::Plan { corrupt: Some(7), ..plan(&[64, 256]) }, None);
         let failing: Vec<u32> = result
             .failures
             .iter()
@@ -816,7 +808,7 @@ mod race {
         let times = [(64, 2.0), (128, 1.0), (256, 1.0)];
         let mut gpu = gpu(&times, &SPREAD);
         gpu.fault_at = Some((128, crate::measure::gpu::mock::MockFault { context_lost: false }));
-        let result = race(&mut gpu, &settings(&[64, 128, 256]), None);
+        let result = race(&mut gpu, &plan(&[64, 128, 256]), None);
         assert!(result.rows[1].failed.is_some());
         assert_eq!(result.rows[1].stopped, None);
         assert_eq!(stopped(&result)[0], (64, Some(Stopped::Raced)));
@@ -832,7 +824,7 @@ mod race {
         let sizes = [64, 256, 512];
         let (mut journal, _, _) = Journal::open(Some(&path), &[], key.clone()).unwrap();
         let script = &WIDE_FOR_THE_SECOND_ROW;
-        let first = race(&mut gpu(&times, script), &settings(&sizes), Some(&mut journal));
+        let first = race(&mut gpu(&times, script), &plan(&sizes), Some(&mut journal));
         let lines = std::fs::read_to_string(&path).unwrap();
         // Three first rounds and one second one: the best's, its eight samples more.
         assert_eq!(lines.lines().count(), 4, "{lines}");
@@ -840,7 +832,7 @@ mod race {
         let (mut resumed, note, _) = Journal::open(None, &[&path], key).unwrap();
         assert!(note.unwrap().contains("4 configuration(s)"));
         let mut again = gpu(&times, script);
-        let second = race(&mut again, &settings(&sizes), Some(&mut resumed));
+        let second = race(&mut again, &plan(&sizes), Some(&mut resumed));
         assert!(again.launches.is_empty(), "{:?}", again.launches);
         assert_eq!(second.rows, first.rows);
         let _ = std::fs::remove_file(&path);
