@@ -274,7 +274,7 @@ pub struct Sweep {
     pub ended_early: Option<EndedEarly>,
     /// How its samples were spent: every configuration to the end, or a race
     /// (`crate::search::race`).
-    pub search: crate::search::strategy::search::Search,
+    pub search: crate::model::search::Search,
     /// What makes a row the best ([`Sweep::best`]): its time unless asked otherwise
     /// (`--objective`).
     pub objective: Objective,
@@ -607,7 +607,7 @@ pub(crate) fn measure_in(
         model_check,
         failures,
         ended_early,
-        search: crate::search::strategy::search::Search::Exhaustive,
+        search: crate::model::search::Search::Exhaustive,
         objective: Objective::Time,
         shard: None,
         wall_time: None,

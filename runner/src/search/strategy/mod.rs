@@ -10,17 +10,16 @@ asked for ([`Search::automatic`]).
 
 The rules they race by (who survives a round, when a row is done, how rounds merge) are
 [`crate::search::race`]'s. A new strategy is a file here with its `impl Strategy` (its name, what
-it says, its loop), registered by a variant of [`Search`] (`search.rs`, the names alone, which the
-sweep engine records without importing any strategy) and its arm in [`Search::strategy`] (and,
+it says, its loop), registered by a variant of [`Search`] (`model/search.rs`, which the sweep engine records
+without importing any strategy) and its arm in [`Search::strategy`] (and,
 for the command line, a value of `block-size`'s `--search`). The sweep's command runs the plan ([`measure`]) and delivers its rows.
 */
 
 pub(crate) mod exhaustive;
 pub(crate) mod race;
 pub(crate) mod rungs;
-pub(crate) mod search;
 
-pub use self::search::Search;
+pub use crate::model::search::Search;
 
 use crate::error::Error;
 use crate::kernel::run::Run;
@@ -28,10 +27,6 @@ use crate::measure::gpu::backend::Gpu;
 use crate::measure::record::journal::Journal;
 use crate::measure::sampling::timing::NoiseStop;
 use crate::search::sweep::{Plan, Sweep};
-
-/// Above this many configurations (block sizes x values of the tunable) a sweep races unless
-/// told otherwise ([`Search::Exhaustive`]).
-pub const RACE_ABOVE: usize = 24;
 
 /// What one search does with a sweep's configurations, under the noise-driven stop: the module of
 /// this folder that holds its sampling loop.
@@ -63,9 +58,6 @@ pub(crate) struct Searching<'a, 'k> {
 }
 
 impl Search {
-    /// Every search.
-    pub(crate) const ALL: [Self; 3] = [Self::Exhaustive, Self::Race, Self::Rungs];
-
     /// The module that runs it: the registry of the strategies.
     pub(crate) fn strategy(self) -> &'static dyn Strategy {
         match self {
@@ -94,11 +86,6 @@ impl Search {
     /// The search `--search` names.
     pub(crate) fn from_name(name: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|search| search.name() == name)
-    }
-
-    /// The search for `configurations` where none was asked for: race above `RACE_ABOVE`.
-    pub(crate) fn automatic(configurations: usize) -> Self {
-        if configurations > RACE_ABOVE { Self::Race } else { Self::Exhaustive }
     }
 }
 
