@@ -6,23 +6,15 @@
 use crate::error::{Error, failed};
 use crate::measure::sampling::timing::NoiseStop;
 use crate::search::configurations;
-use crate::search::strategy::{Searching, Strategy};
+use crate::search::strategy::{About, Searching, Strategy};
 use crate::search::sweep::Sweep;
 
 /// Every configuration to the end.
 pub(crate) struct Exhaustive;
 
 impl Strategy for Exhaustive {
-    fn name(&self) -> &'static str {
-        "exhaustive"
-    }
-
-    fn drops_after(&self) -> &'static str {
-        "after the first round"
-    }
-
-    fn races(&self) -> bool {
-        false
+    fn about(&self) -> About {
+        About { name: "exhaustive", drops_after: "after the first round", races: false }
     }
 
     fn measure(&self, searching: Searching<'_, '_>, _stop: NoiseStop) -> Result<Sweep, Error> {

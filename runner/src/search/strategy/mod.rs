@@ -1,7 +1,7 @@
 /*!
 How a sweep spends its samples (`--search`): each strategy a module of this folder behind one
-interface ([`Strategy`]), registered in [`Search`]; and which one a sweep takes where none is
-asked for ([`Search::automatic`]).
+interface ([`Strategy`]), registered in [`Search`] (whose [`Search::automatic`] says which one a
+sweep takes where none is asked for); and the dispatch ([`measure`]).
 
 - [`exhaustive`]: every configuration to the noise-driven stop;
 - [`race`]: a first round of every configuration at the minimum count, then the survivors sampled
@@ -9,10 +9,11 @@ asked for ([`Search::automatic`]).
 - [`rungs`]: a race in rungs of doubling samples, a screen, its audit and a run-off.
 
 The rules they race by (who survives a round, when a row is done, how rounds merge) are
-[`crate::search::race`]'s. A new strategy is a file here with its `impl Strategy` (its name, what
-it says, its loop), registered by a variant of [`Search`] (`model/search.rs`, which the sweep engine records
-without importing any strategy) and its arm in [`Search::strategy`] (and,
-for the command line, a value of `block-size`'s `--search`). The sweep's command runs the plan ([`measure`]) and delivers its rows.
+[`crate::search::race`]'s. A new strategy is a file here with its `impl Strategy` (what it says
+of itself, its loop), registered by a variant of [`Search`] (`model/search.rs`, which the sweep
+engine records without importing any strategy) and its arm in [`Search::strategy`] (and, for
+the command line, a value of `block-size`'s `--search`). The sweep's command runs the plan
+([`measure`]) and delivers its rows.
 */
 
 pub(crate) mod exhaustive;
@@ -31,20 +32,24 @@ use crate::search::sweep::{Plan, Sweep};
 /// What one search does with a sweep's configurations, under the noise-driven stop: the module of
 /// this folder that holds its sampling loop.
 pub(crate) trait Strategy {
-    /// What `--search` takes, the exports write and the table's head names.
-    fn name(&self) -> &'static str;
-
-    /// When it stops the configurations it drops, as a summary says: "after the first round".
-    fn drops_after(&self) -> &'static str;
-
-    /// Whether it stops configurations by their time before the noise-driven stop: it needs
-    /// that stop, a time objective and every configuration in one process (no shard).
-    fn races(&self) -> bool;
+    /// What it says of itself: its name, when it drops, whether it races.
+    fn about(&self) -> About;
 
     /// Measures the configurations of `searching.run` under `stop`, each round or rung checked
     /// and journaled apart; a round that ends early (a signal, a lost context) ends the sweep
     /// with the rows so far. The rows end marked by how each stopped.
     fn measure(&self, searching: Searching<'_, '_>, stop: NoiseStop) -> Result<Sweep, Error>;
+}
+
+/// What a strategy says of itself.
+pub(crate) struct About {
+    /// What `--search` takes, the exports write and the table's head names.
+    pub name: &'static str,
+    /// When it stops the configurations it drops, as a summary says: "after the first round".
+    pub drops_after: &'static str,
+    /// Whether it stops configurations by their time before the noise-driven stop: it needs
+    /// that stop, a time objective and every configuration in one process (no shard).
+    pub races: bool,
 }
 
 /// What a strategy measures with: the kernel's run, the GPU, the plan, the journal each round
@@ -69,18 +74,18 @@ impl Search {
 
     /// What `--search` takes.
     pub(crate) fn name(self) -> &'static str {
-        self.strategy().name()
+        self.strategy().about().name
     }
 
     /// When it stops the configurations it drops, as a summary says: "after the first round".
     pub(crate) fn drops_after(self) -> &'static str {
-        self.strategy().drops_after()
+        self.strategy().about().drops_after
     }
 
     /// Whether it stops configurations by their time before the noise-driven stop: it needs
     /// that stop, a time objective and every configuration in one process (no shard).
     pub(crate) fn races(self) -> bool {
-        self.strategy().races()
+        self.strategy().about().races
     }
 
     /// The search `--search` names.

@@ -11,23 +11,15 @@ use crate::model::axis_values::AxisValues;
 use crate::model::block_shape::BlockShape;
 use crate::search::configurations;
 use crate::search::race;
-use crate::search::strategy::{Search, Searching, Strategy};
+use crate::search::strategy::{About, Search, Searching, Strategy};
 use crate::search::sweep::{self, Sweep};
 
 /// A race in two rounds.
 pub(crate) struct Race;
 
 impl Strategy for Race {
-    fn name(&self) -> &'static str {
-        "race"
-    }
-
-    fn drops_after(&self) -> &'static str {
-        "after the first round"
-    }
-
-    fn races(&self) -> bool {
-        true
+    fn about(&self) -> About {
+        About { name: "race", drops_after: "after the first round", races: true }
     }
 
     fn measure(&self, searching: Searching<'_, '_>, stop: NoiseStop) -> Result<Sweep, Error> {

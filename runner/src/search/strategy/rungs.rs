@@ -15,23 +15,15 @@ use crate::model::axis_values::AxisValues;
 use crate::model::block_shape::BlockShape;
 use crate::search::configurations;
 use crate::search::race;
-use crate::search::strategy::{Search, Searching, Strategy};
+use crate::search::strategy::{About, Search, Searching, Strategy};
 use crate::search::sweep::{self, Sweep};
 
 /// A race in rungs.
 pub(crate) struct Rungs;
 
 impl Strategy for Rungs {
-    fn name(&self) -> &'static str {
-        "rungs"
-    }
-
-    fn drops_after(&self) -> &'static str {
-        "after a rung"
-    }
-
-    fn races(&self) -> bool {
-        true
+    fn about(&self) -> About {
+        About { name: "rungs", drops_after: "after a rung", races: true }
     }
 
     fn measure(&self, searching: Searching<'_, '_>, stop: NoiseStop) -> Result<Sweep, Error> {
