@@ -169,28 +169,20 @@ fn run_workers(
     let mut finished: Vec<Option<Finished>> = (0..count).map(|_| None).collect();
     loop {
         forward_signal(&workers, &mut forwarded);
-        for (_, _, worker, done, copied) in &mut workers {
-            if let Some(file) = &mut target {
-                *copied = copy_lines(worker.journal(), *copied, file);
-            }
-            if done.is_none() {
-                match worker.poll(forwarded) {
-                    Ok(Some(status)) => *done = Some(Ok(status)),
-                    Ok(None) => {}
-                    Err(error) => *done = Some(Err(error)),
-                }
-            }
+        copy_journals(&mut workers, target.as_mut());
+        for running in workers.iter_mut().filter(|running| running.done.is_none()) {
+            running.done = running.worker.poll(forwarded).transpose();
         }
         // The tables in the GPUs' order, each once it and those before it are done.
         while (printed as usize) < workers.len() {
-            let (part, output, _, done, _) = &mut workers[printed as usize];
+            let Running { part, stdout, stderr, done, .. } = &mut workers[printed as usize];
             let Some(done) = done.take() else { break };
             let (status, stderr_extra) = match done {
                 Ok(status) => (status, String::new()),
                 Err(error) => (error.exit_status(), format!("Error: {error}\n")),
             };
-            let stdout = std::fs::read_to_string(&output.0).unwrap_or_default();
-            let stderr = std::fs::read_to_string(&output.1).unwrap_or_default() + &stderr_extra;
+            let stdout = std::fs::read_to_string(stdout).unwrap_or_default();
+            let stderr = std::fs::read_to_string(stderr).unwrap_or_default() + &stderr_extra;
             let result = SweepRecord::read(&part.result).ok().and_then(|record| sweep_of(&record).ok());
             let one = Finished { status, stdout, stderr, result };
             if !settings.split {
@@ -210,11 +202,7 @@ fn run_workers(
         }
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
-    if let Some(file) = &mut target {
-        for (_, _, worker, _, copied) in &mut workers {
-            *copied = copy_lines(worker.journal(), *copied, file);
-        }
-    }
+    copy_journals(&mut workers, target.as_mut());
     if !settings.split {
         console.out(&format!("\n{summaries}"));
         return Ok(code);
@@ -237,15 +225,16 @@ fn start_workers(settings: &Settings, count: u32, folder: &Path) -> Result<Vec<R
             shard: settings.split.then(|| Shard { index: device + 1, count }),
             result: folder.join(format!("gpu{device}.json")),
         };
-        let output = (folder.join(format!("gpu{device}.out")), folder.join(format!("gpu{device}.err")));
+        let (stdout, stderr) =
+            (folder.join(format!("gpu{device}.out")), folder.join(format!("gpu{device}.err")));
         let worker = Worker::start(
             &program,
             &args,
             folder.join(format!("gpu{device}.jsonl")),
             supervise::part_environment(&part),
-            Some(output.clone()),
+            Some((stdout.clone(), stderr.clone())),
         )?;
-        workers.push((part, output, worker, None::<Result<i32, Error>>, 0u64));
+        workers.push(Running { part, stdout, stderr, worker, done: None, copied: 0 });
     }
     Ok(workers)
 }
@@ -257,18 +246,36 @@ fn forward_signal(workers: &[Running], forwarded: &mut Option<i32>) {
         && forwarded.is_none()
     {
         let number = if signal.exit_status() == 130 { libc::SIGINT } else { libc::SIGTERM };
-        for (.., worker, done, _) in workers {
-            if done.is_none() {
-                worker.signal(number);
-            }
+        for running in workers.iter().filter(|running| running.done.is_none()) {
+            running.worker.signal(number);
         }
         *forwarded = Some(number);
     }
 }
 
-/// A worker of [`run_workers`]: its part, its output files, the worker, its status once done,
-/// and how many bytes of its journal were copied.
-type Running = (Part, (PathBuf, PathBuf), Worker, Option<Result<i32, Error>>, u64);
+/// A worker of [`run_workers`].
+struct Running {
+    /// The device and shard it measures, and where it writes its result.
+    part: Part,
+    /// The files its standard output (its table) and standard error go to.
+    stdout: PathBuf,
+    stderr: PathBuf,
+    worker: Worker,
+    /// Its exit status (or why it could not be had) once it is done and not yet printed.
+    done: Option<Result<i32, Error>>,
+    /// How many bytes of its journal were copied into the run's.
+    copied: u64,
+}
+
+/// Each worker's journal lines since the last copy, appended to the run's journal where it
+/// keeps one.
+fn copy_journals(workers: &mut [Running], target: Option<&mut std::fs::File>) {
+    if let Some(file) = target {
+        for running in workers {
+            running.copied = copy_lines(running.worker.journal(), running.copied, file);
+        }
+    }
+}
 
 /// A split sweep's shards, each worker's standard error first: merged into one sweep and
 /// delivered where every shard finished, else an error naming those that did not.

@@ -289,7 +289,8 @@ impl MockGpu {
     /// fault, a hang (until the watchdog), a signal after so many launches; and the delay.
     fn scripted_faults(&mut self, launch: &Launch, ops: &[Op]) -> Result<()> {
         let threads_per_block = launch.threads_per_block();
-        if self.fail_launch_at == Some(threads_per_block) && ops.iter().any(launches_kernel) {
+        let launches = ops.iter().any(launches_kernel);
+        if self.fail_launch_at == Some(threads_per_block) && launches {
             bail!("launch failed: mock driver error at {threads_per_block} threads per block");
         }
         std::thread::sleep(self.delay);
@@ -298,12 +299,12 @@ impl MockGpu {
         }
         if let Some((at, fault)) = self.fault_at
             && at == threads_per_block
-            && ops.iter().any(launches_kernel)
+            && launches
         {
             self.context_lost = fault.context_lost;
             return Err(anyhow!(fault)).context("a timed launch failed");
         }
-        if self.hang_at == Some(threads_per_block) && ops.iter().any(launches_kernel) {
+        if self.hang_at == Some(threads_per_block) && launches {
             self.watchdog.wait(|| {
                 loop {
                     std::thread::sleep(Duration::from_millis(50));
