@@ -333,6 +333,12 @@ fn axis_type(winners: &[Winner], axis: &str) -> &'static str {
     if numeric { "u32" } else { "&'static str" }
 }
 
+/// A constant's type for an axis of field type `ty`: `&str` in a `const` item, where the field's
+/// `&'static str` is implied.
+fn const_type(ty: &str) -> &'static str {
+    if ty == "u32" { "u32" } else { "&str" }
+}
+
 /// A value as a literal of `ty`.
 fn literal(value: &str, ty: &str) -> String {
     if ty == "u32" { value.to_string() } else { format!("{value:?}") }
@@ -425,15 +431,7 @@ impl<'a> Emitted<'a> {
 
     /// The file's first comment: who wrote it, of what, on how many GPUs.
     fn header(&self) -> String {
-        let gpus = self
-            .winners
-            .winners
-            .iter()
-            .enumerate()
-            .filter(|&(index, winner)| {
-                !self.winners.winners[..index].iter().any(|other| same_gpu(other, winner))
-            })
-            .count();
+        let gpus = self.gpu_list.len();
         let objectives: Vec<Objective> = self.winners.winners.iter().map(|winner| winner.objective).collect();
         let file_chosen = match objectives.first() {
             Some(&first) if objectives.iter().all(|&objective| objective == first) => chosen(first),
@@ -518,7 +516,7 @@ impl<'a> Emitted<'a> {
         }
         for (shown, name, constant, _, ty) in &self.axes {
             let value = winner.axes.get(name).unwrap_or_default();
-            let ty = if *ty == "u32" { "u32" } else { "&str" };
+            let ty = const_type(ty);
             source += &format!(
                 "    /// `{shown}` of the {chosen} configuration.\n    pub const {constant}: {ty} = {};\n",
                 literal(value, ty)
@@ -566,7 +564,7 @@ impl<'a> Emitted<'a> {
                 );
             }
             for (shown, _, constant, _, ty) in &self.axes {
-                let ty = if *ty == "u32" { "u32" } else { "&str" };
+                let ty = const_type(ty);
                 source += &format!(
                     "/// `{shown}` of the {chosen} configuration on the first GPU.\npub const {constant}: {ty} = {module}::{constant};\n"
                 );
