@@ -512,17 +512,21 @@ fn device_limits(device: &Device, ordinal: u32) -> Result<DeviceLimits> {
             RawAttribute::CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK,
         )?,
         l2_cache_bytes: attribute(device, DeviceAttribute::L2CacheSize)?,
-        max_block_dimensions: [
-            attribute(device, DeviceAttribute::MaxBlockDimX)?,
-            attribute(device, DeviceAttribute::MaxBlockDimY)?,
-            attribute(device, DeviceAttribute::MaxBlockDimZ)?,
-        ],
-        max_grid_dimensions: [
-            attribute(device, DeviceAttribute::MaxGridDimX)?,
-            attribute(device, DeviceAttribute::MaxGridDimY)?,
-            attribute(device, DeviceAttribute::MaxGridDimZ)?,
-        ],
+        max_block_dimensions: dimensions(
+            device,
+            [DeviceAttribute::MaxBlockDimX, DeviceAttribute::MaxBlockDimY, DeviceAttribute::MaxBlockDimZ],
+        )?,
+        max_grid_dimensions: dimensions(
+            device,
+            [DeviceAttribute::MaxGridDimX, DeviceAttribute::MaxGridDimY, DeviceAttribute::MaxGridDimZ],
+        )?,
     })
+}
+
+/// The three attributes of one bound in x, y and z.
+fn dimensions(device: &Device, attributes: [DeviceAttribute; 3]) -> Result<[u32; 3]> {
+    let [x, y, z] = attributes;
+    Ok([attribute(device, x)?, attribute(device, y)?, attribute(device, z)?])
 }
 
 fn attribute(device: &Device, attribute: DeviceAttribute) -> Result<u32> {
