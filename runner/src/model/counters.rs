@@ -80,14 +80,8 @@ pub(crate) const METRICS: [Metric; 9] = [
         fill: |counters, value| counters.l2_hit_percent = Some(value),
     },
     // Bank conflicts: loads and stores summed into one counter.
-    Metric {
-        name: "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
-        fill: |counters, value| *counters.shared_bank_conflicts.get_or_insert(0.0) += value,
-    },
-    Metric {
-        name: "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
-        fill: |counters, value| *counters.shared_bank_conflicts.get_or_insert(0.0) += value,
-    },
+    Metric { name: "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", fill: add_bank_conflicts },
+    Metric { name: "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", fill: add_bank_conflicts },
     Metric {
         name: "smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio",
         fill: |counters, value| counters.barrier_stalls_per_issue = Some(value),
@@ -97,6 +91,11 @@ pub(crate) const METRICS: [Metric; 9] = [
         fill: |counters, value| counters.memory_stalls_per_issue = Some(value),
     },
 ];
+
+/// Bank conflicts of loads or of stores, added into the one counter.
+fn add_bank_conflicts(counters: &mut Counters, value: f64) {
+    *counters.shared_bank_conflicts.get_or_insert(0.0) += value;
+}
 
 /// What `--counters` read for a sweep as a whole: the copy its DRAM rates are a percentage of,
 /// and the profiler, or why there are no counters.
