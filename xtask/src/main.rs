@@ -23,9 +23,10 @@
 //!
 //! The cuda_builder PTX needs LLVM 7: `scripts/regenerate-ptx`.
 //!
-//! `cargo xtask public-items [--list] [--max N] [--require-docs] [--target-dir DIR]`: the runner library's public
+//! `cargo xtask public-items [--list] [--max N] [--require-docs] [--face FILE] [--target-dir DIR]`: the runner library's public
 //! items by kind, from its rustdoc JSON; [`public_items`] says what counts.
 
+mod face;
 mod public_items;
 
 use anyhow::{Context as _, Result, bail, ensure};

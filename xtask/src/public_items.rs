@@ -1,5 +1,5 @@
 /*!
-`cargo xtask public-items [--list] [--max N] [--require-docs] [--target-dir DIR]`: how many public items the
+`cargo xtask public-items [--list] [--max N] [--require-docs] [--face FILE] [--target-dir DIR]`: how many public items the
 runner library (`block-size-runner`) has, held to at most [`MAX_PUBLIC_ITEMS`] (or `--max N`), read from the rustdoc JSON of its default features
 (`cargo rustdoc -p block-size-runner --lib -- -Z unstable-options --output-format json`, into
 `target/public-items/` so that it waits on no other build's lock).
@@ -25,6 +25,7 @@ from the crate root:
   members where rustdoc inlined it into this JSON, else alone, with a note.
 
 An item lacks docs when its doc comment is missing or blank; `--require-docs` fails on any.
+`--face FILE` holds the table under `## The face` in FILE to what was counted ([`crate::face`]).
 */
 
 use anyhow::{Context as _, Result, bail, ensure};
@@ -220,16 +221,19 @@ pub struct Options {
     /// The cap: [`MAX_PUBLIC_ITEMS`] unless `--max N` says otherwise.
     pub max: usize,
     pub require_docs: bool,
+    /// The page whose face table must name what was counted (`--face docs/library.md`).
+    pub face: Option<String>,
     /// Where rustdoc writes (relative to the repository): `target/public-items` unless given;
     /// `scripts/test` gives `target`, whose dependencies its `cargo doc` has just checked.
     pub target_dir: Option<String>,
 }
 
-pub const USAGE: &str = "cargo xtask public-items [--list] [--max N] [--require-docs] [--target-dir DIR]";
+pub const USAGE: &str =
+    "cargo xtask public-items [--list] [--max N] [--require-docs] [--face FILE] [--target-dir DIR]";
 
 impl Default for Options {
     fn default() -> Self {
-        Options { list: false, max: MAX_PUBLIC_ITEMS, require_docs: false, target_dir: None }
+        Options { list: false, max: MAX_PUBLIC_ITEMS, require_docs: false, face: None, target_dir: None }
     }
 }
 
@@ -244,6 +248,10 @@ impl Options {
                 "--max" => {
                     let value = args.next().with_context(|| format!("--max needs a number: {USAGE}"))?;
                     options.max = value.parse().with_context(|| format!("--max {value}: not a count"))?;
+                }
+                "--face" => {
+                    let value = args.next().with_context(|| format!("--face needs a page: {USAGE}"))?;
+                    options.face = Some(value.to_string());
                 }
                 "--target-dir" => {
                     let value =
@@ -296,6 +304,18 @@ pub fn run(repo: &Path, options: &Options) -> Result<()> {
         println!("  {}", item.path);
     }
     let total = census.items.len();
+    if let Some(file) = &options.face {
+        let page = std::fs::read_to_string(repo.join(file)).with_context(|| file.clone())?;
+        let problems = crate::face::check(&census, &page, file);
+        for problem in &problems {
+            println!("{problem}");
+        }
+        ensure!(
+            problems.is_empty(),
+            "{file}: its face table and the library differ in {} places (listed above)",
+            problems.len()
+        );
+    }
     ensure!(total <= options.max, "{PACKAGE} has {total} public items, above the cap of {}", options.max);
     ensure!(
         !options.require_docs || undocumented.is_empty(),
@@ -729,11 +749,19 @@ mod tests {
     }
 
     #[test]
-    fn options_take_max_list_require_docs_and_a_target() {
+    fn options_take_max_list_require_docs_a_face_and_a_target() {
         assert_eq!(
-            Options::parse(&["--max", "480", "--list", "--require-docs"]).unwrap(),
-            Options { list: true, max: 480, require_docs: true, target_dir: None }
+            Options::parse(&["--max", "480", "--list", "--require-docs", "--face", "docs/library.md"])
+                .unwrap(),
+            Options {
+                list: true,
+                max: 480,
+                require_docs: true,
+                face: Some("docs/library.md".into()),
+                target_dir: None
+            }
         );
+        assert!(Options::parse(&["--face"]).is_err());
         assert_eq!(
             Options::parse(&["--target-dir", "target"]).unwrap().target_dir.as_deref(),
             Some("target")
