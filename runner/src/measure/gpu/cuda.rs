@@ -822,9 +822,12 @@ impl CudaGpu {
 
     /// Holds the stream behind the blocking kernel, spinning on its flag until
     /// [`Op::Release`] (or its timeout), so that the launches queued behind it start together.
-    fn hold_stream(&self) -> Result<()> {
+    /// `held` is set once the flag holds, before the launch, so that a failed launch is
+    /// released as a failed later op is.
+    fn hold_stream(&self, held: &mut bool) -> Result<()> {
         let blocker = self.blocker.as_ref().context("no blocking kernel")?;
         blocker.flag.hold();
+        *held = true;
         let blocking = Prepared {
             function: blocker.function,
             grid: GridShape::linear(1),
@@ -886,8 +889,7 @@ impl CudaGpu {
                     }
                 }
                 Op::Block => {
-                    self.hold_stream()?;
-                    *held = true;
+                    self.hold_stream(held)?;
                 }
                 Op::Release => {
                     self.blocker.as_ref().context("no blocking kernel")?.flag.release();
