@@ -57,9 +57,21 @@ impl WallTime {
         (self.total_s - parts).max(0.0)
     }
 
-    /// The `Time:` line: "Time: 1.190 s to measure: device 0.310 s, host data 0.040 s, ...".
+    /// The `Time:` line: "Time: 1.190 s to measure: device 0.310 s, host data 0.040 s, ...",
+    /// and where the copies back for the checks on the host took longer than the samples, a
+    /// second line saying so and how the check moves to the GPU.
     pub fn line(&self) -> String {
-        format!(
+        let host_checks = if self.download_s > self.samples_s {
+            format!(
+                "The checks on the host cost more than the samples (copies back {:.3} s): a \
+                 Check::expected, the values computed once, compares each row on the GPU and copies \
+                 back only a wrong row's (docs/library.md, Checks).\n",
+                self.download_s
+            )
+        } else {
+            String::new()
+        };
+        let time = format!(
             "Time: {:.3} s to measure: device {:.3} s (context, PTX load), host data {:.3} s, upload {:.3} s, \
              samples {:.3} s, other launches {:.3} s (warm-ups), copies back {:.3} s, checks on the GPU {:.3} s, \
              sensors {:.3} s, the rest {:.3} s.\n",
@@ -73,7 +85,8 @@ impl WallTime {
             self.device_checks_s,
             self.sensors_s,
             self.rest_s()
-        )
+        );
+        time + &host_checks
     }
 }
 
@@ -207,5 +220,19 @@ mod tests {
              sensors 0.000 s, the rest 0.250 s.\n"
         );
         assert_eq!(WallTime { total_s: 0.1, samples_s: 0.2, ..WallTime::default() }.rest_s(), 0.0);
+        let copying =
+            WallTime { total_s: 1.0, samples_s: 0.25, download_s: 0.5, ..WallTime::default() }.line();
+        assert_eq!(
+            copying.lines().nth(1),
+            Some(
+                "The checks on the host cost more than the samples (copies back 0.500 s): a Check::expected, \
+                 the values computed once, compares each row on the GPU and copies back only a wrong row's \
+                 (docs/library.md, Checks)."
+            ),
+            "{copying}"
+        );
+        let sampling =
+            WallTime { total_s: 1.0, samples_s: 0.5, download_s: 0.5, ..WallTime::default() }.line();
+        assert_eq!(sampling.lines().count(), 1, "copies back no longer than the samples: no second line");
     }
 }
