@@ -17,7 +17,9 @@ rather than names. The rules:
 */
 
 use crate::public_items::{Census, Kind};
+use anyhow::{Context as _, Result, ensure};
 use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
 
 /// The heading the table sits under.
 const HEADING: &str = "## The face";
@@ -38,6 +40,22 @@ struct Table {
     mentioned: BTreeSet<String>,
     /// The names that have a group, by name.
     listed: BTreeMap<String, Listed>,
+}
+
+/// Holds the face table of `page` (relative to `repo`) to `census`: each problem on a line of
+/// its own, then an error if there was any.
+pub fn check_page(repo: &Path, census: &Census, page: &str) -> Result<()> {
+    let text = std::fs::read_to_string(repo.join(page)).with_context(|| page.to_string())?;
+    let problems = check(census, &text, page);
+    for problem in &problems {
+        println!("{problem}");
+    }
+    ensure!(
+        problems.is_empty(),
+        "{page}: its face table and the library differ in {} places (listed above)",
+        problems.len()
+    );
+    Ok(())
 }
 
 /// The problems with the face table of `page` (named `file` in them) against `census`; none

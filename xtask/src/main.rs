@@ -52,7 +52,12 @@ fn run() -> Result<()> {
         ["ptx", which] => (*which, false),
         ["ptx", which, "--check"] => (*which, true),
         ["public-items", options @ ..] => {
-            return public_items::run(repo, &public_items::Options::parse(options)?);
+            let options = public_items::Options::parse(options)?;
+            let census = public_items::run(repo, &options)?;
+            return match &options.face {
+                Some(page) => face::check_page(repo, &census, page),
+                None => Ok(()),
+            };
         }
         _ => bail!("usage: cargo xtask ptx <nvptx|nvptx-fma|nvcc> [--check], or {}", public_items::USAGE),
     };
