@@ -138,11 +138,9 @@ impl Winners {
     /// problem size (or of an unknown size), or after the others. Of the same kernel and axes,
     /// which the caller knows.
     pub(crate) fn add(&mut self, winner: Winner) {
-        let same_gpu = |other: &Winner| {
-            (other.gpu.as_str(), other.compute_capability) == (winner.gpu.as_str(), winner.compute_capability)
-                && (other.items == winner.items || other.items == 0)
-        };
-        match self.winners.iter_mut().find(|other| same_gpu(other)) {
+        let same_slot =
+            |other: &Winner| same_gpu(other, &winner) && (other.items == winner.items || other.items == 0);
+        match self.winners.iter_mut().find(|other| same_slot(other)) {
             Some(slot) => *slot = winner,
             None => self.winners.push(winner),
         }
