@@ -70,11 +70,11 @@ pub fn check(census: &Census, page: &str, file: &str) -> Vec<String> {
     let mut fields: BTreeMap<&str, usize> = BTreeMap::new();
     let mut traits = BTreeSet::new();
     for item in &census.items {
-        let segments: Vec<&str> = item.path.split("::").skip(1).collect();
-        let name = *segments.last().unwrap_or(&"");
-        if let [.., parent, _] = segments.as_slice() {
-            members.entry(parent).or_default().insert(name);
-        }
+        // `krate::Type::member`: `Type` its parent; a top-level item's parent is the crate,
+        // which no group of the table names.
+        let (owner, name) = item.path.rsplit_once("::").unwrap_or(("", &item.path));
+        let parent = owner.rsplit("::").next().unwrap_or(owner);
+        members.entry(parent).or_default().insert(name);
         if item.kind == Kind::Trait {
             traits.insert(name);
         }
@@ -84,7 +84,6 @@ pub fn check(census: &Census, page: &str, file: &str) -> Vec<String> {
             }
             continue;
         }
-        let parent = segments[segments.len() - 2];
         let listed = table.listed.get(parent);
         if item.kind == Kind::Field {
             *fields.entry(parent).or_default() += 1;
