@@ -27,8 +27,7 @@ impl Strategy for Rungs {
     }
 
     fn measure(&self, searching: Searching<'_, '_>, stop: NoiseStop) -> Result<Sweep, Error> {
-        let Searching { run, gpu, plan, journal, warnings } = searching;
-        in_rungs(run, gpu, plan, stop, journal, warnings)
+        in_rungs(searching, stop)
     }
 }
 
@@ -65,14 +64,8 @@ enum InRungs {
 /// rows tied with it take one sample each a round, in turn, `2 x --min-runs` rounds, each a
 /// rung of its own. The rows end marked by how each stopped; the sweep's timing is the plan's,
 /// with its noise-driven stop.
-fn in_rungs(
-    run: &mut Run,
-    gpu: &mut dyn Gpu,
-    plan: &sweep::Plan,
-    stop: NoiseStop,
-    mut journal: Option<&mut Journal>,
-    warnings: &mut Vec<String>,
-) -> Result<Sweep, Error> {
+fn in_rungs(searching: Searching<'_, '_>, stop: NoiseStop) -> Result<Sweep, Error> {
+    let Searching { run, gpu, plan, mut journal, warnings } = searching;
     let first_rung = sweep::Plan {
         timing: fixed(plan, race::next_rung(0, plan.timing.runs, stop.max_runs)),
         round: sweep::Round::First,
