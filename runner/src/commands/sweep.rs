@@ -19,7 +19,7 @@ use crate::kernel::run::Run;
 use crate::measure::gpu::backend::{Driver, EarlyOpen, Gpu};
 use crate::measure::gpu::device::Facts;
 use crate::measure::gpu::ptx::KernelRef;
-use crate::measure::record::journal::{Journal, Key};
+use crate::measure::record::journal::{Durability, Journal, Key};
 use crate::measure::record::provenance::Provenance;
 use crate::measure::sampling::timing::Timing;
 use crate::measure::sampling::wall_time::{Timed, WallTime};
@@ -390,11 +390,23 @@ fn open_journal(settings: &Settings, supervision: &Supervision, key: Key) -> Res
         resumes.extend(journal_path.as_deref());
     }
     Ok(if journal_path.is_some() || !resumes.is_empty() {
-        let (journal, note, warnings) = Journal::open(journal_path.as_deref(), &resumes, key)?;
+        let journal = journal_path.as_deref().map(|path| (path, durability(settings, supervision)));
+        let (journal, note, warnings) = Journal::open(journal, &resumes, key)?;
         (Some(journal), note.filter(|_| settings.resume.is_some()), warnings)
     } else {
         (None, None, Vec::new())
     })
+}
+
+/// How far each journal entry goes: synced where the journal is the user's `--journal` (a
+/// worker of a split sweep journals to a part of its own, which its supervisor copies), written
+/// only where it is a supervisor's temporary one.
+fn durability(settings: &Settings, supervision: &Supervision) -> Durability {
+    if settings.journal.is_some() && supervision.part.is_none() {
+        Durability::Synced
+    } else {
+        Durability::Written
+    }
 }
 
 /// A sweep that measured nothing (every configuration pruned) is an error, exit 2; one that lost

@@ -363,7 +363,9 @@ fn copy_lines(journal: &Path, from: u64, target: &mut std::fs::File) -> u64 {
         return from;
     }
     let Some(end) = bytes.iter().rposition(|&byte| byte == b'\n') else { return from };
-    match target.write_all(&bytes[..=end]).and_then(|()| target.flush()) {
+    // The run's journal is the user's `--journal`: synced, as a journal of one worker is
+    // (the workers' own parts are not: journal::Durability).
+    match target.write_all(&bytes[..=end]).and_then(|()| target.sync_data()) {
         Ok(()) => from + end as u64 + 1,
         Err(_) => from,
     }

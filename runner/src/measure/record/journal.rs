@@ -162,20 +162,34 @@ impl Entry {
     }
 }
 
+/// How far each entry goes before the next configuration runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Durability {
+    /// Written and synced to the disk (`fdatasync`): a journal the user named (`--journal`),
+    /// which a later run resumes, outlives a crash of the machine.
+    Synced,
+    /// Written to the file, not synced: a journal a supervisor keeps for its own workers (a
+    /// temporary one, a worker's part), read back only while this machine runs, where a worker
+    /// that dies leaves every line it wrote in the page cache. A sync an entry cost about 0.2
+    /// ms on the H200's machine (evidence/2026-12-05-h200-floor), more on a slow disk.
+    Written,
+}
+
 /// The journal of one run: where finished configurations go, and those a resume skips.
 pub(crate) struct Journal {
     file: Option<(PathBuf, File)>,
+    durability: Durability,
     key: Key,
     resumed: HashMap<Configuration, Entry>,
 }
 
 impl Journal {
-    /// Appends to `journal` (created where missing) and skips what `resume` holds under `key`;
-    /// the second value is the one line a resume says (how many it skips, how many it measures
+    /// Appends to `journal` (created where missing), each entry as far as `durability` says, and
+    /// skips what `resume` holds under `key`; the second value is the one line a resume says (how many it skips, how many it measures
     /// again because their key differs), the third the warnings of its reading (a torn last
     /// line dropped), each one line for standard error.
     pub fn open(
-        journal: Option<&Path>,
+        journal: Option<(&Path, Durability)>,
         resumes: &[&Path],
         key: Key,
     ) -> Result<(Self, Option<String>, Vec<String>), Error> {
@@ -206,11 +220,11 @@ impl Journal {
             });
             resumed.extend(same.into_iter().map(|entry| (entry.configuration.clone(), entry)));
         }
-        let file = match journal {
-            Some(path) => Some((path.to_path_buf(), append(path)?)),
-            None => None,
+        let (file, durability) = match journal {
+            Some((path, durability)) => (Some((path.to_path_buf(), append(path)?)), durability),
+            None => (None, Durability::Written),
         };
-        Ok((Self { file, key, resumed }, note, warnings))
+        Ok((Self { file, durability, key, resumed }, note, warnings))
     }
 
     /// The entry of `configuration` a resume skips, where there is one.
@@ -223,11 +237,13 @@ impl Journal {
         Entry::measuring(self.key.clone(), configuration)
     }
 
-    /// Appends `entry` as one line and flushes it to the file; entries a resume skipped are
-    /// written again, so that a journal is whole on its own.
+    /// Appends `entry` as one line, written to the file (and synced where the journal is
+    /// [`Durability::Synced`]); entries a resume skipped are written again, so that a journal is
+    /// whole on its own.
     pub fn record(&mut self, entry: &Entry) -> Result<(), Error> {
+        let durability = self.durability;
         if let Some((path, file)) = &mut self.file {
-            write_line(file, entry).map_err(|error| {
+            write_line(file, entry, durability).map_err(|error| {
                 Error::new(exit::FAILED, format!("writing the journal {}: {error}", path.display()))
             })?;
         }
@@ -238,17 +254,21 @@ impl Journal {
     pub fn for_hangs(&self) -> Option<impl Fn(Entry) + Send + 'static> {
         let (_, file) = self.file.as_ref()?;
         let file = file.try_clone().ok()?;
+        let durability = self.durability;
         Some(move |entry: Entry| {
-            let _ = write_line(&file, &entry);
+            let _ = write_line(&file, &entry, durability);
         })
     }
 }
 
-fn write_line(mut file: &File, entry: &Entry) -> std::io::Result<()> {
+fn write_line(mut file: &File, entry: &Entry, durability: Durability) -> std::io::Result<()> {
     let mut line = serde_json::to_string(entry).map_err(std::io::Error::other)?;
     line.push('\n');
     file.write_all(line.as_bytes())?;
-    file.sync_data()
+    match durability {
+        Durability::Synced => file.sync_data(),
+        Durability::Written => Ok(()),
+    }
 }
 
 /// The journal opened to append to: the one open of it, nothing probed before (a FIFO's open
@@ -407,9 +427,37 @@ mod tests {
     }
 
     #[test]
+    fn a_written_journal_holds_each_entry_as_it_finishes_as_a_synced_one_does() {
+        let entry_of = |journal: &Journal| {
+            let mut entry = journal.entry(Configuration {
+                block: None,
+                threads_per_block: 64,
+                axes: AxisValues::none(),
+                first_round: false,
+                rung: 0,
+            });
+            entry.run_ms = vec![0.5];
+            entry.stopped = Some(Stopped::Converged);
+            entry
+        };
+        let mut lines = Vec::new();
+        for (name, durability) in [("synced", Durability::Synced), ("written", Durability::Written)] {
+            let path = temp(name);
+            let (mut journal, _, _) = Journal::open(Some((&path, durability)), &[], key("x")).unwrap();
+            journal.record(&entry_of(&journal)).unwrap();
+            // Read back while the journal is still open, as a supervisor reads a worker's.
+            lines.push(std::fs::read_to_string(&path).unwrap());
+            let _ = std::fs::remove_file(&path);
+        }
+        assert_eq!(lines[0].lines().count(), 1, "{lines:?}");
+        assert_eq!(lines[0], lines[1]);
+    }
+
+    #[test]
     fn entries_go_out_one_line_each_and_a_resume_keeps_those_of_its_key() {
         let path = temp("resume");
-        let (mut journal, note, _) = Journal::open(Some(&path), &[], key("H200 GPU-1")).unwrap();
+        let (mut journal, note, _) =
+            Journal::open(Some((&path, Durability::Synced)), &[], key("H200 GPU-1")).unwrap();
         assert_eq!(note, None);
         for threads_per_block in [64, 128] {
             let mut entry = journal.entry(Configuration {
@@ -533,7 +581,8 @@ mod tests {
         let text = two_lines();
         // Killed mid-write, then resumed into the same journal, twice.
         std::fs::write(&path, &text[..text.len() - 20]).unwrap();
-        let (mut journal, _, warnings) = Journal::open(Some(&path), &[&path], key("x")).unwrap();
+        let (mut journal, _, warnings) =
+            Journal::open(Some((&path, Durability::Synced)), &[&path], key("x")).unwrap();
         assert_eq!(warnings.len(), 1);
         let mut entry = journal.entry(Configuration {
             block: None,
@@ -545,11 +594,12 @@ mod tests {
         entry.run_ms = vec![1.0, 1.5];
         journal.record(&entry).unwrap();
         drop(journal);
-        let (_, note, warnings) = Journal::open(Some(&path), &[&path], key("x")).unwrap();
+        let (_, note, warnings) =
+            Journal::open(Some((&path, Durability::Synced)), &[&path], key("x")).unwrap();
         assert!(note.unwrap().starts_with("Resume: 2 configuration(s) from ") && warnings.is_empty());
         // A whole last entry without its line end is kept, and the next one starts a line.
         std::fs::write(&path, text.trim_end()).unwrap();
-        let (mut journal, _, _) = Journal::open(Some(&path), &[], key("x")).unwrap();
+        let (mut journal, _, _) = Journal::open(Some((&path, Durability::Synced)), &[], key("x")).unwrap();
         journal.record(&entry).unwrap();
         drop(journal);
         let lines = std::fs::read_to_string(&path).unwrap();

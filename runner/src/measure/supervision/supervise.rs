@@ -132,7 +132,8 @@ pub fn supervise(program: &Path, args: &[OsString], journal: Option<&Path>) -> R
                 .map(|(&signal, _)| signal);
             match worker.poll(signalled)? {
                 Some(code) => return Ok(code),
-                None => std::thread::sleep(std::time::Duration::from_millis(20)),
+                // Woken at the worker's exit, else every 20 ms to pass a signal on.
+                None => worker.wait(std::time::Duration::from_millis(20)),
             }
         }
     })();
@@ -169,6 +170,8 @@ pub(crate) struct Worker {
     /// Journal lines when this attempt started.
     journaled: usize,
     child: std::process::Child,
+    /// One message once `child` has exited ([`exit_of`]).
+    exited: std::sync::mpsc::Receiver<()>,
 }
 
 impl Worker {
@@ -192,8 +195,20 @@ impl Worker {
             output,
             attempt: 1,
             journaled,
+            exited: exit_of(child.id()),
             child,
         })
+    }
+
+    /// Returns once the worker now running has exited, or after `timeout`, whichever is first:
+    /// the run ends as its worker does, not at the next tick of a poll.
+    pub fn wait(&self, timeout: std::time::Duration) {
+        use std::sync::mpsc::RecvTimeoutError;
+        match self.exited.recv_timeout(timeout) {
+            Ok(()) | Err(RecvTimeoutError::Timeout) => {}
+            // No thread waits on it (it could not start): a plain tick.
+            Err(RecvTimeoutError::Disconnected) => std::thread::sleep(timeout),
+        }
     }
 
     /// Sends `signal` to the worker now running.
@@ -228,6 +243,7 @@ impl Worker {
                     &self.environment,
                     self.output.as_ref(),
                 )?;
+                self.exited = exit_of(self.child.id());
                 Ok(None)
             }
             (exit::RESTART, None) => Err(Error::new(
@@ -277,6 +293,28 @@ fn spawn(
     command.spawn().map_err(cannot)
 }
 
+/// A channel that gets one message when child process `pid` has exited, from a thread that
+/// waits for it with waitid(2) and `WNOWAIT`: the child is left for [`Worker::poll`] to reap.
+/// The thread ends with the child (or at once where the child was reaped before it waited).
+fn exit_of(pid: u32) -> std::sync::mpsc::Receiver<()> {
+    let (sender, receiver) = std::sync::mpsc::channel();
+    let _ = std::thread::Builder::new().name("worker-exit".into()).spawn(move || {
+        loop {
+            // SAFETY: waitid(2) on a child of this process, into a siginfo_t of its own; WNOWAIT
+            // leaves the child unreaped.
+            let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+            let waited = unsafe {
+                libc::waitid(libc::P_PID, pid as libc::id_t, &mut info, libc::WEXITED | libc::WNOWAIT)
+            };
+            if waited == 0 || std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted {
+                break;
+            }
+        }
+        let _ = sender.send(());
+    });
+    receiver
+}
+
 /// The environment of the worker of `part`: its device, its shard, its result's file.
 pub(crate) fn part_environment(part: &Part) -> Vec<(&'static str, OsString)> {
     let mut environment =
@@ -313,4 +351,33 @@ fn end_with(supervisor: libc::pid_t) -> std::io::Result<()> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::{Duration, Instant};
+
+    #[test]
+    fn the_wait_for_a_worker_ends_at_its_exit_and_leaves_its_status_to_poll() {
+        let journal = temporary_journal();
+        let shell = |script: &str| -> Vec<OsString> { vec!["sh".into(), "-c".into(), script.into()] };
+        let mut worker =
+            Worker::start(Path::new("/bin/sh"), &shell("exit 7"), journal.clone(), Vec::new(), None)
+                .expect("sh starts");
+        let started = Instant::now();
+        worker.wait(Duration::from_secs(30));
+        // Well before the timeout: woken by the exit (a tick would have taken all 30 s).
+        assert!(started.elapsed() < Duration::from_secs(20), "{:?}", started.elapsed());
+        assert_eq!(worker.poll(None).unwrap(), Some(7), "reaped by poll, its status intact");
+        // A worker still running: the wait is the timeout.
+        let running =
+            Worker::start(Path::new("/bin/sh"), &shell("sleep 5"), journal.clone(), Vec::new(), None)
+                .expect("sh starts");
+        let started = Instant::now();
+        running.wait(Duration::from_millis(50));
+        assert!(started.elapsed() >= Duration::from_millis(50));
+        running.signal(libc::SIGKILL);
+        let _ = std::fs::remove_file(journal);
+    }
 }

@@ -182,6 +182,29 @@ fn the_early_open_takes_the_one_device_the_sweep_opens_here_and_none_of_several(
     assert_eq!(early_ordinal(&one(DeviceChoice::All), &worker), Some(1));
 }
 
+#[test]
+fn only_the_user_s_journal_is_synced_an_entry_and_a_supervisor_s_own_is_written_alone() {
+    let user = Settings { journal: Some("run.jsonl".into()), ..Settings::default() };
+    let temporary =
+        Supervision { journal: Some("/tmp/block-size-journal-1-2.jsonl".into()), ..Supervision::default() };
+    assert_eq!(durability(&user, &Supervision::default()), Durability::Synced, "--journal, no supervisor");
+    assert_eq!(
+        durability(&user, &Supervision { journal: user.journal.clone(), ..Supervision::default() }),
+        Durability::Synced,
+        "--journal, supervised: the worker appends to the user's file"
+    );
+    assert_eq!(
+        durability(&Settings::default(), &temporary),
+        Durability::Written,
+        "the supervisor's temporary one"
+    );
+    // A worker of `--device all` journals to a part its supervisor copies into the user's file.
+    let part =
+        crate::measure::supervision::supervise::Part { device: 1, shard: None, result: "part.json".into() };
+    let worker = Supervision { part: Some(part), ..temporary };
+    assert_eq!(durability(&user, &worker), Durability::Written);
+}
+
 /// A driver that records which devices it was asked to open early, each early open holding a
 /// [`Held`] until its drop.
 struct Recording {
@@ -432,7 +455,8 @@ mod race {
         // Journaled, its rungs and the audit's resume to the same rows, measuring nothing again.
         let path = std::env::temp_dir().join(format!("rungs-audit-{}.jsonl", std::process::id()));
         let _ = std::fs::remove_file(&path);
-        let (mut journal, _, _) = Journal::open(Some(&path), &[], journal_key()).unwrap();
+        let (mut journal, _, _) =
+            Journal::open(Some((&path, Durability::Synced)), &[], journal_key()).unwrap();
         let (first, _) = rungs_warning(&mut gpu(&times, &script), &plan(&sizes), Some(&mut journal));
         assert_eq!(first.rows, result.rows);
         let (mut resumed, _, _) = Journal::open(None, &[&path], journal_key()).unwrap();
@@ -616,7 +640,7 @@ mod race {
         let key = journal_key();
         let times = [(64, 2.0), (256, 1.0), (512, 1.004), (1024, 1.02)];
         let sizes = [64, 256, 512, 1024];
-        let (mut journal, _, _) = Journal::open(Some(&path), &[], key.clone()).unwrap();
+        let (mut journal, _, _) = Journal::open(Some((&path, Durability::Synced)), &[], key.clone()).unwrap();
         let first = rungs(
             &mut gpu(&times, &SPREAD),
             &sweep::Plan { corrupt: Some(7), ..plan(&sizes) },
@@ -822,7 +846,7 @@ mod race {
         let key = journal_key();
         let times = [(64, 2.0), (256, 1.0), (512, 1.004)];
         let sizes = [64, 256, 512];
-        let (mut journal, _, _) = Journal::open(Some(&path), &[], key.clone()).unwrap();
+        let (mut journal, _, _) = Journal::open(Some((&path, Durability::Synced)), &[], key.clone()).unwrap();
         let script = &WIDE_FOR_THE_SECOND_ROW;
         let first = race(&mut gpu(&times, script), &plan(&sizes), Some(&mut journal));
         let lines = std::fs::read_to_string(&path).unwrap();
