@@ -49,6 +49,8 @@ use std::time::Duration;
 /// # Ok::<(), block_size_runner::Error>(())
 /// ```
 #[derive(Args, Debug, Clone, PartialEq)]
+// The rustdoc above is no help of the program that flattens it in: its own about stays.
+#[command(about = None, long_about = None)]
 pub struct SweepArgs {
     /// `--block-sizes`.
     #[command(flatten)]
