@@ -1,7 +1,8 @@
 /*!
 What the `block-size` command line asks of this repository's kernels, as typed requests: which
 kernel ([`KernelChoice`]: `--kernel`, `--bins`, `--width`, `--height`), its axes
-([`KernelAxes`]), and the runner's settings of each command. Each request checks what needs no
+([`KernelAxes`]), and the runner's options of each command ([`block_size_runner::SweepArgs`] and
+its siblings). Each request checks what needs no
 device ([`SweepRequest::validate`], one line, exit 2), describes its kernel with the runner's
 kernel API, and runs the runner's command on it ([`SweepRequest::exec`]).
 */
@@ -9,7 +10,9 @@ kernel API, and runs the runner's command on it ([`SweepRequest::exec`]).
 use crate::frame::Frame;
 use crate::grayscale::{self, SHAPES as GRAYSCALE_SHAPES};
 use crate::histogram::{self, Bins, MAX_OFFSET};
-use block_size_runner::{Axis, Console, Driver, Error, Kernel, Settings, TimingMode, TimingSettings, exit};
+use block_size_runner::{
+    Axis, CompareArgs, Console, Driver, Error, Kernel, SweepArgs, TailArgs, VariantsArgs, exit,
+};
 
 /// One 4K frame, 8,294,400 pixels.
 pub const DEFAULT_WIDTH: u32 = 3840;
@@ -19,19 +22,6 @@ pub const DEFAULT_HEIGHT: u32 = 2160;
 pub const DEFAULT_BINS: u32 = histogram::DEFAULT_BINS;
 /// The most histogram bins (`--bins`): 16 KiB of shared memory a block.
 pub const MAX_BINS: u32 = histogram::reference::MAX_BINS;
-
-/// Interleaved rounds `compare` times at each block size unless `--rounds` says otherwise.
-pub const DEFAULT_ROUNDS: u32 = 30;
-/// The grids `tail` launches unless `--waves` says otherwise, in waves: below one, one, just
-/// past one and two, and many.
-pub const DEFAULT_WAVES: [f64; 8] = [0.5, 1.0, 1.1, 1.5, 2.0, 2.1, 4.0, 8.0];
-/// The one block size `tail` measures unless `--block-size` says otherwise.
-pub const DEFAULT_TAIL_BLOCK_SIZE: u32 = 256;
-/// The block sizes `variants` measures unless `--block-sizes` says otherwise.
-pub const VARIANT_BLOCK_SIZES: [u32; 4] = [128, 256, 512, 1024];
-/// The samples `variants` takes of each row (and of the copy) unless `--runs` says otherwise,
-/// each one launch between its own events (launch timing, as the copy's).
-pub const DEFAULT_VARIANT_RUNS: u32 = 10;
 
 /// This repository's kernels by name, each with its one-line description: what `--kernel`
 /// takes, the default first.
@@ -177,32 +167,32 @@ pub struct KernelAxes {
 }
 
 /// `block-size`'s sweep: one of this repository's kernels over a frame, with the sweep's
-/// settings, and its axes where there are any.
+/// options, and its axes where there are any.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct SweepRequest {
     /// The kernel and its frame; several `bins` are an axis.
     pub kernel: KernelChoice,
     /// The grayscale kernel's axes (`--pixels-per-thread`, `--vector-width`).
     pub axes: KernelAxes,
-    /// Devices, block sizes, timing, grid, outputs.
-    pub settings: Settings,
+    /// The sweep's options: devices, block sizes, timing, grid, outputs.
+    pub options: SweepArgs,
 }
 
 impl SweepRequest {
     /// Every check that needs no device, the first failing one as one line (exit 2).
     pub fn validate(&self) -> Result<(), Error> {
         let kernel = self.sweep_kernel()?;
-        self.settings.validate_for(&kernel)
+        self.options.validate_for(&kernel)
     }
 
     /// The sweep of the request on one device, or on every device: `Ok` carries the exit status
     /// of a run that reached its tables.
     pub fn exec<D: Driver>(&self, driver: &D, console: &mut Console) -> Result<i32, Error> {
         // The driver starts while the frame and its reference are built.
-        let _device = block_size_runner::open_early(driver, &self.settings);
+        let _device = block_size_runner::open_early(driver, &self.options);
         let kernel = self.sweep_kernel()?;
-        self.settings.validate_for(&kernel)?;
-        Ok(block_size_runner::sweep_and_print(driver, &kernel, &self.settings, console))
+        self.options.validate_for(&kernel)?;
+        Ok(block_size_runner::sweep_and_print(driver, &kernel, &self.options, console))
     }
 
     /// The kernel the sweep measures, with an axis for several bins and for each grayscale
@@ -302,68 +292,46 @@ impl SweepRequest {
 }
 
 /// What `block-size compare` is asked: the kernel from every compiler that builds it.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct CompareRequest {
     /// The kernel compared and its frame.
     pub kernel: KernelChoice,
-    /// Of the runner's settings, what `compare` reads: the device, the block sizes, the
-    /// warm-ups, the provenance and the command line.
-    pub settings: Settings,
-    /// `--rounds`: interleaved rounds, one timed launch of every kernel at every block size
-    /// each, at least 1.
-    pub rounds: u32,
-}
-
-impl Default for CompareRequest {
-    fn default() -> Self {
-        Self { kernel: KernelChoice::default(), settings: Settings::default(), rounds: DEFAULT_ROUNDS }
-    }
+    /// `compare`'s options: the device, the block sizes, the warm-ups, `--rounds`, the
+    /// provenance, the JSON file, the counters.
+    pub options: CompareArgs,
 }
 
 impl CompareRequest {
     /// Every check that needs no device, the first failing one as one line (exit 2).
     pub fn validate(&self) -> Result<(), Error> {
-        self.settings.validate_compare(&self.kernel.kernel()?, self.rounds, &[])
+        self.options.validate_for(&self.kernel.kernel()?, &[])
     }
 
     /// The comparison and its table; `Ok` carries the exit status.
     pub fn exec<D: Driver>(&self, driver: &D, console: &mut Console) -> Result<i32, Error> {
-        block_size_runner::compare(driver, &self.kernel.kernel()?, &self.settings, self.rounds, &[], console)
+        block_size_runner::compare(driver, &self.kernel.kernel()?, &self.options, &[], console)
     }
 }
 
 /// What `block-size tail` is asked.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct TailRequest {
     /// The kernel measured and its frame.
     pub kernel: KernelChoice,
-    /// Of the runner's settings, what `tail` reads: the device, the one block size, the
-    /// timing, the provenance and the command line.
-    pub settings: Settings,
-    /// `--waves`: the grids, in waves (blocks/SM x SMs blocks each), each above 0 and at most
-    /// 1000.
-    pub waves: Vec<f64>,
-}
-
-impl Default for TailRequest {
-    fn default() -> Self {
-        Self {
-            kernel: KernelChoice::default(),
-            settings: Settings { block_sizes: vec![DEFAULT_TAIL_BLOCK_SIZE], ..Settings::default() },
-            waves: DEFAULT_WAVES.to_vec(),
-        }
-    }
+    /// `tail`'s options: the device, the one block size, `--waves` (the grids), the timing, the
+    /// provenance, the counters.
+    pub options: TailArgs,
 }
 
 impl TailRequest {
     /// Every check that needs no device, the first failing one as one line (exit 2).
     pub fn validate(&self) -> Result<(), Error> {
-        self.settings.validate_tail(&self.kernel.kernel()?, &self.waves)
+        self.options.validate_for(&self.kernel.kernel()?)
     }
 
     /// The tail experiment and its table; `Ok` carries the exit status.
     pub fn exec<D: Driver>(&self, driver: &D, console: &mut Console) -> Result<i32, Error> {
-        block_size_runner::tail(driver, &self.kernel.kernel()?, &self.settings, &self.waves, console)
+        block_size_runner::tail(driver, &self.kernel.kernel()?, &self.options, console)
     }
 }
 
@@ -381,9 +349,9 @@ pub struct VariantsRequest {
     /// `--offset`: elements (floats of every plane, or pixels of the luma) the input starts
     /// past a 16-byte boundary, 0 to 1024.
     pub offset: u64,
-    /// Of the runner's settings, what `variants` reads: the device, the block sizes, the
-    /// timing (its runs for the copy too), the provenance and the command line.
-    pub settings: Settings,
+    /// `variants`' options: the device, the block sizes, the timing (its runs for the copy
+    /// too), the provenance, the counters.
+    pub options: VariantsArgs,
 }
 
 impl Default for VariantsRequest {
@@ -394,15 +362,7 @@ impl Default for VariantsRequest {
             width: DEFAULT_WIDTH,
             height: DEFAULT_HEIGHT,
             offset: 0,
-            settings: Settings {
-                block_sizes: VARIANT_BLOCK_SIZES.to_vec(),
-                timing: TimingSettings {
-                    mode: TimingMode::Launch,
-                    runs: Some(DEFAULT_VARIANT_RUNS),
-                    ..TimingSettings::default()
-                },
-                ..Settings::default()
-            },
+            options: VariantsArgs::default(),
         }
     }
 }
@@ -410,7 +370,7 @@ impl Default for VariantsRequest {
 impl VariantsRequest {
     /// Every check that needs no device, the first failing one as one line (exit 2).
     pub fn validate(&self) -> Result<(), Error> {
-        self.settings.validate_variants(&self.shapes()?)
+        self.options.validate_for(&self.shapes()?)
     }
 
     /// The shapes of the family as one kernel, whose axis `variant` names them.
@@ -449,6 +409,6 @@ impl VariantsRequest {
 
     /// Every shape from both compilers, the copy ceiling, one table; `Ok` carries the exit status.
     pub fn exec<D: Driver>(&self, driver: &D, console: &mut Console) -> Result<i32, Error> {
-        block_size_runner::variants(driver, &self.shapes()?, &self.settings, console)
+        block_size_runner::variants(driver, &self.shapes()?, &self.options, console)
     }
 }

@@ -9,13 +9,13 @@ use block_size_builtin::{
     CompareRequest, KernelChoice, SweepRequest, TailRequest, VariantsRequest, histogram,
 };
 use block_size_runner::mock::{MockDriver, MockGpu};
-use block_size_runner::{Console, Settings, TimingMode, TimingSettings};
-use std::time::Duration;
+use block_size_runner::{CompareArgs, Console, SweepArgs, TailArgs, VariantsArgs};
 
 /// `block_size.cu`'s timing: batch mode, three warm-ups, ten samples.
-fn seed_timing() -> TimingSettings {
-    TimingSettings { mode: TimingMode::Batch, warmups: 3, runs: Some(10), ..TimingSettings::default() }
-}
+const SEED_TIMING: [&str; 6] = ["--timing", "batch", "--warmups", "3", "--runs", "10"];
+
+/// `block-size`'s block sizes unless `--block-sizes` says otherwise.
+const DEFAULT_BLOCK_SIZES: [u32; 13] = [16, 32, 64, 96, 100, 128, 160, 192, 256, 384, 512, 768, 1024];
 
 /// Times shaped like a memory-bound kernel: slow at the smallest blocks and at 100 threads,
 /// flat elsewhere.
@@ -23,7 +23,7 @@ fn scripted_gpu() -> MockGpu {
     let mut gpu = h200_like();
     let times =
         [0.155, 0.080, 0.041, 0.0405, 0.046, 0.0402, 0.0407, 0.0404, 0.0401, 0.0409, 0.0403, 0.0431, 0.0412];
-    gpu.milliseconds = Settings::default().block_sizes.into_iter().zip(times).collect();
+    gpu.milliseconds = DEFAULT_BLOCK_SIZES.into_iter().zip(times).collect();
     gpu
 }
 
@@ -49,9 +49,15 @@ fn frame(kernel: &str, width: u32, height: u32, bins: &[u32]) -> KernelChoice {
     KernelChoice { kernel: kernel.into(), width, height, bins: bins.to_vec() }
 }
 
-/// The sweep of `kernel` with `settings` on `gpu`.
-fn sweep(gpu: MockGpu, kernel: KernelChoice, settings: Settings) -> Printed {
-    let request = SweepRequest { kernel, settings, ..SweepRequest::default() };
+/// The sweep of `kernel` with `block_size.cu`'s timing and `options` on `gpu`.
+fn sweep(gpu: MockGpu, kernel: KernelChoice, options: &[&str]) -> Printed {
+    sweep_exactly(gpu, kernel, &[&SEED_TIMING[..], options].concat())
+}
+
+/// The sweep of `kernel` with `options` alone on `gpu`.
+fn sweep_exactly(gpu: MockGpu, kernel: KernelChoice, options: &[&str]) -> Printed {
+    let options = SweepArgs::from_args(options).unwrap();
+    let request = SweepRequest { kernel, options, ..SweepRequest::default() };
     printed(gpu, |driver, console| request.exec(driver, console))
 }
 
@@ -61,8 +67,7 @@ fn grayscale_640x480() -> KernelChoice {
 
 #[test]
 fn clean_run_prints_header_table_and_summary() {
-    let ran =
-        sweep(scripted_gpu(), grayscale_640x480(), Settings { timing: seed_timing(), ..Settings::default() });
+    let ran = sweep(scripted_gpu(), grayscale_640x480(), &[]);
     assert_eq!((ran.code, ran.stderr.as_str()), (0, ""), "a clean run prints nothing on stderr");
     insta::assert_snapshot!("clean_run_stdout", ran.stdout);
 }
@@ -71,8 +76,7 @@ fn clean_run_prints_header_table_and_summary() {
 fn stats_columns_and_noise_marks() {
     let mut gpu = scripted_gpu();
     gpu.run_spread = 0.02;
-    let timing = TimingSettings { flush_l2: Some(true), ..seed_timing() };
-    let ran = sweep(gpu, grayscale_640x480(), Settings { timing, stats: true, ..Settings::default() });
+    let ran = sweep(gpu, grayscale_640x480(), &["--flush-l2", "--stats"]);
     // The last line says where the wall time went: host times, which vary from run to run.
     let (table, time) = ran.stdout.rsplit_once("Time: ").expect("a Time: line under --stats");
     assert!(time.ends_with(" s.\n") && time.contains(" s to measure: device "), "{time}");
@@ -85,24 +89,17 @@ fn the_noise_driven_stop_adds_a_runs_column_and_says_how_rows_ended() {
     // Steady samples for the first rows, then samples 3 percent apart for ever: the rows
     // from there on run to their budget, on the mock's clock (each sample's scripted time).
     gpu.sample_script = [&[1.0; 60][..], &[0.97, 1.0, 1.03].repeat(10_000)].concat();
-    let timing = TimingSettings {
-        mode: TimingMode::Batch,
-        warmups: 3,
-        max_noise: Some(0.005),
-        max_time_per_row: Some(Duration::from_millis(20)),
-        ..TimingSettings::default()
-    };
-    let ran = sweep(gpu, grayscale_640x480(), Settings { timing, ..Settings::default() });
+    let options =
+        ["--timing", "batch", "--warmups", "3", "--max-noise", "0.005", "--max-time-per-row", "20ms"];
+    let ran = sweep_exactly(gpu, grayscale_640x480(), &options);
     assert!(ran.stdout.contains(" of best   runs "), "{}", ran.stdout);
     insta::assert_snapshot!("noise_driven_stop_stdout", ran.stdout);
 }
 
 #[test]
 fn cold_timing_says_so_in_its_header() {
-    let timing =
-        TimingSettings { mode: TimingMode::Cold, warmups: 3, runs: Some(10), ..TimingSettings::default() };
-    let settings = Settings { timing, block_sizes: vec![64, 128], ..Settings::default() };
-    let ran = sweep(scripted_gpu(), frame("grayscale", 64, 64, &[]), settings);
+    let options = ["--timing", "cold", "--warmups", "3", "--runs", "10", "--block-sizes", "64,128"];
+    let ran = sweep_exactly(scripted_gpu(), frame("grayscale", 64, 64, &[]), &options);
     assert!(
         ran.stdout.contains(
             "Timing: cold mode, median of 10 runs after 3 warm-ups, each run one launch between its own CUDA events \
@@ -115,8 +112,7 @@ fn cold_timing_says_so_in_its_header() {
 
 #[test]
 fn corrupted_run_names_every_failed_row_and_disowns_the_table() {
-    let settings = Settings { timing: seed_timing(), corrupt_output: Some(307_199), ..Settings::default() };
-    let ran = sweep(scripted_gpu(), grayscale_640x480(), settings);
+    let ran = sweep(scripted_gpu(), grayscale_640x480(), &["--corrupt-output", "307199"]);
     assert_eq!(ran.code, 1);
     insta::assert_snapshot!("corrupted_run_stderr", ran.stderr);
 }
@@ -127,11 +123,7 @@ fn corrupted_run_names_every_failed_row_and_disowns_the_table() {
 /// 14 wide.
 #[test]
 fn table_layout_matches_block_size_cu() {
-    let ran = sweep(
-        scripted_gpu(),
-        frame("grayscale", 64, 64, &[]),
-        Settings { timing: seed_timing(), ..Settings::default() },
-    );
+    let ran = sweep(scripted_gpu(), frame("grayscale", 64, 64, &[]), &[]);
     let table: Vec<&str> = ran.stdout.lines().skip_while(|line| !line.contains("thr/blk")).take(14).collect();
     let heading = format!(
         "{:>8} {:>6} {:>5} {:>7} {:>9} {:>6} {:>7} {:>9} {:>8} {:>8} {:>14}",
@@ -164,9 +156,9 @@ fn comparison_prints_each_kernel_and_its_ratio_to_the_baseline() {
     let kernels = [RUST_CUDA.kernel("grayscale"), NVCC.kernel("grayscale"), RUSTC_NVPTX.kernel("grayscale")];
     gpu.kernel_time_factors = kernels.iter().copied().zip([1.0, 1.0, 1.05]).collect();
     // Its twins, in this order, are what it is compared against.
-    let mut request = CompareRequest { kernel: grayscale_640x480(), rounds: 5, ..CompareRequest::default() };
-    request.settings.block_sizes = vec![64, 128, 256, 1024];
-    request.settings.timing.warmups = 3;
+    let options = ["--rounds", "5", "--block-sizes", "64,128,256,1024", "--warmups", "3"];
+    let request =
+        CompareRequest { kernel: grayscale_640x480(), options: CompareArgs::from_args(options).unwrap() };
     let ran = printed(gpu, |driver, console| request.exec(driver, console));
     assert_eq!((ran.code, ran.stderr.as_str()), (0, ""));
     insta::assert_snapshot!("comparison_stdout", ran.stdout);
@@ -178,10 +170,8 @@ fn tail_table_compares_every_grid_with_one_wave() {
     // the grids the code chooses.
     let mut gpu = scripted_gpu();
     gpu.modelled_times = true;
-    let timing =
-        TimingSettings { mode: TimingMode::Batch, warmups: 1, runs: Some(3), ..TimingSettings::default() };
-    let mut request = TailRequest { kernel: grayscale_640x480(), ..TailRequest::default() };
-    request.settings.timing = timing;
+    let options = TailArgs::from_args(["--timing", "batch", "--warmups", "1", "--runs", "3"]).unwrap();
+    let request = TailRequest { kernel: grayscale_640x480(), options };
     let ran = printed(gpu, |driver, console| request.exec(driver, console));
     assert_eq!(ran.code, 0, "{}", ran.stderr);
     insta::assert_snapshot!("tail_stdout", ran.stdout);
@@ -189,12 +179,7 @@ fn tail_table_compares_every_grid_with_one_wave() {
 
 #[test]
 fn device_summary_names_the_gpu_its_fastest_row_and_its_verdict() {
-    let settings = Settings {
-        timing: seed_timing(),
-        device: block_size_runner::DeviceChoice::All,
-        ..Settings::default()
-    };
-    let ran = sweep(scripted_gpu(), frame("grayscale", 64, 64, &[]), settings.clone());
+    let ran = sweep(scripted_gpu(), frame("grayscale", 64, 64, &[]), &["--device", "all"]);
     assert!(
         ran.stdout.ends_with(
             "\nGPU 0 (Mock H200): fastest 256 threads per block at 0.040 ms (1.6 GB/s); 9 of 13 rows within 95 percent; every check held.\n"
@@ -202,18 +187,15 @@ fn device_summary_names_the_gpu_its_fastest_row_and_its_verdict() {
         "{}",
         ran.stdout
     );
-    let broken = Settings { corrupt_output: Some(5), block_sizes: vec![64, 128], ..settings };
-    let ran = sweep(scripted_gpu(), frame("grayscale", 64, 64, &[]), broken);
+    let broken = ["--device", "all", "--corrupt-output", "5", "--block-sizes", "64,128"];
+    let ran = sweep(scripted_gpu(), frame("grayscale", 64, 64, &[]), &broken);
     assert!(ran.stdout.ends_with("; 2 check(s) failed.\n"), "{}", ran.stdout);
 }
 
-/// `variants`' timing: each launch between its own events, as its copy ceiling.
-fn variants_settings(block_sizes: &[u32]) -> Settings {
-    let mut settings = VariantsRequest::default().settings;
-    settings.block_sizes = block_sizes.to_vec();
-    settings.timing.warmups = 3;
-    settings.timing.runs = Some(10);
-    settings
+/// `variants`' timing (each launch between its own events, as its copy ceiling) at
+/// `block_sizes`, three warm-ups, ten samples.
+fn variants_options(block_sizes: &str) -> VariantsArgs {
+    VariantsArgs::from_args(["--block-sizes", block_sizes, "--warmups", "3", "--runs", "10"]).unwrap()
 }
 
 #[test]
@@ -231,7 +213,7 @@ fn variants_table_reports_each_row_against_the_copy_and_the_peak() {
         width: 640,
         height: 480,
         offset: 2,
-        settings: variants_settings(&[128, 256]),
+        options: variants_options("128,256"),
         ..VariantsRequest::default()
     };
     let ran = printed(gpu, |driver, console| request.exec(driver, console));
@@ -256,7 +238,7 @@ fn histogram_variants_table_counts_the_luma_read_against_the_copy() {
         width: 640,
         height: 480,
         offset: 3,
-        settings: variants_settings(&[256, 1024]),
+        options: variants_options("256,1024"),
     };
     let ran = printed(gpu, |driver, console| request.exec(driver, console));
     assert_eq!((ran.code, ran.stderr.as_str()), (0, ""));
@@ -276,11 +258,7 @@ fn histogram_gpu(bins: u32) -> MockGpu {
 
 #[test]
 fn histogram_table_names_shared_memory_where_it_binds() {
-    let ran = sweep(
-        histogram_gpu(4096),
-        frame("histogram", 640, 480, &[4096]),
-        Settings { timing: seed_timing(), ..Settings::default() },
-    );
+    let ran = sweep(histogram_gpu(4096), frame("histogram", 640, 480, &[4096]), &[]);
     assert_eq!((ran.code, ran.stderr.as_str()), (0, ""));
     insta::assert_snapshot!("histogram_stdout", ran.stdout);
 }
@@ -290,13 +268,11 @@ fn histogram_comparison_prints_rust_against_cpp() {
     let mut gpu = histogram_gpu(4096);
     gpu.kernel_time_factors =
         vec![(RUST_CUDA.kernel("histogram"), 1.02), (HISTOGRAM_NVCC.kernel("histogram"), 1.0)];
-    let mut request = CompareRequest {
+    let options = ["--rounds", "5", "--block-sizes", "64,256,1024", "--warmups", "3"];
+    let request = CompareRequest {
         kernel: frame("histogram", 640, 480, &[4096]),
-        rounds: 5,
-        ..CompareRequest::default()
+        options: CompareArgs::from_args(options).unwrap(),
     };
-    request.settings.block_sizes = vec![64, 256, 1024];
-    request.settings.timing.warmups = 3;
     let ran = printed(gpu, |driver, console| request.exec(driver, console));
     assert_eq!((ran.code, ran.stderr.as_str()), (0, ""));
     insta::assert_snapshot!("histogram_comparison_stdout", ran.stdout);
@@ -304,13 +280,8 @@ fn histogram_comparison_prints_rust_against_cpp() {
 
 #[test]
 fn a_corrupted_histogram_names_the_bin_in_every_row() {
-    let settings = Settings {
-        timing: seed_timing(),
-        block_sizes: vec![64, 1024],
-        corrupt_output: Some(255),
-        ..Settings::default()
-    };
-    let ran = sweep(histogram_gpu(256), frame("histogram", 640, 480, &[]), settings);
+    let options = ["--block-sizes", "64,1024", "--corrupt-output", "255"];
+    let ran = sweep(histogram_gpu(256), frame("histogram", 640, 480, &[]), &options);
     assert_eq!(ran.code, 1);
     insta::assert_snapshot!("histogram_corrupted_stderr", ran.stderr);
 }

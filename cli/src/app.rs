@@ -18,7 +18,7 @@ pub fn parse_or_stop(args: &[OsString]) -> Result<Request, Error> {
             let _ = info.print();
             Error::new(exit::SUCCESS, String::new())
         }
-        CliError::Usage(message) => Error::new(exit::USAGE, message),
+        CliError::Usage(error) => error,
     })
 }
 

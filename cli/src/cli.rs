@@ -11,6 +11,7 @@ memory) come later, in the library, when it opens the device.
 use crate::cmd::new::NewRequest;
 use crate::cmd::{compare, diff, merge, new, occupancy, report, sweep, tail, variants};
 use block_size_builtin::{CompareRequest, SweepRequest, TailRequest, VariantsRequest};
+use block_size_runner::{Error, exit};
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use std::ffi::OsString;
 
@@ -99,16 +100,22 @@ pub enum CliError {
     /// `--help` or `--version`: print it and exit 0.
     Info(clap::Error),
     /// Bad input, as one line: exit 2.
-    Usage(String),
+    Usage(Error),
 }
 
 impl From<clap::Error> for CliError {
     fn from(error: clap::Error) -> Self {
         match error.kind() {
             clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion => Self::Info(error),
-            _ => Self::Usage(usage_line(&error)),
+            // clap's message as the library says it, whoever parsed: one line.
+            _ => Self::Usage(Error::from(error)),
         }
     }
+}
+
+/// A refusal of a command line that clap read: one line, exit 2.
+fn usage(message: impl Into<String>) -> CliError {
+    CliError::Usage(Error::new(exit::USAGE, message))
 }
 
 /// `--corrupt-output` in `block-size`'s help: what it writes into this repository's kernels, and
@@ -123,12 +130,19 @@ const SEARCH_HELP: &str = "exhaustive: every configuration samples to the noise-
     (docs/search.md) [default: race above 24 configurations, exhaustive with --runs]";
 
 /// The clap command, for help and for its own consistency test: the sweep's options as
-/// [`crate::SweepArgs`] has them, with `block-size`'s own words on this repository's kernels
-/// and docs where a program of your own has generic ones.
+/// `block_size_runner::SweepArgs` has them, with `block-size`'s own words on this repository's
+/// kernels and docs where a program of your own has generic ones, and `variants`' options in
+/// the order its help always showed them.
 pub fn build() -> clap::Command {
     Cli::command()
         .mut_arg("corrupt_output", |arg| arg.help(CORRUPT_OUTPUT_HELP).visible_alias("corrupt-pixel"))
         .mut_arg("search", |arg| arg.help(SEARCH_HELP))
+        .mut_subcommand("variants", |command| {
+            variants::HELP_ORDER
+                .iter()
+                .enumerate()
+                .fold(command, |command, (order, id)| command.mut_arg(id, |arg| arg.display_order(order)))
+        })
 }
 
 /// Parses and validates a command line (program name first): clap reads it, the library's
@@ -139,12 +153,11 @@ where
     T: Into<OsString> + Clone,
 {
     let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
-    let command: Vec<String> = args.iter().map(|arg| arg.to_string_lossy().into_owned()).collect();
     let matches = build().try_get_matches_from(&args)?;
     let cli = Cli::from_arg_matches(&matches)?;
     let (request, validated) = match cli.command {
         None => {
-            let request = cli.sweep.request(command);
+            let request = cli.sweep.request();
             let validated = request.validate();
             (Request::Sweep(request), validated)
         }
@@ -154,74 +167,24 @@ where
         Some(Command::Report(args)) => return Ok(Request::Report(args)),
         Some(Command::Merge(args)) => return Ok(Request::Merge(args)),
         Some(Command::Compare(args)) => {
-            let request = args.request(command);
+            let request = args.request();
             let validated = request.validate();
             (Request::Compare(request), validated)
         }
         Some(Command::Tail(args)) => {
-            let request = args.request(command);
+            let request = args.request();
             let validated = request.validate();
             (Request::Tail(request), validated)
         }
         Some(Command::Variants(args)) => {
-            let request = args.request(command);
+            let request = args.request();
             let validated = request.validate();
             (Request::Variants(request), validated)
         }
         // Its name is checked here; the folder when it is written.
-        Some(Command::New(args)) => return args.request().map(Request::New).map_err(CliError::Usage),
+        Some(Command::New(args)) => return args.request().map(Request::New).map_err(usage),
     };
-    validated.map(|()| request).map_err(|error| CliError::Usage(error.to_string()))
-}
-
-/// clap's message as one line, without its "error: " prefix, usage block and hint: its first
-/// line, and where that line ends in a colon (the arguments missing, those an argument cannot
-/// be used with) the names listed under it. A value given with a line break in it stays whole
-/// (printing the error escapes the break).
-pub fn usage_line(error: &clap::Error) -> String {
-    use clap::error::ContextValue;
-    // Set aside while the lines are read: a value with a line break would end the first line
-    // early; a long one (a 100 KB --kernel) is put back cut to its first characters.
-    let broken: Vec<&str> = error
-        .context()
-        .filter_map(|(_, value)| match value {
-            ContextValue::String(text)
-                if text.contains(['\n', '\r']) || text.chars().count() > QUOTED_CHARS =>
-            {
-                Some(text.as_str())
-            }
-            _ => None,
-        })
-        .collect();
-    let placeholder = |index: usize| format!("\u{0}{index}\u{0}");
-    let mut rendered = error.render().to_string();
-    for (index, value) in broken.iter().enumerate() {
-        rendered = rendered.replace(value, &placeholder(index));
-    }
-    let mut lines = rendered.lines();
-    let first = lines.next().unwrap_or("invalid command line");
-    let mut line = first.strip_prefix("error: ").unwrap_or(first).to_string();
-    if line.ends_with(':') {
-        let listed: Vec<&str> = lines.take_while(|listed| listed.starts_with(' ')).map(str::trim).collect();
-        line = format!("{line} {}", listed.join(", "));
-    }
-    for (index, value) in broken.iter().enumerate() {
-        line = line.replace(&placeholder(index), &quoted(value));
-    }
-    line
-}
-
-/// The most characters of a value an error line quotes.
-const QUOTED_CHARS: usize = 80;
-
-/// `value` as an error line quotes it: whole, or its first [`QUOTED_CHARS`] characters and
-/// how long it was.
-fn quoted(value: &str) -> String {
-    let length = value.chars().count();
-    match length > QUOTED_CHARS {
-        true => format!("{}... ({length} characters)", value.chars().take(QUOTED_CHARS).collect::<String>()),
-        false => value.to_string(),
-    }
+    validated.map(|()| request).map_err(|error| usage(error.to_string()))
 }
 
 #[cfg(test)]
@@ -230,7 +193,7 @@ mod tests {
 
     fn usage_error(args: &[&str]) -> String {
         match parse(std::iter::once("block-size").chain(args.iter().copied())) {
-            Err(CliError::Usage(message)) => message,
+            Err(CliError::Usage(error)) => error.to_string(),
             other => panic!("{args:?} should be a usage error, got {other:?}"),
         }
     }
@@ -354,13 +317,12 @@ mod tests {
 
     #[test]
     fn a_value_with_a_line_break_stays_whole() {
-        let message = usage_error(&["--kernel", "grey\nscale"]);
-        assert!(message.starts_with("invalid value 'grey\nscale' for '--kernel <NAME>'"), "{message}");
-        // Printed, the break is escaped: one line.
-        let printed = block_size_runner::Error::new(2, message).to_string();
-        assert!(!printed.contains('\n') && printed.contains("grey\\nscale"), "{printed}");
-        let message = usage_error(&["--wid\nth", "64"]);
-        assert!(message.contains("--wid\nth"), "{message}");
+        // The value whole, the line after its break too; printed, the break is escaped: one line.
+        let printed = usage_error(&["--kernel", "grey\nscale"]);
+        assert!(printed.starts_with("invalid value 'grey\\nscale' for '--kernel <NAME>'"), "{printed}");
+        assert!(!printed.contains('\n'), "{printed}");
+        let printed = usage_error(&["--wid\nth", "64"]);
+        assert!(printed.contains("--wid\\nth") && !printed.contains('\n'), "{printed}");
     }
 
     #[test]

@@ -3,11 +3,10 @@ The `block-size` command line: one clap parser ([`cli`]) over the subcommands of
 of which holds its arguments and turns them into the library's typed request; the library
 (`block-size-runner`) validates and runs it. [`app`] wires them together for the binaries.
 
-[`SweepArgs`] is the sweep's options as `block-size` takes them, for a program of your own
-that sweeps its kernel with the library: flatten it into your clap parser and hand
-[`SweepArgs::settings`] to `block_size_runner::sweep_and_print`. [`CompareArgs`] and
-[`TailArgs`] are the same for its `compare` and `tail` subcommands, less the choice of
-kernel.
+The options of each command for any kernel are the library's (`block_size_runner::SweepArgs`,
+`CompareArgs`, `TailArgs`, `VariantsArgs`, and `commands::OccupancyArgs`), which the subcommands
+flatten in beside the choice of this repository's kernel ([`args`]): a program of your own takes
+them from the library alike.
 */
 
 #![warn(missing_docs)]
@@ -16,8 +15,6 @@ pub mod app;
 pub mod args;
 pub mod cli;
 pub mod cmd;
-
-pub use crate::args::{CompareArgs, SweepArgs, TailArgs};
 
 /// The fuzz target of the command line's list options (`fuzz/`, `scripts/fuzz`): behind the
 /// `fuzzing` feature, and not an API.
@@ -47,10 +44,10 @@ pub mod fuzzing {
         let mut args: Vec<OsString> = vec!["block-size".into()];
         args.extend(OPTIONS[usize::from(pick) % OPTIONS.len()].iter().map(OsString::from));
         args.extend(rest.split(|&byte| byte == 0).map(|part| OsString::from_vec(part.to_vec())));
-        if let Err(crate::cli::CliError::Usage(message)) = crate::cli::parse(args) {
+        if let Err(crate::cli::CliError::Usage(error)) = crate::cli::parse(args) {
             // The line as `block-size` prints it: a value may hold a line break, which the
             // message keeps whole and the printed `Error` escapes.
-            let printed = block_size_runner::Error::new(block_size_runner::exit::USAGE, message).to_string();
+            let printed = error.to_string();
             assert!(!printed.contains(['\n', '\r']), "a refusal is one line: {printed:?}");
         }
     }

@@ -51,7 +51,7 @@ fn run(args: &[OsString]) -> Result<i32, Error> {
             // The sweep runs in supervised workers: a configuration that faults or hangs costs a
             // worker, journaled, and a fresh one measures the rest.
             let worker = worker()?;
-            return commands::supervise(&worker, args, request.settings.journal.as_deref());
+            return commands::supervise(&worker, args, &request.options);
         }
         Request::Diff(request) => return with_stdio(|console| request.exec(console)),
         Request::Merge(request) => return with_stdio(|console| request.exec(console)),

@@ -185,7 +185,9 @@ fn dump_dom(chromium: &Path, url: &str, profile: &Path) -> String {
 /// What `block-size occupancy` answers: blocks/SM, warps/SM, occupancy in whole percent, the
 /// binding limits.
 fn occupancy(gpu: &str, threads: u32, registers: u32, shared: u32) -> (u32, u32, u32, String) {
-    let table = commands::occupancy(&[gpu.to_string()], registers, shared, &[threads], &[]).unwrap();
+    let (registers, shared, threads_text) = (registers.to_string(), shared.to_string(), threads.to_string());
+    let options = ["--gpu", gpu, "--regs", &registers, "--smem", &shared, "--block-sizes", &threads_text];
+    let table = commands::occupancy(&commands::OccupancyArgs::from_args(options).unwrap()).unwrap();
     let row = table.lines().last().unwrap();
     let words: Vec<&str> = row.split_whitespace().collect();
     assert_eq!(words[0], threads.to_string(), "{table}");

@@ -140,10 +140,12 @@ fn check_files(project: &Path, name: &str, files: &[String]) {
     let manifest = read(&project.join("Cargo.toml"));
     let root = repo().canonicalize().unwrap();
     assert!(manifest.contains(&format!("name = \"{name}\"")), "{manifest}");
-    for dependency in ["runner", "cli"] {
-        let path = format!("path = \"{}\"", root.join(dependency).display());
-        assert!(manifest.contains(&path), "Cargo.toml lacks {path}: {manifest}");
-    }
+    let path = format!("path = \"{}\"", root.join("runner").display());
+    assert!(manifest.contains(&path), "Cargo.toml lacks {path}: {manifest}");
+    // The commands' options come from the runner (`SweepArgs`): the command line's crate is no
+    // dependency of the project.
+    let cli = format!("path = \"{}\"", root.join("cli").display());
+    assert!(!manifest.contains(&cli), "Cargo.toml names {cli}: {manifest}");
     assert!(manifest.contains("\n[workspace]\n"), "the host crate is a workspace of its own");
     let lib = read(&project.join("src/lib.rs"));
     assert!(lib.contains(&format!("EmbeddedPtx::user(\"{name}\"")), "{lib}");
@@ -929,7 +931,8 @@ fn with_runner_git_the_manifest_names_no_path_and_cargo_resolves_it_from_anywher
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     assert!(stdout.contains(&format!("on block-size from {url} at {head}.")), "{stdout}");
     let manifest = read(&project.join("Cargo.toml"));
-    assert_eq!(manifest.matches(&format!("git = \"{url}\", rev = \"{head}\"")).count(), 3, "{manifest}");
+    // The runner's, for the program and for its tests (with the mock).
+    assert_eq!(manifest.matches(&format!("git = \"{url}\", rev = \"{head}\"")).count(), 2, "{manifest}");
     assert!(!manifest.contains("path = "), "{manifest}");
     // No file the project holds names this checkout: it travels.
     let checkout = repo().canonicalize().unwrap().display().to_string();
@@ -965,10 +968,10 @@ fn with_runner_git_the_manifest_names_no_path_and_cargo_resolves_it_from_anywher
             .find(|package| package["name"] == name)
             .map(|package| package["source"].as_str().unwrap_or_default().to_string())
     };
-    for name in ["block-size-runner", "block-size"] {
-        let source = source(name).unwrap_or_else(|| panic!("no package {name}"));
-        assert!(source.starts_with(&format!("git+{url}?rev={head}")), "{name}: {source}");
-    }
+    let runner = source("block-size-runner").expect("no package block-size-runner");
+    assert!(runner.starts_with(&format!("git+{url}?rev={head}")), "block-size-runner: {runner}");
+    // The commands' options come from the runner: the command line's crate is not built.
+    assert_eq!(source("block-size"), None, "the project depends on block-size");
     // And it builds there and its own tests pass, block-size's crates built from the
     // repository's commit, not from this checkout's folder.
     let stdout =

@@ -1,17 +1,14 @@
 //! Every rejection docs/options.md lists, through `block-size` and through the library: the
 //! same one line on standard error, nothing on standard output, exit status 2. The library
-//! side builds its `Settings` in Rust (no command line) and sweeps a kernel of its own; the
-//! CLI side parses the command line and sweeps grayscale. Then `--device all` through both.
+//! side reads the options with its own `SweepArgs::from_args` (no program's parser) and sweeps
+//! a kernel of its own; the CLI side parses the command line and sweeps grayscale. Then
+//! `--device all` through both.
 
 use anyhow::Result;
 use block_size_builtin::{KernelChoice, SweepRequest};
 use block_size_cli::app;
 use block_size_runner::mock::{EmulatedMemory, Launch, MockDriver, read_values, write_values};
-use block_size_runner::{
-    Arg, Check, Console, DeviceChoice, EmbeddedPtx, Format, GridPolicy, Kernel, Settings, TimingMode,
-    TimingSettings, exit,
-};
-use std::time::Duration;
+use block_size_runner::{Arg, Check, Console, EmbeddedPtx, Kernel, SweepArgs, exit};
 
 const PTX: &str = ".version 7.8\n.target sm_75\n.address_size 64\n\n\
     .visible .entry scale(\n\t.param .u64 scale_param_0,\n\t.param .u64 scale_param_1,\n\t.param .u64 scale_param_2\n)\n{\n\tret;\n}\n";
@@ -59,129 +56,86 @@ fn through_cli(args: &[&str]) -> Ran {
     (code, String::from_utf8(out).unwrap(), String::from_utf8(err).unwrap())
 }
 
-fn through_library(settings: Settings) -> Ran {
+fn through_library(args: &[&str]) -> Ran {
     let (mut out, mut err) = (Vec::new(), Vec::new());
-    let settings = Settings { timing: TimingSettings { warmups: 0, ..settings.timing }, ..settings };
-    let code = block_size_runner::sweep_and_print(
-        &driver(1),
-        &kernel(),
-        &settings,
-        &mut Console { out: &mut out, err: &mut err },
-    );
+    let code = match SweepArgs::from_args(["--warmups", "0"].iter().chain(args)) {
+        Ok(options) => block_size_runner::sweep_and_print(
+            &driver(1),
+            &kernel(),
+            &options,
+            &mut Console { out: &mut out, err: &mut err },
+        ),
+        Err(error) => {
+            err.extend(format!("Error: {error}\n").bytes());
+            error.exit_status()
+        }
+    };
     (code, String::from_utf8(out).unwrap(), String::from_utf8(err).unwrap())
 }
 
-fn timing(timing: TimingSettings) -> Settings {
-    Settings { timing, ..Settings::default() }
-}
-
-fn refused_alike(args: &[&str], settings: Settings, line: &str) {
+fn refused_alike(args: &[&str], line: &str) {
     let expected = (exit::USAGE, String::new(), format!("Error: {line}\n"));
     assert_eq!(through_cli(args), expected, "block-size {args:?}");
-    assert_eq!(through_library(settings), expected, "the library, for {args:?}");
+    assert_eq!(through_library(args), expected, "the library, for {args:?}");
 }
 
 #[test]
 fn every_rejection_of_the_sweep_s_settings_is_the_same_line_through_both() {
-    let base = TimingSettings::default();
-    let cold = TimingSettings { mode: TimingMode::Cold, ..base };
-    let cases: Vec<(&[&str], Settings, &str)> = vec![
-        (
-            &["--block-sizes", "64,128,64"],
-            Settings { block_sizes: vec![64, 128, 64], ..Settings::default() },
-            "block size 64 is listed twice in --block-sizes",
-        ),
+    let cases: Vec<(&[&str], &str)> = vec![
+        (&["--block-sizes", "64,128,64"], "block size 64 is listed twice in --block-sizes"),
         (
             &["--block-sizes", "64,0"],
-            Settings { block_sizes: vec![64, 0], ..Settings::default() },
             "--block-sizes: 0 is not a block size; each is 1 to the device's maximum",
         ),
-        (
-            &["--runs", "0"],
-            timing(TimingSettings { runs: Some(0), ..base }),
-            "--runs must be at least 1, not 0",
-        ),
-        (
-            &["--min-runs", "0"],
-            timing(TimingSettings { min_runs: Some(0), ..base }),
-            "--min-runs must be at least 1, not 0",
-        ),
-        (
-            &["--launches-per-sample", "0"],
-            timing(TimingSettings { launches_per_sample: Some(0), ..base }),
-            "--launches-per-sample must be at least 1, not 0",
-        ),
+        (&["--runs", "0"], "--runs must be at least 1, not 0"),
+        (&["--min-runs", "0"], "--min-runs must be at least 1, not 0"),
+        (&["--launches-per-sample", "0"], "--launches-per-sample must be at least 1, not 0"),
         (
             &["--runs", "5", "--min-runs", "5"],
-            timing(TimingSettings { runs: Some(5), min_runs: Some(5), ..base }),
             "--runs cannot be used with --min-runs: --runs is a fixed count, --min-runs a limit of the noise-driven stop",
         ),
         (
             &["--runs", "5", "--max-noise", "0.01"],
-            timing(TimingSettings { runs: Some(5), max_noise: Some(0.01), ..base }),
             "--runs cannot be used with --max-noise: --runs is a fixed count, --max-noise a limit of the noise-driven stop",
         ),
         (
             &["--runs", "5", "--max-time-per-row", "1"],
-            timing(TimingSettings { runs: Some(5), max_time_per_row: Some(Duration::from_secs(1)), ..base }),
             "--runs cannot be used with --max-time-per-row: --runs is a fixed count, --max-time-per-row a limit of the noise-driven stop",
         ),
         (
             &["--max-noise", "2"],
-            timing(TimingSettings { max_noise: Some(2.0), ..base }),
             "--max-noise must be a fraction from 0 to 1 (0.005 is half a percent), not 2",
         ),
         (
             &["--timing", "cold", "--launches-per-sample", "4"],
-            timing(TimingSettings { launches_per_sample: Some(4), ..cold }),
             "--launches-per-sample applies to --timing batch and graph, not --timing cold",
         ),
-        (
-            &["--no-flush-l2"],
-            timing(TimingSettings { flush_l2: Some(false), ..base }),
-            "--no-flush-l2 applies to --timing cold, not --timing graph",
-        ),
-        (
-            &["--grid", "waves:0"],
-            Settings { grid: GridPolicy::Waves(0), ..Settings::default() },
-            "--grid waves:0 launches nothing: give waves:1 or more",
-        ),
+        (&["--no-flush-l2"], "--no-flush-l2 applies to --timing cold, not --timing graph"),
+        (&["--grid", "waves:0"], "--grid waves:0 launches nothing: give waves:1 or more"),
         (
             &["--format", "json", "--output", "/no/such/folder/sweep.json"],
-            Settings {
-                format: Some(Format::Json),
-                output: Some("/no/such/folder/sweep.json".into()),
-                ..Settings::default()
-            },
             "cannot write /no/such/folder/sweep.json (--output): its folder does not exist",
         ),
         (
             &["--plot", "/no/such/folder/sweep.svg"],
-            Settings { plot: Some("/no/such/folder/sweep.svg".into()), ..Settings::default() },
             "cannot write /no/such/folder/sweep.svg (--plot): its folder does not exist",
         ),
         (
             &["--emit-rust", "/no/such/folder/winner.rs"],
-            Settings { emit_rust: Some("/no/such/folder/winner.rs".into()), ..Settings::default() },
             "cannot write /no/such/folder/winner.rs (--emit-rust): its folder does not exist",
         ),
         (
             &["--search", "race", "--runs", "5"],
-            Settings {
-                search: Some(block_size_runner::Search::Race),
-                ..timing(TimingSettings { runs: Some(5), ..base })
-            },
             "--search race needs the noise-driven stop: --runs is a fixed count for every configuration",
         ),
         // Checked against the open device, by the same code for both.
         (
             &["--block-sizes", "64,2048"],
-            Settings { block_sizes: vec![64, 2048], ..Settings::default() },
             "block size 2048 is above Mock H200's limit of 1024 threads per block",
         ),
     ];
-    for (args, settings, line) in cases {
-        refused_alike(args, settings, line);
+    for (args, line) in cases {
+        refused_alike(args, line);
     }
     // Both flags are one setting of the library's (`flush_l2`), which cannot hold both: clap
     // refuses the pair.
@@ -207,72 +161,41 @@ fn no_output_clobbers_another_or_an_input_and_emit_rust_keeps_a_hand_written_fil
     std::fs::write(at("t.txt"), "kept").unwrap();
     std::fs::hard_link(at("t.txt"), at("hard.txt")).unwrap();
     std::os::unix::fs::symlink(at("t.txt"), at("soft.txt")).unwrap();
-    let export = |format, name: &str| (format, std::path::PathBuf::from(at(name)));
-    let cases: Vec<(Vec<String>, Settings, String)> = vec![
+    let cases: Vec<(Vec<String>, String)> = vec![
         (
             vec!["--json".into(), at("d/s.json"), "--csv".into(), at("./d/s.json")],
-            Settings {
-                exports: vec![export(Format::Json, "d/s.json"), export(Format::Csv, "./d/s.json")],
-                ..Settings::default()
-            },
             format!("--json and --csv both name {}: give each its own file", at("./d/s.json")),
         ),
         (
             vec!["--json".into(), at("w.rs.json"), "--emit-rust".into(), at("w.rs")],
-            Settings {
-                exports: vec![export(Format::Json, "w.rs.json")],
-                emit_rust: Some(at("w.rs").into()),
-                ..Settings::default()
-            },
             format!("--json and --emit-rust both name {}: give each its own file", at("w.rs.json")),
         ),
         (
             vec!["--output".into(), at("t.txt"), "--json".into(), at("hard.txt")],
-            Settings {
-                output: Some(at("t.txt").into()),
-                exports: vec![export(Format::Json, "hard.txt")],
-                ..Settings::default()
-            },
             format!("--output and --json both name {}: give each its own file", at("hard.txt")),
         ),
         (
             vec!["--plot".into(), at("soft.txt"), "--markdown".into(), at("t.txt")],
-            Settings {
-                plot: Some(at("soft.txt").into()),
-                exports: vec![export(Format::Markdown, "t.txt")],
-                ..Settings::default()
-            },
             format!("--plot and --markdown both name {}: give each its own file", at("t.txt")),
         ),
         (
             vec!["--resume".into(), journal.clone(), "--json".into(), journal.clone()],
-            Settings {
-                resume: Some(journal.clone().into()),
-                exports: vec![export(Format::Json, "j.jsonl")],
-                ..Settings::default()
-            },
             format!("--json {journal} names the file --resume reads: give the output a file of its own"),
         ),
         (
             vec!["--resume".into(), journal.clone(), "--emit-rust".into(), journal.clone()],
-            Settings {
-                resume: Some(journal.clone().into()),
-                emit_rust: Some(journal.clone().into()),
-                ..Settings::default()
-            },
             format!("--emit-rust {journal} names the file --resume reads: give the output a file of its own"),
         ),
         (
             vec!["--emit-rust".into(), main.clone()],
-            Settings { emit_rust: Some(main.clone().into()), ..Settings::default() },
             format!(
                 "--emit-rust {main} is not a file --emit-rust wrote (its first line is not `// Written by ... --emit-rust: ...`): --force replaces it"
             ),
         ),
     ];
-    for (args, settings, line) in cases {
+    for (args, line) in cases {
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        refused_alike(&args, settings, &line);
+        refused_alike(&args, &line);
     }
     assert_eq!(std::fs::read_to_string(at("t.txt")).unwrap(), "kept");
     assert_eq!(std::fs::read_to_string(&main).unwrap(), "fn main() {}\n");
@@ -284,15 +207,9 @@ fn no_output_clobbers_another_or_an_input_and_emit_rust_keeps_a_hand_written_fil
         through_cli(&["--block-sizes", "64", "--runs", "1", "--emit-rust", &main, "--force"]);
     assert_eq!(code, 0, "{stderr}");
     assert!(std::fs::read_to_string(&main).unwrap().starts_with("// Written by "));
-    let forced = Settings {
-        block_sizes: vec![64],
-        timing: TimingSettings { runs: Some(1), ..TimingSettings::default() },
-        emit_rust: Some(at("lib.rs").into()),
-        force: true,
-        ..Settings::default()
-    };
+    let forced = ["--block-sizes", "64", "--runs", "1", "--emit-rust", &at("lib.rs"), "--force"];
     std::fs::write(at("lib.rs"), "pub fn mine() {}\n").unwrap();
-    assert_eq!(through_library(forced).0, 0);
+    assert_eq!(through_library(&forced).0, 0);
     assert!(std::fs::read_to_string(at("lib.rs")).unwrap().starts_with("// Written by "));
     let _ = std::fs::remove_dir_all(folder);
 }
@@ -310,7 +227,7 @@ fn corrupt_output_outside_the_output_is_refused_by_both_naming_what_it_is_outsid
             "Error: --corrupt-output 91 is outside the 91-element output `out`\n".into()
         )
     );
-    let library = through_library(Settings { corrupt_output: Some(91), ..Settings::default() });
+    let library = through_library(&["--corrupt-output", "91"]);
     assert_eq!(
         library,
         (
@@ -365,7 +282,7 @@ fn every_rejection_of_the_kernel_choice_is_the_same_line_through_the_request() {
             (code, out.is_empty(), String::from_utf8(err).unwrap()),
             (exit::USAGE, true, format!("Error: {line}\n"))
         );
-        let request = SweepRequest { kernel, settings: Settings::default(), ..SweepRequest::default() };
+        let request = SweepRequest { kernel, ..SweepRequest::default() };
         let error = request.validate().unwrap_err();
         assert_eq!((error.exit_status(), error.to_string()), (exit::USAGE, line.to_string()), "{args:?}");
     }
@@ -374,16 +291,14 @@ fn every_rejection_of_the_kernel_choice_is_the_same_line_through_the_request() {
 #[test]
 fn every_device_is_swept_through_both() {
     let (mut out, mut err) = (Vec::new(), Vec::new());
-    let settings = Settings {
-        device: DeviceChoice::All,
-        block_sizes: vec![64, 128],
-        timing: TimingSettings { runs: Some(1), warmups: 0, ..TimingSettings::default() },
-        ..Settings::default()
+    let on = |device: &str| {
+        SweepArgs::from_args(["--device", device, "--block-sizes", "64,128", "--runs", "1", "--warmups", "0"])
+            .unwrap()
     };
     let code = block_size_runner::sweep_and_print(
         &driver(2),
         &kernel(),
-        &settings,
+        &on("all"),
         &mut Console { out: &mut out, err: &mut err },
     );
     let out = String::from_utf8(out).unwrap();
@@ -392,12 +307,11 @@ fn every_device_is_swept_through_both() {
         out.contains("GPU 0 (Mock H200): fastest") && out.contains("GPU 1 (Mock H200): fastest"),
         "{out}"
     );
-    for ordinal in [0, 1] {
-        let one = Settings { device: DeviceChoice::One(ordinal), ..settings.clone() };
-        let measured = block_size_runner::sweep(&driver(2), &kernel(), &one).unwrap();
+    for ordinal in ["0", "1"] {
+        let measured = block_size_runner::sweep(&driver(2), &kernel(), &on(ordinal)).unwrap();
         assert_eq!(measured.exit_status(), exit::SUCCESS);
     }
-    let one = block_size_runner::sweep(&driver(2), &kernel(), &settings).unwrap_err();
+    let one = block_size_runner::sweep(&driver(2), &kernel(), &on("all")).unwrap_err();
     assert_eq!(one.exit_status(), exit::USAGE);
 
     let args: Vec<std::ffi::OsString> = [
@@ -437,36 +351,21 @@ mod hostile_command_line {
 
     #[test]
     fn a_count_past_any_measurement_is_refused_alike_before_its_schedule_is_built() {
-        let base = TimingSettings::default();
-        let cases: Vec<(&[&str], Settings, &str)> = vec![
-            (
-                &["--runs", "4294967295"],
-                timing(TimingSettings { runs: Some(u32::MAX), ..base }),
-                "--runs must be at most 1000000, not 4294967295",
-            ),
-            (
-                &["--min-runs", "4294967295"],
-                timing(TimingSettings { min_runs: Some(u32::MAX), ..base }),
-                "--min-runs must be at most 1000000, not 4294967295",
-            ),
+        let cases: Vec<(&[&str], &str)> = vec![
+            (&["--runs", "4294967295"], "--runs must be at most 1000000, not 4294967295"),
+            (&["--min-runs", "4294967295"], "--min-runs must be at most 1000000, not 4294967295"),
             (
                 &["--launches-per-sample", "4294967295"],
-                timing(TimingSettings { launches_per_sample: Some(u32::MAX), ..base }),
                 "--launches-per-sample must be at most 1000000, not 4294967295",
             ),
             (
                 &["--runs", "1000000", "--launches-per-sample", "1000000"],
-                timing(TimingSettings {
-                    runs: Some(1_000_000),
-                    launches_per_sample: Some(1_000_000),
-                    ..base
-                }),
                 "0 warm-ups and 1000000 samples of 1000000 launches are 1000000000000 launches a row, more than \
                  the 10000000 one row may take",
             ),
         ];
-        for (args, settings, line) in cases {
-            refused_alike(args, settings, line);
+        for (args, line) in cases {
+            refused_alike(args, line);
         }
     }
 

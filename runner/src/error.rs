@@ -28,12 +28,13 @@ pub mod exit {
 /// Why a run stopped before its verdict: one line, and the exit status it maps to.
 ///
 /// ```
-/// use block_size_runner::{Error, Settings, exit};
+/// use block_size_runner::{Error, SweepArgs, exit};
 ///
-/// let error: Error = Settings { block_sizes: vec![], ..Settings::default() }.validate().unwrap_err();
+/// let error: Error = SweepArgs::from_args(["--block-sizes", "64,128,64"])?.validate().unwrap_err();
 /// assert_eq!(error.exit_status(), exit::USAGE);
-/// assert_eq!(format!("Error: {error}"), "Error: --block-sizes lists no block size");
+/// assert_eq!(format!("Error: {error}"), "Error: block size 64 is listed twice in --block-sizes");
 /// let _: &dyn std::error::Error = &error;
+/// # Ok::<(), Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Error {

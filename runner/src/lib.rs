@@ -14,22 +14,24 @@ public-items`):
   block size (each configuration a [`Variant`], each launch a [`LaunchShape`]), its result
   ([`Readback`] to [`Values`]) and its [`Check`] ([`Agreement`]); this repository's own kernels
   are described the same way (the `block-size-builtin` crate);
-- the settings: [`Settings`] and [`TimingSettings`] ([`TimingMode`], [`GridPolicy`],
-  [`Search`], [`DeviceChoice`], [`Format`]), blocks as shapes ([`BlockShape`]) for a kernel over
-  a 2-D or 3-D domain ([`Kernel::domain`]; each launch's [`GridShape`]), with `block-size`'s defaults and the validation
-  `block-size` runs too ([`Settings::validate_for`] and its siblings for each command);
+- the options: [`SweepArgs`], [`CompareArgs`], [`TailArgs`] and [`VariantsArgs`], each
+  command's options as `block-size` takes them (clap `Args`: flatten them into your program's
+  parser, or [`SweepArgs::from_args`] and its siblings), with `block-size`'s defaults and the
+  validation `block-size` runs too ([`SweepArgs::validate_for`] and its siblings); blocks as
+  shapes ([`BlockShape`]) for a kernel over a 2-D or 3-D domain ([`Kernel::domain`]; each
+  launch's [`GridShape`]), the grid policies ([`GridPolicy`]) and the exports ([`Format`]);
 - the commands, on a [`Driver`] ([`CudaDriver`]; with the `mock` feature, `mock::MockDriver`,
   a CPU stand-in running a CPU emulation of your kernel): [`sweep`] (one device, its
   [`Measured`] result) and [`sweep_and_print`] (one device or all, printed as `block-size`
   prints), [`compare`] (against its twins), [`tail`] and [`variants`]; [`commands`] holds the
-  GPU-free ones (`diff`, `report`, `occupancy`) and the defaults `block-size` shows;
+  GPU-free ones (`diff`, `merge`, `report`, `occupancy`) and the supervisor of a sweep;
 - the error: [`Error`], one line and the exit status it maps to ([`exit`]), printed through a
   [`Console`] ([`with_stdio`]);
 - the program: [`launch`], the launcher half of a program in two binaries that starts where no
   driver is installed, and runs the sweep in a supervised worker.
 
 ```no_run
-use block_size_runner::{Agreement, Arg, Check, CudaDriver, EmbeddedPtx, GridPolicy, Kernel, Settings};
+use block_size_runner::{Agreement, Arg, Check, CudaDriver, EmbeddedPtx, Kernel, SweepArgs};
 
 // Your kernel's PTX as cuda_builder wrote it, embedded in the program.
 const PTX: EmbeddedPtx = EmbeddedPtx::user("reduce", include_str!("../../examples/reduce/ptx/reduce.ptx"));
@@ -49,8 +51,9 @@ let kernel = Kernel::new(PTX, "sum_of_squares")
     // the block size); `Check::reference` compares with a CPU reference instead.
     .check(Check::same_as_first(Agreement::Within(1e-6)));
 
-let settings = Settings { block_sizes: vec![128, 256, 512, 1024], grid: GridPolicy::PerItem, ..Settings::default() };
-match block_size_runner::sweep(&CudaDriver, &kernel, &settings) {
+// The sweep's options as `block-size` takes them; a program's own parser can flatten them in.
+let options = SweepArgs::from_args(["--block-sizes", "128,256,512,1024", "--grid", "per-item"]).expect("options");
+match block_size_runner::sweep(&CudaDriver, &kernel, &options) {
     Ok(measured) => {
         print!("{}", measured.table(false));
         eprint!("{}", measured.failures());
@@ -116,7 +119,7 @@ pub mod testing {
 
 pub use crate::commands::compare::compare;
 pub use crate::commands::launch::launch;
-pub use crate::commands::settings::{DeviceChoice, Settings, TimingSettings};
+pub use crate::commands::options::{CompareArgs, SweepArgs, TailArgs, VariantsArgs};
 pub use crate::commands::sweep::{Measured, open_early, sweep, sweep_and_print};
 pub use crate::commands::tail::tail;
 pub use crate::commands::variants::variants;
@@ -127,10 +130,6 @@ pub use crate::kernel::{
 pub use crate::measure::gpu::backend::{Driver, EarlyOpen};
 pub use crate::measure::gpu::cuda::CudaDriver;
 pub use crate::measure::gpu::ptx::{EmbeddedPtx, KernelRef};
-pub use crate::measure::sampling::timing::TimingMode;
 pub use crate::model::block_shape::{BlockShape, GridShape};
 pub use crate::model::grid::GridPolicy;
-pub use crate::model::objective::Objective;
-pub use crate::model::shard::Shard;
 pub use crate::results::export::Format;
-pub use crate::search::strategy::Search;

@@ -5,7 +5,7 @@
 
 use anyhow::{Result, bail};
 use block_size_runner::mock::{EmulatedMemory, Launch, MockDriver, MockGpu, read_values, write_values};
-use block_size_runner::{Arg, Check, Console, EmbeddedPtx, Kernel, Settings, TimingSettings, exit};
+use block_size_runner::{Arg, Check, CompareArgs, Console, EmbeddedPtx, Kernel, SweepArgs, exit};
 
 const SPLIT: EmbeddedPtx =
     EmbeddedPtx::user("cuda_builder", include_str!("../src/tests/ptx_facts/stencil3-split.ptx.txt"));
@@ -58,24 +58,20 @@ fn driver(rust: EmbeddedPtx, factor: f32) -> MockDriver {
     MockDriver { cuda_version: 13000, devices: vec![gpu] }
 }
 
-/// Two block sizes, no warm-ups.
-fn settings() -> Settings {
-    Settings {
-        block_sizes: vec![64, 256],
-        timing: TimingSettings { warmups: 0, runs: Some(2), ..TimingSettings::default() },
-        ..Settings::default()
-    }
+/// Two block sizes, no warm-ups, and `extra`.
+fn options(extra: &[&str]) -> CompareArgs {
+    CompareArgs::from_args([&["--block-sizes", "64,256", "--warmups", "0", "--rounds", "3"], extra].concat())
+        .unwrap()
 }
 
-/// `compare` of `rust` against the twin in 3 rounds with `settings`, on [`driver`]; what it
-/// printed, having checked that it succeeded and said nothing on standard error.
-fn compare_with(rust: EmbeddedPtx, factor: f32, settings: &Settings) -> String {
+/// `compare` of `rust` against the twin with `options`, on [`driver`]; what it printed, having
+/// checked that it succeeded and said nothing on standard error.
+fn compare_with(rust: EmbeddedPtx, factor: f32, options: &CompareArgs) -> String {
     let (mut out, mut err) = (Vec::new(), Vec::new());
     let code = block_size_runner::compare(
         &driver(rust, factor),
         &kernel(rust),
-        settings,
-        3,
+        options,
         &[],
         &mut Console { out: &mut out, err: &mut err },
     )
@@ -85,9 +81,10 @@ fn compare_with(rust: EmbeddedPtx, factor: f32, settings: &Settings) -> String {
     out
 }
 
-/// `compare` of `rust` against the twin, the Rust build's launches `factor` times the twin's.
+/// `compare` of `rust` against the twin in 3 rounds, the Rust build's launches `factor` times
+/// the twin's.
 fn compare(rust: EmbeddedPtx, factor: f32) -> String {
-    compare_with(rust, factor, &settings())
+    compare_with(rust, factor, &options(&[]))
 }
 
 /// The lines that explain a gap.
@@ -138,8 +135,8 @@ fn the_whole_scaffold_ptx_gets_no_line_and_a_gap_without_a_cause_says_so() {
 
 #[test]
 fn a_sweeps_json_carries_the_facts_of_the_kernels_ptx() {
-    let (driver, settings) = (driver(SPLIT, 1.0), settings());
-    let measured = block_size_runner::sweep(&driver, &kernel(SPLIT), &settings).unwrap();
+    let options = SweepArgs::from_args(["--block-sizes", "64,256", "--warmups", "0", "--runs", "2"]).unwrap();
+    let measured = block_size_runner::sweep(&driver(SPLIT, 1.0), &kernel(SPLIT), &options).unwrap();
     let json: serde_json::Value =
         serde_json::from_str(&measured.export(block_size_runner::Format::Json).unwrap()).unwrap();
     let facts = &json["provenance"]["ptx_facts"];
@@ -160,17 +157,13 @@ fn compare_writes_its_json_with_each_builds_facts_and_the_gap_lines() {
     let dir = std::env::temp_dir().join(format!("compare-json-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("compare.json");
-    let settings = Settings {
-        exports: vec![(block_size_runner::Format::Json, path.clone())],
-        command: vec!["proj".into(), "compare".into()],
-        ..settings()
-    };
-    let printed = compare_with(SPLIT, 1.2, &settings);
+    let printed = compare_with(SPLIT, 1.2, &options(&["--json", path.to_str().unwrap()]));
     let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
     std::fs::remove_dir_all(&dir).unwrap();
     assert_eq!(
         (&json["schema"], &json["version"], &json["command"]),
-        (&"block-size compare".into(), &1.into(), &"proj compare".into())
+        // The command line recorded is this process's.
+        (&"block-size compare".into(), &1.into(), &std::env::args().collect::<Vec<_>>().join(" ").into())
     );
     assert_eq!(json["baseline"], "nvcc");
     let builds = json["builds"].as_array().unwrap();
@@ -188,10 +181,4 @@ fn compare_writes_its_json_with_each_builds_facts_and_the_gap_lines() {
     let gaps: Vec<String> = gap_lines(&printed).iter().map(|line| line.to_string()).collect();
     assert_eq!(json["gaps"], serde_json::json!(gaps));
     assert_eq!(gaps.len(), 1);
-
-    // Another export is refused before any device, in one line.
-    let other = Settings { exports: vec![(block_size_runner::Format::Csv, dir.join("c.csv"))], ..settings };
-    let refused = other.validate_compare(&kernel(SPLIT), 3, &[]).unwrap_err();
-    assert_eq!(refused.exit_status(), exit::USAGE);
-    assert_eq!(refused.to_string(), "compare writes its JSON alone (--json FILE), not --csv");
 }

@@ -4,7 +4,7 @@
 
 use anyhow::{Result, bail};
 use block_size_runner::mock::{EmulatedMemory, Launch, MockDriver, MockGpu, read_values, write_values};
-use block_size_runner::{Arg, Check, Console, EmbeddedPtx, Kernel, Settings, TimingSettings, exit};
+use block_size_runner::{Arg, Check, CompareArgs, Console, EmbeddedPtx, Kernel, SweepArgs, TailArgs, exit};
 
 /// `axpy(x: *const f32, n: usize, y: *mut f32)`: `y[i] = 3 x[i] + 1`, a grid-stride loop.
 const fn module(label: &'static str) -> EmbeddedPtx {
@@ -68,12 +68,9 @@ fn driver(configure: impl FnOnce(&mut MockGpu)) -> MockDriver {
     MockDriver { cuda_version: 13000, devices: vec![gpu] }
 }
 
-fn quick(block_sizes: &[u32]) -> Settings {
-    Settings {
-        block_sizes: block_sizes.to_vec(),
-        timing: TimingSettings { warmups: 0, runs: Some(2), ..TimingSettings::default() },
-        ..Settings::default()
-    }
+/// `compare` at `block_sizes` in `rounds` rounds, no warm-ups.
+fn compare_options(block_sizes: &str, rounds: &str) -> CompareArgs {
+    CompareArgs::from_args(["--warmups", "0", "--block-sizes", block_sizes, "--rounds", rounds]).unwrap()
 }
 
 /// What a command printed and how it ended.
@@ -88,14 +85,13 @@ fn ran(command: impl FnOnce(&mut Console) -> Result<i32, block_size_runner::Erro
 
 #[test]
 fn compare_times_the_rust_ptx_against_its_twin_and_checks_both() {
-    let settings = quick(&[64, 256]);
-    assert!(settings.validate_compare(&kernel(CUDA), 3, &[]).is_ok());
+    let options = compare_options("64,256", "3");
+    assert!(options.validate_for(&kernel(CUDA), &[]).is_ok());
     let (code, out, err) = ran(|console| {
         block_size_runner::compare(
             &driver(|gpu| gpu.kernel_time_factors = vec![(RUST.kernel("axpy"), 1.1)]),
             &kernel(CUDA),
-            &settings,
-            3,
+            &options,
             &[],
             console,
         )
@@ -115,13 +111,12 @@ fn compare_times_the_rust_ptx_against_its_twin_and_checks_both() {
 
 #[test]
 fn compare_fails_a_wrong_twin_and_refuses_one_of_other_parameters() {
-    let settings = quick(&[128]);
+    let options = compare_options("128", "2");
     let (code, out, err) = ran(|console| {
         block_size_runner::compare(
             &driver(|gpu| gpu.wrong_kernel = Some(CUDA.kernel("axpy"))),
             &kernel(CUDA),
-            &settings,
-            2,
+            &options,
             &[],
             console,
         )
@@ -130,15 +125,14 @@ fn compare_fails_a_wrong_twin_and_refuses_one_of_other_parameters() {
     assert!(err.contains("nvcc") && err.contains("check failed"), "{err}");
     // A twin whose entry takes other parameters is not the same kernel: one line, exit 2,
     // before any device.
-    let refused = settings.validate_compare(&kernel(OTHER), 2, &[]).unwrap_err();
+    let refused = options.validate_for(&kernel(OTHER), &[]).unwrap_err();
     assert_eq!(refused.exit_status(), exit::USAGE);
     assert_eq!(
         refused.to_string(),
         "the other kernel `axpy` takes (u64, u64, u64, u32), the cuda_builder kernel `axpy` (u64, u64, u64): compare needs the same parameters"
     );
-    let (code, _, err) = ran(|console| {
-        block_size_runner::compare(&driver(|_| ()), &kernel(OTHER), &settings, 2, &[], console)
-    });
+    let (code, _, err) =
+        ran(|console| block_size_runner::compare(&driver(|_| ()), &kernel(OTHER), &options, &[], console));
     assert_eq!((code, err.lines().count()), (exit::USAGE, 1), "{err}");
     // Without a twin, nothing to compare with.
     let alone = Kernel::new(RUST, "axpy")
@@ -146,46 +140,47 @@ fn compare_fails_a_wrong_twin_and_refuses_one_of_other_parameters() {
         .output::<f32>("y", 1)
         .args(|_| vec![Arg::Buffer("y"), Arg::Usize(1), Arg::Buffer("y")])
         .check(Check::reference(|_, _| Ok(())));
-    let error = settings.validate_compare(&alone, 2, &[]).unwrap_err();
+    let error = options.validate_for(&alone, &[]).unwrap_err();
     assert!(error.to_string().starts_with("compare needs a second build of `axpy`"), "{error}");
 }
 
 #[test]
 fn tail_measures_partial_waves_of_the_users_kernel() {
-    let settings = quick(&[256]);
-    let waves = [0.5, 1.0, 1.5, 2.0];
-    assert!(settings.validate_tail(&kernel(CUDA), &waves).is_ok());
+    let options = TailArgs::from_args([
+        "--warmups",
+        "0",
+        "--runs",
+        "2",
+        "--block-size",
+        "256",
+        "--waves",
+        "0.5,1,1.5,2",
+    ])
+    .unwrap();
+    assert!(options.validate_for(&kernel(CUDA)).is_ok());
     let (code, out, err) = ran(|console| {
-        block_size_runner::tail(
-            &driver(|gpu| gpu.modelled_times = true),
-            &kernel(CUDA),
-            &settings,
-            &waves,
-            console,
-        )
+        block_size_runner::tail(&driver(|gpu| gpu.modelled_times = true), &kernel(CUDA), &options, console)
     });
     assert_eq!((code, err.as_str()), (exit::SUCCESS, ""), "{out}");
     // 256 threads: 8 blocks/SM x 132 SMs = 1056 blocks a wave.
     assert!(out.contains("8 blocks/SM x 132 SMs = 1056 blocks per wave"), "{out}");
     let rows: Vec<&str> =
         out.lines().filter(|line| line.trim_start().starts_with(|c: char| c.is_ascii_digit())).collect();
-    assert_eq!(rows.len(), waves.len(), "{out}");
+    assert_eq!(rows.len(), 4, "{out}");
     let grids: Vec<&str> = rows.iter().map(|row| row.split_whitespace().nth(1).unwrap()).collect();
     assert_eq!(grids, ["528", "1056", "1584", "2112"], "{out}");
     // Two block sizes are not one: tail measures one.
-    let two = quick(&[128, 256]);
-    let error = two.validate_tail(&kernel(CUDA), &waves).unwrap_err();
+    let error = TailArgs::from_args(["--block-size", "128,256"]).unwrap_err();
     assert_eq!(
         (error.exit_status(), error.to_string().as_str()),
-        (exit::USAGE, "tail measures one block size: give one, not 2")
+        (exit::USAGE, "invalid value '128,256' for '--block-size <THREADS>': invalid digit found in string")
     );
     // A wrong result fails the run.
     let (code, _, err) = ran(|console| {
         block_size_runner::tail(
             &driver(|gpu| gpu.wrong_kernel = Some(RUST.kernel("axpy"))),
             &kernel(CUDA),
-            &settings,
-            &waves,
+            &options,
             console,
         )
     });
@@ -194,7 +189,9 @@ fn tail_measures_partial_waves_of_the_users_kernel() {
 
 #[test]
 fn the_sweep_of_the_same_kernel_holds_every_check() {
-    let measured = block_size_runner::sweep(&driver(|_| ()), &kernel(CUDA), &quick(&[32, 1024])).unwrap();
+    let options =
+        SweepArgs::from_args(["--warmups", "0", "--runs", "2", "--block-sizes", "32,1024"]).unwrap();
+    let measured = block_size_runner::sweep(&driver(|_| ()), &kernel(CUDA), &options).unwrap();
     assert_eq!(measured.exit_status(), exit::SUCCESS, "{}", measured.failures());
     assert!(measured.table(false).contains("10000 values"), "{}", measured.table(false));
 }

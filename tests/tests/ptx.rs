@@ -8,7 +8,7 @@ use block_size_builtin::ptx::{ALL, HISTOGRAM_NVCC, NVCC, RUST_CUDA, RUSTC_NVPTX,
 use block_size_builtin::{CompareRequest, KERNELS, KernelChoice, VariantsRequest, grayscale, histogram};
 use block_size_runner::testing::{BLOCKING_ENTRY, BLOCKING_MODULE, entry_params};
 use block_size_runner::testing::{ISA_FLOOR, Isa, parse_isa};
-use block_size_runner::{Console, Settings, TimingSettings};
+use block_size_runner::{CompareArgs, Console, VariantsArgs};
 use block_size_tests::{PTXAS_RELEASES, assemble, barriers, quoted_value, read_repo_file, repo_root};
 use ptx_stamp::{
     CUDA_BUILDER_INPUTS, HISTOGRAM_NVCC_INPUTS, NVCC_INPUTS, NVCC_MODULES, NVPTX_INPUTS, entry_names,
@@ -253,20 +253,21 @@ fn every_kernels_arguments_fit_every_ptx_it_is_launched_from() {
     let mut console = Console { out: &mut out, err: &mut err };
     let driver = block_size_builtin::mock::h200();
     for (name, _) in KERNELS {
-        let settings = Settings {
-            block_sizes: vec![32],
-            timing: TimingSettings { warmups: 0, ..TimingSettings::default() },
-            ..Settings::default()
-        };
-        let request = CompareRequest { kernel: quick(name), settings, rounds: 1 };
+        let options =
+            CompareArgs::from_args(["--block-sizes", "32", "--warmups", "0", "--rounds", "1"]).unwrap();
+        let request = CompareRequest { kernel: quick(name), options };
         assert_eq!(request.exec(&driver, &mut console).unwrap(), 0, "{name}");
     }
     for family in [grayscale::NAME, "histogram"] {
-        let mut request =
-            VariantsRequest { kernel: family.into(), width: 5, height: 3, ..VariantsRequest::default() };
-        request.settings.block_sizes = vec![32];
-        request.settings.timing.warmups = 0;
-        request.settings.timing.runs = Some(1);
+        let options =
+            VariantsArgs::from_args(["--block-sizes", "32", "--warmups", "0", "--runs", "1"]).unwrap();
+        let request = VariantsRequest {
+            kernel: family.into(),
+            width: 5,
+            height: 3,
+            options,
+            ..VariantsRequest::default()
+        };
         assert_eq!(request.exec(&driver, &mut console).unwrap(), 0, "{family}");
     }
     let printed = String::from_utf8(out).unwrap();

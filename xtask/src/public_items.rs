@@ -212,7 +212,7 @@ impl Census {
 /// The most public items `block-size-runner` may have: the one place its cap is written
 /// (`scripts/test` runs `cargo xtask public-items --require-docs`, which holds the library to it;
 /// docs/library.md gives its history).
-pub const MAX_PUBLIC_ITEMS: usize = 196;
+pub const MAX_PUBLIC_ITEMS: usize = 149;
 
 /// `cargo xtask public-items`'s options.
 #[derive(Debug, PartialEq)]

@@ -1,8 +1,8 @@
 //! `block-size compare`: the kernel from every compiler that builds it, side by side.
 
-use crate::args::{CompareArgs, KernelArgs};
+use crate::args::KernelArgs;
 use block_size_builtin::CompareRequest;
-use block_size_runner::Settings;
+use block_size_runner::CompareArgs;
 use clap::Args;
 
 // The options of `block-size compare`: the kernel's, then those any program's `compare` takes.
@@ -23,12 +23,8 @@ pub struct CompareCommand {
 }
 
 impl CompareCommand {
-    /// The library's request, recording `command` as the command line.
-    pub fn request(&self, command: Vec<String>) -> CompareRequest {
-        CompareRequest {
-            kernel: self.kernel.choice(),
-            settings: Settings { command, ..self.compare.settings() },
-            rounds: self.compare.rounds,
-        }
+    /// The library's request.
+    pub fn request(&self) -> CompareRequest {
+        CompareRequest { kernel: self.kernel.choice(), options: self.compare.clone() }
     }
 }

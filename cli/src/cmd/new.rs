@@ -6,7 +6,7 @@ crate with one example kernel (`kernels/`, a 1-D stencil through dynamic shared 
 the unaligned barrier), its committed PTX and stamp (`ptx/`, so the host crate builds without
 LLVM) and `scripts/build-ptx`, which rebuilds them (`scripts/setup-ptx` sets up what that
 needs, LLVM 7 included, once a machine), and the host crate (`src/`, `tests/`) depending on
-block-size's `runner/` and `cli/` from a git repository at a pinned revision (`--runner-git
+block-size's `runner/` from a git repository at a pinned revision (`--runner-git
 URL`; by default this clone's `origin` at the clone's commit, where `origin` is a network URL
 holding that commit) or else by the clone's absolute path: a program in two binaries
 as `block-size` is, a launcher that links no driver (`src/main.rs`) over a worker that does
@@ -38,12 +38,12 @@ pub struct NewCommand {
     #[arg(long, value_name = "NAME")]
     pub name: Option<String>,
 
-    /// The block-size repository whose runner/ and cli/ the project depends on [default: the
+    /// The block-size repository whose runner/ the project depends on [default: the
     /// one this program was built from]
     #[arg(long, value_name = "DIR")]
     pub runner_path: Option<PathBuf>,
 
-    /// Depend on block-size's runner/ and cli/ from this git repository (your fork or the
+    /// Depend on block-size's runner/ from this git repository (your fork or the
     /// published one), so that the project builds on any machine: `git = URL, rev = REV` in its
     /// Cargo.toml [default: the clone's origin where it is a network URL that holds the clone's
     /// commit, else (and with --runner-path) the folder by path]
@@ -72,7 +72,7 @@ pub struct NewRequest {
     pub repository: PathBuf,
     /// Whether to write the example kernel's CUDA C++ twin, its PTX and its script too.
     pub cuda: bool,
-    /// Where the project's dependencies on runner/ and cli/ come from: a git repository and
+    /// Where the project's dependency on runner/ comes from: a git repository and
     /// the revision pinned (`--runner-git`), or `None` for the repository's folder.
     pub git: Option<(String, Option<String>)>,
 }
@@ -431,9 +431,7 @@ pub fn exec(request: &NewRequest) -> Result<Created, Error> {
     let fill = |text: &str| {
         let mut text = text.to_string();
         if let Some(source) = &git {
-            for crate_folder in ["runner", "cli"] {
-                text = text.replace(&format!("path = \"{REPOSITORY}/{crate_folder}\""), source);
-            }
+            text = text.replace(&format!("path = \"{REPOSITORY}/runner\""), source);
         }
         text.replace(NAME, &request.name)
             .replace(IDENT, &ident)

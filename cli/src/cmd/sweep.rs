@@ -1,7 +1,8 @@
 //! The sweep, `block-size`'s default command: its options are the top level's own.
 
-use crate::args::{KernelArgs, SweepArgs};
+use crate::args::KernelArgs;
 use block_size_builtin::{KernelAxes, SweepRequest};
+use block_size_runner::SweepArgs;
 use clap::Args;
 
 // The sweep's options: `block-size`'s own, with no subcommand. Defaults are `block_size.cu`'s
@@ -32,14 +33,12 @@ pub struct SweepCommand {
 }
 
 impl SweepCommand {
-    /// The library's request, recording `command` as the command line.
-    pub fn request(&self, command: Vec<String>) -> SweepRequest {
-        let mut settings = self.sweep.settings();
-        settings.command = command;
+    /// The library's request.
+    pub fn request(&self) -> SweepRequest {
         let axes = KernelAxes {
             pixels_per_thread: self.pixels_per_thread.clone(),
             vector_width: self.vector_width.clone(),
         };
-        SweepRequest { kernel: self.kernel.choice(), axes, settings }
+        SweepRequest { kernel: self.kernel.choice(), axes, options: self.sweep.clone() }
     }
 }

@@ -1,8 +1,8 @@
 //! `block-size tail`: what a partial last wave costs.
 
-use crate::args::{KernelArgs, TailArgs};
+use crate::args::KernelArgs;
 use block_size_builtin::TailRequest;
-use block_size_runner::Settings;
+use block_size_runner::TailArgs;
 use clap::Args;
 
 // The options of `block-size tail`: the kernel's, then those any program's `tail` takes.
@@ -23,12 +23,8 @@ pub struct TailCommand {
 }
 
 impl TailCommand {
-    /// The library's request, recording `command` as the command line.
-    pub fn request(&self, command: Vec<String>) -> TailRequest {
-        TailRequest {
-            kernel: self.kernel.choice(),
-            settings: Settings { command, ..self.tail.settings() },
-            waves: self.tail.waves.clone(),
-        }
+    /// The library's request.
+    pub fn request(&self) -> TailRequest {
+        TailRequest { kernel: self.kernel.choice(), options: self.tail.clone() }
     }
 }

@@ -12,7 +12,7 @@
 //! `barrier.sync 0` (docs/barriers.md).
 
 use crate::PTX;
-use block_size_cli::SweepArgs;
+use block_size_runner::SweepArgs;
 use block_size_runner::{Agreement, Arg, Axis, BlockShape, Check, Kernel, Values};
 
 /// The kernel's entry point.

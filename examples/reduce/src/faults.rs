@@ -3,7 +3,7 @@
 //! sweeps a test kernel that faults at 1024 threads per block or hangs at 512.
 
 use crate::stencil;
-use block_size_cli::SweepArgs;
+use block_size_runner::SweepArgs;
 use clap::Parser;
 
 /// The example's options, then the sweep's.

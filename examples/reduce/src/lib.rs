@@ -11,7 +11,7 @@ pub mod transpose;
 /// A launcher's command line (`reduce-example`, `transpose-example`, `blur-example`, `faults-example`), read as
 /// `block-size` reads its own: `--help` printed, bad input one `Error:` line and exit 2, the
 /// sweep's options checked as far as they can be without a device or the kernel's data
-/// ([`block_size_runner::Settings::validate`]); the worker checks the rest.
+/// ([`SweepArgs::validate`]); the worker checks the rest.
 pub fn launcher_command_line<T: Parser>(sweep: impl Fn(&T) -> &SweepArgs) -> T {
     let stop = |error: block_size_runner::Error| -> ! {
         eprintln!("Error: {error}");
@@ -21,19 +21,17 @@ pub fn launcher_command_line<T: Parser>(sweep: impl Fn(&T) -> &SweepArgs) -> T {
         if !error.use_stderr() {
             error.exit(); // --help, --version
         }
-        stop(block_size_runner::Error::new(
-            block_size_runner::exit::USAGE,
-            block_size_cli::cli::usage_line(&error),
-        ))
+        stop(block_size_runner::Error::from(error))
     });
-    if let Err(error) = sweep(&cli).settings().validate() {
+    if let Err(error) = sweep(&cli).validate() {
         stop(error);
     }
     cli
 }
 
-use block_size_cli::SweepArgs;
-use block_size_runner::{Agreement, Arg, Axis, Check, Console, Driver, EmbeddedPtx, GridPolicy, Kernel};
+use block_size_runner::{
+    Agreement, Arg, Axis, Check, Console, Driver, EmbeddedPtx, GridPolicy, Kernel, SweepArgs,
+};
 use clap::{Parser, ValueEnum};
 
 /// The kernels' PTX as cuda_builder wrote it, and its provenance stamp.
@@ -157,5 +155,5 @@ pub fn run(driver: &impl Driver, cli: &Cli, console: &mut Console) -> i32 {
         CheckArg::SameAsFirst => Check::same_as_first(Agreement::Within(cli.tolerance)),
     };
     let kernel = kernel(cli.source.ptx(), x, check, &cli.grids, cli.shared_bytes_per_thread);
-    block_size_runner::sweep_and_print(driver, &kernel, &cli.sweep.settings(), console)
+    block_size_runner::sweep_and_print(driver, &kernel, &cli.sweep, console)
 }

@@ -7,6 +7,5 @@
 fn main() {
     let cli: reduce_example::Cli =
         reduce_example::launcher_command_line(|cli: &reduce_example::Cli| &cli.sweep);
-    let journal = cli.sweep.settings().journal;
-    std::process::exit(block_size_runner::launch("reduce-example-cuda", true, journal.as_deref()));
+    std::process::exit(block_size_runner::launch("reduce-example-cuda", Some(&cli.sweep)));
 }

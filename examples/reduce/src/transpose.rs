@@ -9,7 +9,7 @@
 //! unaligned `barrier.sync 0` (docs/barriers.md).
 
 use crate::PTX;
-use block_size_cli::SweepArgs;
+use block_size_runner::SweepArgs;
 use block_size_runner::{Arg, Axis, Check, Kernel};
 
 /// The kernel's entry point.

@@ -5,8 +5,8 @@
 //! bit-for-bit check.
 
 use anyhow::{Result, ensure};
+use block_size_runner::BlockShape;
 use block_size_runner::mock::{EmulatedMemory, Launch, MockDriver, read_values, threads, write_values};
-use block_size_runner::{BlockShape, GridPolicy};
 use reduce_example::{PTX, blur};
 
 mod shaped;
@@ -76,7 +76,7 @@ fn driver() -> MockDriver {
     shaped::driver(PTX.kernel(blur::ENTRY), emulate)
 }
 
-use shaped::settings;
+use shaped::options;
 
 fn shape(x: u32, y: u32) -> BlockShape {
     BlockShape { x, y, z: 1 }
@@ -103,11 +103,11 @@ fn the_cpu_blur_of_a_flat_image_is_flat_and_the_halo_follows_the_shape() {
 fn every_shape_blurs_every_pixel_under_every_grid_with_its_own_shared_memory() {
     // Sides that no block divides: ragged tiles on the right and at the bottom.
     let (width, height) = (131, 67);
-    for grid in [GridPolicy::PerItem, GridPolicy::OneWave, GridPolicy::Waves(2)] {
+    for grid in ["per-item", "one-wave", "waves:2"] {
         let measured = block_size_runner::sweep(
             &driver(),
             &blur::kernel(width, height, &blur::RADII),
-            &settings("32x8,16x16,64x4,8x32,256x1,1x32", grid),
+            &options("32x8,16x16,64x4,8x32,256x1,1x32", grid, &[]),
         )
         .unwrap();
         assert_eq!(measured.exit_status(), 0, "{grid:?}: {}", measured.failures());
@@ -126,7 +126,7 @@ fn the_table_shows_each_shapes_shared_memory() {
     let measured = block_size_runner::sweep(
         &driver(),
         &blur::kernel(64, 48, &blur::RADII),
-        &settings("32x8,16x16", GridPolicy::PerItem),
+        &options("32x8,16x16", "per-item", &[]),
     )
     .unwrap();
     assert_eq!(measured.exit_status(), 0, "{}", measured.failures());
@@ -147,7 +147,7 @@ fn several_radii_are_checked_each_against_its_own_reference() {
     let measured = block_size_runner::sweep(
         &driver(),
         &blur::kernel(45, 29, &[1, 2, 4]),
-        &settings("32x8,8x8", GridPolicy::OneWave),
+        &options("32x8,8x8", "one-wave", &[]),
     )
     .unwrap();
     assert_eq!(measured.exit_status(), 0, "{}", measured.failures());
@@ -159,9 +159,8 @@ fn several_radii_are_checked_each_against_its_own_reference() {
 #[test]
 fn a_wrong_pixel_fails_its_row_with_its_place() {
     for radii in [&[2][..], &[1, 2][..]] {
-        let mut settings = settings("32x8,16x16", GridPolicy::OneWave);
-        settings.corrupt_output = Some(70);
-        let measured = block_size_runner::sweep(&driver(), &blur::kernel(67, 31, radii), &settings).unwrap();
+        let options = options("32x8,16x16", "one-wave", &["--corrupt-output", "70"]);
+        let measured = block_size_runner::sweep(&driver(), &blur::kernel(67, 31, radii), &options).unwrap();
         let failures = measured.failures();
         assert_eq!(measured.exit_status(), 1, "{radii:?}");
         assert!(failures.contains("wrong output at block 32x8"), "{radii:?}: {failures}");

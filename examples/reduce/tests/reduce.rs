@@ -189,7 +189,7 @@ fn every_command_the_guide_shows_parses() {
         let parsed = Cli::try_parse_from(std::iter::once("reduce-example").chain(args.split_whitespace()));
         let options = parsed
             .map_err(|error| error.to_string())
-            .and_then(|cli| cli.sweep.settings().validate().map_err(|error| error.to_string()));
+            .and_then(|cli| cli.sweep.validate().map_err(|error| error.to_string()));
         assert!(options.is_ok(), "`{prefix}{args}`: {}", options.unwrap_err());
     }
 }

@@ -3,8 +3,8 @@
 //! element leaves it 0 and fails the bit-for-bit check.
 
 use anyhow::{Result, ensure};
+use block_size_runner::SweepArgs;
 use block_size_runner::mock::{EmulatedMemory, Launch, MockDriver, read_values, threads, write_values};
-use block_size_runner::{BlockShape, GridPolicy, Settings};
 use reduce_example::{PTX, transpose};
 
 mod shaped;
@@ -52,7 +52,7 @@ fn driver() -> MockDriver {
     shaped::driver(PTX.kernel(transpose::ENTRY), emulate)
 }
 
-use shaped::settings;
+use shaped::options;
 
 #[test]
 fn the_cpu_transpose_is_a_transpose() {
@@ -67,11 +67,11 @@ fn the_cpu_transpose_is_a_transpose() {
 fn every_shape_and_tile_moves_every_element_under_every_grid() {
     // Sides that no tile divides: ragged tiles on the right and at the bottom.
     let (rows, cols) = (67, 131);
-    for grid in [GridPolicy::PerItem, GridPolicy::OneWave, GridPolicy::Waves(2)] {
+    for grid in ["per-item", "one-wave", "waves:2"] {
         let measured = block_size_runner::sweep(
             &driver(),
             &transpose::kernel(rows, cols, &transpose::TILES),
-            &settings("32x8,16x16,64x4,1x32,256", grid),
+            &options("32x8,16x16,64x4,1x32,256", grid, &[]),
         )
         .unwrap();
         assert_eq!(measured.exit_status(), 0, "{grid:?}: {}", measured.failures());
@@ -88,7 +88,7 @@ fn one_thread_per_item_is_one_block_a_tile() {
     let measured = block_size_runner::sweep(
         &driver(),
         &transpose::kernel(4099, 33, &[16, 64]),
-        &settings("32x8", GridPolicy::PerItem),
+        &options("32x8", "per-item", &[]),
     )
     .unwrap();
     let table = measured.table(false);
@@ -104,10 +104,8 @@ fn one_thread_per_item_is_one_block_a_tile() {
 
 #[test]
 fn a_misplaced_element_fails_its_row_with_its_place() {
-    let mut settings = settings("32x8,16x16", GridPolicy::OneWave);
-    settings.corrupt_output = Some(70);
-    let measured =
-        block_size_runner::sweep(&driver(), &transpose::kernel(67, 131, &[32]), &settings).unwrap();
+    let options = options("32x8,16x16", "one-wave", &["--corrupt-output", "70"]);
+    let measured = block_size_runner::sweep(&driver(), &transpose::kernel(67, 131, &[32]), &options).unwrap();
     let failures = measured.failures();
     assert_eq!(measured.exit_status(), 1);
     assert!(
@@ -120,8 +118,8 @@ fn a_misplaced_element_fails_its_row_with_its_place() {
 #[test]
 fn a_block_shape_beyond_the_device_is_refused_before_it() {
     let kernel = transpose::kernel(64, 64, &[32]);
-    let shapes = vec![BlockShape { x: 64, y: 32, z: 1 }];
-    let error = Settings { block_shapes: shapes, ..Settings::default() }.validate_for(&kernel).unwrap_err();
+    let options = SweepArgs::from_args(["--block-shapes", "64x32"]).unwrap();
+    let error = options.validate_for(&kernel).unwrap_err();
     assert_eq!(error.exit_status(), 2);
     assert_eq!(
         error.to_string(),

@@ -9,11 +9,12 @@ context or hangs then costs a worker, not the sweep. `block-size` is such a laun
 `block-size-cuda`; [`launch`] is the same for a program of your own.
 */
 
+use crate::commands::options::SweepArgs;
 use crate::error::{Error, exit, shown};
 use crate::measure::supervision::supervise;
 use std::ffi::OsString;
 use std::os::unix::process::CommandExt as _;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// The driver library every CUDA program loads.
 const DRIVER_LIBRARY: &str = "libcuda.so.1";
@@ -40,21 +41,22 @@ pub(crate) fn worker_beside(worker: &str) -> Result<PathBuf, Error> {
 
 /// The launcher's part: checks that the driver loads, then runs `worker` (a binary in this
 /// program's folder, which links the driver and runs the command on [`crate::CudaDriver`]) with
-/// this process's command line. A sweep (`sweep`) runs as a supervised worker until one
-/// finishes, `journal` being its `--journal` where given ([`crate::Settings::journal`]): a
+/// this process's command line. A sweep (`sweep`, its options as this process read them) runs
+/// as a supervised worker until one finishes, journaled to its `--journal` where given: a
 /// configuration that faults or hangs costs a worker, and a fresh one measures the rest.
-/// Anything else (`compare`, `tail`, `variants`) runs the worker in this process's place, so
-/// that a fault or a hang ends it with its own line, as `block-size`'s do. Returns the exit
-/// status to end with; an error is printed as one `Error:` line on standard error.
+/// Anything else (`None`: `compare`, `tail`, `variants`) runs the worker in this process's
+/// place, so that a fault or a hang ends it with its own line, as `block-size`'s do. Returns the
+/// exit status to end with; an error is printed as one `Error:` line on standard error.
 ///
 /// ```no_run
 /// // src/main.rs of a program `mine` whose worker is src/bin/mine-cuda.rs.
-/// # struct Cli { compare: bool, journal: Option<std::path::PathBuf> }
-/// # fn parse() -> Cli { Cli { compare: false, journal: None } }
+/// # struct Cli { compare: bool, sweep: block_size_runner::SweepArgs }
+/// # fn parse() -> Cli { Cli { compare: false, sweep: Default::default() } }
 /// let cli = parse(); // clap: --help prints here, with no driver needed
-/// std::process::exit(block_size_runner::launch("mine-cuda", !cli.compare, cli.journal.as_deref()));
+/// let sweep = (!cli.compare).then_some(&cli.sweep);
+/// std::process::exit(block_size_runner::launch("mine-cuda", sweep));
 /// ```
-pub fn launch(worker: &str, sweep: bool, journal: Option<&Path>) -> i32 {
+pub fn launch(worker: &str, sweep: Option<&SweepArgs>) -> i32 {
     let args: Vec<OsString> = std::env::args_os().collect();
     let ran = driver_loads().and_then(|()| worker_beside(worker)).and_then(|program| {
         if !program.is_file() {
@@ -63,8 +65,8 @@ pub fn launch(worker: &str, sweep: bool, journal: Option<&Path>) -> i32 {
                 format!("cannot start {}: no such program beside this one (build it too)", shown(&program)),
             ));
         }
-        if sweep {
-            return supervise::supervise(&program, &args, journal);
+        if let Some(sweep) = sweep {
+            return supervise::supervise(&program, &args, sweep.journal());
         }
         let error = std::process::Command::new(&program).arg0(&args[0]).args(&args[1..]).exec();
         Err(Error::new(exit::FAILED, format!("cannot start {}: {error}", shown(&program))))

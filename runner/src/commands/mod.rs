@@ -1,9 +1,10 @@
 /*!
 What `block-size` runs besides the sweep of a kernel: the GPU-free subcommands (`diff`,
-`merge`, `occupancy`, `report`) as functions of plain values, checked here, not by a command-line parser;
-the supervisor of a program in two binaries; and the defaults of the options the CLI shows in its
-help. The sweep, `compare`, `tail` and `variants` of any kernel, and the launcher of a program in
-two binaries, are at the crate root.
+`merge`, `occupancy`, `report`) as functions of plain values (`occupancy` of its options as
+`block-size` takes them, [`OccupancyArgs`]), checked here, not by a command-line parser; and the
+supervisor of a program in two binaries. The sweep, `compare`, `tail` and `variants` of any
+kernel, their options ([`crate::SweepArgs`] and its siblings, in `options`), and the launcher of
+a program in two binaries, are at the crate root.
 */
 
 pub(crate) mod compare;
@@ -14,6 +15,7 @@ pub(crate) mod fuzzing;
 pub(crate) mod launch;
 pub(crate) mod merge;
 pub(crate) mod occupancy;
+pub(crate) mod options;
 pub(crate) mod report;
 pub(crate) mod session;
 pub(crate) mod settings;
@@ -22,16 +24,22 @@ pub(crate) mod tail;
 pub(crate) mod variants;
 
 pub use self::launch::driver_loads;
-pub use self::occupancy::presets;
-pub use self::settings::{DEFAULT_ENERGY_WINDOW, DEFAULT_MIN_RUNS};
-pub use crate::measure::sampling::timing::DEFAULT_BATCH_LAUNCHES;
-pub use crate::measure::supervision::supervise::supervise;
-pub use crate::model::sm::DEFAULT_REGISTERS;
+pub use self::options::OccupancyArgs;
 pub use crate::results::diff::DEFAULT_THRESHOLD;
 
+use crate::commands::options::SweepArgs;
 use crate::error::{Console, Error};
-use crate::model::block_shape::BlockShape;
+use std::ffi::OsString;
 use std::path::Path;
+
+/// The supervisor of a sweep in worker processes: runs `worker` with `args` (its command line,
+/// program name first) until a worker finishes, a fresh one after each that a faulting or hung
+/// configuration ended, journaled to the sweep's `--journal` where `sweep` names one; `Ok`
+/// carries the run's exit status. `block-size` supervises `block-size-cuda` so;
+/// [`crate::launch`] does the same for a program of your own.
+pub fn supervise(worker: &Path, args: &[OsString], sweep: &SweepArgs) -> Result<i32, Error> {
+    crate::measure::supervision::supervise::supervise(worker, args, sweep.journal())
+}
 
 /// `block-size diff OLD NEW`, which needs no GPU: two sweeps' JSON exports (of any schema
 /// version this tool wrote) compared configuration by configuration, SAME, FASTER, SLOWER or
@@ -96,27 +104,14 @@ pub fn merge(
     self::merge::exec(&request, console)
 }
 
-/// `block-size occupancy`, which needs no GPU: the calculator's tables for the presets `gpus`
-/// ([`presets`], any case; several are compared side by side) and a kernel of
-/// `registers_per_thread` registers (0 to 255; [`DEFAULT_REGISTERS`]) and
-/// `shared_memory_per_block` bytes, at each of `block_sizes` (1 to 1024); where
-/// `block_shapes` is not empty, at each of its shapes (`32x8`) instead, residency from their
-/// threads (one line, exit 2, for a shape past every device's bounds or given twice;
-/// [`BlockShape::generate`] makes every power-of-two shape of a block size).
-pub fn occupancy(
-    gpus: &[String],
-    registers_per_thread: u32,
-    shared_memory_per_block: u32,
-    block_sizes: &[u32],
-    block_shapes: &[BlockShape],
-) -> Result<String, Error> {
-    self::occupancy::exec(&self::occupancy::OccupancyRequest {
-        gpus: gpus.to_vec(),
-        registers_per_thread,
-        shared_memory_per_block,
-        block_sizes: block_sizes.to_vec(),
-        block_shapes: block_shapes.to_vec(),
-    })
+/// `block-size occupancy`, which needs no GPU: the calculator's tables for the preset GPUs
+/// `options` name (`--gpu`, or several side by side with `--compare-gpus`) and a kernel of
+/// `--regs` registers per thread (0 to 255) and `--smem` bytes of shared memory per block, at
+/// each of `--block-sizes` (1 to 1024), or at each of `--block-shapes` (`32x8`, `2d`) instead,
+/// residency from their threads (one line, exit 2, for a shape past every device's bounds or
+/// given twice).
+pub fn occupancy(options: &OccupancyArgs) -> Result<String, Error> {
+    self::occupancy::exec(&options.request())
 }
 
 /// `block-size report`, which needs no GPU: the HTML report of a sweep's JSON export `input`

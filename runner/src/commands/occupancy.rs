@@ -17,7 +17,7 @@ use crate::model::sm::{self, DEFAULT_REGISTERS, Occupancy, Preset};
 use crate::results::table::render_columns;
 
 /// The presets `--gpu` and `--compare-gpus` take: key and name.
-pub fn presets() -> impl Iterator<Item = (&'static str, &'static str)> {
+fn presets() -> impl Iterator<Item = (&'static str, &'static str)> {
     sm::PRESETS.iter().map(|preset| (preset.key, preset.name))
 }
 

@@ -1,6 +1,7 @@
 /*!
-How to sweep: [`Settings`] and its [`TimingSettings`], as `block-size` takes them on its command
-line and as a program of your own sets them, with the one validation both go through.
+How to sweep: [`Settings`] and its [`TimingSettings`], what the commands' options
+(`crate::commands::options`, as `block-size` takes them and a program of your own alike) become,
+with the one validation every command goes through.
 
 Every field is a plain value with `block_size.cu`'s default ([`Settings::default`]); `None`
 means "not given", so an option that only one timing mode reads can be refused when it is given
@@ -25,18 +26,18 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// Untimed launches before each row: `block_size.cu`'s.
-pub const DEFAULT_WARMUPS: u32 = 3;
+pub(crate) const DEFAULT_WARMUPS: u32 = 3;
 /// Samples a row takes at least under the noise-driven stop: the seed's ten.
-pub const DEFAULT_MIN_RUNS: u32 = 10;
+pub(crate) const DEFAULT_MIN_RUNS: u32 = 10;
 /// The noise-driven stop's spread: a row stops once its samples' median absolute deviation is
 /// at most this fraction of their median.
-pub const DEFAULT_MAX_NOISE: f64 = 0.005;
+pub(crate) const DEFAULT_MAX_NOISE: f64 = 0.005;
 /// The noise-driven stop's time limit per row.
-pub const DEFAULT_MAX_TIME_PER_ROW: Duration = Duration::from_millis(500);
+pub(crate) const DEFAULT_MAX_TIME_PER_ROW: Duration = Duration::from_millis(500);
 
 /// Which GPUs a sweep runs on (`--device`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DeviceChoice {
+pub(crate) enum DeviceChoice {
     /// The device of this CUDA ordinal (0 by default).
     One(u32),
     /// Every visible GPU in turn, each with its own table, then one summary line per GPU.
@@ -50,22 +51,8 @@ impl Default for DeviceChoice {
 }
 
 /// How each row is timed, as given: `--timing` and the options around it.
-///
-/// ```
-/// use block_size_runner::{Settings, TimingMode, TimingSettings};
-///
-/// // Cold timing, exactly 20 samples a row.
-/// let timing = TimingSettings { mode: TimingMode::Cold, runs: Some(20), ..TimingSettings::default() };
-/// assert!(Settings { timing, ..Settings::default() }.validate().is_ok());
-/// // --launches-per-sample is batch and graph timing's alone.
-/// let wrong = TimingSettings { launches_per_sample: Some(4), ..timing };
-/// assert_eq!(
-///     Settings { timing: wrong, ..Settings::default() }.validate().unwrap_err().to_string(),
-///     "--launches-per-sample applies to --timing batch and graph, not --timing cold"
-/// );
-/// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct TimingSettings {
+pub(crate) struct TimingSettings {
     /// `--timing`: how a row's samples sit between CUDA events (graph by default: of the four
     /// modes, the nearest Nsight Compute's own duration on the H200, docs/timing.md).
     pub mode: TimingMode,
@@ -96,7 +83,7 @@ pub struct TimingSettings {
 /// The energy window unless asked otherwise (`--energy-window`): five steps of the H200's
 /// counter, which steps every 100 ms, so that the 4 ms a read takes on each end leaves under
 /// one percent of the window (docs/timing.md).
-pub const DEFAULT_ENERGY_WINDOW: Duration = Duration::from_millis(500);
+pub(crate) const DEFAULT_ENERGY_WINDOW: Duration = Duration::from_millis(500);
 
 /// The longest energy window a row may ask for.
 const MAX_ENERGY_WINDOW: Duration = Duration::from_secs(60);
@@ -237,27 +224,8 @@ impl TimingSettings {
 
 /// How to sweep: the devices, the block sizes, the timing, the grid, and what to print where.
 /// [`Settings::default`] is `block-size`'s defaults, which are `block_size.cu`'s.
-///
-/// ```
-/// use block_size_runner::{DeviceChoice, Format, GridPolicy, Settings};
-///
-/// let settings = Settings {
-///     block_sizes: vec![128, 256, 512, 1024],
-///     grid: GridPolicy::PerItem,
-///     format: Some(Format::Json),
-///     device: DeviceChoice::All,
-///     ..Settings::default()
-/// };
-/// assert!(settings.validate().is_ok());
-///
-/// // Refused as `block-size` refuses it: one line, exit status 2.
-/// let twice = Settings { block_sizes: vec![64, 128, 64], ..Settings::default() };
-/// let error = twice.validate().unwrap_err();
-/// assert_eq!(error.to_string(), "block size 64 is listed twice in --block-sizes");
-/// assert_eq!(error.exit_status(), 2);
-/// ```
 #[derive(Debug, Clone, PartialEq)]
-pub struct Settings {
+pub(crate) struct Settings {
     /// `--device`: one CUDA ordinal (0), or every visible GPU.
     pub device: DeviceChoice,
     /// `--block-sizes`: threads per block of each row, in order, each once.
@@ -359,7 +327,7 @@ impl Default for Settings {
 
 impl Settings {
     /// Every check that needs no device; the first that fails as one line, exit status 2.
-    pub fn validate(&self) -> Result<(), Error> {
+    pub(crate) fn validate(&self) -> Result<(), Error> {
         self.checked().map(|_| ())
     }
 

@@ -2,7 +2,7 @@
 The sweep, `block-size`'s default command and the run of a kernel of your own: for each block
 size, the driver's occupancy answer, one full wave (or the grid policy's), timed and checked
 (`search::sweep`), then the table of `block_size.cu` with its summary, or an export, and a plot;
-on one GPU or, with [`DeviceChoice::All`], on each in turn.
+on one GPU or, with `--device all`, on each in turn.
 
 A device's run is the same for every [`Kernel`]: open and load its kernels, check the request
 against the device, build its host data, gather the provenance, measure, then decide what goes
@@ -10,6 +10,7 @@ where (`Outputs`, from the settings alone) and write it (`Delivery`).
 */
 
 use crate::commands::counters;
+use crate::commands::options::SweepArgs;
 use crate::commands::session;
 use crate::commands::settings::{DeviceChoice, Settings};
 use crate::error::{Console, Error, exit, failed, shown};
@@ -55,12 +56,31 @@ pub(crate) fn check_corrupt_output(index: Option<usize>, outputs: u64, whole: &s
     }
 }
 
-/// Sweeps `kernel` on `driver`'s device [`Settings::device`] and returns what it measured;
-/// failed checks are in its sweep's failures ([`Measured::exit_status`] 1). An [`Error`] is a
-/// run that did not reach its table: bad settings or a kernel description that does not hold
-/// (exit 2, before the device is touched), no device (3), the driver failing mid-run (1).
-/// With [`DeviceChoice::All`], use [`sweep_and_print`].
-pub fn sweep<D: Driver>(driver: &D, kernel: &Kernel, settings: &Settings) -> Result<Measured, Error> {
+/// Sweeps `kernel` on `driver`'s device (`--device`) with the sweep's `options` and returns
+/// what it measured; failed checks are in its sweep's failures ([`Measured::exit_status`] 1).
+/// An [`Error`] is a run that did not reach its table: bad options or a kernel description that
+/// does not hold (exit 2, before the device is touched), no device (3), the driver failing
+/// mid-run (1). With `--device all`, use [`sweep_and_print`].
+///
+/// ```no_run
+/// # fn kernel() -> block_size_runner::Kernel { unimplemented!() }
+/// use block_size_runner::{CudaDriver, SweepArgs};
+///
+/// let options = SweepArgs::from_args(["--block-sizes", "128,256,512", "--grid", "per-item"])?;
+/// let measured = block_size_runner::sweep(&CudaDriver, &kernel(), &options)?;
+/// print!("{}", measured.table(false));
+/// # Ok::<(), block_size_runner::Error>(())
+/// ```
+pub fn sweep<D: Driver>(driver: &D, kernel: &Kernel, options: &SweepArgs) -> Result<Measured, Error> {
+    sweep_with(driver, kernel, &options.settings())
+}
+
+/// [`sweep`] with its settings already made.
+pub(crate) fn sweep_with<D: Driver>(
+    driver: &D,
+    kernel: &Kernel,
+    settings: &Settings,
+) -> Result<Measured, Error> {
     let DeviceChoice::One(ordinal) = settings.device else {
         return Err(Error::new(
             exit::USAGE,
@@ -81,15 +101,25 @@ pub fn sweep<D: Driver>(driver: &D, kernel: &Kernel, settings: &Settings) -> Res
 }
 
 /// [`sweep`], printed as `block-size` prints a sweep: the head while the sweep runs, then the
-/// table and summary (or the export of [`Settings::format`], to [`Settings::output`] where
-/// given), the plot where asked, failed checks on standard error; with [`DeviceChoice::All`],
-/// every device and a summary line each. Returns the exit status ([`crate::exit`]); an error is
-/// printed as one `Error: ` line on standard error.
+/// table and summary (or the export of `--format`, to `--output` where given), the plot where
+/// asked, failed checks on standard error; with `--device all`, every device and a summary
+/// line each. Returns the exit status ([`crate::exit`]); an error is printed as one `Error: `
+/// line on standard error.
 ///
 /// It measures in this process. To run it in a supervised worker process instead, so that a
 /// kernel that poisons the GPU context or hangs costs a worker and not the sweep, start the
 /// program that calls it through [`crate::launch`].
 pub fn sweep_and_print<D: Driver>(
+    driver: &D,
+    kernel: &Kernel,
+    options: &SweepArgs,
+    console: &mut Console,
+) -> i32 {
+    sweep_and_print_with(driver, kernel, &options.settings(), console)
+}
+
+/// [`sweep_and_print`] with its settings already made.
+pub(crate) fn sweep_and_print_with<D: Driver>(
     driver: &D,
     kernel: &Kernel,
     settings: &Settings,
@@ -104,27 +134,27 @@ pub fn sweep_and_print<D: Driver>(
     run(console).unwrap_or_else(|error| console.print_error(&error))
 }
 
-/// Starts opening the device a sweep with `settings` measures on, on a thread of its own, so
+/// Starts opening the device a sweep with `options` measures on, on a thread of its own, so
 /// that the driver's start (about 0.2 s on an H200: cuInit, then the device's primary context)
 /// overlaps what the caller does before the sweep, such as building its inputs and their CPU
 /// reference. Keep the value until the sweep has run and drop it before the process exits:
 ///
 /// ```no_run
 /// # fn inputs() -> block_size_runner::Kernel { unimplemented!() }
-/// let (driver, settings) = (block_size_runner::CudaDriver, block_size_runner::Settings::default());
+/// let (driver, options) = (block_size_runner::CudaDriver, block_size_runner::SweepArgs::default());
 /// let status = block_size_runner::with_stdio(|console| {
-///     let _device = block_size_runner::open_early(&driver, &settings);
+///     let _device = block_size_runner::open_early(&driver, &options);
 ///     let kernel = inputs(); // meanwhile the driver starts
-///     block_size_runner::sweep_and_print(&driver, &kernel, &settings, console)
+///     block_size_runner::sweep_and_print(&driver, &kernel, &options, console)
 /// });
 /// std::process::exit(status);
 /// ```
 ///
-/// It opens nothing with [`DeviceChoice::All`] outside a worker (the devices open in turn, or
-/// each in a worker of its own), nor on a driver with nothing worth overlapping (the tests'
-/// mock); what fails early is left to the sweep's own open to report.
-pub fn open_early<D: Driver>(driver: &D, settings: &Settings) -> EarlyOpen {
-    match early_ordinal(settings, &Supervision::from_env()) {
+/// It opens nothing with `--device all` outside a worker (the devices open in turn, or each in
+/// a worker of its own), nor on a driver with nothing worth overlapping (the tests' mock); what
+/// fails early is left to the sweep's own open to report.
+pub fn open_early<D: Driver>(driver: &D, options: &SweepArgs) -> EarlyOpen {
+    match early_ordinal(&options.settings(), &Supervision::from_env()) {
         Some(ordinal) => driver.open_early(ordinal),
         None => EarlyOpen::default(),
     }

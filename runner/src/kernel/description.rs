@@ -589,7 +589,7 @@ impl Kernel {
 
     /// A restriction over configurations: only those where `keep(threads_per_block, variant)`
     /// holds are measured; the others are left out of the sweep, its table and exports, and of
-    /// the count that decides whether a sweep races ([`crate::Search`]). A restriction that
+    /// the count that decides whether a sweep races (`--search`). A restriction that
     /// keeps none of the configurations asked for is refused (exit 2) before the device is
     /// touched.
     ///

@@ -9,11 +9,11 @@
 //! driver's `libcuda.so.1` through cust and runs [`run`] on the GPU.
 
 //@ if --cuda
-use block_size_cli::CompareArgs;
+use block_size_runner::{CompareArgs, exit};
 //@ end
-use block_size_cli::cli::usage_line;
-use block_size_cli::{SweepArgs, TailArgs};
-use block_size_runner::{Agreement, Arg, Check, Console, Driver, EmbeddedPtx, Error, Kernel, Values, exit};
+use block_size_runner::{
+    Agreement, Arg, Check, Console, Driver, EmbeddedPtx, Error, Kernel, SweepArgs, TailArgs, Values,
+};
 use clap::{Args, Parser, Subcommand};
 
 /// The kernels' PTX as cuda_builder wrote it, and its provenance stamp.
@@ -99,7 +99,7 @@ impl Cli {
             if !error.use_stderr() {
                 error.exit(); // --help
             }
-            stop(&Error::new(exit::USAGE, usage_line(&error)))
+            stop(&Error::from(error))
         });
         if let Err(error) = cli.validate() {
             stop(&error);
@@ -135,13 +135,11 @@ impl Cli {
     pub fn validate(&self) -> Result<(), Error> {
         let kernel = self.kernel()?;
         match &self.command {
-            None => self.sweep.settings().validate_for(&kernel),
+            None => self.sweep.validate_for(&kernel),
             //@ if --cuda
-            Some(Command::Compare { compare, .. }) => {
-                compare.settings().validate_compare(&kernel, compare.rounds, &[])
-            }
+            Some(Command::Compare { compare, .. }) => compare.validate_for(&kernel, &[]),
             //@ end
-            Some(Command::Tail { tail, .. }) => tail.settings().validate_tail(&kernel, &tail.waves),
+            Some(Command::Tail { tail, .. }) => tail.validate_for(&kernel),
         }
     }
 }
@@ -231,15 +229,13 @@ pub fn run(driver: &impl Driver, cli: &Cli, console: &mut Console) -> i32 {
         }
     };
     let ran = match &cli.command {
-        None => return block_size_runner::sweep_and_print(driver, &kernel, &cli.sweep.settings(), console),
+        None => return block_size_runner::sweep_and_print(driver, &kernel, &cli.sweep, console),
         //@ if --cuda
         Some(Command::Compare { compare, .. }) => {
-            block_size_runner::compare(driver, &kernel, &compare.settings(), compare.rounds, &[], console)
+            block_size_runner::compare(driver, &kernel, compare, &[], console)
         }
         //@ end
-        Some(Command::Tail { tail, .. }) => {
-            block_size_runner::tail(driver, &kernel, &tail.settings(), &tail.waves, console)
-        }
+        Some(Command::Tail { tail, .. }) => block_size_runner::tail(driver, &kernel, tail, console),
     };
     ran.unwrap_or_else(|error| {
         let _ = writeln!(console.err, "Error: {error}");

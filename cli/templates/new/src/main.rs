@@ -9,7 +9,7 @@
 
 fn main() {
     let cli = scaffold_name::Cli::from_command_line();
-    // The sweep runs supervised; a subcommand in this process's place (it takes no journal).
-    let sweep = cli.command.is_none();
-    std::process::exit(block_size_runner::launch("scaffold-name-cuda", sweep, cli.sweep.journal.as_deref()));
+    // The sweep runs supervised (journaled to its --journal); a subcommand in this process's place.
+    let sweep = cli.command.is_none().then_some(&cli.sweep);
+    std::process::exit(block_size_runner::launch("scaffold-name-cuda", sweep));
 }

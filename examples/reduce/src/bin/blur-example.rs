@@ -7,6 +7,5 @@ use reduce_example::blur::BlurCli;
 
 fn main() {
     let cli: BlurCli = reduce_example::launcher_command_line(|cli: &BlurCli| &cli.sweep);
-    let journal = cli.sweep.settings().journal;
-    std::process::exit(block_size_runner::launch("blur-example-cuda", true, journal.as_deref()));
+    std::process::exit(block_size_runner::launch("blur-example-cuda", Some(&cli.sweep)));
 }

@@ -7,6 +7,5 @@ use reduce_example::faults::FaultsCli;
 
 fn main() {
     let cli: FaultsCli = reduce_example::launcher_command_line(|cli: &FaultsCli| &cli.sweep);
-    let journal = cli.sweep.settings().journal;
-    std::process::exit(block_size_runner::launch("faults-example-cuda", true, journal.as_deref()));
+    std::process::exit(block_size_runner::launch("faults-example-cuda", Some(&cli.sweep)));
 }

@@ -9,7 +9,7 @@ fn main() {
     let driver = block_size_runner::CudaDriver;
     std::process::exit(block_size_runner::with_stdio(|console| {
         // The driver starts while `run` builds the values and their CPU sum.
-        let _device = block_size_runner::open_early(&driver, &cli.sweep.settings());
+        let _device = block_size_runner::open_early(&driver, &cli.sweep);
         reduce_example::run(&driver, &cli, console)
     }));
 }

@@ -2,7 +2,7 @@
 //! `--entry stencil3_cuda_std_barrier` launches the aligned-barrier twin, which deadlocks: run it
 //! only under `timeout`.
 
-use block_size_cli::SweepArgs;
+use block_size_runner::SweepArgs;
 use clap::Parser;
 use reduce_example::stencil;
 
@@ -25,6 +25,6 @@ fn main() {
     let kernel = stencil::kernel(entry, stencil::values(cli.n));
     let driver = block_size_runner::CudaDriver;
     std::process::exit(block_size_runner::with_stdio(|console| {
-        block_size_runner::sweep_and_print(&driver, &kernel, &cli.sweep.settings(), console)
+        block_size_runner::sweep_and_print(&driver, &kernel, &cli.sweep, console)
     }));
 }

@@ -11,6 +11,6 @@ fn main() {
     let kernel = transpose::kernel(cli.rows, cli.cols, &cli.tiles);
     let driver = block_size_runner::CudaDriver;
     std::process::exit(block_size_runner::with_stdio(|console| {
-        block_size_runner::sweep_and_print(&driver, &kernel, &cli.sweep.settings(), console)
+        block_size_runner::sweep_and_print(&driver, &kernel, &cli.sweep, console)
     }));
 }

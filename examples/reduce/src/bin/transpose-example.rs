@@ -7,6 +7,5 @@ use reduce_example::transpose::TransposeCli;
 
 fn main() {
     let cli: TransposeCli = reduce_example::launcher_command_line(|cli: &TransposeCli| &cli.sweep);
-    let journal = cli.sweep.settings().journal;
-    std::process::exit(block_size_runner::launch("transpose-example-cuda", true, journal.as_deref()));
+    std::process::exit(block_size_runner::launch("transpose-example-cuda", Some(&cli.sweep)));
 }

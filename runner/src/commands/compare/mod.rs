@@ -8,6 +8,7 @@ against the baseline (the first of them).
 mod record;
 
 use crate::commands::counters;
+use crate::commands::options::CompareArgs;
 use crate::commands::session;
 use crate::commands::settings::{DeviceChoice, Settings};
 use crate::commands::sweep::prepare::{check_kernel, entry_in};
@@ -112,25 +113,38 @@ fn checked(
     Ok((device, compared(kernel, against)?, blocks))
 }
 
-impl Settings {
-    /// Every check of [`compare`] with these settings that needs no device, the first failing
-    /// one as one line (exit 2): one device, the settings' own, `rounds` at least 1, the
-    /// kernel's description, and every entry compared in its PTX with the kernel's parameters.
-    pub fn validate_compare(&self, kernel: &Kernel, rounds: u32, against: &[KernelRef]) -> Result<(), Error> {
-        checked(kernel, self, rounds, against).map(|_| ())
+impl CompareArgs {
+    /// Every check of [`compare`] of `kernel` (and `against`) with these options that needs no
+    /// device, the first failing one as one line (exit 2): one device, the options' own,
+    /// `--rounds` at least 1, the kernel's description, and every entry compared in its PTX with
+    /// the kernel's parameters.
+    pub fn validate_for(&self, kernel: &Kernel, against: &[KernelRef]) -> Result<(), Error> {
+        checked(kernel, &self.settings(), self.rounds, against).map(|_| ())
     }
 }
 
 /// Compares `kernel`'s entry (its first configuration's) with the same entry in each of its
 /// twins ([`Kernel::twin`]: its CUDA C++ twin, rustc's NVPTX build), or with the entries of
-/// `against` where given (another variant with the same parameters), in `rounds` interleaved
+/// `against` where given (another variant with the same parameters), in `--rounds` interleaved
 /// rounds at each block size, and prints the table: one launch of every kernel a round, each
 /// between its own events, the order rotating; every kernel checked at every block size. Every
 /// build is loaded where this driver can (one `Left out:` line for each it cannot), all run on
 /// the same buffers; the ratios divide by the first of them this driver loads, else by the
-/// kernel's own. Of `settings` it reads the device (one), the block sizes, the warm-ups, the
-/// provenance and the command line. `Ok` carries the exit status: 0, or 1 where a check failed.
+/// kernel's own. `options` are `block-size compare`'s ([`CompareArgs`]). `Ok` carries the exit
+/// status: 0, or 1 where a check failed.
 pub fn compare<D: Driver>(
+    driver: &D,
+    kernel: &Kernel,
+    options: &CompareArgs,
+    against: &[KernelRef],
+    console: &mut Console,
+) -> Result<i32, Error> {
+    compare_with(driver, kernel, &options.settings(), options.rounds, against, console)
+}
+
+/// [`compare`] with its settings already made: of `settings` it reads the device (one), the
+/// block sizes, the warm-ups, the provenance, the JSON file, the counters and the command line.
+pub(crate) fn compare_with<D: Driver>(
     driver: &D,
     kernel: &Kernel,
     settings: &Settings,
@@ -495,6 +509,8 @@ pub fn render_stderr(result: &Comparison) -> String {
 
 #[cfg(test)]
 mod tests {
+    use crate::commands::settings::Settings;
+    use crate::error::exit;
     use crate::measure::gpu::mock::MockGpu;
     use crate::measure::gpu::ptx::EmbeddedPtx;
     use crate::model::block_shape::BlockShape;
@@ -503,6 +519,7 @@ mod tests {
     use crate::model::limits::KernelResources;
     use crate::model::pass::Pass;
     use crate::model::ptx_facts::PtxFacts;
+    use crate::results::export::Format;
     use crate::search::interleaved::{Cell, CompareRow, Compared, Comparison};
 
     const SPLIT: EmbeddedPtx =
@@ -550,6 +567,15 @@ mod tests {
             failures: Vec::new(),
             counters: None,
         }
+    }
+
+    #[test]
+    fn an_export_other_than_its_json_is_refused_before_any_device() {
+        // `CompareArgs` takes `--json` alone; the settings of a program's own could hold more.
+        let csv = Settings { exports: vec![(Format::Csv, "c.csv".into())], ..Settings::default() };
+        let refused = super::checked(&crate::tests::fixture::kernel(256), &csv, 3, &[]).unwrap_err();
+        assert_eq!(refused.exit_status(), exit::USAGE);
+        assert_eq!(refused.to_string(), "compare writes its JSON alone (--json FILE), not --csv");
     }
 
     #[test]

@@ -4,6 +4,7 @@ every entry point it launches is in its PTX (and in each twin a command measures
 sweep the settings hold and `--corrupt-output` names an element of its first output.
 */
 
+use crate::commands::options::SweepArgs;
 use crate::commands::settings::Settings;
 use crate::error::{Error, exit};
 use crate::kernel::Kernel;
@@ -70,7 +71,18 @@ impl Settings {
     /// settings' own ([`Settings::validate`]), the kernel's description, every entry point in
     /// its PTX, a configuration its restriction keeps, `--corrupt-output` within its first
     /// output. The first that fails as one line, exit status 2.
-    pub fn validate_for(&self, kernel: &Kernel) -> Result<(), Error> {
+    pub(crate) fn validate_for(&self, kernel: &Kernel) -> Result<(), Error> {
         prepare(kernel, self).map(|_| ())
+    }
+}
+
+impl SweepArgs {
+    /// Every check of a sweep of `kernel` with these options that needs no device: the
+    /// options' own ([`SweepArgs::validate`]), the kernel's description, every entry point in
+    /// its PTX, a configuration its restriction keeps, `--corrupt-output` within its first
+    /// output. The first that fails as one line, exit status 2, before the sweep would open
+    /// the device: what a launcher checks before it starts its worker.
+    pub fn validate_for(&self, kernel: &Kernel) -> Result<(), Error> {
+        self.settings().validate_for(kernel)
     }
 }

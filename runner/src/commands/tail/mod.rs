@@ -6,6 +6,7 @@
 
 use crate::commands::compare::one_device;
 use crate::commands::counters;
+use crate::commands::options::TailArgs;
 use crate::commands::session;
 use crate::commands::settings::Settings;
 use crate::commands::sweep::prepare::check_kernel;
@@ -62,23 +63,33 @@ fn checked(kernel: &Kernel, settings: &Settings, waves: &[f64]) -> Result<(u32, 
     Ok((device, timing, block))
 }
 
-impl Settings {
-    /// Every check of [`tail`] with these settings that needs no device, the first failing one
-    /// as one line (exit 2): one device, the settings' own, exactly one block size, `waves`
-    /// each above 0 and at most 1000, the kernel's description.
-    pub fn validate_tail(&self, kernel: &Kernel, waves: &[f64]) -> Result<(), Error> {
-        checked(kernel, self, waves).map(|_| ())
+impl TailArgs {
+    /// Every check of [`tail`] of `kernel` with these options that needs no device, the first
+    /// failing one as one line (exit 2): one device, the options' own, one block size or
+    /// shape, `--waves` each above 0 and at most 1000, the kernel's description.
+    pub fn validate_for(&self, kernel: &Kernel) -> Result<(), Error> {
+        checked(kernel, &self.settings(), &self.waves).map(|_| ())
     }
 }
 
-/// `kernel` at the one block size of `settings` with grids of each of `waves` waves over the
-/// same work (a wave being blocks/SM x SMs blocks; each above 0 and at most 1000), and the
-/// table, each row against the one-wave grid: what a partial last wave costs a kernel whose
-/// blocks loop over the work. Its own module alone is measured; a driver that cannot load it
-/// is exit 3 with its line. Of `settings` it reads the device (one), the block size, the
-/// timing, the provenance and the command line. `Ok` carries the exit status: 0, or 1 where a
-/// check failed.
+/// `kernel` at the one block size (or shape) of `options` with grids of each of its `--waves`
+/// waves over the same work (a wave being blocks/SM x SMs blocks; each above 0 and at most
+/// 1000), and the table, each row against the one-wave grid: what a partial last wave costs a
+/// kernel whose blocks loop over the work. Its own module alone is measured; a driver that
+/// cannot load it is exit 3 with its line. `options` are `block-size tail`'s ([`TailArgs`]).
+/// `Ok` carries the exit status: 0, or 1 where a check failed.
 pub fn tail<D: Driver>(
+    driver: &D,
+    kernel: &Kernel,
+    options: &TailArgs,
+    console: &mut Console,
+) -> Result<i32, Error> {
+    tail_with(driver, kernel, &options.settings(), &options.waves, console)
+}
+
+/// [`tail`] with its settings already made: of `settings` it reads the device (one), the
+/// block size, the timing, the provenance, the counters and the command line.
+pub(crate) fn tail_with<D: Driver>(
     driver: &D,
     kernel: &Kernel,
     settings: &Settings,
@@ -233,4 +244,20 @@ fn counters_lines(result: &Tail) -> String {
 /// Standard error of the tail experiment.
 pub fn render_stderr(result: &Tail) -> String {
     table::failure_lines(&result.failures, "the table above is not a measurement of this kernel")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tail_measures_one_block_size() {
+        // `TailArgs` takes one `--block-size`; the settings of a program's own could hold more.
+        let two = Settings { block_sizes: vec![128, 256], ..Settings::default() };
+        let error = checked(&crate::tests::fixture::kernel(256), &two, &[1.0]).unwrap_err();
+        assert_eq!(
+            (error.exit_status(), error.to_string().as_str()),
+            (exit::USAGE, "tail measures one block size: give one, not 2")
+        );
+    }
 }

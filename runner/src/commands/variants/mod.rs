@@ -7,6 +7,7 @@ first twin (Rust beside CUDA C++), against a device-to-device copy of the same b
 
 use crate::commands::compare::{above_gap, one_device};
 use crate::commands::counters;
+use crate::commands::options::VariantsArgs;
 use crate::commands::session;
 use crate::commands::settings::Settings;
 use crate::commands::sweep::prepare::check_kernel;
@@ -43,12 +44,12 @@ fn checked(kernel: &Kernel, settings: &Settings) -> Result<(u32, Timing, Vec<Emb
     Ok((device, timing, modules))
 }
 
-impl Settings {
-    /// Every check of [`variants`] with these settings that needs no device, the first failing
-    /// one as one line (exit 2): one device, the settings' own, the kernel's description, and
-    /// every entry point in its module and its first twin.
-    pub fn validate_variants(&self, kernel: &Kernel) -> Result<(), Error> {
-        checked(kernel, self).map(|_| ())
+impl VariantsArgs {
+    /// Every check of [`variants`] of `kernel` with these options that needs no device, the
+    /// first failing one as one line (exit 2): one device, the options' own, the kernel's
+    /// description, and every entry point in its module and its first twin.
+    pub fn validate_for(&self, kernel: &Kernel) -> Result<(), Error> {
+        checked(kernel, &self.settings()).map(|_| ())
     }
 }
 
@@ -56,10 +57,21 @@ impl Settings {
 /// (those this driver can load; one `Left out:` line for each it cannot) at every block size,
 /// each with a one-wave grid over the items a thread covers ([`Kernel::items_per_thread`]),
 /// checked and timed, against a device-to-device copy of the same bytes timed in the same run:
-/// one table. Of `settings` it reads the device (one), the block sizes, the timing (`runs` of
-/// it for the copy), the provenance and the command line. `Ok` carries the exit status: 0, or
-/// 1 where a check failed.
+/// one table. `options` are `block-size variants`' ([`VariantsArgs`]; `--runs` is the copy's
+/// too). `Ok` carries the exit status: 0, or 1 where a check failed.
 pub fn variants<D: Driver>(
+    driver: &D,
+    kernel: &Kernel,
+    options: &VariantsArgs,
+    console: &mut Console,
+) -> Result<i32, Error> {
+    variants_with(driver, kernel, &options.settings(), console)
+}
+
+/// [`variants`] with its settings already made: of `settings` it reads the device (one), the
+/// block sizes, the timing (`runs` of it for the copy), the provenance, the counters and the
+/// command line.
+pub(crate) fn variants_with<D: Driver>(
     driver: &D,
     kernel: &Kernel,
     settings: &Settings,

@@ -9,7 +9,7 @@ fn main() {
     std::process::exit(block_size_runner::with_stdio(|console| {
         // A sweep's device opens on a thread of its own while `run` builds the inputs.
         let sweep = cli.command.is_none();
-        let _device = sweep.then(|| block_size_runner::open_early(&driver, &cli.sweep.settings()));
+        let _device = sweep.then(|| block_size_runner::open_early(&driver, &cli.sweep));
         scaffold_name::run(&driver, &cli, console)
     }));
 }

@@ -252,13 +252,9 @@ fn an_early_open_holds_what_it_opened_until_its_drop_and_the_sweep_runs_meanwhil
         asked: Default::default(),
         released: Default::default(),
     };
-    let settings = Settings {
-        device: DeviceChoice::One(0),
-        block_sizes: vec![64, 128],
-        timing: TimingSettings { runs: Some(2), ..TimingSettings::default() },
-        ..Settings::default()
-    };
-    let early = open_early(&driver, &settings);
+    let options = SweepArgs::from_args(["--device", "0", "--block-sizes", "64,128", "--runs", "2"]).unwrap();
+    let settings = options.settings();
+    let early = open_early(&driver, &options);
     assert_eq!(*driver.asked.lock().unwrap(), [0]);
     let kernel = fixture::kernel(256);
     let (mut run, timing) = prepare::prepare(&kernel, &settings).unwrap();
@@ -270,7 +266,7 @@ fn an_early_open_holds_what_it_opened_until_its_drop_and_the_sweep_runs_meanwhil
     drop(early);
     assert!(driver.released.load(Ordering::SeqCst), "the drop waits for the thread and lets go");
     // With several devices nothing opens early; the mock itself opens nothing early.
-    let all = Settings { device: DeviceChoice::All, ..Settings::default() };
+    let all = SweepArgs::from_args(["--device", "all"]).unwrap();
     drop(open_early(&driver, &all));
     assert_eq!(*driver.asked.lock().unwrap(), [0]);
     assert!(crate::measure::gpu::mock::MockDriver::h200().open_early(0).thread.is_none());

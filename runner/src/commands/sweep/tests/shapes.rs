@@ -3,13 +3,15 @@
 //! CPU emulation walks the launch's threads as the kernel does (`mock::threads`), so a grid that
 //! misses an element leaves it 0 and fails the check.
 
+use crate::commands::settings::{Settings, TimingSettings};
 use crate::kernel::*;
 use crate::measure::gpu::mock::{
     EmulatedMemory, Launch, MockDriver, MockGpu, read_values, threads, write_values,
 };
+use crate::measure::sampling::timing::TimingMode;
 use crate::model::block_shape::BlockShape;
 use crate::results::schema::SweepRecord;
-use crate::{EmbeddedPtx, Format, GridPolicy, Settings, TimingMode, TimingSettings};
+use crate::{EmbeddedPtx, Format, GridPolicy};
 use anyhow::Result;
 
 const PTX: &str = ".version 7.8\n.target sm_75\n.address_size 64\n\n\
@@ -84,8 +86,12 @@ fn shape(text: &str) -> BlockShape {
 
 #[test]
 fn a_kernel_with_a_domain_sweeps_the_shapes_of_each_block_size_over_2d_grids() {
-    let sweep =
-        crate::sweep(&driver(), &kernel("fill", 1000, 300), &settings("", GridPolicy::PerItem)).unwrap();
+    let sweep = crate::commands::sweep::sweep_with(
+        &driver(),
+        &kernel("fill", 1000, 300),
+        &settings("", GridPolicy::PerItem),
+    )
+    .unwrap();
     assert!(sweep.sweep.failures.is_empty(), "{}", sweep.failures());
     let blocks: Vec<String> = sweep.sweep.rows.iter().map(|row| row.block.to_string()).collect();
     // 2d of the default block sizes: the powers of two from 64 in every shape, x at least 32.
@@ -110,9 +116,12 @@ fn a_kernel_with_a_domain_sweeps_the_shapes_of_each_block_size_over_2d_grids() {
 
 #[test]
 fn a_wave_is_laid_over_the_domain_row_by_row_and_covers_it_by_striding() {
-    let sweep =
-        crate::sweep(&driver(), &kernel("fill", 3840, 64), &settings("32x8,1024,8x8x4", GridPolicy::OneWave))
-            .unwrap();
+    let sweep = crate::commands::sweep::sweep_with(
+        &driver(),
+        &kernel("fill", 3840, 64),
+        &settings("32x8,1024,8x8x4", GridPolicy::OneWave),
+    )
+    .unwrap();
     assert!(sweep.sweep.failures.is_empty(), "{}", sweep.failures());
     let grids: Vec<String> = sweep.sweep.rows.iter().map(|row| row.grid.to_string()).collect();
     // 8 blocks/SM of 256 threads on 132 SMs: 1056 blocks, 120 a row of the 120 x 8 per-item grid.
@@ -131,7 +140,7 @@ fn a_wave_is_laid_over_the_domain_row_by_row_and_covers_it_by_striding() {
 fn a_wrong_element_fails_the_check_at_its_shape() {
     let mut settings = settings("32x8,16x16", GridPolicy::Waves(2));
     settings.corrupt_output = Some(4321);
-    let sweep = crate::sweep(&driver(), &kernel("fill", 500, 50), &settings).unwrap();
+    let sweep = crate::commands::sweep::sweep_with(&driver(), &kernel("fill", 500, 50), &settings).unwrap();
     let failures: Vec<String> = sweep.sweep.failures.iter().map(ToString::to_string).collect();
     assert_eq!(failures.len(), 2, "{failures:?}");
     assert!(
@@ -145,8 +154,12 @@ fn a_wrong_element_fails_the_check_at_its_shape() {
 #[test]
 fn a_grid_past_the_devices_limits_is_pruned_with_its_reason() {
     // 70000 rows: one thread per element in blocks one row high needs 70000 blocks in y.
-    let sweep = crate::sweep(&driver(), &kernel("fill", 1, 70_000), &settings("32,1x8", GridPolicy::PerItem))
-        .unwrap();
+    let sweep = crate::commands::sweep::sweep_with(
+        &driver(),
+        &kernel("fill", 1, 70_000),
+        &settings("32,1x8", GridPolicy::PerItem),
+    )
+    .unwrap();
     assert!(sweep.sweep.failures.is_empty(), "{}", sweep.failures());
     let rows = &sweep.sweep.rows;
     assert_eq!(
@@ -160,7 +173,7 @@ fn a_grid_past_the_devices_limits_is_pruned_with_its_reason() {
 
 #[test]
 fn a_reqntid_shape_is_the_one_block_launched() {
-    let sweep = crate::sweep(
+    let sweep = crate::commands::sweep::sweep_with(
         &driver(),
         &kernel("fill_32x8", 640, 64),
         &settings("32x8,16x16,256,8x32", GridPolicy::PerItem),
@@ -181,9 +194,12 @@ fn a_reqntid_shape_is_the_one_block_launched() {
 
 #[test]
 fn shapes_go_through_the_exports_and_read_back() {
-    let sweep =
-        crate::sweep(&driver(), &kernel("fill", 300, 200), &settings("32x8,256,8x8x4", GridPolicy::PerItem))
-            .unwrap();
+    let sweep = crate::commands::sweep::sweep_with(
+        &driver(),
+        &kernel("fill", 300, 200),
+        &settings("32x8,256,8x8x4", GridPolicy::PerItem),
+    )
+    .unwrap();
     let json = sweep.export(Format::Json).unwrap();
     let record = SweepRecord::parse(&json).unwrap();
     let shapes: Vec<(String, String)> =
@@ -231,9 +247,12 @@ fn a_kernel_without_a_domain_refuses_shapes_beyond_x_and_takes_those_in_x() {
 
 #[test]
 fn diff_keys_rows_by_their_shape_and_shows_it() {
-    let sweep =
-        crate::sweep(&driver(), &kernel("fill", 300, 200), &settings("32x8,16x16,256", GridPolicy::PerItem))
-            .unwrap();
+    let sweep = crate::commands::sweep::sweep_with(
+        &driver(),
+        &kernel("fill", 300, 200),
+        &settings("32x8,16x16,256", GridPolicy::PerItem),
+    )
+    .unwrap();
     let dir = std::env::temp_dir().join(format!("block-size-shapes-diff-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("shapes.json");
@@ -255,9 +274,12 @@ fn diff_keys_rows_by_their_shape_and_shows_it() {
 
 #[test]
 fn the_markdown_export_has_the_block_and_the_grid_as_shapes() {
-    let sweep =
-        crate::sweep(&driver(), &kernel("fill", 300, 200), &settings("32x8,256", GridPolicy::PerItem))
-            .unwrap();
+    let sweep = crate::commands::sweep::sweep_with(
+        &driver(),
+        &kernel("fill", 300, 200),
+        &settings("32x8,256", GridPolicy::PerItem),
+    )
+    .unwrap();
     let markdown = sweep.export(Format::Markdown).unwrap();
     assert!(markdown.contains("| block | thr/blk | warps |"), "{markdown}");
     assert!(markdown.contains("| 32x8 | 256 | 8 | 0 |"), "{markdown}");
@@ -266,9 +288,12 @@ fn the_markdown_export_has_the_block_and_the_grid_as_shapes() {
 
 #[test]
 fn the_html_report_has_the_block_and_the_grid_as_shapes() {
-    let sweep =
-        crate::sweep(&driver(), &kernel("fill", 300, 200), &settings("32x8,256", GridPolicy::PerItem))
-            .unwrap();
+    let sweep = crate::commands::sweep::sweep_with(
+        &driver(),
+        &kernel("fill", 300, 200),
+        &settings("32x8,256", GridPolicy::PerItem),
+    )
+    .unwrap();
     let html = sweep.export(Format::Html).unwrap();
     assert!(html.contains("<th>block</th><th>thr/blk</th>"), "the block before the thread count");
     assert!(html.contains("<td>32x8</td><td>256</td>"));
@@ -279,8 +304,12 @@ fn the_html_report_has_the_block_and_the_grid_as_shapes() {
 
 #[test]
 fn a_record_whose_shapes_no_run_writes_is_refused_naming_its_row() {
-    let sweep =
-        crate::sweep(&driver(), &kernel("fill", 300, 200), &settings("32x8", GridPolicy::PerItem)).unwrap();
+    let sweep = crate::commands::sweep::sweep_with(
+        &driver(),
+        &kernel("fill", 300, 200),
+        &settings("32x8", GridPolicy::PerItem),
+    )
+    .unwrap();
     let json = sweep.export(Format::Json).unwrap();
     for (from, to, why) in [
         (
@@ -305,9 +334,12 @@ fn a_record_whose_shapes_no_run_writes_is_refused_naming_its_row() {
 #[test]
 fn a_shape_restriction_leaves_out_the_blocks_it_refuses_and_the_rest_are_swept() {
     let narrow = kernel("fill", 640, 64).restrict_shapes(|block, _| block.x % 32 == 0 && block.y <= 4);
-    let sweep =
-        crate::sweep(&driver(), &narrow, &settings("32x8,64x4,16x16,128x2,48x2", GridPolicy::PerItem))
-            .unwrap();
+    let sweep = crate::commands::sweep::sweep_with(
+        &driver(),
+        &narrow,
+        &settings("32x8,64x4,16x16,128x2,48x2", GridPolicy::PerItem),
+    )
+    .unwrap();
     assert!(sweep.sweep.failures.is_empty(), "{}", sweep.failures());
     let blocks: Vec<String> = sweep.sweep.rows.iter().map(|row| row.block.to_string()).collect();
     assert_eq!(blocks, ["64x4", "128x2"]);
@@ -323,7 +355,12 @@ fn shared_memory_that_follows_the_block_s_shape_is_each_row_s_and_shown() {
     // alone (256 + 4)(1 + 4)4 = 5200 B.
     let tiled =
         kernel("fill", 500, 50).dynamic_shared_memory_by_shape(|block, _| (block.x + 4) * (block.y + 4) * 4);
-    let sweep = crate::sweep(&driver(), &tiled, &settings("32x8,16x16,256", GridPolicy::OneWave)).unwrap();
+    let sweep = crate::commands::sweep::sweep_with(
+        &driver(),
+        &tiled,
+        &settings("32x8,16x16,256", GridPolicy::OneWave),
+    )
+    .unwrap();
     assert!(sweep.sweep.failures.is_empty(), "{}", sweep.failures());
     let bytes: Vec<u32> = sweep.sweep.rows.iter().map(|row| row.dynamic_shared_memory).collect();
     assert_eq!(bytes, [1728, 1600, 5200]);
@@ -338,7 +375,9 @@ fn shared_memory_that_follows_the_block_s_shape_is_each_row_s_and_shown() {
     assert_eq!(exported, [Some(1728), Some(1600), Some(5200)]);
     // By thread count alone, the two shapes of 256 threads get the same bytes, and no column.
     let counted = kernel("fill", 500, 50).dynamic_shared_memory(|threads, _| threads * 4);
-    let sweep = crate::sweep(&driver(), &counted, &settings("32x8,16x16", GridPolicy::OneWave)).unwrap();
+    let sweep =
+        crate::commands::sweep::sweep_with(&driver(), &counted, &settings("32x8,16x16", GridPolicy::OneWave))
+            .unwrap();
     assert!(sweep.sweep.rows.iter().all(|row| row.dynamic_shared_memory == 1024));
     assert!(!sweep.table(false).contains("smem"), "{}", sweep.table(false));
 }
@@ -357,7 +396,7 @@ fn tail_takes_a_block_shape_for_a_kernel_with_a_domain_and_refuses_one_without()
     };
     let (mut out, mut err) = (Vec::new(), Vec::new());
     let mut console = crate::Console { out: &mut out, err: &mut err };
-    let code = crate::tail(
+    let code = crate::commands::tail::tail_with(
         &driver(),
         &kernel("fill", 1600, 800),
         &tail_settings("16x16"),
@@ -393,7 +432,9 @@ fn tail_takes_a_block_shape_for_a_kernel_with_a_domain_and_refuses_one_without()
         .args(|_| vec![Arg::Buffer("out"), Arg::U32(4), Arg::U32(4)]);
     let (mut out, mut err) = (Vec::new(), Vec::new());
     let mut console = crate::Console { out: &mut out, err: &mut err };
-    let error = crate::tail(&driver(), &flat, &tail_settings("32x8"), &[1.0], &mut console).unwrap_err();
+    let error =
+        crate::commands::tail::tail_with(&driver(), &flat, &tail_settings("32x8"), &[1.0], &mut console)
+            .unwrap_err();
     assert_eq!(error.exit_status(), 2);
     assert!(
         error.to_string().starts_with("--block-shape 32x8: the kernel `fill` launches blocks in x alone"),

@@ -2,16 +2,18 @@
 //! thread), hand-written PTX and a CPU emulation that, at 256 threads per block, rounds one
 //! value differently, as a kernel whose float result depends on the block size would.
 
+use crate::commands::settings::{Settings, TimingSettings};
 use crate::commands::sweep::*;
 use crate::error::exit;
 use crate::kernel::*;
 use crate::measure::gpu::mock::{EmulatedMemory, Launch, MockDriver, MockGpu, read_values, write_values};
 use crate::measure::sampling::timing::Timing;
+use crate::measure::sampling::timing::TimingMode;
 use crate::model::block_shape::BlockShape;
 use crate::search::strategy::Search;
 use crate::search::{strategy, sweep};
 use crate::tests::fixture;
-use crate::{Console, EmbeddedPtx, Format, GridPolicy, Measured, Settings, TimingMode, TimingSettings};
+use crate::{Console, EmbeddedPtx, Format, GridPolicy, Measured};
 use anyhow::Result;
 
 const PTX: &str = ".version 7.8\n.target sm_75\n.address_size 64\n\n\
@@ -114,11 +116,11 @@ fn options(block_sizes: &[u32]) -> Settings {
 }
 
 fn run(driver: &MockDriver, kernel: &Kernel, settings: &Settings) -> Result<Measured, Error> {
-    crate::sweep(driver, kernel, settings)
+    sweep_with(driver, kernel, settings)
 }
 
 fn run_and_print(driver: &MockDriver, kernel: &Kernel, settings: &Settings, console: &mut Console) -> i32 {
-    crate::sweep_and_print(driver, kernel, settings, console)
+    sweep_and_print_with(driver, kernel, settings, console)
 }
 
 fn failures(measured: &Measured) -> Vec<String> {
@@ -598,10 +600,10 @@ fn shards_merged_are_the_unsplit_sweep_row_for_row_and_check_for_check() {
     let json = |record: &SweepRecord| serde_json::to_string_pretty(record).unwrap();
     let mut files = Vec::new();
     for index in (1..=5).rev() {
-        let shard = crate::Shard::new(index, 5).unwrap();
+        let shard = crate::model::shard::Shard::new(index, 5).unwrap();
         let part = run(&driver, &swept, &Settings { shard: Some(shard), ..options(&[16, 1024]) }).unwrap();
         assert_eq!(part.sweep.rows.len(), shard.share(24));
-        assert_eq!(part.sweep.search, crate::Search::Exhaustive);
+        assert_eq!(part.sweep.search, Search::Exhaustive);
         files.push((format!("part-{index}.json"), SweepRecord::of(&part.sweep, provenance.clone())));
     }
     let merged = crate::results::merge::merge(files.clone()).unwrap();
