@@ -257,8 +257,6 @@ pub(crate) struct Settings {
     /// `--json`, `--csv`, `--markdown`, `--html`: also write each of these exports to its
     /// file, whatever goes to standard output or `--output`; one file a format.
     pub exports: Vec<(Format, PathBuf)>,
-    /// The command line the provenance records: this process's where empty.
-    pub command: Vec<String>,
     /// `--journal`: append each finished configuration to this file as one JSON line.
     pub journal: Option<PathBuf>,
     /// `--resume`: skip the configurations this journal holds under the same key (GPU,
@@ -310,7 +308,6 @@ impl Default for Settings {
             output: None,
             plot: None,
             exports: Vec::new(),
-            command: Vec::new(),
             journal: None,
             resume: None,
             launch_timeout: None,
@@ -526,11 +523,6 @@ impl Settings {
             ));
         }
         Ok(self.block_shapes.clone())
-    }
-
-    /// The command line to record: [`Settings::command`], or this process's.
-    pub(crate) fn command_line(&self) -> Vec<std::ffi::OsString> {
-        crate::measure::gpu::device::command_line(&self.command)
     }
 }
 

@@ -348,7 +348,7 @@ pub(crate) fn measure<D: Driver>(
         session::open(driver, ordinal, &kernels, session::Loading::Every)?;
     let scratch = if timing.flushes() { 2 * u64::from(gpu.limits().l2_cache_bytes) } else { 0 }
         + if settings.counters { counters::scratch(kernel.pass.bytes_per_pass) } else { 0 };
-    let command = settings.command_line();
+    let command = crate::measure::gpu::device::command_line();
     // The host data before the header: a host that cannot hold it is bad input, with nothing
     // on standard output. The sweep uploads it in its measuring loop, device by device.
     let prepared = session::prepare(

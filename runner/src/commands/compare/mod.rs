@@ -160,7 +160,7 @@ pub(crate) fn compare_with<D: Driver>(
     let session::Opened { mut gpu, loaded, .. } =
         session::open(driver, device, &kernels, session::Loading::WhatLoads(console))?;
     let mut run = Run::new(kernel, kernel.largest_grid(&blocks));
-    let command = command_line(&settings.command);
+    let command = command_line();
     let scratch = if settings.counters { counters::scratch(kernel.pass.bytes_per_pass) } else { 0 };
     let preparation = session::Preparation {
         blocks: &blocks,
@@ -209,7 +209,7 @@ pub(crate) fn compare_with<D: Driver>(
     }
     console.err(&render_stderr(&result));
     for (_, path) in settings.exports.iter().filter(|(format, _)| *format == Format::Json) {
-        let command = device::joined(&command_line(&settings.command));
+        let command = device::joined(&command_line());
         let json = record::json(&result, &gaps, &command)
             .map_err(|error| Error::new(exit::FAILED, format!("cannot write compare's JSON: {error}")))?;
         files::write_whole(path, json.as_bytes()).map_err(|error| {

@@ -246,7 +246,6 @@ impl SweepArgs {
             .into_iter()
             .filter_map(|(format, path)| path.clone().map(|path| (format, path)))
             .collect(),
-            command: Vec::new(),
             journal: self.journal.clone(),
             resume: self.resume.clone(),
             launch_timeout: self.launch_timeout,

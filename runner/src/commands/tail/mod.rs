@@ -123,7 +123,7 @@ pub(crate) fn tail_with<D: Driver>(
     let mut run = Run::new(kernel, max_grid);
     let scratch = if timing.flushes() { 2 * u64::from(gpu.limits().l2_cache_bytes) } else { 0 }
         + if settings.counters { counters::scratch(kernel.pass.bytes_per_pass) } else { 0 };
-    let (command, entries) = (command_line(&settings.command), [entry]);
+    let (command, entries) = (command_line(), [entry]);
     let preparation = session::Preparation {
         blocks: &[block],
         scratch,

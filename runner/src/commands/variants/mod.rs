@@ -97,7 +97,7 @@ pub(crate) fn variants_with<D: Driver>(
             firsts.push(candidate.kernel);
         }
     }
-    let command = command_line(&settings.command);
+    let command = command_line();
     let preparation = session::Preparation {
         blocks: &settings.block_sizes.iter().copied().map(BlockShape::linear).collect::<Vec<_>>(),
         // The copy needs a source and a destination of half a pass each: one pass's bytes

@@ -104,9 +104,9 @@ pub(crate) fn check_request(
     Ok(())
 }
 
-/// The command line a run's provenance records: `command`, or this process's where empty.
-pub(crate) fn command_line(command: &[String]) -> Vec<OsString> {
-    if command.is_empty() { std::env::args_os().collect() } else { command.iter().map(Into::into).collect() }
+/// The command line a run's provenance records: this process's.
+pub(crate) fn command_line() -> Vec<OsString> {
+    std::env::args_os().collect()
 }
 
 /// `args` as one line of text, separated by spaces, as a run's provenance records its command.

@@ -75,7 +75,6 @@ fn settings(shapes: &str, grid: GridPolicy) -> Settings {
             runs: Some(2),
             ..TimingSettings::default()
         },
-        command: vec!["fill".into()],
         ..Settings::default()
     }
 }

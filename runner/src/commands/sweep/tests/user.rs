@@ -110,7 +110,6 @@ fn options(block_sizes: &[u32]) -> Settings {
             runs: Some(3),
             ..TimingSettings::default()
         },
-        command: vec!["scale".into()],
         ..Settings::default()
     }
 }
